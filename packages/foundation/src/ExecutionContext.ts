@@ -1,0 +1,175 @@
+/**
+ * The execution context every call carries: who is calling, until when, how to cancel, where progress
+ * goes, and free metadata. AbortSignal and Effect interruption drive each other: running an Effect
+ * handler with a context makes the signal interrupt it, and a context made inside an Effect aborts its
+ * signal when the fiber is interrupted.
+ *
+ * @since 0.1.0
+ */
+import { randomUUID } from "node:crypto"
+import { Context, Effect } from "effect"
+
+/**
+ * A progress notification.
+ *
+ * @since 0.1.0
+ */
+export interface Progress {
+  readonly progress: number
+  readonly total?: number
+  readonly message?: string
+}
+
+/**
+ * The context of one call.
+ *
+ * @since 0.1.0
+ */
+export interface ExecutionContext {
+  readonly callId: string
+  readonly callerId?: string
+  readonly sessionId?: string
+  /** Epoch milliseconds after which the call should give up. */
+  readonly deadline?: number
+  /** Aborted when the caller cancels, the deadline passes, or the Effect fiber is interrupted. */
+  readonly signal: AbortSignal
+  readonly reportProgress: (progress: Progress) => void
+  readonly metadata: Readonly<Record<string, unknown>>
+}
+
+/**
+ * What a caller may specify; everything is optional.
+ *
+ * @since 0.1.0
+ */
+export interface ExecutionContextInit {
+  readonly callId?: string
+  readonly callerId?: string
+  readonly sessionId?: string
+  /** Absolute deadline (epoch ms). */
+  readonly deadline?: number
+  /** Relative deadline; combined with `deadline`, the earlier wins. */
+  readonly timeoutMs?: number
+  readonly signal?: AbortSignal
+  readonly onProgress?: (progress: Progress) => void
+  readonly metadata?: Readonly<Record<string, unknown>>
+}
+
+const NEVER_ABORTED: AbortSignal = new AbortController().signal
+const IGNORE_PROGRESS = (): void => {}
+const EMPTY: Readonly<Record<string, unknown>> = Object.freeze({})
+const CONTEXT = Symbol.for("@toolplane/foundation/ExecutionContext")
+
+/**
+ * Builds a context. Without a signal the context can never be cancelled; the runner adds its own
+ * signal when it enforces a deadline.
+ *
+ * @since 0.1.0
+ */
+export const makeContext = (init: ExecutionContextInit = {}): ExecutionContext => {
+  let deadline = init.deadline
+  if (init.timeoutMs !== undefined) {
+    const relative = Date.now() + init.timeoutMs
+    deadline = deadline === undefined ? relative : Math.min(deadline, relative)
+  }
+  const ctx: ExecutionContext & { [CONTEXT]: true } = {
+    [CONTEXT]: true,
+    callId: init.callId ?? randomUUID(),
+    signal: init.signal ?? NEVER_ABORTED,
+    reportProgress: init.onProgress ?? IGNORE_PROGRESS,
+    metadata: init.metadata ?? EMPTY,
+    ...(init.callerId !== undefined ? { callerId: init.callerId } : {}),
+    ...(init.sessionId !== undefined ? { sessionId: init.sessionId } : {}),
+    ...(deadline !== undefined ? { deadline } : {}),
+  }
+  return ctx
+}
+
+/**
+ * Tells whether a value was made by {@link makeContext}.
+ *
+ * @since 0.1.0
+ */
+export const isExecutionContext = (value: unknown): value is ExecutionContext =>
+  typeof value === "object" && value !== null && CONTEXT in value
+
+/**
+ * Accepts a context or an init and returns a context.
+ *
+ * @since 0.1.0
+ */
+export const toContext = (value: ExecutionContext | ExecutionContextInit | undefined): ExecutionContext =>
+  value === undefined ? makeContext() : isExecutionContext(value) ? value : makeContext(value)
+
+/**
+ * A copy of `ctx` with some fields replaced (for example a signal that also fires on a timeout).
+ *
+ * @since 0.1.0
+ */
+export const deriveContext = (
+  ctx: ExecutionContext,
+  patch: Partial<Omit<ExecutionContext, "callId">>,
+): ExecutionContext => ({ ...ctx, ...patch })
+
+/**
+ * Milliseconds left before the deadline (`Infinity` without one, never negative).
+ *
+ * @since 0.1.0
+ */
+export const remainingMs = (ctx: ExecutionContext, now = Date.now()): number =>
+  ctx.deadline === undefined ? Number.POSITIVE_INFINITY : Math.max(0, ctx.deadline - now)
+
+/**
+ * The context of the current call, for Effect handlers: `const ctx = yield* CurrentContext`.
+ *
+ * @since 0.1.0
+ */
+export class CurrentContext extends Context.Service<CurrentContext, ExecutionContext>()(
+  "@toolplane/foundation/CurrentContext",
+) {}
+
+/**
+ * Runs an Effect under a context: the context's signal interrupts the fiber, and the context is
+ * available as {@link CurrentContext}. The returned promise rejects with the Effect's typed failure.
+ *
+ * @since 0.1.0
+ */
+export const runWithContext = <A, E>(
+  effect: Effect.Effect<A, E, CurrentContext>,
+  ctx: ExecutionContext,
+): Promise<A> => Effect.runPromise(Effect.provideService(effect, CurrentContext, ctx), { signal: ctx.signal })
+
+/**
+ * Lifts a promise-returning function that takes a context into an Effect: interrupting the fiber aborts
+ * the context's signal, which is how a cancelled Effect program stops a running tool.
+ *
+ * @since 0.1.0
+ */
+export const fromContextual = <A, E>(
+  run: (ctx: ExecutionContext) => Promise<A>,
+  init: ExecutionContextInit = {},
+  onError: (error: unknown) => E,
+): Effect.Effect<A, E> =>
+  Effect.tryPromise({
+    try: (signal) =>
+      run(makeContext({ ...init, signal: init.signal ? AbortSignal.any([signal, init.signal]) : signal })),
+    catch: onError,
+  })
+
+/**
+ * The init that reproduces a context (used when a context must be rebuilt with another signal).
+ *
+ * @since 0.1.0
+ */
+export const contextToInit = (ctx: ExecutionContext | ExecutionContextInit): ExecutionContextInit => {
+  if (!isExecutionContext(ctx)) return ctx
+  return {
+    callId: ctx.callId,
+    signal: ctx.signal,
+    onProgress: ctx.reportProgress,
+    metadata: ctx.metadata,
+    ...(ctx.callerId !== undefined ? { callerId: ctx.callerId } : {}),
+    ...(ctx.sessionId !== undefined ? { sessionId: ctx.sessionId } : {}),
+    ...(ctx.deadline !== undefined ? { deadline: ctx.deadline } : {}),
+  }
+}

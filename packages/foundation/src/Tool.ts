@@ -1,0 +1,217 @@
+/**
+ * The canonical tool: protocol-neutral, serializable data. Every backend produces it and every adapter
+ * converts from it.
+ *
+ * @since 0.1.0
+ */
+import type { JsonSchema } from "./JsonSchema.js"
+import { InvalidTool } from "./ToolError.js"
+import { checkName, checkNamespace, parseToolId } from "./ToolId.js"
+import { compileJsonSchema } from "./Validator.js"
+
+/**
+ * Behaviour hints (MCP tool annotations). Hints, not guarantees: never trust them from an untrusted
+ * server for security decisions.
+ *
+ * @since 0.1.0
+ */
+export interface ToolAnnotations {
+  readonly title?: string
+  /** The tool does not modify its environment. */
+  readonly readOnlyHint?: boolean
+  /** The tool may perform destructive updates (meaningful when not read-only). */
+  readonly destructiveHint?: boolean
+  /** Calling it again with the same arguments has no additional effect. */
+  readonly idempotentHint?: boolean
+  /** The tool talks to an open world of external entities (web, APIs). */
+  readonly openWorldHint?: boolean
+}
+
+/**
+ * A tool, canonical form.
+ *
+ * @since 0.1.0
+ */
+export interface Tool {
+  /** `namespace/name`. */
+  readonly id: string
+  readonly namespace: string
+  readonly name: string
+  /** Semantic version of the tool's contract. */
+  readonly version?: string
+  readonly title?: string
+  readonly description?: string
+  /** JSON Schema (2020-12) of the arguments; always an object schema. */
+  readonly inputSchema: JsonSchema
+  /** JSON Schema of `structuredContent`, when the tool declares one. */
+  readonly outputSchema?: JsonSchema
+  readonly annotations?: ToolAnnotations
+  /** Normalized tags (see {@link normalizeTag}). */
+  readonly tags?: readonly string[]
+  readonly category?: string
+  /** Intent examples: queries a user might ask that this tool answers. Used by search. */
+  readonly intents?: readonly string[]
+  /** Example argument objects, each valid against `inputSchema`. */
+  readonly exampleArgs?: readonly Readonly<Record<string, unknown>>[]
+  /** Default timeout for a call, when the caller gives no deadline. */
+  readonly timeoutMs?: number
+  /** The tool returns pages with continuation cursors. */
+  readonly paginated?: boolean
+  readonly metadata?: Readonly<Record<string, unknown>>
+}
+
+/**
+ * The input of {@link makeTool}: a tool with `id` (or `namespace` + `name`) and an optional input schema
+ * (an empty object schema when omitted).
+ *
+ * @since 0.1.0
+ */
+export type ToolSpec = Omit<Tool, "id" | "namespace" | "name" | "inputSchema"> & {
+  readonly inputSchema?: JsonSchema
+} & ({ readonly id: string } | { readonly namespace: string; readonly name: string })
+
+const SEMVER =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/
+
+/**
+ * Normalizes a tag: trimmed, lower-case, runs of whitespace and `_` become `-`, characters outside
+ * `a-z 0-9 - : .` dropped, dashes collapsed and trimmed. Idempotent.
+ *
+ * @example
+ * ```ts
+ * normalizeTag("  Read Only_Tools ") // "read-only-tools"
+ * ```
+ * @since 0.1.0
+ */
+export const normalizeTag = (tag: string): string =>
+  tag
+    .normalize("NFKD")
+    .toLowerCase()
+    .replace(/[\s_]+/g, "-")
+    .replace(/[^a-z0-9:.-]/g, "")
+    .replace(/-{2,}/g, "-")
+    .replace(/^[-.:]+|[-.:]+$/g, "")
+
+/**
+ * Normalizes tags, drops empty ones and duplicates, keeps first-seen order.
+ *
+ * @since 0.1.0
+ */
+export const normalizeTags = (tags: Iterable<string>): string[] => {
+  const seen = new Set<string>()
+  for (const tag of tags) {
+    const n = normalizeTag(tag)
+    if (n !== "") seen.add(n)
+  }
+  return [...seen]
+}
+
+/** @since 0.1.0 */
+export const EMPTY_INPUT_SCHEMA: JsonSchema = Object.freeze({ type: "object", properties: {} })
+
+const isObjectSchema = (schema: JsonSchema): boolean => {
+  if (schema.type === "object") return true
+  if (Array.isArray(schema.type)) return false
+  return schema.type === undefined && (schema.properties !== undefined || schema.$ref !== undefined)
+}
+
+/**
+ * Builds a validated, normalized {@link Tool}. Fails with {@link InvalidTool} naming the field at fault:
+ * a bad id, a non-semver version, an input schema that is not an object schema or does not compile,
+ * example arguments that do not match the schema, a non-positive timeout.
+ *
+ * @since 0.1.0
+ */
+export const makeTool = (spec: ToolSpec): Tool => {
+  const { namespace, name } =
+    "id" in spec && spec.id !== undefined
+      ? parseToolId(spec.id)
+      : checkParts(spec as { namespace: string; name: string })
+  const id = `${namespace}/${name}`
+  const fail = (path: string, reason: string): never => {
+    throw new InvalidTool({ toolId: id, path, reason })
+  }
+  if (spec.version !== undefined && !SEMVER.test(spec.version))
+    fail("version", `"${spec.version}" is not a semantic version (e.g. 1.2.0)`)
+  const inputSchema = spec.inputSchema ?? EMPTY_INPUT_SCHEMA
+  if (typeof inputSchema !== "object" || inputSchema === null || Array.isArray(inputSchema))
+    fail("inputSchema", "must be a JSON Schema object")
+  if (!isObjectSchema(inputSchema))
+    fail(
+      "inputSchema",
+      `must describe an object (type "object"), got type ${JSON.stringify(inputSchema.type)}`,
+    )
+  const validator = compileJsonSchema(inputSchema, id)
+  if (spec.outputSchema !== undefined) {
+    if (!isObjectSchema(spec.outputSchema)) fail("outputSchema", 'must describe an object (type "object")')
+    try {
+      compileJsonSchema(spec.outputSchema, id)
+    } catch (error) {
+      fail("outputSchema", (error as InvalidTool).reason)
+    }
+  }
+  if (spec.timeoutMs !== undefined && !(spec.timeoutMs > 0 && Number.isFinite(spec.timeoutMs)))
+    fail("timeoutMs", `must be a positive number of milliseconds, got ${spec.timeoutMs}`)
+  spec.exampleArgs?.forEach((example, i) => {
+    const result = validator.validate(example)
+    if (!("ok" in result) || !result.ok) {
+      const first = "issues" in result ? result.issues[0] : undefined
+      fail(
+        `exampleArgs[${i}]`,
+        `does not match inputSchema${first ? `: at ${first.path || "/"} ${first.message}` : ""}`,
+      )
+    }
+  })
+  const tags = spec.tags ? normalizeTags(spec.tags) : undefined
+  const intents = spec.intents?.map((s) => s.trim()).filter((s) => s.length > 0)
+  const tool: Tool = {
+    ...stripIdentity(spec),
+    id,
+    namespace,
+    name,
+    inputSchema,
+    ...(tags ? { tags } : {}),
+    ...(intents ? { intents } : {}),
+  }
+  return tool
+}
+
+const checkParts = (parts: { namespace: string; name: string }): { namespace: string; name: string } => {
+  const problem = checkNamespace(parts.namespace) ?? checkName(parts.name)
+  if (problem !== undefined)
+    throw new InvalidTool({ toolId: `${parts.namespace}/${parts.name}`, path: "id", reason: problem })
+  return parts
+}
+
+const stripIdentity = (spec: ToolSpec): Omit<Tool, "id" | "namespace" | "name" | "inputSchema"> => {
+  const {
+    id: _id,
+    namespace: _ns,
+    name: _name,
+    inputSchema: _in,
+    ...rest
+  } = spec as ToolSpec & {
+    id?: string
+    namespace?: string
+    name?: string
+  }
+  return rest
+}
+
+/**
+ * The same tool under another id (used by aliasing and namespacing).
+ *
+ * @since 0.1.0
+ */
+export const renameTool = (tool: Tool, id: string): Tool => {
+  const { namespace, name } = parseToolId(id)
+  return { ...tool, id, namespace, name }
+}
+
+/**
+ * Orders tools by id (the deterministic listing order everywhere in Toolplane).
+ *
+ * @since 0.1.0
+ */
+export const byId = (a: { readonly id: string }, b: { readonly id: string }): number =>
+  a.id < b.id ? -1 : a.id > b.id ? 1 : 0
