@@ -61,14 +61,32 @@ export interface Tool {
 }
 
 /**
+ * How a tool is named in a spec: a full `id`, or `namespace` and `name`.
+ *
+ * @since 0.1.0
+ */
+export type ToolIdentity =
+  | { readonly id: string; readonly namespace?: string; readonly name?: string }
+  | { readonly id?: never; readonly namespace: string; readonly name: string }
+
+/**
+ * The descriptive fields of a tool (everything but identity and schemas).
+ *
+ * @since 0.1.0
+ */
+export type ToolFields = Omit<Tool, "id" | "namespace" | "name" | "inputSchema" | "outputSchema">
+
+/**
  * The input of {@link makeTool}: a tool with `id` (or `namespace` + `name`) and an optional input schema
  * (an empty object schema when omitted).
  *
  * @since 0.1.0
  */
-export type ToolSpec = Omit<Tool, "id" | "namespace" | "name" | "inputSchema"> & {
-  readonly inputSchema?: JsonSchema
-} & ({ readonly id: string } | { readonly namespace: string; readonly name: string })
+export type ToolSpec = ToolFields &
+  ToolIdentity & {
+    readonly inputSchema?: JsonSchema
+    readonly outputSchema?: JsonSchema
+  }
 
 const SEMVER =
   /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/
@@ -128,6 +146,14 @@ export const makeTool = (spec: ToolSpec): Tool => {
       ? parseToolId(spec.id)
       : checkParts(spec as { namespace: string; name: string })
   const id = `${namespace}/${name}`
+  if (spec.id !== undefined && (spec.namespace ?? namespace) !== namespace)
+    throw new InvalidTool({
+      toolId: id,
+      path: "namespace",
+      reason: `"${spec.namespace}" disagrees with the id`,
+    })
+  if (spec.id !== undefined && (spec.name ?? name) !== name)
+    throw new InvalidTool({ toolId: id, path: "name", reason: `"${spec.name}" disagrees with the id` })
   const fail = (path: string, reason: string): never => {
     throw new InvalidTool({ toolId: id, path, reason })
   }

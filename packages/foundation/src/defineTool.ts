@@ -13,7 +13,7 @@ import {
   toContext,
 } from "./ExecutionContext.js"
 import { type InferSchema, type JsonValue, type SchemaSource, toJsonSchema } from "./JsonSchema.js"
-import { makeTool, type Tool, type ToolSpec } from "./Tool.js"
+import { makeTool, type Tool, type ToolFields, type ToolIdentity, type ToolSpec } from "./Tool.js"
 import type { BackendCall } from "./ToolCall.js"
 import {
   Cancelled,
@@ -55,16 +55,14 @@ type OutputOf<O> = O extends StandardSchemaV1<infer I, any> ? I : O extends unde
  *
  * @since 0.1.0
  */
-export type DefineToolOptions<S extends SchemaSource, O extends SchemaSource | undefined> = Omit<
-  ToolSpec,
-  "inputSchema" | "outputSchema"
-> & {
-  /** Argument schema. Omit for a tool without arguments. */
-  readonly input?: S
-  /** Schema of the structured result. */
-  readonly output?: O
-  readonly handler: (args: InferSchema<S>, ctx: ToolHandlerContext) => HandlerOutput<OutputOf<O> | unknown>
-}
+export type DefineToolOptions<S extends SchemaSource, O extends SchemaSource | undefined> = ToolFields &
+  ToolIdentity & {
+    /** Argument schema. Omit for a tool without arguments. */
+    readonly input?: S
+    /** Schema of the structured result. */
+    readonly output?: O
+    readonly handler: (args: InferSchema<S>, ctx: ToolHandlerContext) => HandlerOutput<OutputOf<O> | unknown>
+  }
 
 /**
  * A tool with its implementation: canonical {@link Tool} data plus a handler, the compiled validators

@@ -37,7 +37,7 @@ describe("makeTool", () => {
     )
     expect(
       invalid(() =>
-        makeTool({ id: "demo/x", inputSchema: { type: "object", properties: { a: { type: 12 } } } }),
+        makeTool({ id: "demo/x", inputSchema: { type: "object", properties: { a: { type: 12 } } } as never }),
       ).path,
     ).toBe("inputSchema")
     expect(invalid(() => makeTool({ id: "demo/x", timeoutMs: -1 })).path).toBe("timeoutMs")
