@@ -21,6 +21,34 @@ export interface Progress {
 }
 
 /**
+ * A log message a tool emits while it runs (MCP `notifications/message`).
+ *
+ * @since 0.1.0
+ */
+export interface LogEntry {
+  readonly level: "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency"
+  readonly data: unknown
+  readonly logger?: string
+}
+
+/**
+ * Requests a tool may send back to the client that called it, when the caller's protocol supports them
+ * (MCP sampling and elicitation). Each is absent when the caller cannot answer it.
+ *
+ * @since 0.1.0
+ */
+export interface ClientRequests {
+  /** Ask the client's model for a completion (MCP `sampling/createMessage`); params and result are MCP-shaped. */
+  readonly createMessage?: (
+    params: Readonly<Record<string, unknown>>,
+  ) => Promise<Readonly<Record<string, unknown>>>
+  /** Ask the user for structured input (MCP `elicitation/create`). */
+  readonly elicitInput?: (
+    params: Readonly<Record<string, unknown>>,
+  ) => Promise<Readonly<Record<string, unknown>>>
+}
+
+/**
  * The context of one call.
  *
  * @since 0.1.0
@@ -34,6 +62,10 @@ export interface ExecutionContext {
   /** Aborted when the caller cancels, the deadline passes, or the Effect fiber is interrupted. */
   readonly signal: AbortSignal
   readonly reportProgress: (progress: Progress) => void
+  /** Sends a log message to the caller (a no-op when the caller does not listen). */
+  readonly log: (entry: LogEntry) => void
+  /** Requests the tool may send to its caller; empty when the caller supports none. */
+  readonly client: ClientRequests
   readonly metadata: Readonly<Record<string, unknown>>
 }
 
@@ -52,11 +84,15 @@ export interface ExecutionContextInit {
   readonly timeoutMs?: number
   readonly signal?: AbortSignal
   readonly onProgress?: (progress: Progress) => void
+  readonly onLog?: (entry: LogEntry) => void
+  readonly client?: ClientRequests
   readonly metadata?: Readonly<Record<string, unknown>>
 }
 
 const NEVER_ABORTED: AbortSignal = new AbortController().signal
 const IGNORE_PROGRESS = (): void => {}
+const IGNORE_LOG = (): void => {}
+const NO_CLIENT: ClientRequests = Object.freeze({})
 const EMPTY: Readonly<Record<string, unknown>> = Object.freeze({})
 const CONTEXT = Symbol.for("@toolplane/foundation/ExecutionContext")
 
@@ -77,6 +113,8 @@ export const makeContext = (init: ExecutionContextInit = {}): ExecutionContext =
     callId: init.callId ?? randomUUID(),
     signal: init.signal ?? NEVER_ABORTED,
     reportProgress: init.onProgress ?? IGNORE_PROGRESS,
+    log: init.onLog ?? IGNORE_LOG,
+    client: init.client ?? NO_CLIENT,
     metadata: init.metadata ?? EMPTY,
     ...(init.callerId !== undefined ? { callerId: init.callerId } : {}),
     ...(init.sessionId !== undefined ? { sessionId: init.sessionId } : {}),
@@ -167,6 +205,8 @@ export const contextToInit = (ctx: ExecutionContext | ExecutionContextInit): Exe
     callId: ctx.callId,
     signal: ctx.signal,
     onProgress: ctx.reportProgress,
+    onLog: ctx.log,
+    client: ctx.client,
     metadata: ctx.metadata,
     ...(ctx.callerId !== undefined ? { callerId: ctx.callerId } : {}),
     ...(ctx.sessionId !== undefined ? { sessionId: ctx.sessionId } : {}),
