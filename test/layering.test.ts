@@ -72,6 +72,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   "@toolplane/exec": ["@toolplane/foundation", "@toolplane/discovery"],
 }
 
+/** Packages at the top of the stack (the CLI assembles plugins into a gateway), exempt from "never a plugin". */
+const TOP_LEVEL = new Set(["@toolplane/cli"])
+
 const packages = workspacePackages()
 const names = new Set(packages.map((p) => p.name))
 const pluginNames = new Set(packages.filter((p) => p.layer === "plugins").map((p) => p.name))
@@ -100,7 +103,7 @@ const violations = (
       }
       if (target === pkg.name) continue
       const allowed = ALLOWED[pkg.name]
-      if (pkg.layer === "packages" && known.plugins.has(target)) {
+      if (pkg.layer === "packages" && !TOP_LEVEL.has(pkg.name) && known.plugins.has(target)) {
         problems.push(`${rel}: ${pkg.name} imports plugin ${target}`)
       } else if (allowed !== undefined && !allowed.includes(target)) {
         problems.push(`${rel}: ${pkg.name} may not import ${target}`)
@@ -134,7 +137,7 @@ describe("layering", () => {
       const deps = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies })
       const allowed = ALLOWED[pkg.name]
       for (const dep of deps.filter((d) => names.has(d))) {
-        if (pkg.layer === "packages")
+        if (pkg.layer === "packages" && !TOP_LEVEL.has(pkg.name))
           expect(pluginNames.has(dep), `${pkg.name} depends on plugin ${dep}`).toBe(false)
         if (allowed !== undefined) expect(allowed, `${pkg.name} depends on ${dep}`).toContain(dep)
       }

@@ -1,0 +1,148 @@
+/**
+ * The gateway configuration: what `toolplane.toml` may contain. Keys are snake_case; unknown keys are
+ * errors (a typo must not be silently ignored).
+ *
+ * @since 0.1.0
+ */
+import { z } from "zod"
+
+const namespace = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, {
+  message: 'must be 1-64 letters, digits, "_" or "-", starting with a letter or digit',
+})
+
+const toolId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\/[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/, {
+  message: 'must be a tool id "namespace/name"',
+})
+
+const pattern = z.string().min(1, { message: "must not be empty" })
+
+/** @since 0.1.0 */
+export const McpStdioConfig = z.strictObject({
+  command: z.string().min(1, { message: "must name the command to run" }),
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string(), z.string()).default({}),
+  cwd: z.string().optional(),
+})
+
+/** @since 0.1.0 */
+export const McpHttpConfig = z.strictObject({
+  url: z.url({ message: "must be an http(s) URL" }),
+  headers: z.record(z.string(), z.string()).default({}),
+})
+
+/** @since 0.1.0 */
+export const FilterConfig = z.strictObject({
+  /** Ids or patterns (exact, glob `*`/`?`, or `re:REGEX`) to keep. */
+  allow: z.array(pattern).optional(),
+  /** Ids or patterns to hide. */
+  deny: z.array(pattern).optional(),
+  tags_any: z.array(z.string()).optional(),
+  tags_none: z.array(z.string()).optional(),
+  read_only: z.boolean().optional(),
+  hide_destructive: z.boolean().optional(),
+})
+
+/** @since 0.1.0 */
+export const BackendConfig = z
+  .strictObject({
+    name: namespace,
+    /** An ES module (path relative to the config file) exporting `defineTool` tools. */
+    module: z.string().min(1).optional(),
+    mcp: z
+      .union([McpStdioConfig, McpHttpConfig], {
+        message: "must be { command, args?, env?, cwd? } (stdio) or { url, headers? } (Streamable HTTP)",
+      })
+      .optional(),
+    filter: FilterConfig.optional(),
+    /** Calls to this backend's tools need approval (default true). A gateway has no human to ask. */
+    require_approval: z.boolean().default(true),
+    timeout_ms: z.number().int().positive().optional(),
+  })
+  .superRefine((backend, ctx) => {
+    const kinds = [backend.module !== undefined, backend.mcp !== undefined].filter(Boolean).length
+    if (kinds !== 1)
+      ctx.addIssue({
+        code: "custom",
+        message: kinds === 0 ? 'needs one of "module" or "mcp"' : 'has both "module" and "mcp"; pick one',
+        path: [],
+      })
+  })
+
+/** @since 0.1.0 */
+export const CompositeConfig = z.strictObject({
+  name: z.string().min(1, { message: "must not be empty" }),
+  description: z.string().optional(),
+  tools: z.array(toolId).min(1, { message: "must list at least one target tool" }),
+  strategy: z.literal("parallel", { message: 'must be "parallel" (the only strategy)' }).default("parallel"),
+  timeout_ms: z.number().int().positive().optional(),
+})
+
+/** @since 0.1.0 */
+export const LimitsConfig = z.strictObject({
+  call_timeout_ms: z.number().int().positive().optional(),
+  max_concurrency_per_tool: z.number().int().positive().optional(),
+  max_concurrency_per_backend: z.number().int().positive().optional(),
+  max_argument_bytes: z.number().int().positive().optional(),
+  retries: z.number().int().min(0).max(10).optional(),
+})
+
+/** @since 0.1.0 */
+export const ServerConfig = z.strictObject({
+  name: z.string().default("toolplane"),
+  transport: z.enum(["stdio", "http"]).default("stdio"),
+  host: z.string().default("127.0.0.1"),
+  port: z.number().int().min(0).max(65535).default(8808),
+  page_size: z.number().int().min(1).max(1000).default(100),
+})
+
+/** @since 0.1.0 */
+export const CursorConfig = z.strictObject({
+  /** Environment variable holding the cursor secret. */
+  secret_env: z.string().default("TOOLPLANE_CURSOR_SECRET"),
+  ttl_seconds: z.number().int().positive().default(900),
+})
+
+/** @since 0.1.0 */
+export const GatewayConfig = z
+  .strictObject({
+    server: ServerConfig.prefault({}),
+    cursor: CursorConfig.prefault({}),
+    tool_exposure: z.enum(["all", "search"]).default("all"),
+    backends: z.array(BackendConfig).min(1, { message: "configure at least one backend" }),
+    aliases: z.record(toolId, toolId).default({}),
+    composite_tools: z.array(CompositeConfig).default([]),
+    limits: LimitsConfig.prefault({}),
+  })
+  .superRefine((config, ctx) => {
+    const seen = new Map<string, number>()
+    config.backends.forEach((b, i) => {
+      const first = seen.get(b.name)
+      if (first !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["backends", i, "name"],
+          message: `duplicate backend name "${b.name}" (also backends[${first}])`,
+        })
+      else seen.set(b.name, i)
+    })
+    const composites = new Map<string, number>()
+    config.composite_tools.forEach((c, i) => {
+      const first = composites.get(c.name)
+      if (first !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["composite_tools", i, "name"],
+          message: `duplicate composite tool name "${c.name}" (also composite_tools[${first}])`,
+        })
+      else composites.set(c.name, i)
+    })
+  })
+
+/**
+ * A validated configuration.
+ *
+ * @since 0.1.0
+ */
+export type GatewayConfig = z.output<typeof GatewayConfig>
+/** @since 0.1.0 */
+export type BackendConfig = z.output<typeof BackendConfig>
