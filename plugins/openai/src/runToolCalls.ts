@@ -1,0 +1,381 @@
+/**
+ * Running the tool calls of a model response through a tool service, and building exactly what goes
+ * back to the model: Chat Completions `tool` messages or Responses API `function_call_output` items.
+ * Nothing a model or a tool does wrong escapes as an exception: invalid JSON, unknown tools, invalid
+ * arguments, approval requirements and tool failures all become outputs the model can read.
+ *
+ * @since 0.1.0
+ */
+import {
+  type ExecutionContextInit,
+  isToolError,
+  listAllTools,
+  suggestToolIds,
+  type ToolError,
+  type ToolResult,
+  type ToolService,
+} from "@toolplane/foundation"
+import { type OpenAIToolSet, toOpenAITools } from "./adapter.js"
+import { restoreArguments } from "./strict.js"
+
+/**
+ * A function tool call in a Chat Completions message (structurally the `openai` package's
+ * `ChatCompletionMessageToolCall`).
+ *
+ * @since 0.1.0
+ */
+export interface ChatToolCallLike {
+  readonly id: string
+  readonly type: string
+  readonly function?: { readonly name: string; readonly arguments: string }
+  readonly custom?: { readonly name: string; readonly input: string }
+}
+
+/**
+ * An assistant message of Chat Completions.
+ *
+ * @since 0.1.0
+ */
+export interface ChatMessageLike {
+  readonly role: "assistant"
+  readonly content?: unknown
+  readonly tool_calls?: readonly ChatToolCallLike[] | null | undefined
+}
+
+/**
+ * A Chat Completions response.
+ *
+ * @since 0.1.0
+ */
+export interface ChatCompletionLike {
+  readonly choices: readonly { readonly message: ChatMessageLike; readonly finish_reason?: string | null }[]
+}
+
+/**
+ * An output item of the Responses API; `function_call` items are executed, the rest ignored.
+ *
+ * @since 0.1.0
+ */
+export interface ResponseItemLike {
+  readonly type: string
+  readonly call_id?: string
+  readonly name?: string
+  readonly arguments?: string
+}
+
+/**
+ * A Responses API response.
+ *
+ * @since 0.1.0
+ */
+export interface ResponseLike {
+  readonly output: readonly ResponseItemLike[]
+}
+
+/**
+ * A Chat Completions tool message (assignable to `ChatCompletionToolMessageParam`).
+ *
+ * @since 0.1.0
+ */
+export interface ChatToolMessage {
+  readonly role: "tool"
+  readonly tool_call_id: string
+  readonly content: string
+}
+
+/**
+ * A Responses API `function_call_output` input item (assignable to
+ * `ResponseInputItem.FunctionCallOutput`).
+ *
+ * @since 0.1.0
+ */
+export interface FunctionCallOutputItem {
+  readonly type: "function_call_output"
+  readonly call_id: string
+  readonly output: string
+}
+
+/**
+ * What happened to one call.
+ *
+ * @since 0.1.0
+ */
+export interface ToolCallOutcome {
+  /** The model's call id (`tool_call_id` / `call_id`). */
+  readonly callId: string
+  /** The name the model called. */
+  readonly name: string
+  /** The tool id it maps to, when it maps to one. */
+  readonly toolId?: string
+  /** The arguments passed to the service (after parsing and restoring). */
+  readonly arguments?: Readonly<Record<string, unknown>>
+  readonly result?: ToolResult
+  /** `code` of the failure: a {@link ToolError} code, `INVALID_JSON` or `UNSUPPORTED_CALL`. */
+  readonly errorCode?: string
+  /** The text sent back to the model. */
+  readonly output: string
+}
+
+/**
+ * Options of {@link runToolCalls}.
+ *
+ * @since 0.1.0
+ */
+export interface RunToolCallsOptions {
+  /**
+   * The set returned by `toOpenAITools` for the tools the model saw. Without it the service is listed
+   * and the names are mapped again (same result for the same set of tools).
+   */
+  readonly tools?: Pick<OpenAIToolSet<unknown>, "byName">
+  /** Strictness assumed when `tools` is not given. Default `true`. */
+  readonly strict?: boolean
+  /** Context for every call (caller, session, deadline, signal, metadata); the call id is the model's. */
+  readonly context?: ExecutionContextInit
+  /** At most this many calls run at once. Default: all. */
+  readonly maxConcurrency?: number
+  /** Turns a successful result into the text the model reads. Default {@link formatToolResult}. */
+  readonly formatResult?: (result: ToolResult, call: { readonly name: string; readonly toolId: string }) => string
+  /** Called once per call, after it finished. */
+  readonly onOutcome?: (outcome: ToolCallOutcome) => void
+}
+
+const approxBytes = (base64: string) => Math.floor((base64.length * 3) / 4)
+
+/**
+ * The default text of a tool result: text blocks joined by newlines, other blocks as short
+ * placeholders, the JSON of `structuredContent` when there is no text, and `Error: ` in front of a
+ * failed result.
+ *
+ * @since 0.1.0
+ */
+export const formatToolResult = (result: ToolResult): string => {
+  const parts: string[] = []
+  for (const block of result.content) {
+    switch (block.type) {
+      case "text":
+        parts.push(block.text)
+        break
+      case "image":
+      case "audio":
+        parts.push(`[${block.type} ${block.mimeType}, ${approxBytes(block.data)} bytes, not shown]`)
+        break
+      case "resource":
+        parts.push(block.resource.text ?? `[resource ${block.resource.uri}]`)
+        break
+      case "resource_link":
+        parts.push(`[resource link "${block.name}": ${block.uri}]`)
+        break
+    }
+  }
+  let text = parts.join("\n")
+  if (text === "" && result.structuredContent !== undefined) text = JSON.stringify(result.structuredContent)
+  if (text === "") text = "(the tool returned no output)"
+  if (result.isError && !text.startsWith("Error")) text = `Error: ${text}`
+  return text
+}
+
+/**
+ * The text a model reads for a failed call: the stable code, what went wrong and what to do next.
+ *
+ * @since 0.1.0
+ */
+export const formatToolError = (error: ToolError, name: string): string => {
+  const head = `Error [${error.code}] calling "${name}"`
+  switch (error._tag) {
+    case "InvalidArguments":
+      return `${head}: the arguments do not match the tool's parameters: ${error.issues
+        .slice(0, 10)
+        .map((i) => `at ${i.path === "" ? "/" : i.path}: ${i.message} (${i.rule})`)
+        .join("; ")}. Correct the arguments and call the tool again.`
+    case "ApprovalRequired":
+      return `${head}: this tool needs approval before it can run, and it was not run. Tell the user what you wanted to do and ask them to approve it.`
+    case "ApprovalDenied":
+      return `${head}: the call was denied${error.reason ? ` (${error.reason})` : ""} and did not run. Do not retry it unchanged.`
+    case "ToolNotFound":
+      return `${head}: the tool no longer exists.`
+    case "Timeout":
+      return `${head}: the tool did not finish within ${error.timeoutMs} ms.`
+    case "RateLimited":
+      return `${head}: rate limited${error.retryAfterMs !== undefined ? `; try again in ${Math.ceil(error.retryAfterMs)} ms` : ""}.`
+    case "ExecutionFailed":
+      return `${head}: the tool failed: ${error.cause.message}`
+    default:
+      return `${head}: ${error.message}`
+  }
+}
+
+interface PendingCall {
+  readonly callId: string
+  readonly name: string
+  readonly arguments: string | undefined
+  readonly unsupported?: string
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v)
+
+const callsOf = (response: unknown): { api: "chat" | "responses"; calls: PendingCall[] } => {
+  if (Array.isArray(response)) return { api: "responses", calls: responseCalls(response) }
+  if (isRecord(response) && Array.isArray(response.output))
+    return { api: "responses", calls: responseCalls(response.output) }
+  let message: unknown = response
+  if (isRecord(response) && Array.isArray(response.choices)) message = (response.choices[0] as { message?: unknown })?.message
+  const toolCalls = isRecord(message) && Array.isArray(message.tool_calls) ? (message.tool_calls as ChatToolCallLike[]) : []
+  return {
+    api: "chat",
+    calls: toolCalls.map((c) =>
+      c.type === "function" && c.function
+        ? { callId: c.id, name: c.function.name, arguments: c.function.arguments }
+        : { callId: c.id, name: c.custom?.name ?? String(c.type), arguments: undefined, unsupported: String(c.type) },
+    ),
+  }
+}
+
+const responseCalls = (items: readonly unknown[]): PendingCall[] =>
+  items
+    .filter((i): i is ResponseItemLike => isRecord(i) && i.type === "function_call")
+    .map((i) => ({ callId: i.call_id ?? "", name: i.name ?? "", arguments: i.arguments }))
+
+const limit = async <T, R>(items: readonly T[], max: number, run: (item: T) => Promise<R>): Promise<R[]> => {
+  const out: R[] = new Array(items.length)
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++
+      out[i] = await run(items[i]!)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(max, items.length)) }, worker))
+  return out
+}
+
+/**
+ * Executes every tool call of a response and returns what happened to each, in the response's order.
+ * Calls run concurrently (up to `maxConcurrency`). Never rejects because of a call; it rejects only when
+ * `tools` is not given and listing the service fails.
+ *
+ * @since 0.1.0
+ */
+export const executeToolCalls = async (
+  service: ToolService,
+  response: unknown,
+  options: RunToolCallsOptions = {},
+): Promise<{ api: "chat" | "responses"; outcomes: ToolCallOutcome[] }> => {
+  const { api, calls } = callsOf(response)
+  if (calls.length === 0) return { api, outcomes: [] }
+  const byName =
+    options.tools?.byName ??
+    toOpenAITools(await listAllTools(service, options.context ? { context: options.context } : {}), {
+      strict: options.strict ?? true,
+    }).byName
+  const format = options.formatResult ?? ((result: ToolResult) => formatToolResult(result))
+  const run = async (call: PendingCall): Promise<ToolCallOutcome> => {
+    const base = { callId: call.callId, name: call.name }
+    if (call.unsupported !== undefined)
+      return {
+        ...base,
+        errorCode: "UNSUPPORTED_CALL",
+        output: `Error [UNSUPPORTED_CALL] calling "${call.name}": "${call.unsupported}" tool calls are not supported here; only function tools can be called.`,
+      }
+    const exported = byName.get(call.name)
+    if (exported === undefined) {
+      const known = [...byName.keys()]
+      const suggestions = suggestToolIds(call.name, known, 3)
+      const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(", ")}?` : ""
+      const list = known.length <= 30 ? ` Available tools: ${known.join(", ")}.` : ""
+      return {
+        ...base,
+        errorCode: "TOOL_NOT_FOUND",
+        output: `Error [TOOL_NOT_FOUND]: there is no tool named "${call.name}".${hint}${list}`,
+      }
+    }
+    const toolId = exported.id
+    let parsed: unknown
+    const raw = call.arguments === undefined || call.arguments.trim() === "" ? "{}" : call.arguments
+    try {
+      parsed = JSON.parse(raw)
+    } catch (error) {
+      return {
+        ...base,
+        toolId,
+        errorCode: "INVALID_JSON",
+        output: `Error [INVALID_JSON] calling "${call.name}": the arguments are not valid JSON (${(error as Error).message}). Send the arguments as one JSON object matching the tool's parameters.`,
+      }
+    }
+    if (!isRecord(parsed))
+      return {
+        ...base,
+        toolId,
+        errorCode: "INVALID_JSON",
+        output: `Error [INVALID_JSON] calling "${call.name}": the arguments must be a JSON object, got ${Array.isArray(parsed) ? "an array" : parsed === null ? "null" : typeof parsed}.`,
+      }
+    let args: Record<string, unknown>
+    try {
+      const restored = restoreArguments(exported.tool.inputSchema, parsed, { wrapped: exported.wrapped })
+      args = isRecord(restored) ? restored : parsed
+    } catch {
+      args = parsed
+    }
+    try {
+      const result = await service.callTool({
+        id: call.callId,
+        name: toolId,
+        arguments: args,
+        context: { ...(options.context ?? {}), callId: call.callId },
+      })
+      return { ...base, toolId, arguments: args, result, output: format(result, { name: call.name, toolId }) }
+    } catch (error) {
+      const output = isToolError(error)
+        ? formatToolError(error, call.name)
+        : `Error [EXECUTION_FAILED] calling "${call.name}": ${error instanceof Error ? error.message : String(error)}`
+      return {
+        ...base,
+        toolId,
+        arguments: args,
+        errorCode: isToolError(error) ? error.code : "EXECUTION_FAILED",
+        output,
+      }
+    }
+  }
+  const outcomes = await limit(calls, options.maxConcurrency ?? Number.POSITIVE_INFINITY, async (call) => {
+    const outcome = await run(call)
+    options.onOutcome?.(outcome)
+    return outcome
+  })
+  return { api, outcomes }
+}
+
+/**
+ * Executes every tool call of a model response through `service` and returns the messages to send
+ * back: `tool` messages for a Chat Completions response or assistant message, `function_call_output`
+ * items for a Responses API response or its output items. Order follows the response. Failures become
+ * outputs (see {@link formatToolError}); nothing about one call can make the others or the loop fail.
+ *
+ * @example
+ * ```ts
+ * const completion = await client.chat.completions.create({ model, messages, tools })
+ * const message = completion.choices[0].message
+ * messages.push(message, ...(await runToolCalls(service, message)))
+ * ```
+ * @since 0.1.0
+ */
+export function runToolCalls(
+  service: ToolService,
+  response: ResponseLike | readonly ResponseItemLike[],
+  options?: RunToolCallsOptions,
+): Promise<FunctionCallOutputItem[]>
+export function runToolCalls(
+  service: ToolService,
+  response: ChatCompletionLike | ChatMessageLike,
+  options?: RunToolCallsOptions,
+): Promise<ChatToolMessage[]>
+export async function runToolCalls(
+  service: ToolService,
+  response: ChatCompletionLike | ChatMessageLike | ResponseLike | readonly ResponseItemLike[],
+  options: RunToolCallsOptions = {},
+): Promise<ChatToolMessage[] | FunctionCallOutputItem[]> {
+  const { api, outcomes } = await executeToolCalls(service, response, options)
+  return api === "chat"
+    ? outcomes.map((o): ChatToolMessage => ({ role: "tool", tool_call_id: o.callId, content: o.output }))
+    : outcomes.map((o): FunctionCallOutputItem => ({ type: "function_call_output", call_id: o.callId, output: o.output }))
+}
