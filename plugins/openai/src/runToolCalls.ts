@@ -279,7 +279,7 @@ export const executeToolCalls = async (
       }
     const exported = byName.get(call.name)
     if (exported === undefined) {
-      const known = [...byName.keys()]
+      const known = [...byName.keys()].sort()
       const suggestions = suggestToolIds(call.name, known, 3)
       const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(", ")}?` : ""
       const list = known.length <= 30 ? ` Available tools: ${known.join(", ")}.` : ""
