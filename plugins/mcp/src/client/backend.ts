@@ -1,0 +1,410 @@
+/**
+ * `mcpBackend`: an MCP server (stdio subprocess or Streamable HTTP endpoint) as a Toolplane
+ * {@link Backend}. Tools are listed completely (every `tools/list` page), namespaced by the configured
+ * name, refreshed on `notifications/tools/list_changed`; calls carry progress, cancellation and
+ * timeouts; a dead server fails in-flight calls with {@link BackendUnavailable} and is reconnected with
+ * backoff.
+ *
+ * @since 0.1.0
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import {
+  CallToolResultSchema,
+  type Implementation,
+  LoggingMessageNotificationSchema,
+  type LoggingLevel,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js"
+import {
+  type Backend,
+  type BackendCall,
+  type BackendListener,
+  type BackendMetadata,
+  type BackendResult,
+  BackendUnavailable,
+  Cancelled,
+  causeOf,
+  compileJsonSchema,
+  type ExecutionContext,
+  type FeatureLossWarning,
+  InvalidArguments,
+  isToolError,
+  isToolId,
+  remainingMs,
+  Timeout,
+  type Tool,
+  type ToolError,
+  ToolNotFound,
+  suggestToolIds,
+  type Validator,
+} from "@toolplane/foundation"
+import { CURSOR_META_KEY } from "../adapter.js"
+import { isUnreachable, mcpFailureToToolError, toolErrorFromResult } from "../errors.js"
+import {
+  McpConnection,
+  type McpConnectionStatus,
+  type McpHttpConfig,
+  type McpStdioConfig,
+  type ReconnectOptions,
+} from "./connection.js"
+import { listRemoteTools, type RemoteTool, toBackendResult, toProgress } from "./mapping.js"
+
+/**
+ * Which MCP server a backend talks to. `name` is the backend's name and its tools' namespace.
+ *
+ * @example
+ * ```ts
+ * { name: "everything", stdio: { command: "mcp-server-everything" } }
+ * { name: "remote", http: { url: "http://127.0.0.1:3000/mcp", headers: { Authorization: "Bearer ..." } } }
+ * ```
+ * @since 0.1.0
+ */
+export type McpBackendConfig = { readonly name: string; readonly description?: string } & (
+  | { readonly stdio: McpStdioConfig; readonly http?: never }
+  | { readonly http: McpHttpConfig; readonly stdio?: never }
+)
+
+/**
+ * A log message an MCP server sent (`notifications/message`).
+ *
+ * @since 0.1.0
+ */
+export interface McpLogEntry {
+  readonly backend: string
+  readonly level: LoggingLevel
+  readonly logger?: string
+  readonly data: unknown
+}
+
+/**
+ * Options of {@link mcpBackend}.
+ *
+ * @since 0.1.0
+ */
+export interface McpBackendOptions {
+  /** How the client introduces itself. Default `{ name: "toolplane", version: "0.1.0" }`. */
+  readonly clientInfo?: Implementation
+  /** Time allowed for spawning/connecting and `initialize`. Default 30 000 ms. */
+  readonly connectTimeoutMs?: number
+  /**
+   * Timeout of a call when the context has no deadline and the tool no `timeoutMs`; restarted by each
+   * progress notification. Default 60 000 ms. A context deadline is a hard limit.
+   */
+  readonly callTimeoutMs?: number
+  /** Timeout of `ping` health checks and of `tools/list`. Default 5 000 ms. */
+  readonly healthTimeoutMs?: number
+  /** Reconnection backoff, or `false` to stay down. Default: 250 ms doubling to 10 s, forever. */
+  readonly reconnect?: ReconnectOptions | false
+  /** Whether calls need approval. Default `true` (server annotations are hints, not guarantees). */
+  readonly requiresApproval?: boolean | ((tool: Tool) => boolean)
+  /**
+   * `"throw"` (default): an `isError` result carrying a Toolplane typed error (from a Toolplane
+   * server) rejects with that error. `"result"`: keep it as an `isError` result.
+   */
+  readonly typedErrors?: "throw" | "result"
+  /** Upper bound on `tools/list` pages. Default 1000. */
+  readonly maxPages?: number
+  /** Receives the server's log messages. */
+  readonly onLog?: (entry: McpLogEntry) => void
+}
+
+/**
+ * A backend's status: its connection, how many tools it serves and the conversion warnings of its
+ * last listing.
+ *
+ * @since 0.1.0
+ */
+export interface McpBackendStatus extends McpConnectionStatus {
+  readonly name: string
+  readonly kind: "mcp-stdio" | "mcp-http"
+  readonly tools: number
+  readonly warnings: readonly FeatureLossWarning[]
+}
+
+/**
+ * A {@link Backend} over an MCP server, plus connection control.
+ *
+ * @since 0.1.0
+ */
+export interface McpBackend extends Backend {
+  /**
+   * Connects (spawning the server for stdio) and lists its tools; resolves once connected. While the
+   * backend is reconnecting, waits for the reconnection. Rejects with {@link BackendUnavailable} when
+   * it cannot connect or gives up. Other methods connect lazily, so calling it is optional.
+   */
+  connect(): Promise<void>
+  /** A snapshot of the connection. */
+  status(): McpBackendStatus
+  /** Subscribes to status changes; returns an unsubscribe function. */
+  onStatusChange(listener: (status: McpBackendStatus) => void): () => void
+  /** Re-reads the tool list now (listeners fire when it changed). */
+  refresh(): Promise<readonly Tool[]>
+}
+
+interface Entry extends RemoteTool {
+  validator?: Validator
+}
+
+/**
+ * Makes a backend for one MCP server. Nothing is spawned or connected until the first use (or
+ * {@link McpBackend.connect}).
+ *
+ * @example
+ * ```ts
+ * const everything = mcpBackend({
+ *   name: "everything",
+ *   stdio: { command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] },
+ * })
+ * await everything.connect()
+ * const tools = await everything.toolSchemas() // everything/echo, everything/get-sum, ...
+ * const result = await everything.execute(
+ *   { toolId: "everything/echo", arguments: { message: "hi" } },
+ *   makeContext({ timeoutMs: 5000, onProgress: console.log }),
+ * )
+ * ```
+ * @since 0.1.0
+ */
+export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions = {}): McpBackend => {
+  const name = config.name
+  const kind = config.stdio ? "mcp-stdio" : "mcp-http"
+  const healthTimeoutMs = options.healthTimeoutMs ?? 5000
+  const callTimeoutMs = options.callTimeoutMs ?? 60_000
+  const maxPages = options.maxPages ?? 1000
+  const typedErrors = options.typedErrors ?? "throw"
+  const toolListeners = new Set<BackendListener>()
+  const statusListeners = new Set<(status: McpBackendStatus) => void>()
+  let entries = new Map<string, Entry>()
+  let tools: readonly Tool[] = []
+  let loaded = false
+  let signature = ""
+  let warnings: readonly FeatureLossWarning[] = []
+  let refreshing: Promise<readonly Tool[]> | undefined
+  let refreshAgain = false
+
+  const status = (): McpBackendStatus => ({
+    ...connection.status(),
+    name,
+    kind,
+    tools: tools.length,
+    warnings,
+  })
+
+  const fireToolsChanged = () => {
+    for (const listener of [...toolListeners]) {
+      try {
+        listener()
+      } catch {
+        // A listener's failure is not the backend's.
+      }
+    }
+  }
+
+  const load = async (client: Client): Promise<readonly Tool[]> => {
+    const listed = await listRemoteTools(client, name, { maxPages, timeoutMs: healthTimeoutMs })
+    const next = new Map<string, Entry>()
+    for (const remote of listed.tools) next.set(remote.tool.name, { ...remote })
+    const nextTools = listed.tools.map((r) => r.tool)
+    const nextSignature = JSON.stringify(listed.tools)
+    const changed = loaded && nextSignature !== signature
+    entries = next
+    tools = nextTools
+    signature = nextSignature
+    warnings = listed.warnings
+    loaded = true
+    if (changed) fireToolsChanged()
+    return nextTools
+  }
+
+  const refresh = (): Promise<readonly Tool[]> => {
+    if (refreshing) {
+      refreshAgain = true
+      return refreshing
+    }
+    const run = async (): Promise<readonly Tool[]> => {
+      try {
+        let result: readonly Tool[]
+        do {
+          refreshAgain = false
+          const client = await connection.connect({ failFast: true })
+          result = await load(client)
+        } while (refreshAgain)
+        return result
+      } catch (error) {
+        if (isUnreachable(error)) connection.suspect(error)
+        throw isToolError(error)
+          ? error
+          : new BackendUnavailable({ backend: name, reason: `tools/list failed: ${causeOf(error).message}` })
+      } finally {
+        refreshing = undefined
+      }
+    }
+    refreshing = run()
+    return refreshing
+  }
+
+  const connection = new McpConnection(config.stdio ? { stdio: config.stdio } : { http: config.http! }, {
+    name,
+    clientInfo: options.clientInfo ?? { name: "toolplane", version: "0.1.0" },
+    connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
+    probeTimeoutMs: Math.min(healthTimeoutMs, 2000),
+    reconnect: options.reconnect ?? {},
+    setup: (client) => {
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        refresh().catch(() => {})
+      })
+      if (options.onLog) {
+        const onLog = options.onLog
+        client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+          const { level, logger, data } = notification.params
+          onLog({ backend: name, level, data, ...(logger !== undefined ? { logger } : {}) })
+        })
+      }
+    },
+    onConnected: async (client) => {
+      await load(client)
+    },
+    onStatus: () => {
+      if (statusListeners.size === 0) return
+      const snapshot = status()
+      for (const listener of [...statusListeners]) listener(snapshot)
+    },
+  })
+
+  const ensureTools = async (): Promise<void> => {
+    if (loaded) return
+    await connection.connect({ failFast: true })
+  }
+
+  const toolNotFound = (toolId: string): ToolNotFound =>
+    new ToolNotFound({
+      toolId,
+      suggestions: suggestToolIds(
+        toolId,
+        tools.map((t) => t.id),
+      ),
+    })
+
+  const abortError = (toolId: string, signal: AbortSignal): ToolError => {
+    const reason = signal.reason
+    if (isToolError(reason)) return reason
+    return new Cancelled({ toolId, reason: reason instanceof Error ? reason.message : undefined })
+  }
+
+  const execute = async (call: BackendCall, ctx: ExecutionContext): Promise<BackendResult> => {
+    const toolId = call.toolId
+    if (!isToolId(toolId) || !toolId.startsWith(`${name}/`)) throw toolNotFound(toolId)
+    if (ctx.signal.aborted) throw abortError(toolId, ctx.signal)
+    const client = await connection.connect({ failFast: true }).catch((error: ToolError) => {
+      throw new BackendUnavailable({ backend: name, toolId, reason: (error as BackendUnavailable).reason })
+    })
+    const entry = entries.get(toolId.slice(name.length + 1))
+    if (!entry) throw toolNotFound(toolId)
+    if (!call.validated) {
+      entry.validator ??= compileJsonSchema(entry.tool.inputSchema, toolId)
+      let checked = entry.validator.validate(call.arguments ?? {})
+      if (checked instanceof Promise) checked = await checked
+      if (!checked.ok) throw new InvalidArguments({ toolId, issues: checked.issues })
+    }
+    const hasDeadline = ctx.deadline !== undefined
+    const timeoutMs = hasDeadline ? remainingMs(ctx) : (entry.tool.timeoutMs ?? callTimeoutMs)
+    if (timeoutMs <= 0) throw new Timeout({ toolId, timeoutMs: 0 })
+    const params: Record<string, unknown> = { name: entry.mcpName, arguments: call.arguments ?? {} }
+    if (typeof call.resume === "string") params._meta = { [CURSOR_META_KEY]: call.resume }
+    let result: BackendResult
+    try {
+      const raw = await client.request({ method: "tools/call", params: params as never }, CallToolResultSchema, {
+        signal: ctx.signal,
+        timeout: timeoutMs,
+        ...(hasDeadline ? { maxTotalTimeout: timeoutMs } : { resetTimeoutOnProgress: true }),
+        onprogress: (progress) => ctx.reportProgress(toProgress(progress)),
+      })
+      result = toBackendResult(raw)
+    } catch (error) {
+      if (ctx.signal.aborted) throw abortError(toolId, ctx.signal)
+      const typed = mcpFailureToToolError(error, { backend: name, toolId, timeoutMs })
+      if (typed._tag === "BackendUnavailable" && !(error instanceof Error && "code" in error && error.code === -32000))
+        connection.suspect(error)
+      if (typed._tag === "ToolNotFound") refresh().catch(() => {})
+      throw typed._tag === "ToolNotFound" && typed.toolId === toolId && typed.suggestions.length === 0
+        ? toolNotFound(toolId)
+        : typed
+    }
+    if (result.isError && typedErrors === "throw") {
+      const carried = toolErrorFromResult(result)
+      if (carried) throw carried
+    }
+    return result
+  }
+
+  let closed = false
+  const backend: McpBackend = {
+    name,
+    execute: async (call, ctx) => {
+      try {
+        return await execute(call, ctx)
+      } catch (error) {
+        if (isToolError(error)) throw error
+        throw mcpFailureToToolError(error, { backend: name, toolId: call.toolId })
+      }
+    },
+    toolSchemas: async () => {
+      await ensureTools()
+      return tools
+    },
+    supportedTools: async () => {
+      await ensureTools()
+      return tools.map((t) => t.id)
+    },
+    metadata: (): BackendMetadata => {
+      const info = connection.status().serverInfo
+      return {
+        name,
+        kind,
+        ...(config.description !== undefined ? { description: config.description } : {}),
+        ...(info ? { version: info.version, server: info.name } : {}),
+        transport: config.stdio ? "stdio" : "streamable-http",
+      }
+    },
+    healthCheck: async () => {
+      try {
+        const client = await connection.connect({ failFast: true })
+        await client.ping({ timeout: healthTimeoutMs })
+        return true
+      } catch (error) {
+        connection.suspect(error)
+        return false
+      }
+    },
+    requiresApproval: async (toolId) => {
+      const policy = options.requiresApproval ?? true
+      if (typeof policy === "boolean") return policy
+      const entry = toolId.startsWith(`${name}/`) ? entries.get(toolId.slice(name.length + 1)) : undefined
+      return entry ? policy(entry.tool) : true
+    },
+    onToolsChanged: (listener) => {
+      toolListeners.add(listener)
+      return () => {
+        toolListeners.delete(listener)
+      }
+    },
+    close: async () => {
+      if (closed) return
+      closed = true
+      toolListeners.clear()
+      await connection.close()
+      statusListeners.clear()
+    },
+    connect: async () => {
+      await connection.connect()
+    },
+    status,
+    onStatusChange: (listener) => {
+      statusListeners.add(listener)
+      return () => {
+        statusListeners.delete(listener)
+      }
+    },
+    refresh,
+  }
+  return backend
+}

@@ -1,0 +1,385 @@
+/**
+ * One MCP client connection (stdio subprocess or Streamable HTTP) that reconnects with exponential
+ * backoff when the server goes away.
+ *
+ * @since 0.1.0
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { Implementation } from "@modelcontextprotocol/sdk/types.js"
+import { BackendUnavailable, causeOf } from "@toolplane/foundation"
+import { isUnreachable } from "../errors.js"
+
+/**
+ * How to start an MCP server as a subprocess speaking MCP over stdin/stdout.
+ *
+ * @since 0.1.0
+ */
+export interface McpStdioConfig {
+  readonly command: string
+  readonly args?: readonly string[]
+  /** Added to a safe default environment (PATH, HOME, ...), as the MCP SDK does. */
+  readonly env?: Readonly<Record<string, string>>
+  readonly cwd?: string
+  /**
+   * What to do with the server's stderr: `"pipe"` (default) keeps the last lines for error messages
+   * (see `status().stderrTail`), `"inherit"` passes it through, `"ignore"` drops it.
+   */
+  readonly stderr?: "pipe" | "inherit" | "ignore"
+}
+
+/**
+ * How to reach an MCP server over Streamable HTTP.
+ *
+ * @since 0.1.0
+ */
+export interface McpHttpConfig {
+  readonly url: string | URL
+  /** Sent with every request (e.g. `Authorization`). */
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/**
+ * Where an MCP server is: a command to spawn, or a Streamable HTTP endpoint.
+ *
+ * @since 0.1.0
+ */
+export type McpTransportConfig = { readonly stdio: McpStdioConfig } | { readonly http: McpHttpConfig }
+
+/**
+ * Reconnection with exponential backoff: the n-th retry waits `initialDelayMs * factor^n`, capped at
+ * `maxDelayMs`, spread by ±`jitter`.
+ *
+ * @since 0.1.0
+ */
+export interface ReconnectOptions {
+  /** Default 250 ms. */
+  readonly initialDelayMs?: number
+  /** Default 10 000 ms. */
+  readonly maxDelayMs?: number
+  /** Default 2. */
+  readonly factor?: number
+  /** Fraction of the delay added or removed at random. Default 0.2. */
+  readonly jitter?: number
+  /** Give up after this many failed attempts in a row. Default: never. */
+  readonly maxAttempts?: number
+}
+
+/**
+ * The state of a connection: `idle` (never connected), `connecting`, `connected`, `reconnecting`
+ * (lost or failed, retrying with backoff), `failed` (gave up after `maxAttempts`; `connect()` starts
+ * again) or `closed`.
+ *
+ * @since 0.1.0
+ */
+export type McpConnectionState = "idle" | "connecting" | "connected" | "reconnecting" | "failed" | "closed"
+
+/**
+ * A snapshot of a connection.
+ *
+ * @since 0.1.0
+ */
+export interface McpConnectionStatus {
+  readonly state: McpConnectionState
+  /** Failed attempts since the last successful connection. */
+  readonly attempts: number
+  /** How many times the connection was (re)established. */
+  readonly connections: number
+  readonly lastError?: string
+  readonly serverInfo?: Implementation
+  /** Subprocess id (stdio). */
+  readonly pid?: number
+  /** The last lines the subprocess wrote to stderr (stdio with `stderr: "pipe"`). */
+  readonly stderrTail?: string
+  /** Epoch ms of the next reconnection attempt, while reconnecting. */
+  readonly nextAttemptAt?: number
+}
+
+/** @internal */
+export interface ConnectionHooks {
+  readonly name: string
+  readonly clientInfo: Implementation
+  readonly connectTimeoutMs: number
+  readonly probeTimeoutMs: number
+  readonly reconnect: ReconnectOptions | false
+  /** Installs notification handlers on a fresh client, before it connects. */
+  readonly setup: (client: Client) => void
+  /** Runs after each successful connection (loads tools); a failure counts as a failed attempt. */
+  readonly onConnected: (client: Client) => Promise<void>
+  readonly onStatus: (status: McpConnectionStatus) => void
+}
+
+const STDERR_TAIL_BYTES = 2048
+
+/**
+ * Owns the SDK client; callers ask it for a connected client and report transport failures.
+ *
+ * @internal
+ */
+export class McpConnection {
+  readonly #config: McpTransportConfig
+  readonly #hooks: ConnectionHooks
+  #state: McpConnectionState = "idle"
+  #client: Client | undefined
+  #transport: Transport | undefined
+  #attempts = 0
+  #connections = 0
+  #lastError: string | undefined
+  #stderrTail = ""
+  #timer: ReturnType<typeof setTimeout> | undefined
+  #nextAttemptAt: number | undefined
+  #pending: Promise<Client> | undefined
+  #probing = false
+  #connectedAt = 0
+  readonly #waiters = new Set<{ resolve: (c: Client) => void; reject: (e: unknown) => void }>()
+
+  constructor(config: McpTransportConfig, hooks: ConnectionHooks) {
+    this.#config = config
+    this.#hooks = hooks
+  }
+
+  get state(): McpConnectionState {
+    return this.#state
+  }
+
+  /** The connected client, or `undefined`. */
+  get client(): Client | undefined {
+    return this.#state === "connected" ? this.#client : undefined
+  }
+
+  status(): McpConnectionStatus {
+    const pid = this.#transport instanceof StdioClientTransport ? this.#transport.pid : null
+    const serverInfo = this.#client?.getServerVersion()
+    return {
+      state: this.#state,
+      attempts: this.#attempts,
+      connections: this.#connections,
+      ...(this.#lastError !== undefined ? { lastError: this.#lastError } : {}),
+      ...(serverInfo ? { serverInfo } : {}),
+      ...(pid !== null && pid !== undefined && this.#state === "connected" ? { pid } : {}),
+      ...(this.#stderrTail !== "" ? { stderrTail: this.#stderrTail } : {}),
+      ...(this.#nextAttemptAt !== undefined ? { nextAttemptAt: this.#nextAttemptAt } : {}),
+    }
+  }
+
+  /**
+   * A connected client. From `idle` or `failed` it connects now; while connecting or reconnecting it
+   * waits for the connection (or the next failure when `failFast`). Rejects with
+   * {@link BackendUnavailable}.
+   */
+  connect(options: { readonly failFast?: boolean } = {}): Promise<Client> {
+    switch (this.#state) {
+      case "connected":
+        return Promise.resolve(this.#client!)
+      case "closed":
+        return Promise.reject(this.#unavailable("backend is closed"))
+      case "idle":
+      case "failed":
+        this.#attempts = 0
+        return this.#attempt()
+      case "connecting":
+        return this.#pending!
+      case "reconnecting":
+        if (options.failFast)
+          return Promise.reject(
+            this.#unavailable(
+              `reconnecting (${this.#attempts} failed attempt${this.#attempts === 1 ? "" : "s"})${this.#lastError ? `: ${this.#lastError}` : ""}`,
+            ),
+          )
+        return new Promise((resolve, reject) => this.#waiters.add({ resolve, reject }))
+    }
+  }
+
+  /**
+   * Reports that a request failed in a way that suggests the server is gone. The connection is
+   * probed with a ping; if that fails too, the client is closed (failing every in-flight request with
+   * a closed-connection error) and reconnection starts.
+   */
+  suspect(error: unknown): void {
+    const client = this.#client
+    if (this.#state !== "connected" || !client || this.#probing) return
+    this.#probing = true
+    this.#lastError = causeOf(error).message
+    client
+      .ping({ timeout: this.#hooks.probeTimeoutMs })
+      .then(
+        () => {},
+        (probeError) => {
+          if (this.#client === client && this.#state === "connected")
+            this.#lost(client, `server stopped answering: ${causeOf(probeError).message}`)
+        },
+      )
+      .finally(() => {
+        this.#probing = false
+      })
+  }
+
+  async close(): Promise<void> {
+    if (this.#state === "closed") return
+    this.#state = "closed"
+    clearTimeout(this.#timer)
+    this.#nextAttemptAt = undefined
+    const closed = this.#unavailable("backend is closed")
+    for (const waiter of this.#waiters) waiter.reject(closed)
+    this.#waiters.clear()
+    const client = this.#client
+    this.#client = undefined
+    this.#emit()
+    await client?.close().catch(() => {})
+    await this.#transport?.close().catch(() => {})
+  }
+
+  #unavailable(reason: string): BackendUnavailable {
+    return new BackendUnavailable({ backend: this.#hooks.name, reason })
+  }
+
+  #emit(): void {
+    try {
+      this.#hooks.onStatus(this.status())
+    } catch {
+      // A listener's failure is not the connection's.
+    }
+  }
+
+  #makeTransport(): Transport {
+    if ("stdio" in this.#config) {
+      const stdio = this.#config.stdio
+      const stderr = stdio.stderr ?? "pipe"
+      const transport = new StdioClientTransport({
+        command: stdio.command,
+        ...(stdio.args ? { args: [...stdio.args] } : {}),
+        ...(stdio.env ? { env: { ...stdio.env } } : {}),
+        ...(stdio.cwd ? { cwd: stdio.cwd } : {}),
+        stderr,
+      })
+      if (stderr === "pipe") {
+        transport.stderr?.on("data", (chunk: Buffer) => {
+          this.#stderrTail = (this.#stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES)
+        })
+      }
+      return transport
+    }
+    const http = this.#config.http
+    return new StreamableHTTPClientTransport(new URL(http.url), {
+      ...(http.headers ? { requestInit: { headers: { ...http.headers } } } : {}),
+      reconnectionOptions: {
+        initialReconnectionDelay: 250,
+        maxReconnectionDelay: 2000,
+        reconnectionDelayGrowFactor: 2,
+        maxRetries: 1,
+      },
+    })
+  }
+
+  #attempt(): Promise<Client> {
+    this.#state = "connecting"
+    this.#nextAttemptAt = undefined
+    this.#emit()
+    const pending = this.#open().then(
+      (client) => {
+        this.#pending = undefined
+        return client
+      },
+      (error) => {
+        this.#pending = undefined
+        throw error
+      },
+    )
+    this.#pending = pending
+    return pending
+  }
+
+  async #open(): Promise<Client> {
+    const transport = this.#makeTransport()
+    const client = new Client(this.#hooks.clientInfo, { capabilities: {} })
+    this.#hooks.setup(client)
+    this.#transport = transport
+    this.#client = client
+    try {
+      await client.connect(transport, { timeout: this.#hooks.connectTimeoutMs })
+      if (this.#isClosed()) throw this.#unavailable("backend was closed while connecting")
+      await this.#hooks.onConnected(client)
+      if (this.#isClosed()) throw this.#unavailable("backend was closed while connecting")
+    } catch (error) {
+      const reason = this.#describe(error)
+      await client.close().catch(() => {})
+      await transport.close().catch(() => {})
+      if (this.#client === client) this.#client = undefined
+      if (this.#isClosed()) throw this.#unavailable("backend is closed")
+      this.#lastError = reason
+      this.#attempts++
+      // Waiters keep waiting while retries go on; #scheduleRetry rejects them when it gives up.
+      this.#scheduleRetry()
+      throw this.#unavailable(`cannot connect: ${reason}`)
+    }
+    client.onclose = () => {
+      if (this.#client === client && this.#state === "connected") this.#lost(client, "connection closed")
+    }
+    client.onerror = (error) => {
+      if (this.#client !== client || this.#state !== "connected") return
+      if (isUnreachable(error) || /SSE stream disconnected|terminated|closed/i.test(error.message))
+        this.suspect(error)
+    }
+    this.#state = "connected"
+    this.#attempts = 0
+    this.#connectedAt = Date.now()
+    this.#connections++
+    this.#emit()
+    for (const waiter of this.#waiters) waiter.resolve(client)
+    this.#waiters.clear()
+    return client
+  }
+
+  #isClosed(): boolean {
+    return this.#state === "closed"
+  }
+
+  #describe(error: unknown): string {
+    const message = causeOf(error).message
+    const tail = this.#stderrTail.trim().split("\n").slice(-3).join(" | ")
+    return tail && "stdio" in this.#config ? `${message} (stderr: ${tail})` : message
+  }
+
+  #lost(client: Client, reason: string): void {
+    const tail = this.#stderrTail.trim().split("\n").slice(-2).join(" | ")
+    this.#lastError = tail && "stdio" in this.#config ? `${reason} (stderr: ${tail})` : reason
+    this.#client = undefined
+    // Closing the client rejects every in-flight request with a closed-connection error.
+    void client.close().catch(() => {})
+    // A connection that dies right after it was made counts as a failed attempt (no crash loop).
+    const shortLived = Date.now() - this.#connectedAt < 1000
+    this.#attempts = shortLived ? 1 : 0
+    this.#scheduleRetry(!shortLived)
+  }
+
+  #scheduleRetry(immediate = false): void {
+    const options = this.#hooks.reconnect
+    if (options === false || this.#attempts >= (options.maxAttempts ?? Number.POSITIVE_INFINITY)) {
+      this.#state = "failed"
+      this.#nextAttemptAt = undefined
+      const failure = this.#unavailable(`gave up reconnecting: ${this.#lastError ?? "unknown error"}`)
+      for (const waiter of this.#waiters) waiter.reject(failure)
+      this.#waiters.clear()
+      this.#emit()
+      return
+    }
+    const initial = options.initialDelayMs ?? 250
+    const base = Math.min(
+      options.maxDelayMs ?? 10_000,
+      initial * (options.factor ?? 2) ** Math.max(0, this.#attempts - 1),
+    )
+    const jitter = options.jitter ?? 0.2
+    const delay = immediate ? Math.min(initial, 50) : Math.max(0, base * (1 + jitter * (2 * Math.random() - 1)))
+    this.#state = "reconnecting"
+    this.#nextAttemptAt = Date.now() + delay
+    this.#emit()
+    clearTimeout(this.#timer)
+    this.#timer = setTimeout(() => {
+      if (this.#state !== "reconnecting") return
+      this.#attempt().catch(() => {})
+    }, delay)
+    this.#timer.unref?.()
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Client-side mapping between MCP messages and Toolplane values: listed tools, call results and
+ * progress.
+ *
+ * @since 0.1.0
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { CallToolResult, Progress as McpProgress } from "@modelcontextprotocol/sdk/types.js"
+import {
+  type BackendResult,
+  byId,
+  type ContentBlock,
+  type FeatureLossWarning,
+  InvalidCursor,
+  type Progress,
+  type Tool,
+} from "@toolplane/foundation"
+import { fromMcpTool, type McpTool, NEXT_CURSOR_META_KEY } from "../adapter.js"
+
+/**
+ * A tool served by an MCP server: its canonical form and the name the server knows it by.
+ *
+ * @since 0.1.0
+ */
+export interface RemoteTool {
+  readonly tool: Tool
+  readonly mcpName: string
+}
+
+/**
+ * Follows `tools/list` cursors to the end and converts every tool into `namespace`. Tools that cannot
+ * be converted (unusable schemas) and duplicate names are skipped, each with a warning.
+ *
+ * @since 0.1.0
+ */
+export const listRemoteTools = async (
+  client: Client,
+  namespace: string,
+  options: { readonly maxPages: number; readonly timeoutMs: number },
+): Promise<{ tools: RemoteTool[]; warnings: FeatureLossWarning[] }> => {
+  const natives: McpTool[] = []
+  let cursor: string | undefined
+  for (let page = 0; ; page++) {
+    if (page >= options.maxPages)
+      throw new InvalidCursor({ reason: `tools/list did not finish within ${options.maxPages} pages` })
+    const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
+      timeout: options.timeoutMs,
+    })
+    natives.push(...result.tools)
+    if (result.nextCursor === undefined || result.nextCursor === "") break
+    if (result.nextCursor === cursor)
+      throw new InvalidCursor({ reason: "server returned the same tools/list cursor twice" })
+    cursor = result.nextCursor
+  }
+  const warnings: FeatureLossWarning[] = []
+  const seen = new Set<string>()
+  const tools: RemoteTool[] = []
+  for (const native of natives) {
+    try {
+      const { value, warnings: w } = fromMcpTool(native, namespace)
+      warnings.push(...w)
+      if (seen.has(value.id)) {
+        warnings.push({
+          feature: "toolName",
+          path: "/name",
+          from: "mcp",
+          to: "canonical",
+          toolId: value.id,
+          message: `MCP tool ${JSON.stringify(native.name)} duplicates "${value.id}"; skipped`,
+        })
+        continue
+      }
+      seen.add(value.id)
+      tools.push({ tool: value, mcpName: native.name })
+    } catch (error) {
+      warnings.push({
+        feature: "tool",
+        path: "",
+        from: "mcp",
+        to: "canonical",
+        toolId: `${namespace}/${native.name}`,
+        message: `MCP tool ${JSON.stringify(native.name)} skipped: ${(error as Error).message}`,
+      })
+    }
+  }
+  tools.sort((a, b) => byId(a.tool, b.tool))
+  return { tools, warnings }
+}
+
+/**
+ * An MCP `tools/call` result as a backend result. A continuation cursor a Toolplane server put in
+ * `_meta["toolplane.dev/nextCursor"]` becomes the result's `continuation`.
+ *
+ * @since 0.1.0
+ */
+export const toBackendResult = (result: CallToolResult): BackendResult => {
+  const meta = result._meta as Record<string, unknown> | undefined
+  const next = meta?.[NEXT_CURSOR_META_KEY]
+  return {
+    content: (result.content ?? []) as unknown as ContentBlock[],
+    ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
+    ...(result.isError ? { isError: true } : {}),
+    ...(meta !== undefined ? { _meta: meta } : {}),
+    ...(typeof next === "string" ? { continuation: next } : {}),
+  }
+}
+
+/**
+ * An MCP progress notification as a Toolplane progress report.
+ *
+ * @since 0.1.0
+ */
+export const toProgress = (progress: McpProgress): Progress => ({
+  progress: progress.progress,
+  ...(progress.total !== undefined ? { total: progress.total } : {}),
+  ...(progress.message !== undefined ? { message: progress.message } : {}),
+})

@@ -1,0 +1,38 @@
+/**
+ * @toolplane/plugin-mcp: MCP servers as Toolplane backends (stdio and Streamable HTTP), any tool
+ * service served over MCP (stdio and Streamable HTTP), and the canonical ↔ MCP tool adapter. Built on
+ * the official MCP TypeScript SDK.
+ *
+ * @packageDocumentation
+ * @since 0.1.0
+ */
+export * from "./adapter.js"
+export {
+  type McpBackend,
+  type McpBackendConfig,
+  type McpBackendOptions,
+  type McpBackendStatus,
+  type McpLogEntry,
+  mcpBackend,
+} from "./client/backend.js"
+export type {
+  McpConnectionState,
+  McpConnectionStatus,
+  McpHttpConfig,
+  McpStdioConfig,
+  McpTransportConfig,
+  ReconnectOptions,
+} from "./client/connection.js"
+export { listRemoteTools, type RemoteTool, toBackendResult, toProgress } from "./client/mapping.js"
+export * from "./errors.js"
+export * from "./server/dnsRebinding.js"
+export { type McpHttpServerHandle, type ServeHttpOptions, serveHttp } from "./server/http.js"
+export {
+  createMcpServer,
+  MCP_LOG_METADATA_KEY,
+  type McpRequestInfo,
+  type McpServeOptions,
+  type McpServerHandle,
+  mcpLog,
+} from "./server/serve.js"
+export { type McpStdioServerHandle, type ServeStdioOptions, serveStdio } from "./server/stdio.js"

@@ -1,0 +1,199 @@
+/**
+ * `serveHttp`: a tool service as an MCP server over Streamable HTTP (MCP 2025-03-26 and later), on
+ * `node:http`. Each client gets a session (`Mcp-Session-Id`) with its own SDK server; requests are
+ * checked against DNS rebinding first; idle sessions are dropped.
+ *
+ * @since 0.1.0
+ */
+import { randomUUID } from "node:crypto"
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import { ConfigError, type ToolService } from "@toolplane/foundation"
+import { checkDnsRebinding, dnsRebindingPolicy } from "./dnsRebinding.js"
+import { McpExposure, type McpServeOptions, type McpServerHandle } from "./serve.js"
+
+/**
+ * Options of {@link serveHttp}.
+ *
+ * @since 0.1.0
+ */
+export interface ServeHttpOptions extends McpServeOptions {
+  /** Bind address. Default `"127.0.0.1"`. */
+  readonly host?: string
+  /** Port; `0` (default) picks a free one (see the handle's `url`). */
+  readonly port?: number
+  /** Endpoint path. Default `"/mcp"`. */
+  readonly path?: string
+  /**
+   * Accepted `Host` hostnames. Bound to a loopback address, only `localhost`, `127.0.0.1` and `[::1]`
+   * (plus these) are accepted: DNS-rebinding protection. Bound elsewhere, any host unless listed here.
+   */
+  readonly allowedHosts?: readonly string[]
+  /** Accepted `Origin` values; by default origins whose hostname is an accepted host. */
+  readonly allowedOrigins?: readonly string[]
+  /** Sessions without a request for this long are closed. Default 30 minutes. */
+  readonly sessionIdleMs?: number
+  /** Most concurrent sessions; further `initialize` requests get HTTP 503. Default 10 000. */
+  readonly maxSessions?: number
+  /** Answer POSTs with plain JSON instead of an SSE stream (no progress or logs during calls). */
+  readonly enableJsonResponse?: boolean
+}
+
+/**
+ * A running HTTP server.
+ *
+ * @since 0.1.0
+ */
+export interface McpHttpServerHandle extends McpServerHandle {
+  /** The endpoint, e.g. `http://127.0.0.1:54321/mcp`. */
+  readonly url: string
+  readonly host: string
+  readonly port: number
+  /** The underlying `node:http` server. */
+  readonly httpServer: HttpServer
+}
+
+interface Session {
+  readonly transport: StreamableHTTPServerTransport
+  readonly server: Server
+  lastSeen: number
+}
+
+const jsonRpcError = (res: ServerResponse, status: number, code: number, message: string): void => {
+  if (res.headersSent) return
+  res.writeHead(status, { "content-type": "application/json" })
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }))
+}
+
+/**
+ * Serves `service` over Streamable HTTP.
+ *
+ * @example
+ * ```ts
+ * const handle = await serveHttp(service, { port: 3000 })
+ * console.log(`MCP endpoint: ${handle.url}`) // http://127.0.0.1:3000/mcp
+ * // ... later
+ * handle.notifyToolsChanged()
+ * await handle.close()
+ * ```
+ * @since 0.1.0
+ */
+export const serveHttp = async (
+  service: ToolService,
+  options: ServeHttpOptions = {},
+): Promise<McpHttpServerHandle> => {
+  const host = options.host ?? "127.0.0.1"
+  const path = options.path ?? "/mcp"
+  if (!path.startsWith("/"))
+    throw new ConfigError({ path: "path", reason: `must start with "/", got ${JSON.stringify(path)}` })
+  const policy = dnsRebindingPolicy(host, {
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+  })
+  const sessionIdleMs = options.sessionIdleMs ?? 30 * 60_000
+  const maxSessions = options.maxSessions ?? 10_000
+  const exposure = new McpExposure(service, options)
+  const sessions = new Map<string, Session>()
+  let closing = false
+
+  const dropSession = (id: string) => {
+    const session = sessions.get(id)
+    if (!session) return
+    sessions.delete(id)
+    void session.server.close().catch(() => {})
+  }
+
+  const newSession = (): Session => {
+    const server = exposure.createServer()
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, session)
+      },
+      onsessionclosed: (id) => {
+        dropSession(id)
+      },
+      ...(options.enableJsonResponse ? { enableJsonResponse: true } : {}),
+    })
+    const session: Session = { transport, server, lastSeen: Date.now() }
+    return session
+  }
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const rejected = checkDnsRebinding(req.headers, policy)
+    if (rejected !== undefined) return jsonRpcError(res, 403, -32000, `Forbidden: ${rejected}`)
+    const url = req.url ?? "/"
+    const query = url.indexOf("?")
+    if ((query < 0 ? url : url.slice(0, query)) !== path) return jsonRpcError(res, 404, -32000, "Not found")
+    if (closing) return jsonRpcError(res, 503, -32000, "Server is shutting down")
+    const header = req.headers["mcp-session-id"]
+    const sessionId = Array.isArray(header) ? header[0] : header
+    if (sessionId !== undefined) {
+      const session = sessions.get(sessionId)
+      if (!session) return jsonRpcError(res, 404, -32001, "Session not found")
+      session.lastSeen = Date.now()
+      await session.transport.handleRequest(req, res)
+      return
+    }
+    if (req.method !== "POST")
+      return jsonRpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required")
+    if (sessions.size >= maxSessions) return jsonRpcError(res, 503, -32000, "Too many sessions")
+    // A POST without a session must be `initialize`; the transport rejects anything else.
+    const session = newSession()
+    await session.server.connect(session.transport)
+    await session.transport.handleRequest(req, res)
+    if (session.transport.sessionId === undefined) await session.server.close().catch(() => {})
+  }
+
+  const httpServer = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      options.onError?.(error)
+      jsonRpcError(res, 500, -32603, "Internal error")
+    })
+  })
+  httpServer.keepAliveTimeout = 65_000
+
+  const sweep = setInterval(
+    () => {
+      const cutoff = Date.now() - sessionIdleMs
+      for (const [id, session] of sessions) if (session.lastSeen < cutoff) dropSession(id)
+    },
+    Math.min(sessionIdleMs, 60_000),
+  )
+  sweep.unref()
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once("error", reject)
+    httpServer.listen(options.port ?? 0, host, () => {
+      httpServer.off("error", reject)
+      resolve()
+    })
+  })
+  const address = httpServer.address() as AddressInfo
+  const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address
+  let closed: Promise<void> | undefined
+  return {
+    url: `http://${urlHost}:${address.port}${path}`,
+    host: address.address,
+    port: address.port,
+    httpServer,
+    notifyToolsChanged: () => exposure.notifyToolsChanged(),
+    connections: () => sessions.size,
+    close: () => {
+      closed ??= (async () => {
+        closing = true
+        clearInterval(sweep)
+        exposure.dispose()
+        await Promise.all([...sessions.values()].map((s) => s.server.close().catch(() => {})))
+        sessions.clear()
+        await new Promise<void>((resolve) => {
+          httpServer.close(() => resolve())
+          httpServer.closeAllConnections()
+        })
+      })()
+      return closed
+    },
+  }
+}

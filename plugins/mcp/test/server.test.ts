@@ -1,0 +1,281 @@
+import { request as httpRequest } from "node:http"
+import { join } from "node:path"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import {
+  CallToolResultSchema,
+  ErrorCode,
+  LATEST_PROTOCOL_VERSION,
+  LoggingMessageNotificationSchema,
+  McpError,
+  type Progress,
+  ToolListChangedNotificationSchema,
+  type Tool as McpTool,
+} from "@modelcontextprotocol/sdk/types.js"
+import { defineTool, toolErrorFromJson } from "@toolplane/foundation"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ERROR_META_KEY, type McpHttpServerHandle, serveHttp, TOOL_META_KEY } from "../src/index.js"
+import { type DemoService, demoService } from "./fixtures/service.js"
+
+const here = import.meta.dirname
+const pluginDir = join(here, "..")
+
+interface Setup {
+  client: Client
+  /** Makes the server announce a new tool. */
+  grow: () => Promise<void>
+  /** Whether the server saw the cancellation (in-process only). */
+  abortedCount?: () => number
+  close: () => Promise<void>
+}
+
+const listAll = async (client: Client): Promise<{ tools: McpTool[]; pages: number }> => {
+  const tools: McpTool[] = []
+  let cursor: string | undefined
+  let pages = 0
+  do {
+    const page = await client.listTools(cursor ? { cursor } : {})
+    tools.push(...page.tools)
+    cursor = page.nextCursor
+    pages++
+  } while (cursor)
+  return { tools, pages }
+}
+
+const setups: Record<string, () => Promise<Setup>> = {
+  "Streamable HTTP": async () => {
+    let notify = () => {}
+    const service: DemoService = demoService({ pageSize: 5 })
+    const handle = await serveHttp(service, {
+      serverInfo: { name: "demo-http", version: "1.0.0" },
+      watch: (n) => {
+        notify = n
+        return () => {}
+      },
+    })
+    const client = new Client({ name: "test", version: "0" })
+    await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)))
+    return {
+      client,
+      grow: async () => {
+        service.add(defineTool({ id: "demo/grown", handler: () => "grown" }))
+        notify()
+      },
+      abortedCount: () => service.aborted.length,
+      close: async () => {
+        await client.close()
+        await handle.close()
+      },
+    }
+  },
+  stdio: async () => {
+    const client = new Client({ name: "test", version: "0" })
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ["--conditions=@toolplane/source", "--import", "tsx", join(here, "fixtures", "stdio-server.ts")],
+      cwd: pluginDir,
+      stderr: "pipe",
+    })
+    await client.connect(transport)
+    return {
+      client,
+      grow: async () => {
+        await client.callTool({ name: "demo.grow", arguments: {} })
+      },
+      close: () => client.close(),
+    }
+  },
+}
+
+describe.each(Object.keys(setups))("serving a ToolService over %s", (kind) => {
+  let setup: Setup
+  beforeAll(async () => {
+    setup = await setups[kind]!()
+  })
+  afterAll(async () => {
+    await setup?.close()
+  })
+
+  it("initializes with the current protocol version", () => {
+    const info = setup.client.getServerVersion()
+    expect(info?.name).toMatch(/^demo-/)
+    expect(setup.client.getServerCapabilities()?.tools?.listChanged).toBe(true)
+    expect(LATEST_PROTOCOL_VERSION).toBe("2025-11-25")
+  })
+
+  it("lists every tool across several pages, passing the service's signed cursors through", async () => {
+    const first = await setup.client.listTools()
+    expect(first.tools).toHaveLength(5)
+    expect(first.nextCursor).toMatch(/^v1\.test\./)
+    const { tools, pages } = await listAll(setup.client)
+    expect(pages).toBeGreaterThan(1)
+    const names = tools.map((t) => t.name)
+    expect(names).toContain("demo.echo")
+    expect(names).toContain("bulk.t11")
+    expect(new Set(names).size).toBe(names.length)
+    const echo = tools.find((t) => t.name === "demo.echo")!
+    expect(echo.title).toBe("Echo")
+    expect(echo.annotations?.readOnlyHint).toBe(true)
+    expect(echo._meta?.[TOOL_META_KEY]).toMatchObject({ id: "demo/echo", tags: ["demo"] })
+    expect(tools.find((t) => t.name === "demo.add")!.outputSchema).toMatchObject({ type: "object" })
+  })
+
+  it("rejects a tampered cursor with Invalid params", async () => {
+    const first = await setup.client.listTools()
+    const error = await setup.client.listTools({ cursor: `${first.nextCursor}x` }).catch((e) => e)
+    expect(error).toBeInstanceOf(McpError)
+    expect((error as McpError).code).toBe(ErrorCode.InvalidParams)
+  })
+
+  it("calls a tool with structured content, through the service's middleware", async () => {
+    const result = await setup.client.callTool({ name: "demo.add", arguments: { a: 2, b: 3 } })
+    expect(result.structuredContent).toEqual({ sum: 5 })
+    expect(result.isError).toBeFalsy()
+    expect(result._meta?.["test.dev/via"]).toBe("middleware")
+  })
+
+  it("returns invalid arguments as an isError result carrying the typed error", async () => {
+    const result = await setup.client.callTool({ name: "demo.add", arguments: { a: "x", b: 3 } })
+    expect(result.isError).toBe(true)
+    const typed = toolErrorFromJson(result._meta?.[ERROR_META_KEY])
+    expect(typed?._tag).toBe("InvalidArguments")
+    expect((typed as { issues: { path: string }[] }).issues[0]!.path).toBe("/a")
+  })
+
+  it("returns a failing tool as an isError result without a stack trace", async () => {
+    const result = await setup.client.callTool({ name: "demo.fail", arguments: {} })
+    expect(result.isError).toBe(true)
+    const json = result._meta?.[ERROR_META_KEY] as { _tag: string; cause: Record<string, unknown> }
+    expect(json._tag).toBe("ExecutionFailed")
+    expect(json.cause.message).toBe("boom")
+    expect(json.cause.stack).toBeUndefined()
+  })
+
+  it("answers an unknown tool with a JSON-RPC Invalid params error carrying ToolNotFound", async () => {
+    const error = await setup.client.callTool({ name: "demo.ecko", arguments: {} }).catch((e) => e)
+    expect(error).toBeInstanceOf(McpError)
+    expect((error as McpError).code).toBe(ErrorCode.InvalidParams)
+    const typed = toolErrorFromJson((error as McpError).data?.[ERROR_META_KEY])
+    expect(typed?._tag).toBe("ToolNotFound")
+    expect((typed as { suggestions: string[] }).suggestions).toContain("demo/echo")
+  })
+
+  it("passes progress notifications through", async () => {
+    const seen: Progress[] = []
+    const result = await setup.client.callTool(
+      { name: "demo.slow", arguments: { steps: 3, delayMs: 10 } },
+      CallToolResultSchema,
+      { onprogress: (p) => seen.push(p) },
+    )
+    expect(result.structuredContent).toEqual({ steps: 3 })
+    expect(seen.map((p) => p.progress)).toEqual([1, 2, 3])
+    expect(seen[2]).toMatchObject({ total: 3, message: "step 3" })
+  })
+
+  it("passes log messages through at the client's level", async () => {
+    const logs: unknown[] = []
+    setup.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      logs.push(n.params)
+    })
+    await setup.client.setLoggingLevel("info")
+    await setup.client.callTool({ name: "demo.log", arguments: { message: "hello" } })
+    await expect.poll(() => logs.length).toBeGreaterThan(0)
+    expect(logs).toEqual([{ level: "info", logger: "demo", data: { message: "hello" } }])
+  })
+
+  it("aborts the handler when the client cancels", async () => {
+    const controller = new AbortController()
+    const started = Date.now()
+    const call = setup.client.callTool(
+      { name: "demo.slow", arguments: { steps: 50, delayMs: 100 } },
+      CallToolResultSchema,
+      { signal: controller.signal, onprogress: () => controller.abort(new Error("user cancelled")) },
+    )
+    await expect(call).rejects.toThrow(/user cancelled/)
+    expect(Date.now() - started).toBeLessThan(3000)
+    if (setup.abortedCount) await expect.poll(() => setup.abortedCount!()).toBeGreaterThan(0)
+    // The server stays usable.
+    const after = await setup.client.callTool({ name: "demo.echo", arguments: { text: "still here" } })
+    expect(after.content).toEqual([{ type: "text", text: "still here" }])
+  })
+
+  it("sends notifications/tools/list_changed when the tools change", async () => {
+    let changed = 0
+    setup.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed++
+    })
+    await setup.grow()
+    await expect.poll(() => changed, { timeout: 5000 }).toBeGreaterThan(0)
+    const { tools } = await listAll(setup.client)
+    expect(tools.map((t) => t.name)).toContain("demo.grown")
+  })
+
+  it("answers ping", async () => {
+    await expect(setup.client.ping()).resolves.toEqual({})
+  })
+})
+
+const rawPost = (
+  url: string,
+  host: string,
+  extraHeaders: Record<string, string> = {},
+): Promise<{ status: number; body: string }> =>
+  new Promise((resolve, reject) => {
+    const target = new URL(url)
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "x", version: "0" } },
+    })
+    const req = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: "POST",
+        headers: {
+          Host: host,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...extraHeaders,
+        },
+      },
+      (res) => {
+        let text = ""
+        res.on("data", (c) => (text += c))
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }))
+      },
+    )
+    req.on("error", reject)
+    req.end(body)
+  })
+
+describe("serveHttp protections", () => {
+  let handle: McpHttpServerHandle
+  beforeAll(async () => {
+    handle = await serveHttp(demoService())
+  })
+  afterAll(async () => {
+    await handle?.close()
+  })
+
+  it("rejects a request whose Host is not localhost (DNS rebinding) and accepts a local one", async () => {
+    const evil = await rawPost(handle.url, "evil.example")
+    expect(evil.status).toBe(403)
+    expect(evil.body).toContain("evil.example")
+    const local = await rawPost(handle.url, `localhost:${handle.port}`)
+    expect(local.status).toBe(200)
+  })
+
+  it("rejects a foreign Origin", async () => {
+    const res = await rawPost(handle.url, `127.0.0.1:${handle.port}`, { Origin: "https://evil.example" })
+    expect(res.status).toBe(403)
+  })
+
+  it("answers 404 for an unknown session and another path", async () => {
+    expect((await rawPost(handle.url, `127.0.0.1:${handle.port}`, { "mcp-session-id": "nope" })).status).toBe(404)
+    expect((await rawPost(handle.url.replace(/\/mcp$/, "/other"), `127.0.0.1:${handle.port}`)).status).toBe(404)
+  })
+})
