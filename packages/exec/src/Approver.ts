@@ -1,0 +1,146 @@
+/**
+ * Approvers: who decides whether a tool that requires approval may run. The runner asks only for tools
+ * whose backend says they require approval; without an approver such calls fail with
+ * {@link ApprovalRequired}, and a refusal fails them with {@link ApprovalDenied}.
+ *
+ * @since 0.1.0
+ */
+import type { ExecutionContext, Tool } from "@toolplane/foundation"
+import { Context, Effect, Layer } from "effect"
+
+/**
+ * What an approver is asked.
+ *
+ * @since 0.1.0
+ */
+export interface ApprovalRequest {
+  readonly toolId: string
+  readonly tool: Tool
+  /** Name of the backend serving the tool. */
+  readonly backend: string
+  /** The validated (and enriched) arguments the tool would receive. */
+  readonly arguments: Readonly<Record<string, unknown>>
+  readonly context: ExecutionContext
+}
+
+/**
+ * An approver's answer: `true` / `false`, or an object with a reason shown in {@link ApprovalDenied}.
+ *
+ * @since 0.1.0
+ */
+export type ApprovalDecision = boolean | { readonly approved: boolean; readonly reason?: string }
+
+/**
+ * The approver contract, plain form. `approve` may answer synchronously.
+ *
+ * @since 0.1.0
+ */
+export interface Approver {
+  approve(request: ApprovalRequest): ApprovalDecision | Promise<ApprovalDecision>
+}
+
+/**
+ * An approver that asks a function (for example a UI prompt).
+ *
+ * @example
+ * ```ts
+ * const approver = approveWith(async ({ toolId, arguments: args }) => confirm(`${toolId} ${JSON.stringify(args)}?`))
+ * ```
+ * @since 0.1.0
+ */
+export const approveWith = (
+  decide: (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>,
+): Approver => ({ approve: decide })
+
+/**
+ * An approver that approves exactly the listed tools. An entry is a tool id, or `namespace/*` for every
+ * tool of a namespace.
+ *
+ * @example
+ * ```ts
+ * const approver = allowList(["fs/read_file", "github/*"])
+ * ```
+ * @since 0.1.0
+ */
+export const allowList = (patterns: Iterable<string>): Approver => {
+  const exact = new Set<string>()
+  const namespaces = new Set<string>()
+  for (const p of patterns) {
+    if (p.endsWith("/*")) namespaces.add(p.slice(0, -2))
+    else exact.add(p)
+  }
+  return {
+    approve: ({ toolId }) => {
+      if (exact.has(toolId) || namespaces.has(toolId.slice(0, toolId.indexOf("/")))) return true
+      return { approved: false, reason: "not on the allow-list" }
+    },
+  }
+}
+
+/**
+ * An approver that refuses every call.
+ *
+ * @since 0.1.0
+ */
+export const denyAll = (reason = "all calls requiring approval are denied"): Approver => ({
+  approve: () => ({ approved: false, reason }),
+})
+
+/**
+ * An approver that approves every call. Use only where every backend is trusted (tests, sandboxes).
+ *
+ * @since 0.1.0
+ */
+export const allowAll = (): Approver => ({ approve: () => true })
+
+/**
+ * The approver contract, Effect form.
+ *
+ * @since 0.1.0
+ */
+export interface EffectApprover {
+  approve(request: ApprovalRequest): Effect.Effect<ApprovalDecision>
+}
+
+/**
+ * The approver as an Effect service. `Runner.layer` uses it when present and no plain `approver` option
+ * was given.
+ *
+ * @since 0.1.0
+ */
+export class ApproverService extends Context.Service<ApproverService, EffectApprover>()(
+  "@toolplane/exec/Approver",
+) {
+  /**
+   * A Layer providing an approver given in plain form.
+   *
+   * @since 0.1.0
+   */
+  static readonly layer = (approver: Approver): Layer.Layer<ApproverService> =>
+    Layer.succeed(ApproverService, approverToEffect(approver))
+}
+
+/**
+ * Views a plain approver as an {@link EffectApprover}. A rejection counts as a denial.
+ *
+ * @since 0.1.0
+ */
+export const approverToEffect = (approver: Approver): EffectApprover => ({
+  approve: (request) =>
+    Effect.promise(async () => {
+      try {
+        return await approver.approve(request)
+      } catch (error) {
+        return { approved: false, reason: `approver failed: ${(error as Error)?.message ?? String(error)}` }
+      }
+    }),
+})
+
+/**
+ * Views an {@link EffectApprover} as a plain approver.
+ *
+ * @since 0.1.0
+ */
+export const approverFromEffect = (approver: EffectApprover): Approver => ({
+  approve: (request) => Effect.runPromise(approver.approve(request)),
+})

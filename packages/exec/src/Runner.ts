@@ -1,0 +1,409 @@
+/**
+ * The runner: the innermost tool service, over a registry of backends. Plain Promise code with
+ * per-tool precomputation, so a call costs a few microseconds more than the handler itself. The pipeline
+ * of a call, in order (one module per step under `pipeline/`):
+ *
+ * 1. resolve the tool (`ToolNotFound` with suggestions);
+ * 2. validate arguments (`InvalidArguments`; the backend never sees invalid input), then verify a
+ *    continuation cursor when one is given;
+ * 3. enrichers' `transformArgs`, in registration order;
+ * 4. approval gate (`ApprovalRequired` / `ApprovalDenied`);
+ * 5. limits: rate limits, then concurrency caps (`RateLimited`, or waiting);
+ * 6. deadline and cancellation (`Timeout` / `Cancelled`; the backend's signal aborts);
+ * 7. retry with exponential backoff and jitter, for idempotent or read-only tools;
+ * 8. output validation against `outputSchema` (`InvalidOutput`);
+ * 9. a span per call (OpenTelemetry), around all of the above.
+ *
+ * @since 0.1.0
+ */
+import {
+  type Backend,
+  type BackendCall,
+  type BackendHealth,
+  BackendRegistry,
+  type BackendResult,
+  BackendUnavailable,
+  type CallToolRequest,
+  type CursorCodec,
+  causeOf,
+  deriveContext,
+  type ExecutionContext,
+  type ExecutionContextInit,
+  InvalidArguments,
+  isToolDefinition,
+  isToolError,
+  type JsonValue,
+  type ListToolsRequest,
+  listAllTools,
+  makeContext,
+  makeCursorCodec,
+  paginateTools,
+  type RegisteredTool,
+  randomCursorKey,
+  type Tool,
+  type ToolPage,
+  type ToolResult,
+  type ToolService,
+  toContext,
+  toolOf,
+} from "@toolplane/foundation"
+import type { Approver } from "./Approver.js"
+import { type CallAllOptions, type CallAllResult, callAll } from "./callAll.js"
+import type { RunnerOptions } from "./options.js"
+import { approvalGate } from "./pipeline/approve.js"
+import { signContinuation, verifyContinuation } from "./pipeline/continuation.js"
+import { openScope } from "./pipeline/deadline.js"
+import { categoriesInUse, enricherApplies, enrichTool, isVisible, transformArgs } from "./pipeline/enrich.js"
+import { acquireLimits, LimitSet } from "./pipeline/limits.js"
+import { makeEntry, type ToolEntry, toolNotFound } from "./pipeline/resolve.js"
+import { withRetry } from "./pipeline/retry.js"
+import { type CallSpan, traced, tracingActive } from "./pipeline/trace.js"
+import { validateOutput } from "./pipeline/validateOutput.js"
+
+/**
+ * The runner: a {@link ToolService} plus registration, health and pagination helpers.
+ *
+ * @since 0.1.0
+ */
+export interface ToolRunner extends ToolService {
+  /** Resolves once the initial backends are registered; rejects on a configuration error (a conflict). */
+  ready(): Promise<void>
+  /** Every visible tool, following listing cursors. */
+  listAll(options?: { readonly context?: ExecutionContext | ExecutionContextInit }): Promise<Tool[]>
+  /** Calls a paginated tool and follows its continuation cursors within page and byte limits. */
+  callAll(request: CallToolRequest, options?: CallAllOptions): Promise<CallAllResult>
+  /** Registers a backend. Rejects with `ToolConflict`, `ConfigError` or `BackendUnavailable`. */
+  register(backend: Backend): Promise<void>
+  /** Unregisters a backend (without closing it). Returns whether it was registered. */
+  unregister(name: string): Promise<boolean>
+  /** Every backend's health, including backends whose tool list could not be read. */
+  health(): Promise<Record<string, BackendHealth>>
+  /** Unregisters and closes every backend. */
+  close(): Promise<void>
+  /** The underlying registry. */
+  readonly registry: BackendRegistry
+  /** The runner's limits (for inspection: `limits.semaphore("tool:ID")`, `limits.bucket("host:H")`). */
+  readonly limits: LimitSet
+  /** The codec signing listing and continuation cursors. */
+  readonly cursorCodec: CursorCodec
+}
+
+const EMPTY_ARGS: Readonly<Record<string, unknown>> = Object.freeze({})
+/** The signal of a context made without one (foundation shares a single never-aborting signal). */
+const NEVER_ABORTED = makeContext().signal
+const noop = (): void => {}
+
+interface Visible {
+  readonly registered: RegisteredTool
+  readonly listed: Tool
+}
+
+class Runner implements ToolRunner {
+  readonly registry: BackendRegistry
+  readonly limits: LimitSet
+  readonly cursorCodec: CursorCodec
+  readonly #options: RunnerOptions
+  readonly #enrichers: readonly import("@toolplane/foundation").Enricher[]
+  readonly #approver: Approver | undefined
+  readonly #pageSize: number
+  readonly #tracing: boolean
+  readonly #hideCategories: boolean
+  readonly #entries = new Map<string, ToolEntry>()
+  readonly #unsubscribe = new Map<string, () => void>()
+  readonly #failed = new Map<string, string>()
+  #visible = new Map<string, Visible>()
+  #listing: readonly Tool[] = []
+  #visibleIds: readonly string[] = []
+  #stale = true
+  #pending: Promise<void> | undefined
+  readonly #ready: Promise<void>
+
+  constructor(options: RunnerOptions) {
+    this.#options = options
+    this.#enrichers = [...(options.enrichers ?? [])]
+    this.#approver = options.approver
+    this.#pageSize = Math.max(1, Math.floor(options.pageSize ?? 100))
+    this.#tracing = options.tracing !== false
+    this.#hideCategories = options.hideUnsupportedCategories !== false
+    this.registry = new BackendRegistry(options.selection ? { selection: options.selection } : {})
+    this.limits = new LimitSet(options.limits)
+    this.cursorCodec =
+      options.cursorCodec ??
+      makeCursorCodec({
+        keys:
+          options.cursorKeys ??
+          (options.cursorSecret !== undefined
+            ? [{ kid: "k1", secret: options.cursorSecret }]
+            : [randomCursorKey()]),
+        ...(options.cursorTtlMs !== undefined ? { ttlMs: options.cursorTtlMs } : {}),
+      })
+    this.registry.onChange(() => {
+      this.#stale = true
+      this.#entries.clear()
+    })
+    const initial = this.#registerAll(options.backends ?? [])
+    this.#ready = initial
+    this.#pending = initial
+    initial.then(() => {
+      if (this.#pending === initial) this.#pending = undefined
+    }, noop)
+  }
+
+  async #registerAll(backends: readonly Backend[]): Promise<void> {
+    const lists = await Promise.all(
+      backends.map((b) =>
+        b.toolSchemas().then(
+          (tools) => ({ ok: true as const, tools }),
+          (error: unknown) => ({ ok: false as const, error }),
+        ),
+      ),
+    )
+    backends.forEach((backend, i) => {
+      const listed = lists[i]!
+      if (!listed.ok) {
+        this.#failed.set(backend.name, causeOf(listed.error).message)
+        return
+      }
+      this.registry.registerTools(backend, listed.tools)
+      this.#watch(backend)
+    })
+  }
+
+  #watch(backend: Backend): void {
+    const off = backend.onToolsChanged(() => {
+      this.registry.refresh(backend.name).catch((error: unknown) => {
+        this.#failed.set(backend.name, causeOf(error).message)
+      })
+    })
+    this.#unsubscribe.set(backend.name, off)
+  }
+
+  ready(): Promise<void> {
+    return this.#ready
+  }
+
+  #sync(): void {
+    if (!this.#stale) return
+    const enrichers = this.#enrichers
+    const filtering = this.#hideCategories && categoriesInUse(enrichers)
+    const visible = new Map<string, Visible>()
+    const listing: Tool[] = []
+    for (const tool of this.registry.tools()) {
+      if (!isVisible(tool, enrichers, filtering)) continue
+      const registered = this.registry.resolve(tool.id)!
+      const plain = isToolDefinition(tool) ? toolOf(tool) : tool
+      const listed = enrichTool(
+        plain,
+        enrichers.filter((e) => enricherApplies(e, tool)),
+      )
+      visible.set(tool.id, { registered, listed })
+      listing.push(listed)
+    }
+    listing.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    this.#visible = visible
+    this.#listing = listing
+    this.#visibleIds = listing.map((t) => t.id)
+    this.#entries.clear()
+    this.#stale = false
+  }
+
+  #resolve(name: string): ToolEntry {
+    this.#sync()
+    const found = typeof name === "string" ? this.#visible.get(name) : undefined
+    if (found === undefined) throw toolNotFound(name, this.#visibleIds)
+    const entry = makeEntry(found.registered, found.listed, {
+      enrichers: this.#enrichers,
+      limits: this.limits,
+      retry: this.#options.retry,
+      defaultTimeoutMs: this.#options.defaultTimeoutMs,
+    })
+    this.#entries.set(name, entry)
+    return entry
+  }
+
+  async listTools(request: ListToolsRequest = {}): Promise<ToolPage> {
+    if (this.#pending !== undefined) await this.#pending
+    this.#sync()
+    const caller = request.context?.callerId
+    return paginateTools(this.#listing, {
+      codec: this.cursorCodec,
+      pageSize: this.#pageSize,
+      cursor: request.cursor,
+      caller,
+    })
+  }
+
+  callTool(request: CallToolRequest): Promise<ToolResult> {
+    if (this.#tracing && tracingActive())
+      return traced(String(request.name), request.id ?? request.context?.callId, (span) =>
+        this.#call(request, span),
+      )
+    return this.#call(request, undefined)
+  }
+
+  async #call(request: CallToolRequest, span: CallSpan | undefined): Promise<ToolResult> {
+    if (this.#pending !== undefined) await this.#pending
+    // 1. resolve
+    const name = request.name
+    const entry = this.#entries.get(name) ?? this.#resolve(name)
+    if (span !== undefined) span.backend(entry.backendName)
+    const ctx = toContext(request.context)
+    // 2. validate
+    const raw = request.arguments ?? EMPTY_ARGS
+    let checked = entry.validator.validate(raw)
+    if (checked instanceof Promise) checked = await checked
+    if (!checked.ok) throw new InvalidArguments({ toolId: entry.id, issues: checked.issues })
+    let args = checked.value as Readonly<Record<string, unknown>>
+    let resume: JsonValue | undefined
+    if (request.cursor !== undefined)
+      resume = verifyContinuation(this.cursorCodec, request.cursor, entry.id, ctx.callerId, raw)
+    // 3. enrich
+    if (entry.enrichers.length > 0) args = transformArgs(entry.id, args, entry.enrichers)
+    // 4. approve
+    if (entry.approval !== false) await approvalGate(entry, this.#approver, args, ctx)
+    const call: BackendCall =
+      resume === undefined
+        ? { toolId: entry.id, arguments: args, validated: !entry.backendRevalidates }
+        : { toolId: entry.id, arguments: args, validated: !entry.backendRevalidates, resume }
+    // 5.-7. limits, deadline, retry
+    const deadline =
+      ctx.deadline ?? (entry.timeoutMs === undefined ? undefined : Date.now() + entry.timeoutMs)
+    const cancellable = ctx.signal !== NEVER_ABORTED
+    let result: BackendResult
+    if (deadline === undefined && !cancellable && entry.limits === undefined && entry.retry === undefined) {
+      if (span !== undefined) span.attempt(1)
+      result = await entry.backend.execute(call, ctx)
+    } else {
+      result = await this.#guarded(entry, call, ctx, deadline, cancellable, span)
+    }
+    // 8. output
+    if (entry.outputValidator !== undefined) await validateOutput(entry.id, entry.outputValidator, result)
+    if (result.continuation != null || result.nextCursor !== undefined)
+      return signContinuation(this.cursorCodec, result, entry.id, ctx.callerId, raw)
+    return result
+  }
+
+  async #guarded(
+    entry: ToolEntry,
+    call: BackendCall,
+    ctx: ExecutionContext,
+    deadline: number | undefined,
+    cancellable: boolean,
+    span: CallSpan | undefined,
+  ): Promise<BackendResult> {
+    if (deadline === undefined && !cancellable)
+      return this.#attempts(entry, call, ctx, undefined, undefined, span)
+    const scope = openScope(ctx, entry.id, deadline, cancellable)
+    const scoped = deriveContext(
+      ctx,
+      deadline === undefined ? { signal: scope.signal } : { signal: scope.signal, deadline },
+    )
+    try {
+      return await Promise.race([
+        this.#attempts(entry, call, scoped, scope.signal, deadline, span),
+        scope.aborted,
+      ])
+    } finally {
+      scope.dispose()
+    }
+  }
+
+  async #attempts(
+    entry: ToolEntry,
+    call: BackendCall,
+    ctx: ExecutionContext,
+    signal: AbortSignal | undefined,
+    deadline: number | undefined,
+    span: CallSpan | undefined,
+  ): Promise<BackendResult> {
+    const release =
+      entry.limits === undefined
+        ? undefined
+        : await acquireLimits(entry.limits, call.arguments, signal, entry.id)
+    try {
+      if (entry.retry === undefined) {
+        if (span !== undefined) span.attempt(1)
+        return await entry.backend.execute(call, ctx)
+      }
+      return await withRetry(entry.retry, () => entry.backend.execute(call, ctx), {
+        toolId: entry.id,
+        signal,
+        deadline,
+        ...(span !== undefined ? { onAttempt: span.attempt } : {}),
+      })
+    } finally {
+      release?.()
+    }
+  }
+
+  listAll(options: { readonly context?: ExecutionContext | ExecutionContextInit } = {}): Promise<Tool[]> {
+    return listAllTools(this, options)
+  }
+
+  callAll(request: CallToolRequest, options?: CallAllOptions): Promise<CallAllResult> {
+    return callAll(this, request, options)
+  }
+
+  async register(backend: Backend): Promise<void> {
+    if (this.#pending !== undefined) await this.#pending
+    let tools: readonly Tool[]
+    try {
+      tools = await backend.toolSchemas()
+    } catch (error) {
+      if (isToolError(error)) throw error
+      throw new BackendUnavailable({ backend: backend.name, reason: causeOf(error).message })
+    }
+    this.registry.registerTools(backend, tools)
+    this.#failed.delete(backend.name)
+    this.#watch(backend)
+  }
+
+  async unregister(name: string): Promise<boolean> {
+    if (this.#pending !== undefined) await this.#pending.catch(noop)
+    this.#unsubscribe.get(name)?.()
+    this.#unsubscribe.delete(name)
+    this.#failed.delete(name)
+    return this.registry.unregister(name)
+  }
+
+  async health(): Promise<Record<string, BackendHealth>> {
+    await this.#ready.catch(noop)
+    const report = await this.registry.health()
+    for (const [name, error] of this.#failed) report[name] = { healthy: false, tools: 0, error }
+    return report
+  }
+
+  async close(): Promise<void> {
+    await this.#ready.catch(noop)
+    const backends = this.registry.backends()
+    for (const off of this.#unsubscribe.values()) off()
+    this.#unsubscribe.clear()
+    for (const b of backends) this.registry.unregister(b.name)
+    await Promise.allSettled(backends.map((b) => b.close()))
+  }
+}
+
+/**
+ * Creates a runner. Registration of `options.backends` starts at once; calls and listings wait for it
+ * (`ready()` tells when it is done). A backend whose tool list cannot be read is left out and reported
+ * unhealthy; a conflict between backends rejects `ready()` and every call.
+ *
+ * @example
+ * ```ts
+ * import { defineTool } from "@toolplane/foundation"
+ * import { createRunner } from "@toolplane/exec"
+ * import { localBackend } from "@toolplane/plugin-local"
+ * import { z } from "zod"
+ *
+ * const weather = defineTool({
+ *   id: "weather/current",
+ *   input: z.object({ city: z.string() }),
+ *   annotations: { readOnlyHint: true },
+ *   handler: async ({ city }) => ({ city, tempC: 21 }),
+ * })
+ * const runner = createRunner({ backends: [localBackend([weather])] })
+ * const result = await runner.callTool({ name: "weather/current", arguments: { city: "Oslo" } })
+ * ```
+ * @since 0.1.0
+ */
+export const createRunner = (options: RunnerOptions = {}): ToolRunner => new Runner(options)

@@ -1,0 +1,19 @@
+/**
+ * @toolplane/exec: the runner, the innermost tool service. The call pipeline (resolve, validate, enrich,
+ * approve, limit, deadline, retry, validate output, trace), tool-result pagination with signed
+ * continuation cursors and `callAll`, approvers, concurrency caps and token buckets.
+ *
+ * @packageDocumentation
+ * @since 0.1.0
+ */
+export * from "./Approver.js"
+export * from "./Concurrency.js"
+export * from "./callAll.js"
+export type * from "./options.js"
+export { CALL_CURSOR_PURPOSE } from "./pipeline/continuation.js"
+export { LimitSet } from "./pipeline/limits.js"
+export { backoffMs, isIdempotent, isRetryable, type RetryPolicy, retryPolicyFor } from "./pipeline/retry.js"
+export { tracingActive } from "./pipeline/trace.js"
+export * from "./Runner.js"
+export * from "./RunnerService.js"
+export * from "./TokenBucket.js"
