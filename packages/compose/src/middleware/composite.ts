@@ -1,0 +1,327 @@
+/**
+ * Composite tools: virtual tools that fan the same arguments out to several target tools concurrently
+ * and return all results in one.
+ *
+ * Result format (targets in definition order, whatever order they finish in):
+ * - `content`: for each target, a text header block `[<target id>]` (`[<target id>] (error)` when it
+ *   failed), then the target's own content blocks, or one text block with the error message when the
+ *   call was rejected. Every block carries `_meta["toolplane/target"] = "<target id>"`.
+ * - `structuredContent`: `{ results: [{ tool, ok, structuredContent?, error? }] }`, `error` being the
+ *   JSON form of the typed error (`toolErrorToJson`).
+ * - `isError: true` when any target failed (rejected, timed out, or returned `isError`); successful
+ *   results are kept.
+ *
+ * Composite tools are the outermost layer: their names are not alias-rewritten, and each target call
+ * goes through the whole inner chain (aliasing, search mode, capability filtering, validation).
+ *
+ * @since 0.1.0
+ */
+import {
+  type CallToolRequest,
+  ConfigError,
+  type ContentBlock,
+  causeOf,
+  deriveContext,
+  ExecutionFailed,
+  isToolError,
+  isToolId,
+  type JsonSchema,
+  type Middleware,
+  suggestToolIds,
+  Timeout,
+  type Tool,
+  type ToolError,
+  type ToolResult,
+  type ToolService,
+  text,
+  toContext,
+  toolErrorToJson,
+} from "@toolplane/foundation"
+import { type ListingOptions, listingService, resolveListing } from "../internal/listing.js"
+
+/**
+ * A composite tool.
+ *
+ * @since 0.1.0
+ */
+export interface CompositeToolDefinition {
+  /** `namespace/name`, or a bare name placed in the composite namespace (default `composite`). */
+  readonly name: string
+  readonly description?: string
+  /** Target tool ids, as the layer below composite lists them (aliases included). */
+  readonly tools: readonly string[]
+  /** Per-target timeout; a slower target is reported as a `Timeout` error and the others are kept. */
+  readonly timeoutMs?: number
+  /** Listed input schema. Default: the targets' schema when they all share one, else any object. */
+  readonly inputSchema?: JsonSchema
+  /** Only `"parallel"` (the default). */
+  readonly strategy?: "parallel"
+}
+
+/**
+ * Options of {@link compositeTools}.
+ *
+ * @since 0.1.0
+ */
+export interface CompositeOptions extends ListingOptions {
+  /** Namespace of composite tools defined with a bare name. Default `composite`. */
+  readonly namespace?: string
+}
+
+interface Resolved {
+  readonly id: string
+  readonly definition: CompositeToolDefinition
+}
+
+const ANY_OBJECT: JsonSchema = Object.freeze({ type: "object" })
+const TARGET_META = "toolplane/target"
+
+/**
+ * Validates definitions (non-empty unique names, at least one target, valid unique target ids, positive
+ * timeouts) and resolves their ids. Fails with `ConfigError` at `composite_tools[i]...`.
+ *
+ * @since 0.1.0
+ */
+export const resolveComposites = (
+  definitions: readonly CompositeToolDefinition[],
+  namespace = "composite",
+): readonly Resolved[] => {
+  if (!Array.isArray(definitions))
+    throw new ConfigError({ path: "composite_tools", reason: "must be an array" })
+  const ids = new Map<string, number>()
+  const out = definitions.map((definition, i): Resolved => {
+    const at = `composite_tools[${i}]`
+    if (typeof definition !== "object" || definition === null)
+      throw new ConfigError({ path: at, reason: "a composite tool must be an object" })
+    const name = definition.name
+    if (typeof name !== "string" || name.trim() === "")
+      throw new ConfigError({ path: `${at}.name`, reason: "a composite tool needs a non-empty name" })
+    const id = name.includes("/") ? name : `${namespace}/${name}`
+    if (!isToolId(id)) throw new ConfigError({ path: `${at}.name`, reason: `"${id}" is not a valid tool id` })
+    const previous = ids.get(id)
+    if (previous !== undefined)
+      throw new ConfigError({
+        path: `${at}.name`,
+        reason: `"${id}" is also defined by composite_tools[${previous}]`,
+      })
+    ids.set(id, i)
+    if (!Array.isArray(definition.tools) || definition.tools.length === 0)
+      throw new ConfigError({
+        path: `${at}.tools`,
+        reason: "a composite tool needs at least one target tool",
+      })
+    const seen = new Set<string>()
+    ;(definition.tools as readonly string[]).forEach((target: string, j: number) => {
+      if (!isToolId(target))
+        throw new ConfigError({
+          path: `${at}.tools[${j}]`,
+          reason: `${JSON.stringify(target)} is not a "namespace/name" tool id`,
+        })
+      if (seen.has(target))
+        throw new ConfigError({ path: `${at}.tools[${j}]`, reason: `"${target}" is listed twice` })
+      seen.add(target)
+    })
+    if (
+      definition.timeoutMs !== undefined &&
+      !(definition.timeoutMs > 0 && Number.isFinite(definition.timeoutMs))
+    )
+      throw new ConfigError({
+        path: `${at}.timeoutMs`,
+        reason: `must be a positive number of milliseconds, got ${definition.timeoutMs}`,
+      })
+    if (definition.strategy !== undefined && definition.strategy !== "parallel")
+      throw new ConfigError({
+        path: `${at}.strategy`,
+        reason: `unknown strategy "${definition.strategy}" (only "parallel")`,
+      })
+    return { id, definition }
+  })
+  for (const [i, { definition }] of out.entries())
+    for (const [j, target] of definition.tools.entries())
+      if (ids.has(target))
+        throw new ConfigError({
+          path: `composite_tools[${i}].tools[${j}]`,
+          reason: `"${target}" is a composite tool; targets must be tools of the inner service`,
+        })
+  return out
+}
+
+/**
+ * Checks every target exists among `tools` (the listing below the composite layer) and no composite
+ * shadows a tool. `hint(id)` may explain a missing target (e.g. "hidden by capability filtering").
+ * Fails with `ConfigError` at `composite_tools[i].tools[j]`.
+ *
+ * @since 0.1.0
+ */
+export const checkCompositeTargets = (
+  definitions: readonly CompositeToolDefinition[],
+  tools: readonly Tool[],
+  options: { readonly namespace?: string; readonly hint?: (id: string) => string | undefined } = {},
+): void => {
+  const ids = new Set(tools.map((t) => t.id))
+  resolveComposites(definitions, options.namespace).forEach(({ id, definition }, i) => {
+    if (ids.has(id))
+      throw new ConfigError({
+        path: `composite_tools[${i}].name`,
+        reason: `"${id}" collides with an existing tool`,
+      })
+    definition.tools.forEach((target, j) => {
+      if (ids.has(target)) return
+      const extra = options.hint?.(target)
+      const suggestions = suggestToolIds(target, ids)
+      throw new ConfigError({
+        path: `composite_tools[${i}].tools[${j}]`,
+        reason: `target "${target}" does not exist${extra ? ` (${extra})` : ""}${suggestions.length ? `; did you mean ${suggestions.map((s) => `"${s}"`).join(", ")}?` : ""}`,
+      })
+    })
+  })
+}
+
+const sameSchema = (schemas: readonly JsonSchema[]): boolean => {
+  const first = JSON.stringify(schemas[0])
+  return schemas.every((s) => s === schemas[0] || JSON.stringify(s) === first)
+}
+
+const listedTool = (resolved: Resolved, inner: ReadonlyMap<string, Tool>): Tool => {
+  const { id, definition } = resolved
+  const targets = definition.tools.map((t) => inner.get(t))
+  const present = targets.every((t) => t !== undefined) ? (targets as Tool[]) : undefined
+  const inputSchema =
+    definition.inputSchema ??
+    (present && sameSchema(present.map((t) => t.inputSchema)) ? present[0]!.inputSchema : ANY_OBJECT)
+  const readOnly = present?.every((t) => t.annotations?.readOnlyHint === true) === true
+  const slash = id.indexOf("/")
+  return {
+    id,
+    namespace: id.slice(0, slash),
+    name: id.slice(slash + 1),
+    description:
+      definition.description ??
+      `Calls ${definition.tools.join(", ")} with the same arguments and returns every result`,
+    inputSchema,
+    ...(readOnly ? { annotations: { readOnlyHint: true } } : {}),
+    metadata: { composite: { tools: [...definition.tools] } },
+  }
+}
+
+type Outcome = { readonly target: string; readonly result?: ToolResult; readonly error?: ToolError }
+
+const toToolError = (target: string, error: unknown): ToolError =>
+  isToolError(error) ? error : new ExecutionFailed({ toolId: target, cause: causeOf(error) })
+
+const callTarget = async (
+  next: ToolService,
+  request: CallToolRequest,
+  target: string,
+  timeoutMs: number | undefined,
+): Promise<Outcome> => {
+  if (timeoutMs === undefined) {
+    try {
+      return {
+        target,
+        result: await next.callTool({
+          name: target,
+          arguments: request.arguments ?? {},
+          ...(request.context ? { context: request.context } : {}),
+        }),
+      }
+    } catch (error) {
+      return { target, error: toToolError(target, error) }
+    }
+  }
+  const ctx = toContext(request.context)
+  const controller = new AbortController()
+  const timeout = new Timeout({ toolId: target, timeoutMs })
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort(timeout)
+      reject(timeout)
+    }, timeoutMs)
+  })
+  const deadline = Date.now() + timeoutMs
+  const context = deriveContext(ctx, {
+    signal: AbortSignal.any([ctx.signal, controller.signal]),
+    deadline: ctx.deadline === undefined ? deadline : Math.min(ctx.deadline, deadline),
+  })
+  try {
+    const result = await Promise.race([
+      next.callTool({ name: target, arguments: request.arguments ?? {}, context }),
+      expired,
+    ])
+    return { target, result }
+  } catch (error) {
+    return { target, error: toToolError(target, error) }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+const tag = (block: ContentBlock, target: string): ContentBlock => ({
+  ...block,
+  _meta: { ...block._meta, [TARGET_META]: target },
+})
+
+/**
+ * Merges target outcomes into one result (the format in this module's documentation).
+ *
+ * @since 0.1.0
+ */
+export const mergeOutcomes = (outcomes: readonly Outcome[]): ToolResult => {
+  const content: ContentBlock[] = []
+  const results: Record<string, unknown>[] = []
+  let failed = false
+  for (const o of outcomes) {
+    const ok = o.error === undefined && o.result?.isError !== true
+    if (!ok) failed = true
+    content.push(tag(text(ok ? `[${o.target}]` : `[${o.target}] (error)`), o.target))
+    if (o.error) {
+      content.push(tag(text(o.error.message), o.target))
+      results.push({ tool: o.target, ok: false, error: toolErrorToJson(o.error) })
+    } else {
+      for (const block of o.result!.content) content.push(tag(block, o.target))
+      results.push({
+        tool: o.target,
+        ok,
+        ...(o.result!.structuredContent !== undefined
+          ? { structuredContent: o.result!.structuredContent }
+          : {}),
+      })
+    }
+  }
+  return { content, structuredContent: { results }, ...(failed ? { isError: true } : {}) }
+}
+
+/**
+ * The composite-tools middleware: lists composite tools with the inner tools and fans calls out.
+ *
+ * @example
+ * ```ts
+ * compositeTools([{ name: "search_all", tools: ["github/search", "docs/search"], timeoutMs: 5000 }])
+ * ```
+ * @since 0.1.0
+ */
+export const compositeTools = (
+  definitions: readonly CompositeToolDefinition[],
+  options: CompositeOptions = {},
+): Middleware => {
+  const resolved = resolveComposites(definitions, options.namespace)
+  const byId = new Map(resolved.map((r) => [r.id, r]))
+  const listing = resolveListing(options, "composite_tools")
+  return (next) =>
+    listingService({
+      next,
+      purpose: "compose/composite/tools/list",
+      listing,
+      derive: (inner) => {
+        const map = new Map(inner.map((t) => [t.id, t]))
+        return [...inner.filter((t) => !byId.has(t.id)), ...resolved.map((r) => listedTool(r, map))]
+      },
+      call: (request) => {
+        const composite = byId.get(request.name)
+        if (!composite) return next.callTool(request)
+        const { tools, timeoutMs } = composite.definition
+        return Promise.all(tools.map((t) => callTarget(next, request, t, timeoutMs))).then(mergeOutcomes)
+      },
+    })
+}
