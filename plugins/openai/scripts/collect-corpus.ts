@@ -30,4 +30,6 @@ const corpus = {
   ...(failures.length > 0 ? { failures } : {}),
 }
 writeFileSync(out, `${JSON.stringify(corpus, null, 2)}\n`)
-console.log(`wrote ${servers.reduce((n, s) => n + s.tools.length, 0)} tools from ${servers.length} servers to ${out}`)
+console.log(
+  `wrote ${servers.reduce((n, s) => n + s.tools.length, 0)} tools from ${servers.length} servers to ${out}`,
+)

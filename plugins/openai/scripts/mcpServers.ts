@@ -100,7 +100,9 @@ export const collectServer = async (spec: ServerSpec, timeoutMs = 15_000): Promi
           name: t.name,
           ...(t.description !== undefined ? { description: t.description } : {}),
           inputSchema: t.inputSchema as Record<string, unknown>,
-          ...(t.outputSchema !== undefined ? { outputSchema: t.outputSchema as Record<string, unknown> } : {}),
+          ...(t.outputSchema !== undefined
+            ? { outputSchema: t.outputSchema as Record<string, unknown> }
+            : {}),
         })
       cursor = page.nextCursor
     } while (cursor)

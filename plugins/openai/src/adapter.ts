@@ -116,10 +116,13 @@ interface Converted {
 const convertParameters = (tool: Tool, strict: boolean): Converted => {
   const warnings: FeatureLossWarning[] = []
   if (tool.annotations !== undefined && Object.keys(tool.annotations).length > 0)
-    warnings.push(warn(tool, "annotations", "/annotations", "OpenAI function tools have no annotations (hints)"))
+    warnings.push(
+      warn(tool, "annotations", "/annotations", "OpenAI function tools have no annotations (hints)"),
+    )
   if (tool.outputSchema !== undefined)
     warnings.push(warn(tool, "outputSchema", "/outputSchema", "OpenAI function tools have no output schema"))
-  if (!strict) return { parameters: looseParameters(tool.inputSchema), strict: false, wrapped: false, warnings }
+  if (!strict)
+    return { parameters: looseParameters(tool.inputSchema), strict: false, wrapped: false, warnings }
   const result = toStrictSchema(tool.inputSchema)
   if (!result.ok) {
     warnings.push(
@@ -134,7 +137,12 @@ const convertParameters = (tool: Tool, strict: boolean): Converted => {
   }
   for (const loss of result.losses)
     warnings.push(warn(tool, loss.feature, `/inputSchema${loss.path}`, loss.message))
-  return { parameters: result.schema as { [key: string]: unknown }, strict: true, wrapped: result.wrapped, warnings }
+  return {
+    parameters: result.schema as { [key: string]: unknown },
+    strict: true,
+    wrapped: result.wrapped,
+    warnings,
+  }
 }
 
 const shape = (
@@ -194,7 +202,11 @@ export function toOpenAITools(
   const api = options.api ?? "chat"
   const strict = options.strict ?? true
   const seen = new Set<string>()
-  const unique = tools.filter((t) => (seen.has(t.id) ? false : (seen.add(t.id), true)))
+  const unique = tools.filter((t) => {
+    if (seen.has(t.id)) return false
+    seen.add(t.id)
+    return true
+  })
   const names = mapToolNames(unique.map((t) => t.id))
   const warnings: FeatureLossWarning[] = []
   const out: (OpenAIChatTool | OpenAIResponsesTool)[] = []
@@ -271,7 +283,9 @@ export function openAIAdapter(
   options: OpenAIToolsOptions<"responses"> & { readonly api: "responses" },
 ): Adapter<OpenAIResponsesTool>
 export function openAIAdapter(options?: OpenAIToolsOptions<"chat">): Adapter<OpenAIChatTool>
-export function openAIAdapter(options: OpenAIToolsOptions = {}): Adapter<OpenAIChatTool | OpenAIResponsesTool> {
+export function openAIAdapter(
+  options: OpenAIToolsOptions = {},
+): Adapter<OpenAIChatTool | OpenAIResponsesTool> {
   const api = options.api ?? "chat"
   const strict = options.strict ?? true
   return {

@@ -6,7 +6,12 @@
  * @since 0.1.0
  */
 import { type ExecutionContextInit, listAllTools, type ToolService } from "@toolplane/foundation"
-import { type OpenAIChatTool, type OpenAIResponsesTool, type OpenAIToolSet, toOpenAITools } from "./adapter.js"
+import {
+  type OpenAIChatTool,
+  type OpenAIResponsesTool,
+  type OpenAIToolSet,
+  toOpenAITools,
+} from "./adapter.js"
 import {
   type ChatCompletionLike,
   type ChatMessageLike,
@@ -36,7 +41,14 @@ export interface ChatCompletionsClient {
  */
 export interface ResponsesClient {
   readonly responses: {
-    create(body: any, options?: any): PromiseLike<{ readonly id?: string; readonly output: readonly ResponseItemLike[]; readonly output_text?: string }>
+    create(
+      body: any,
+      options?: any,
+    ): PromiseLike<{
+      readonly id?: string
+      readonly output: readonly ResponseItemLike[]
+      readonly output_text?: string
+    }>
   }
 }
 
@@ -121,12 +133,19 @@ const toolSetFor = async (options: LoopCommon, api: "chat" | "responses"): Promi
 const textOfMessage = (message: ChatMessageLike): string | undefined =>
   typeof message.content === "string" ? message.content : undefined
 
-const textOfResponse = (response: { output: readonly ResponseItemLike[]; output_text?: string }): string | undefined => {
+const textOfResponse = (response: {
+  output: readonly ResponseItemLike[]
+  output_text?: string
+}): string | undefined => {
   if (typeof response.output_text === "string" && response.output_text !== "") return response.output_text
   const parts: string[] = []
-  for (const item of response.output as readonly { type: string; content?: { type: string; text?: string }[] }[])
+  for (const item of response.output as readonly {
+    type: string
+    content?: { type: string; text?: string }[]
+  }[])
     if (item.type === "message")
-      for (const c of item.content ?? []) if (c.type === "output_text" && typeof c.text === "string") parts.push(c.text)
+      for (const c of item.content ?? [])
+        if (c.type === "output_text" && typeof c.text === "string") parts.push(c.text)
   return parts.length > 0 ? parts.join("") : undefined
 }
 
@@ -147,7 +166,9 @@ const textOfResponse = (response: { output: readonly ResponseItemLike[]; output_
  * ```
  * @since 0.1.0
  */
-export async function runAgentLoop(options: ChatAgentLoopOptions | ResponsesAgentLoopOptions): Promise<AgentLoopResult> {
+export async function runAgentLoop(
+  options: ChatAgentLoopOptions | ResponsesAgentLoopOptions,
+): Promise<AgentLoopResult> {
   const maxSteps = options.maxSteps ?? 10
   const api = options.api ?? "chat"
   const toolset = await toolSetFor(options, api)
@@ -166,7 +187,12 @@ export async function runAgentLoop(options: ChatAgentLoopOptions | ResponsesAgen
     let last: unknown
     for (let index = 0; index < maxSteps; index++) {
       const response = await options.client.responses.create(
-        { model: options.model, input: transcript, ...(tools.length > 0 ? { tools } : {}), ...options.request },
+        {
+          model: options.model,
+          input: transcript,
+          ...(tools.length > 0 ? { tools } : {}),
+          ...options.request,
+        },
         requestOptions,
       )
       last = response
@@ -176,8 +202,15 @@ export async function runAgentLoop(options: ChatAgentLoopOptions | ResponsesAgen
       steps.push(step)
       options.onStep?.(step)
       if (outcomes.length === 0)
-        return { stopReason: "completed", text: textOfResponse(response), steps, transcript, lastResponse: response }
-      for (const o of outcomes) transcript.push({ type: "function_call_output", call_id: o.callId, output: o.output })
+        return {
+          stopReason: "completed",
+          text: textOfResponse(response),
+          steps,
+          transcript,
+          lastResponse: response,
+        }
+      for (const o of outcomes)
+        transcript.push({ type: "function_call_output", call_id: o.callId, output: o.output })
     }
     return { stopReason: "max_steps", text: undefined, steps, transcript, lastResponse: last }
   }
@@ -191,14 +224,21 @@ export async function runAgentLoop(options: ChatAgentLoopOptions | ResponsesAgen
     )
     last = completion
     const message = completion.choices[0]?.message
-    if (message === undefined) return { stopReason: "completed", text: undefined, steps, transcript, lastResponse: completion }
+    if (message === undefined)
+      return { stopReason: "completed", text: undefined, steps, transcript, lastResponse: completion }
     transcript.push(stripNulls(message))
     const { outcomes } = await executeToolCalls(chat.service, message, runOptions)
     const step = { index, response: completion, outcomes }
     steps.push(step)
     chat.onStep?.(step)
     if (outcomes.length === 0)
-      return { stopReason: "completed", text: textOfMessage(message), steps, transcript, lastResponse: completion }
+      return {
+        stopReason: "completed",
+        text: textOfMessage(message),
+        steps,
+        transcript,
+        lastResponse: completion,
+      }
     for (const o of outcomes) transcript.push({ role: "tool", tool_call_id: o.callId, content: o.output })
   }
   return { stopReason: "max_steps", text: undefined, steps, transcript, lastResponse: last }

@@ -67,13 +67,16 @@ export const fromOpenAITool = (native: OpenAIToolInput, options: ImportOptions =
   const fail = (reason: string): never => {
     throw new ConversionFailed({ toolId: id, adapter: "openai", reason })
   }
-  if ("type" in native && native.type !== "function") fail(`only function tools can be imported, got "${String((native as { type: unknown }).type)}"`)
+  if ("type" in native && native.type !== "function")
+    fail(`only function tools can be imported, got "${String((native as { type: unknown }).type)}"`)
   if (name === "") fail("the tool has no name")
   const parameters = (def.parameters ?? EMPTY_INPUT_SCHEMA) as JsonSchema
   try {
     return makeTool({
       id,
-      ...(typeof def.description === "string" && def.description !== "" ? { description: def.description } : {}),
+      ...(typeof def.description === "string" && def.description !== ""
+        ? { description: def.description }
+        : {}),
       inputSchema: parameters,
       metadata: { openai: { name, strict: def.strict === true } },
     })

@@ -132,8 +132,7 @@ export const mapToolNames = (ids: Iterable<string>): ToolNameMap => {
     } else {
       toName.set(id, r)
       toId.set(r, id)
-      if (r !== id)
-        reasons.set(id, id.replace("/", "__") === r ? "separator" : "sanitized")
+      if (r !== id) reasons.set(id, id.replace("/", "__") === r ? "separator" : "sanitized")
     }
   }
   for (const id of hashed) {

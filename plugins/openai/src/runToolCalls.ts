@@ -58,9 +58,9 @@ export interface ChatCompletionLike {
  */
 export interface ResponseItemLike {
   readonly type: string
-  readonly call_id?: string
-  readonly name?: string
-  readonly arguments?: string
+  readonly call_id?: unknown
+  readonly name?: unknown
+  readonly arguments?: unknown
 }
 
 /**
@@ -134,7 +134,10 @@ export interface RunToolCallsOptions {
   /** At most this many calls run at once. Default: all. */
   readonly maxConcurrency?: number
   /** Turns a successful result into the text the model reads. Default {@link formatToolResult}. */
-  readonly formatResult?: (result: ToolResult, call: { readonly name: string; readonly toolId: string }) => string
+  readonly formatResult?: (
+    result: ToolResult,
+    call: { readonly name: string; readonly toolId: string },
+  ) => string
   /** Called once per call, after it finished. */
   readonly onOutcome?: (outcome: ToolCallOutcome) => void
 }
@@ -219,14 +222,21 @@ const callsOf = (response: unknown): { api: "chat" | "responses"; calls: Pending
   if (isRecord(response) && Array.isArray(response.output))
     return { api: "responses", calls: responseCalls(response.output) }
   let message: unknown = response
-  if (isRecord(response) && Array.isArray(response.choices)) message = (response.choices[0] as { message?: unknown })?.message
-  const toolCalls = isRecord(message) && Array.isArray(message.tool_calls) ? (message.tool_calls as ChatToolCallLike[]) : []
+  if (isRecord(response) && Array.isArray(response.choices))
+    message = (response.choices[0] as { message?: unknown })?.message
+  const toolCalls =
+    isRecord(message) && Array.isArray(message.tool_calls) ? (message.tool_calls as ChatToolCallLike[]) : []
   return {
     api: "chat",
     calls: toolCalls.map((c) =>
       c.type === "function" && c.function
         ? { callId: c.id, name: c.function.name, arguments: c.function.arguments }
-        : { callId: c.id, name: c.custom?.name ?? String(c.type), arguments: undefined, unsupported: String(c.type) },
+        : {
+            callId: c.id,
+            name: c.custom?.name ?? String(c.type),
+            arguments: undefined,
+            unsupported: String(c.type),
+          },
     ),
   }
 }
@@ -234,7 +244,11 @@ const callsOf = (response: unknown): { api: "chat" | "responses"; calls: Pending
 const responseCalls = (items: readonly unknown[]): PendingCall[] =>
   items
     .filter((i): i is ResponseItemLike => isRecord(i) && i.type === "function_call")
-    .map((i) => ({ callId: i.call_id ?? "", name: i.name ?? "", arguments: i.arguments }))
+    .map((i) => ({
+      callId: typeof i.call_id === "string" ? i.call_id : "",
+      name: typeof i.name === "string" ? i.name : "",
+      arguments: typeof i.arguments === "string" ? i.arguments : undefined,
+    }))
 
 const limit = async <T, R>(items: readonly T[], max: number, run: (item: T) => Promise<R>): Promise<R[]> => {
   const out: R[] = new Array(items.length)
@@ -281,7 +295,8 @@ export const executeToolCalls = async (
     if (exported === undefined) {
       const known = [...byName.keys()].sort()
       const suggestions = suggestToolIds(call.name, known, 3)
-      const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(", ")}?` : ""
+      const hint =
+        suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(", ")}?` : ""
       const list = known.length <= 30 ? ` Available tools: ${known.join(", ")}.` : ""
       return {
         ...base,
@@ -377,5 +392,11 @@ export async function runToolCalls(
   const { api, outcomes } = await executeToolCalls(service, response, options)
   return api === "chat"
     ? outcomes.map((o): ChatToolMessage => ({ role: "tool", tool_call_id: o.callId, content: o.output }))
-    : outcomes.map((o): FunctionCallOutputItem => ({ type: "function_call_output", call_id: o.callId, output: o.output }))
+    : outcomes.map(
+        (o): FunctionCallOutputItem => ({
+          type: "function_call_output",
+          call_id: o.callId,
+          output: o.output,
+        }),
+      )
 }

@@ -237,21 +237,28 @@ const mergeAllOf = (node: Node, path: string, ctx: Ctx): Node => {
 }
 
 const convert = (input: unknown, path: string, ctx: Ctx): Node => {
-  if (input === true || (isRecord(input) && Object.keys(input).every((k) => k === "description" || k === "title" || SILENT.has(k))))
+  if (
+    input === true ||
+    (isRecord(input) &&
+      Object.keys(input).every((k) => k === "description" || k === "title" || SILENT.has(k)))
+  )
     throw new NotStrict(path, "a schema that accepts any value cannot be expressed in strict mode")
-  if (input === false) throw new NotStrict(path, "a schema that accepts nothing cannot be expressed in strict mode")
+  if (input === false)
+    throw new NotStrict(path, "a schema that accepts nothing cannot be expressed in strict mode")
   if (!isRecord(input)) throw new NotStrict(path, "not a schema object")
   let node: Node = input
   if (Array.isArray(node.allOf)) node = mergeAllOf(node, path, ctx)
   if (typeof node.$ref === "string") {
     const ref = rewriteRef(node.$ref)
-    if (!ref.startsWith("#")) throw new NotStrict(`${path}/$ref`, `remote $ref "${node.$ref}" is not supported`)
+    if (!ref.startsWith("#"))
+      throw new NotStrict(`${path}/$ref`, `remote $ref "${node.$ref}" is not supported`)
     const siblings = Object.keys(node).filter((k) => k !== "$ref" && !SILENT.has(k))
     if (resolvePointer(ctx.root, node.$ref) === undefined)
       throw new NotStrict(`${path}/$ref`, `$ref "${node.$ref}" does not resolve`)
     if (siblings.length === 0) return { $ref: ref }
     if (ctx.expanding.includes(node.$ref)) {
-      for (const k of siblings) lose(ctx, k, `${path}/${esc(k)}`, `"${k}" next to a recursive $ref was dropped`)
+      for (const k of siblings)
+        lose(ctx, k, `${path}/${esc(k)}`, `"${k}" next to a recursive $ref was dropped`)
       return { $ref: ref }
     }
     const target = resolvePointer(ctx.root, node.$ref)
@@ -265,7 +272,11 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
   }
   const out: Node = {}
   const notes: string[] = []
-  const types = Array.isArray(node.type) ? (node.type as string[]) : node.type !== undefined ? [node.type] : []
+  const types = Array.isArray(node.type)
+    ? (node.type as string[])
+    : node.type !== undefined
+      ? [node.type]
+      : []
   const is = (t: string) => types.includes(t) || (t === "number" && types.includes("integer"))
   for (const [key, value] of Object.entries(node)) {
     const at = `${path}/${esc(key)}`
@@ -316,7 +327,11 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
           lose(ctx, key, at, `"${key}" is not supported in strict mode`)
           const note = restatement(key, value)
           if (note) notes.push(note)
-        } else if (key === "patternProperties" || key === "propertyNames" || key === "unevaluatedProperties") {
+        } else if (
+          key === "patternProperties" ||
+          key === "propertyNames" ||
+          key === "unevaluatedProperties"
+        ) {
           lose(ctx, key, at, `"${key}" is not supported in strict mode`)
         } else {
           lose(ctx, key, at, `"${key}" is not supported in strict mode`)
@@ -336,11 +351,15 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
     out.anyOf = branches.map((b, i) => convert(b, `${path}/${key}/${i}`, ctx))
     // a union next to a type is an intersection in JSON Schema; keep the union only
     if (out.type !== undefined) {
-      out.anyOf = (out.anyOf as Node[]).map((b) => (b.type === undefined && b.$ref === undefined ? { ...b, type: out.type } : b))
+      out.anyOf = (out.anyOf as Node[]).map((b) =>
+        b.type === undefined && b.$ref === undefined ? { ...b, type: out.type } : b,
+      )
       delete out.type
     }
   }
-  const isObject = is("object") || (types.length === 0 && (isRecord(node.properties) || node.additionalProperties !== undefined))
+  const isObject =
+    is("object") ||
+    (types.length === 0 && (isRecord(node.properties) || node.additionalProperties !== undefined))
   if (isObject) {
     if (types.length === 0) out.type = "object"
     const props = isRecord(node.properties) ? node.properties : undefined
@@ -351,7 +370,12 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
       if (path !== "" && extra === undefined)
         throw new NotStrict(path, "an object of unspecified shape cannot be expressed in strict mode")
     } else if (extra !== undefined && extra !== false) {
-      lose(ctx, "additionalProperties", `${path}/additionalProperties`, "extra properties are no longer accepted")
+      lose(
+        ctx,
+        "additionalProperties",
+        `${path}/additionalProperties`,
+        "extra properties are no longer accepted",
+      )
     }
     const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : [])
     const outProps: Record<string, unknown> = {}
@@ -361,19 +385,26 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
       if (required.has(name)) outProps[name] = converted
       else {
         if (allowsNull(converted))
-          lose(ctx, "optional", at, `optional nullable "${name}": leaving it out and sending null are now the same`)
+          lose(
+            ctx,
+            "optional",
+            at,
+            `optional nullable "${name}": leaving it out and sending null are now the same`,
+          )
         outProps[name] = nullable(converted)
       }
     }
     for (const name of required)
-      if (!(name in outProps)) lose(ctx, "required", `${path}/required`, `required "${name}" has no schema and was dropped`)
+      if (!(name in outProps))
+        lose(ctx, "required", `${path}/required`, `required "${name}" has no schema and was dropped`)
     out.properties = outProps
     out.required = Object.keys(outProps)
     out.additionalProperties = false
   }
   if (is("array") || (types.length === 0 && node.items !== undefined)) {
     if (types.length === 0) out.type = "array"
-    if (Array.isArray(node.items)) throw new NotStrict(`${path}/items`, "tuples (items array) cannot be expressed in strict mode")
+    if (Array.isArray(node.items))
+      throw new NotStrict(`${path}/items`, "tuples (items array) cannot be expressed in strict mode")
     if (node.items === undefined || node.items === true)
       throw new NotStrict(path, "an array of unspecified items cannot be expressed in strict mode")
     out.items = convert(node.items, `${path}/items`, ctx)
@@ -382,7 +413,8 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
     throw new NotStrict(path, "a schema without a type cannot be expressed in strict mode")
   if (notes.length > 0) {
     const text = notes.join(" ")
-    out.description = typeof out.description === "string" && out.description !== "" ? `${out.description} (${text})` : text
+    out.description =
+      typeof out.description === "string" && out.description !== "" ? `${out.description} (${text})` : text
   }
   return out
 }
@@ -414,7 +446,10 @@ const checkLimits = (schema: Node): void => {
       const len = strings.reduce((n, s) => n + s.length, 0)
       tally.chars += len
       if (strings.length > STRICT_LIMITS.largeEnumThreshold && len > STRICT_LIMITS.maxLargeEnumChars)
-        throw new NotStrict(`${path}/enum`, `an enum of more than ${STRICT_LIMITS.largeEnumThreshold} values longer than ${STRICT_LIMITS.maxLargeEnumChars} characters in total`)
+        throw new NotStrict(
+          `${path}/enum`,
+          `an enum of more than ${STRICT_LIMITS.largeEnumThreshold} values longer than ${STRICT_LIMITS.maxLargeEnumChars} characters in total`,
+        )
     }
     if (typeof node.const === "string") tally.chars += node.const.length
     if (isRecord(node.$defs))
@@ -422,7 +457,8 @@ const checkLimits = (schema: Node): void => {
         tally.chars += name.length
         visit(sub, `${path}/$defs/${esc(name)}`, 0)
       }
-    if (Array.isArray(node.anyOf)) node.anyOf.forEach((b, i) => visit(b, `${path}/anyOf/${i}`, d))
+    if (Array.isArray(node.anyOf))
+      for (const [i, b] of node.anyOf.entries()) visit(b, `${path}/anyOf/${i}`, d)
     if (node.items !== undefined) visit(node.items, `${path}/items`, d)
   }
   visit(schema, "", 0)
@@ -431,12 +467,22 @@ const checkLimits = (schema: Node): void => {
   if (tally.enumValues > STRICT_LIMITS.maxEnumValues)
     throw new NotStrict("", `${tally.enumValues} enum values (limit ${STRICT_LIMITS.maxEnumValues})`)
   if (tally.chars > STRICT_LIMITS.maxStringChars)
-    throw new NotStrict("", `${tally.chars} characters of names and enum values (limit ${STRICT_LIMITS.maxStringChars})`)
+    throw new NotStrict(
+      "",
+      `${tally.chars} characters of names and enum values (limit ${STRICT_LIMITS.maxStringChars})`,
+    )
 }
 
 /** Tells whether a (source) schema describes a plain object root. */
 const isObjectRoot = (schema: Node): boolean =>
-  (schema.type === "object" || (schema.type === undefined && (isRecord(schema.properties) || schema.$ref === undefined && schema.allOf === undefined && schema.anyOf === undefined && schema.oneOf === undefined && schema.additionalProperties !== undefined))) &&
+  (schema.type === "object" ||
+    (schema.type === undefined &&
+      (isRecord(schema.properties) ||
+        (schema.$ref === undefined &&
+          schema.allOf === undefined &&
+          schema.anyOf === undefined &&
+          schema.oneOf === undefined &&
+          schema.additionalProperties !== undefined)))) &&
   schema.anyOf === undefined &&
   schema.oneOf === undefined
 
@@ -467,7 +513,11 @@ export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
     }
     if (Array.isArray(root.allOf)) root = mergeAllOf(root, "", { root, losses, expanding: [] })
     const ctx: Ctx = { root: schema as Node, losses, expanding: [] }
-    const defsSource = isRecord(root.$defs) ? root.$defs : isRecord(root.definitions) ? root.definitions : undefined
+    const defsSource = isRecord(root.$defs)
+      ? root.$defs
+      : isRecord(root.definitions)
+        ? root.definitions
+        : undefined
     const defsKey = isRecord(root.$defs) ? "$defs" : "definitions"
     if (isRecord(root.$defs) && isRecord(root.definitions))
       throw new NotStrict("", "both $defs and definitions are used")
@@ -536,7 +586,12 @@ export const restoreArguments = (
     if (!isRecord(schema) || depth > 64) return value
     let s: Node = schema
     if (typeof s.$ref === "string") {
-      const target = resolvePointer(root, s.$ref.startsWith("#/$defs/") && !isRecord(root.$defs) ? s.$ref.replace("#/$defs/", "#/definitions/") : s.$ref)
+      const target = resolvePointer(
+        root,
+        s.$ref.startsWith("#/$defs/") && !isRecord(root.$defs)
+          ? s.$ref.replace("#/$defs/", "#/definitions/")
+          : s.$ref,
+      )
       if (isRecord(target)) s = { ...target, ...s, $ref: undefined }
     }
     if (Array.isArray(s.allOf)) {

@@ -11,18 +11,53 @@ import { collectServer, SERVERS } from "../scripts/mcpServers.js"
 import { toOpenAITools } from "../src/index.js"
 
 interface Corpus {
-  servers: { name: string; packageName: string; version: string; tools: { name: string; inputSchema: Record<string, unknown> }[] }[]
+  servers: {
+    name: string
+    packageName: string
+    version: string
+    tools: { name: string; inputSchema: Record<string, unknown> }[]
+  }[]
 }
-const corpus = JSON.parse(readFileSync(join(import.meta.dirname, "fixtures", "mcp-tool-corpus.json"), "utf8")) as Corpus
+const corpus = JSON.parse(
+  readFileSync(join(import.meta.dirname, "fixtures", "mcp-tool-corpus.json"), "utf8"),
+) as Corpus
 
 // ---- independent checker -------------------------------------------------------------------------
 const ALLOWED_KEYS = new Set([
-  "type", "properties", "required", "additionalProperties", "items", "anyOf", "enum", "const",
-  "description", "title", "$ref", "$defs", "pattern", "format", "minimum", "maximum",
-  "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems",
+  "type",
+  "properties",
+  "required",
+  "additionalProperties",
+  "items",
+  "anyOf",
+  "enum",
+  "const",
+  "description",
+  "title",
+  "$ref",
+  "$defs",
+  "pattern",
+  "format",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "minItems",
+  "maxItems",
 ])
 const ALLOWED_TYPES = new Set(["string", "number", "integer", "boolean", "object", "array", "null"])
-const ALLOWED_FORMATS = new Set(["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"])
+const ALLOWED_FORMATS = new Set([
+  "date-time",
+  "time",
+  "date",
+  "duration",
+  "email",
+  "hostname",
+  "ipv4",
+  "ipv6",
+  "uuid",
+])
 
 /** Returns every violation of the strict-mode rules in `root`, as "path: problem". */
 const strictViolations = (root: any): string[] => {
@@ -36,25 +71,37 @@ const strictViolations = (root: any): string[] => {
       problems.push(`${path}: not a schema object`)
       return
     }
-    for (const key of Object.keys(node)) if (!ALLOWED_KEYS.has(key)) problems.push(`${path}: keyword "${key}" is not supported`)
+    for (const key of Object.keys(node))
+      if (!ALLOWED_KEYS.has(key)) problems.push(`${path}: keyword "${key}" is not supported`)
     if (node.$defs !== undefined && path !== "#") problems.push(`${path}: $defs only at the root`)
     const types: string[] = node.type === undefined ? [] : Array.isArray(node.type) ? node.type : [node.type]
     for (const t of types) if (!ALLOWED_TYPES.has(t)) problems.push(`${path}: type "${t}" not supported`)
-    if (types.length === 0 && node.anyOf === undefined && node.$ref === undefined && node.enum === undefined && !("const" in node))
+    if (
+      types.length === 0 &&
+      node.anyOf === undefined &&
+      node.$ref === undefined &&
+      node.enum === undefined &&
+      !("const" in node)
+    )
       problems.push(`${path}: no type, anyOf, $ref, enum or const`)
-    if (node.format !== undefined && !ALLOWED_FORMATS.has(node.format)) problems.push(`${path}: format "${node.format}"`)
+    if (node.format !== undefined && !ALLOWED_FORMATS.has(node.format))
+      problems.push(`${path}: format "${node.format}"`)
     if (node.$ref !== undefined) {
       const m = /^#\/\$defs\/([^/]+)$/.exec(node.$ref)
-      if (node.$ref !== "#" && (!m || root.$defs?.[m[1]!] === undefined)) problems.push(`${path}: $ref ${node.$ref} does not resolve`)
+      if (node.$ref !== "#" && (!m || root.$defs?.[m[1]!] === undefined))
+        problems.push(`${path}: $ref ${node.$ref} does not resolve`)
     }
     if (Array.isArray(node.enum)) enumValues += node.enum.length
     if (types.includes("object")) {
       if (node.additionalProperties !== false) problems.push(`${path}: additionalProperties must be false`)
-      if (typeof node.properties !== "object" || node.properties === null) problems.push(`${path}: object without properties`)
+      if (typeof node.properties !== "object" || node.properties === null)
+        problems.push(`${path}: object without properties`)
       const keys = Object.keys(node.properties ?? {})
       const required: unknown[] = node.required ?? []
       if (keys.length !== required.length || keys.some((k) => !required.includes(k)))
-        problems.push(`${path}: required ${JSON.stringify(required)} must list every property ${JSON.stringify(keys)}`)
+        problems.push(
+          `${path}: required ${JSON.stringify(required)} must list every property ${JSON.stringify(keys)}`,
+        )
       if (depth + 1 > 10) problems.push(`${path}: deeper than 10 levels`)
       totalProps += keys.length
       for (const k of keys) check(node.properties[k], `${path}/properties/${k}`, depth + 1)
@@ -66,8 +113,9 @@ const strictViolations = (root: any): string[] => {
       else check(node.items, `${path}/items`, depth)
     }
     if (node.anyOf !== undefined) {
-      if (!Array.isArray(node.anyOf) || node.anyOf.length === 0) problems.push(`${path}: anyOf must be a non-empty list`)
-      else node.anyOf.forEach((b: unknown, i: number) => check(b, `${path}/anyOf/${i}`, depth))
+      if (!Array.isArray(node.anyOf) || node.anyOf.length === 0)
+        problems.push(`${path}: anyOf must be a non-empty list`)
+      else for (const [i, b] of (node.anyOf as unknown[]).entries()) check(b, `${path}/anyOf/${i}`, depth)
     }
   }
   check(root, "#", 0)
@@ -81,7 +129,13 @@ const NAME = /^[a-zA-Z0-9_-]{1,64}$/
 
 const corpusTools = (): Tool[] =>
   corpus.servers.flatMap((s) =>
-    s.tools.map((t) => makeTool({ id: `${s.name}/${t.name}`, description: `${s.packageName}@${s.version}`, inputSchema: t.inputSchema })),
+    s.tools.map((t) =>
+      makeTool({
+        id: `${s.name}/${t.name}`,
+        description: `${s.packageName}@${s.version}`,
+        inputSchema: t.inputSchema,
+      }),
+    ),
   )
 
 describe("strict conversion of real MCP tool schemas", () => {
@@ -98,35 +152,47 @@ describe("strict conversion of real MCP tool schemas", () => {
       "#: additionalProperties must be false",
       '#: required [] must list every property ["a"]',
     ])
-    expect(strictViolations({ type: "object", properties: {}, required: [], additionalProperties: false, default: 1 })).toEqual([
-      '#: keyword "default" is not supported',
-    ])
+    expect(
+      strictViolations({
+        type: "object",
+        properties: {},
+        required: [],
+        additionalProperties: false,
+        default: 1,
+      }),
+    ).toEqual(['#: keyword "default" is not supported'])
     expect(strictViolations({ anyOf: [] }).length).toBeGreaterThan(0)
   })
 
-  it.each(["chat", "responses"] as const)("every strict schema passes the independent checker (%s)", (api) => {
-    const tools = corpusTools()
-    const set = toOpenAITools(tools, { strict: true, api })
-    expect(set.tools).toHaveLength(tools.length)
-    const fns = set.tools.map((t: any) => (api === "chat" ? t.function : t))
-    let strictCount = 0
-    for (const [i, fn] of fns.entries()) {
-      if (fn.strict) {
-        strictCount++
-        expect({ tool: tools[i]!.id, problems: strictViolations(fn.parameters) }).toEqual({ tool: tools[i]!.id, problems: [] })
-      } else {
-        // a fallback is always explained
-        expect(set.warnings.some((w) => w.toolId === tools[i]!.id && w.feature === "strict")).toBe(true)
+  it.each(["chat", "responses"] as const)(
+    "every strict schema passes the independent checker (%s)",
+    (api) => {
+      const tools = corpusTools()
+      const set = toOpenAITools(tools, { strict: true, api })
+      expect(set.tools).toHaveLength(tools.length)
+      const fns = set.tools.map((t: any) => (api === "chat" ? t.function : t))
+      let strictCount = 0
+      for (const [i, fn] of fns.entries()) {
+        if (fn.strict) {
+          strictCount++
+          expect({ tool: tools[i]!.id, problems: strictViolations(fn.parameters) }).toEqual({
+            tool: tools[i]!.id,
+            problems: [],
+          })
+        } else {
+          // a fallback is always explained
+          expect(set.warnings.some((w) => w.toolId === tools[i]!.id && w.feature === "strict")).toBe(true)
+        }
       }
-    }
-    // every corpus tool can be expressed strictly
-    expect(strictCount).toBe(tools.length)
-    // names: valid, unique, reverse to the original ids
-    const names = fns.map((f) => f.name as string)
-    for (const n of names) expect(n).toMatch(NAME)
-    expect(new Set(names).size).toBe(names.length)
-    expect(names.map((n) => set.names.idOf(n))).toEqual(tools.map((t) => t.id))
-  })
+      // every corpus tool can be expressed strictly
+      expect(strictCount).toBe(tools.length)
+      // names: valid, unique, reverse to the original ids
+      const names = fns.map((f) => f.name as string)
+      for (const n of names) expect(n).toMatch(NAME)
+      expect(new Set(names).size).toBe(names.length)
+      expect(names.map((n) => set.names.idOf(n))).toEqual(tools.map((t) => t.id))
+    },
+  )
 
   it("reports what strict mode lost in the corpus (defaults, uri format, bounds)", () => {
     const set = toOpenAITools(corpusTools(), { strict: true })
@@ -153,8 +219,12 @@ describe("collecting from a live MCP server", () => {
     }
     const fixture = corpus.servers.find((s) => s.name === "everything")!
     expect(live.tools.length).toBeGreaterThan(0)
-    if (live.version === fixture.version) expect(live.tools.map((t) => t.name).sort()).toEqual(fixture.tools.map((t) => t.name).sort())
-    const set = toOpenAITools(live.tools.map((t) => makeTool({ id: `everything/${t.name}`, inputSchema: t.inputSchema })))
-    for (const t of set.tools) if (t.function.strict) expect(strictViolations(t.function.parameters)).toEqual([])
+    if (live.version === fixture.version)
+      expect(live.tools.map((t) => t.name).sort()).toEqual(fixture.tools.map((t) => t.name).sort())
+    const set = toOpenAITools(
+      live.tools.map((t) => makeTool({ id: `everything/${t.name}`, inputSchema: t.inputSchema })),
+    )
+    for (const t of set.tools)
+      if (t.function.strict) expect(strictViolations(t.function.parameters)).toEqual([])
   })
 })

@@ -47,7 +47,10 @@ describe("tool name mapping", () => {
     expect(a.nameOf("fs/read.file")).toMatch(/^fs__read_file_[0-9a-f]{10}$/)
     expect(a.nameOf("other/tool")).toBe("other__tool")
     expect(a.entries).toEqual(b.entries)
-    expect(a.renames.filter((r) => r.reason === "collision").map((r) => r.id)).toEqual(["fs/read.file", "fs/read_file"])
+    expect(a.renames.filter((r) => r.reason === "collision").map((r) => r.id)).toEqual([
+      "fs/read.file",
+      "fs/read_file",
+    ])
   })
 
   it("does not let a hashed name take a readable name of the set", () => {
@@ -75,10 +78,15 @@ describe("tool name mapping", () => {
       expect(again.entries).toEqual(names.entries)
       // a tool whose readable name fits and is unique keeps it
       const readableCounts = new Map<string, number>()
-      for (const id of ids) readableCounts.set(readableName(id), (readableCounts.get(readableName(id)) ?? 0) + 1)
+      for (const id of ids)
+        readableCounts.set(readableName(id), (readableCounts.get(readableName(id)) ?? 0) + 1)
       for (const id of ids) {
         const r = readableName(id)
-        if (r.length <= 64 && readableCounts.get(r) === 1 && !ids.some((o) => o !== id && names.nameOf(o) === r))
+        if (
+          r.length <= 64 &&
+          readableCounts.get(r) === 1 &&
+          !ids.some((o) => o !== id && names.nameOf(o) === r)
+        )
           expect(names.nameOf(id)).toBe(r)
       }
     },

@@ -20,10 +20,15 @@ beforeAll(async () => {
     let data = ""
     req.on("data", (chunk) => (data += chunk))
     req.on("end", () => {
-      const kind = req.url === "/v1/chat/completions" ? "chat" : req.url === "/v1/responses" ? "responses" : undefined
+      const kind =
+        req.url === "/v1/chat/completions" ? "chat" : req.url === "/v1/responses" ? "responses" : undefined
       if (req.method !== "POST" || kind === undefined || scripts[kind] === undefined) {
         res.writeHead(404, { "content-type": "application/json" })
-        res.end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}`, type: "invalid_request_error" } }))
+        res.end(
+          JSON.stringify({
+            error: { message: `no route ${req.method} ${req.url}`, type: "invalid_request_error" },
+          }),
+        )
         return
       }
       const body = JSON.parse(data)
@@ -80,7 +85,14 @@ const chatCompletion = (message: Record<string, unknown>, finish: string) => ({
   object: "chat.completion",
   created: 1,
   model: "gpt-test",
-  choices: [{ index: 0, message: { role: "assistant", refusal: null, ...message }, finish_reason: finish, logprobs: null }],
+  choices: [
+    {
+      index: 0,
+      message: { role: "assistant", refusal: null, ...message },
+      finish_reason: finish,
+      logprobs: null,
+    },
+  ],
   usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
 })
 
@@ -88,7 +100,11 @@ const chatToolCalls = () =>
   chatCompletion(
     {
       content: null,
-      tool_calls: CALLS.map(([name, args], i) => ({ id: `call_${i}`, type: "function", function: { name, arguments: args } })),
+      tool_calls: CALLS.map(([name, args], i) => ({
+        id: `call_${i}`,
+        type: "function",
+        function: { name, arguments: args },
+      })),
     },
     "tool_calls",
   )
@@ -113,13 +129,22 @@ const response = (output: unknown[]) => ({
 
 const responseToolCalls = () =>
   response(
-    CALLS.map(([name, args], i) => ({ type: "function_call", id: `fc_${i}`, call_id: `call_${i}`, name, arguments: args, status: "completed" })),
+    CALLS.map(([name, args], i) => ({
+      type: "function_call",
+      id: `fc_${i}`,
+      call_id: `call_${i}`,
+      name,
+      arguments: args,
+      status: "completed",
+    })),
   )
 
 const checkOutputs = (outputs: { id: string; text: string }[]) => {
   expect(outputs.map((o) => o.id)).toEqual(CALLS.map((_, i) => `call_${i}`))
-  CALLS.forEach(([, , expected], i) => expect(outputs[i]!.text).toContain(expected))
-  expect(outputs[2]!.text).toContain("Available tools: math__add, ops__deploy, ops__explode, weather__current")
+  for (const [i, [, , expected]] of CALLS.entries()) expect(outputs[i]!.text).toContain(expected)
+  expect(outputs[2]!.text).toContain(
+    "Available tools: math__add, ops__deploy, ops__explode, weather__current",
+  )
   expect(outputs[4]!.text).toContain("at /city")
 }
 
@@ -157,7 +182,13 @@ describe("agent loop against a local OpenAI-compatible server", () => {
     // the strict null for the optional "units" was removed before the tool ran
     expect(calls.find((c) => c.name === "weather/current")!.arguments).toEqual({ city: "Oslo" })
     // the service was never asked for the unknown tool or the invalid JSON
-    expect(calls.map((c) => c.name).sort()).toEqual(["math/add", "ops/deploy", "ops/explode", "weather/current", "weather/current"])
+    expect(calls.map((c) => c.name).sort()).toEqual([
+      "math/add",
+      "ops/deploy",
+      "ops/explode",
+      "weather/current",
+      "weather/current",
+    ])
     expect(stats.maxInflight).toBeGreaterThan(1)
   })
 
@@ -166,7 +197,11 @@ describe("agent loop against a local OpenAI-compatible server", () => {
     scripts.chat = () => chatToolCalls()
     const { service } = trackedService()
     const set = toOpenAITools(allDefinitions, { strict: true })
-    const completion = await client().chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "go" }], tools: set.tools })
+    const completion = await client().chat.completions.create({
+      model: "gpt-test",
+      messages: [{ role: "user", content: "go" }],
+      tools: set.tools,
+    })
     const outputs = await runToolCalls(service, completion.choices[0]!.message, { tools: set })
     expect(outputs.every((o) => o.role === "tool" && Object.keys(o).length === 3)).toBe(true)
     checkOutputs(outputs.map((o) => ({ id: o.tool_call_id, text: o.content })))
@@ -218,9 +253,25 @@ describe("agent loop against a local OpenAI-compatible server", () => {
   it("stops at the step limit when the model keeps calling tools", async () => {
     received.responses = []
     scripts.responses = () =>
-      response([{ type: "function_call", id: "fc", call_id: "call_x", name: "math__add", arguments: '{"a":1,"b":1}', status: "completed" }])
+      response([
+        {
+          type: "function_call",
+          id: "fc",
+          call_id: "call_x",
+          name: "math__add",
+          arguments: '{"a":1,"b":1}',
+          status: "completed",
+        },
+      ])
     const { service } = trackedService()
-    const result = await runAgentLoop({ api: "responses", client: client(), service, model: "gpt-test", input: "loop", maxSteps: 3 })
+    const result = await runAgentLoop({
+      api: "responses",
+      client: client(),
+      service,
+      model: "gpt-test",
+      input: "loop",
+      maxSteps: 3,
+    })
     expect(result.stopReason).toBe("max_steps")
     expect(received.responses).toHaveLength(3)
     expect(result.steps.map((s) => s.outcomes[0]!.output)).toEqual(["2", "2", "2"])

@@ -55,11 +55,24 @@ describe("strict schema conversion", () => {
       required: ["name", "url", "when", "tags"],
     })
     const props = r.schema.properties as Record<string, Record<string, unknown>>
-    expect(props.name).toEqual({ type: "string", description: "Name (At least 2 characters. At most 5 characters.)" })
+    expect(props.name).toEqual({
+      type: "string",
+      description: "Name (At least 2 characters. At most 5 characters.)",
+    })
     expect(props.url).toEqual({ type: "string", description: "Format: uri." })
     expect(props.when).toEqual({ type: "string", format: "date-time" })
-    expect(props.count).toEqual({ type: ["number", "null"], minimum: 1, maximum: 10, description: "Default: 3." })
-    expect(props.tags).toEqual({ type: "array", items: { type: "string" }, minItems: 1, description: "Items must be unique." })
+    expect(props.count).toEqual({
+      type: ["number", "null"],
+      minimum: 1,
+      maximum: 10,
+      description: "Default: 3.",
+    })
+    expect(props.tags).toEqual({
+      type: "array",
+      items: { type: "string" },
+      minItems: 1,
+      description: "Items must be unique.",
+    })
     expect(r.losses.map((l) => `${l.feature} ${l.path}`).sort()).toEqual([
       "default /properties/count/default",
       "format:uri /properties/url/format",
@@ -75,7 +88,12 @@ describe("strict schema conversion", () => {
       definitions: { Point: { type: "object", properties: { x: { type: "number" } }, required: ["x"] } },
       properties: {
         shape: { oneOf: [{ type: "string" }, { $ref: "#/definitions/Point" }] },
-        both: { allOf: [{ type: "object", properties: { a: { type: "string" } } }, { properties: { b: { type: "string" } }, required: ["b"] }] },
+        both: {
+          allOf: [
+            { type: "object", properties: { a: { type: "string" } } },
+            { properties: { b: { type: "string" } }, required: ["b"] },
+          ],
+        },
         tree: { $ref: "#/definitions/Point", description: "a point" },
       },
       required: ["shape", "both", "tree"],
@@ -90,7 +108,12 @@ describe("strict schema conversion", () => {
     })
     expect(props.tree).toMatchObject({ type: "object", description: "a point", additionalProperties: false })
     expect(r.schema.$defs).toEqual({
-      Point: { type: "object", properties: { x: { type: "number" } }, required: ["x"], additionalProperties: false },
+      Point: {
+        type: "object",
+        properties: { x: { type: "number" } },
+        required: ["x"],
+        additionalProperties: false,
+      },
     })
     expect(r.losses.map((l) => l.feature)).toEqual(["oneOf"])
   })
@@ -100,7 +123,13 @@ describe("strict schema conversion", () => {
       type: "object",
       properties: { root: { $ref: "#/$defs/Node" } },
       required: ["root"],
-      $defs: { Node: { type: "object", properties: { children: { type: "array", items: { $ref: "#/$defs/Node" } } }, required: ["children"] } },
+      $defs: {
+        Node: {
+          type: "object",
+          properties: { children: { type: "array", items: { $ref: "#/$defs/Node" } } },
+          required: ["children"],
+        },
+      },
     })
     expect((r.schema.$defs as any).Node.properties.children.items).toEqual({ $ref: "#/$defs/Node" })
   })
@@ -123,12 +152,31 @@ describe("strict schema conversion", () => {
   })
 
   it.each([
-    ["a free-form map", { type: "object", properties: { env: { type: "object", additionalProperties: { type: "string" } } } }, "/properties/env"],
+    [
+      "a free-form map",
+      { type: "object", properties: { env: { type: "object", additionalProperties: { type: "string" } } } },
+      "/properties/env",
+    ],
     ["a value of any type", { type: "object", properties: { v: {} } }, "/properties/v"],
     ["an untyped array", { type: "object", properties: { v: { type: "array" } } }, "/properties/v"],
-    ["a tuple", { type: "object", properties: { v: { type: "array", prefixItems: [{ type: "string" }] } } }, "/properties/v/prefixItems"],
-    ["a remote $ref", { type: "object", properties: { v: { $ref: "https://example.com/s.json" } } }, "/properties/v/$ref"],
-    ["too many enum values", { type: "object", properties: { v: { type: "integer", enum: Array.from({ length: 1001 }, (_, i) => i) } } }, ""],
+    [
+      "a tuple",
+      { type: "object", properties: { v: { type: "array", prefixItems: [{ type: "string" }] } } },
+      "/properties/v/prefixItems",
+    ],
+    [
+      "a remote $ref",
+      { type: "object", properties: { v: { $ref: "https://example.com/s.json" } } },
+      "/properties/v/$ref",
+    ],
+    [
+      "too many enum values",
+      {
+        type: "object",
+        properties: { v: { type: "integer", enum: Array.from({ length: 1001 }, (_, i) => i) } },
+      },
+      "",
+    ],
     ["too deep (11 object levels)", nest(11), `${"/properties/a".repeat(10)}`],
   ])("refuses %s", (_label, schema, path) => {
     const r = toStrictSchema(schema)
@@ -160,7 +208,10 @@ describe("toOpenAITools", () => {
   const wide = makeTool({
     id: "kv/set",
     description: "Sets keys",
-    inputSchema: { type: "object", properties: { values: { type: "object", additionalProperties: { type: "string" } } } },
+    inputSchema: {
+      type: "object",
+      properties: { values: { type: "object", additionalProperties: { type: "string" } } },
+    },
     annotations: { readOnlyHint: false },
   })
   const fine = defineTool({
@@ -178,10 +229,18 @@ describe("toOpenAITools", () => {
     ])
     expect(tools[0]!.function.parameters).toEqual(wide.inputSchema)
     const fallback = warnings.find((w) => w.feature === "strict")!
-    expect(fallback).toMatchObject({ toolId: "kv/set", path: "/inputSchema/properties/values", from: "canonical", to: "openai" })
+    expect(fallback).toMatchObject({
+      toolId: "kv/set",
+      path: "/inputSchema/properties/values",
+      from: "canonical",
+      to: "openai",
+    })
     expect(fallback.message).toContain("strict: false")
     expect(warnings.find((w) => w.feature === "annotations")?.toolId).toBe("kv/set")
-    expect(warnings.find((w) => w.feature === "default")).toMatchObject({ toolId: "weather/current", path: "/inputSchema/properties/days/default" })
+    expect(warnings.find((w) => w.feature === "default")).toMatchObject({
+      toolId: "weather/current",
+      path: "/inputSchema/properties/days/default",
+    })
     expect(byName.get("weather__current")).toMatchObject({ id: "weather/current", strict: true })
   })
 

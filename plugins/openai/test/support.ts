@@ -9,10 +9,10 @@ import {
   defineTool,
   makeCursorCodec,
   paginateTools,
+  suggestToolIds,
   type ToolDefinition,
   ToolNotFound,
   type ToolService,
-  suggestToolIds,
 } from "@toolplane/foundation"
 import { z } from "zod"
 
@@ -33,7 +33,10 @@ export const serviceOf = (
       calls.push({ name: request.name, arguments: request.arguments })
       const definition = byIdMap.get(request.name)
       if (!definition)
-        throw new ToolNotFound({ toolId: request.name, suggestions: suggestToolIds(request.name, byIdMap.keys()) })
+        throw new ToolNotFound({
+          toolId: request.name,
+          suggestions: suggestToolIds(request.name, byIdMap.keys()),
+        })
       if (options.needsApproval?.includes(request.name)) throw new ApprovalRequired({ toolId: request.name })
       return definition.invoke(request.arguments ?? {}, request.context)
     },
