@@ -59,6 +59,8 @@ const IMPORT_RE =
 
 const importsOf = (file: string): string[] => {
   const text = readFileSync(file, "utf8")
+    .replace(/\/\*[\s\S]*?\*\//g, "")
+    .replace(/^\s*\/\/.*$/gm, "")
   const found: string[] = []
   for (const m of text.matchAll(IMPORT_RE)) found.push((m[1] ?? m[2] ?? m[3])!)
   return found
