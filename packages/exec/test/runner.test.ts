@@ -63,7 +63,7 @@ describe("runner basics", () => {
   })
 
   it("never lets invalid arguments reach the backend", async () => {
-    const execute = vi.fn(async () => textResult("ran"))
+    const execute = vi.fn(async (_call: unknown, _ctx: unknown) => textResult("ran"))
     const backend = defineBackend({
       name: "spy",
       toolSchemas: () => [
