@@ -10,6 +10,8 @@
  *
  * @since 0.1.0
  */
+
+import type { Tool as McpToolType } from "@modelcontextprotocol/sdk/types.js"
 import {
   type Adapter,
   type Conversion,
@@ -26,7 +28,6 @@ import {
   type ToolSpec,
   unsupportedFeatures,
 } from "@toolplane/foundation"
-import type { Tool as McpToolType } from "@modelcontextprotocol/sdk/types.js"
 
 /**
  * An MCP tool, as listed by `tools/list`.

@@ -116,8 +116,9 @@ const isConnectionError = (error: unknown): boolean => {
   const cause = (error as { cause?: unknown }).cause
   if (cause instanceof Error && cause !== error && isConnectionError(cause)) return true
   return (
-    error.name === "TypeError" && /fetch failed|network|socket/i.test(error.message)
-  ) || /ECONNREFUSED|ECONNRESET|EPIPE|socket hang up|other side closed|Not connected/i.test(error.message)
+    (error.name === "TypeError" && /fetch failed|network|socket/i.test(error.message)) ||
+    /ECONNREFUSED|ECONNRESET|EPIPE|socket hang up|other side closed|Not connected/i.test(error.message)
+  )
 }
 
 /**
@@ -150,7 +151,8 @@ export const mcpFailureToToolError = (
   if (isToolError(error)) return error
   if (error instanceof McpError) {
     const data = error.data as Record<string, unknown> | undefined
-    const carried = typeof data === "object" && data !== null ? toolErrorFromJson(data[ERROR_META_KEY]) : undefined
+    const carried =
+      typeof data === "object" && data !== null ? toolErrorFromJson(data[ERROR_META_KEY]) : undefined
     if (carried) return carried
     const message = error.message.replace(/^MCP error -?\d+: /, "")
     switch (error.code) {

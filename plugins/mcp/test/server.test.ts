@@ -9,9 +9,9 @@ import {
   LATEST_PROTOCOL_VERSION,
   LoggingMessageNotificationSchema,
   McpError,
+  type Tool as McpTool,
   type Progress,
   ToolListChangedNotificationSchema,
-  type Tool as McpTool,
 } from "@modelcontextprotocol/sdk/types.js"
 import { defineTool, toolErrorFromJson } from "@toolplane/foundation"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -140,7 +140,7 @@ describe.each(Object.keys(setups))("serving a ToolService over %s", (kind) => {
     expect(result.isError).toBe(true)
     const typed = toolErrorFromJson(result._meta?.[ERROR_META_KEY])
     expect(typed?._tag).toBe("InvalidArguments")
-    expect((typed as { issues: { path: string }[] }).issues[0]!.path).toBe("/a")
+    expect((typed as unknown as { issues: { path: string }[] }).issues[0]!.path).toBe("/a")
   })
 
   it("returns a failing tool as an isError result without a stack trace", async () => {
@@ -156,9 +156,11 @@ describe.each(Object.keys(setups))("serving a ToolService over %s", (kind) => {
     const error = await setup.client.callTool({ name: "demo.ecko", arguments: {} }).catch((e) => e)
     expect(error).toBeInstanceOf(McpError)
     expect((error as McpError).code).toBe(ErrorCode.InvalidParams)
-    const typed = toolErrorFromJson((error as McpError).data?.[ERROR_META_KEY])
+    const typed = toolErrorFromJson(
+      ((error as McpError).data as Record<string, unknown> | undefined)?.[ERROR_META_KEY],
+    )
     expect(typed?._tag).toBe("ToolNotFound")
-    expect((typed as { suggestions: string[] }).suggestions).toContain("demo/echo")
+    expect((typed as unknown as { suggestions: string[] }).suggestions).toContain("demo/echo")
   })
 
   it("passes progress notifications through", async () => {
@@ -227,7 +229,11 @@ const rawPost = (
       jsonrpc: "2.0",
       id: 1,
       method: "initialize",
-      params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "x", version: "0" } },
+      params: {
+        protocolVersion: LATEST_PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: "x", version: "0" },
+      },
     })
     const req = httpRequest(
       {
@@ -275,7 +281,11 @@ describe("serveHttp protections", () => {
   })
 
   it("answers 404 for an unknown session and another path", async () => {
-    expect((await rawPost(handle.url, `127.0.0.1:${handle.port}`, { "mcp-session-id": "nope" })).status).toBe(404)
-    expect((await rawPost(handle.url.replace(/\/mcp$/, "/other"), `127.0.0.1:${handle.port}`)).status).toBe(404)
+    expect((await rawPost(handle.url, `127.0.0.1:${handle.port}`, { "mcp-session-id": "nope" })).status).toBe(
+      404,
+    )
+    expect((await rawPost(handle.url.replace(/\/mcp$/, "/other"), `127.0.0.1:${handle.port}`)).status).toBe(
+      404,
+    )
   })
 })

@@ -11,8 +11,9 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import {
   CallToolResultSchema,
   type Implementation,
-  LoggingMessageNotificationSchema,
   type LoggingLevel,
+  LoggingMessageNotificationSchema,
+  McpError,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js"
 import {
@@ -31,11 +32,11 @@ import {
   isToolError,
   isToolId,
   remainingMs,
+  suggestToolIds,
   Timeout,
   type Tool,
   type ToolError,
   ToolNotFound,
-  suggestToolIds,
   type Validator,
 } from "@toolplane/foundation"
 import { CURSOR_META_KEY } from "../adapter.js"
@@ -140,6 +141,9 @@ export interface McpBackend extends Backend {
   /** Re-reads the tool list now (listeners fire when it changed). */
   refresh(): Promise<readonly Tool[]>
 }
+
+/** The longest delay `setTimeout` accepts; the SDK's own request timeout is disabled with it. */
+const MAX_TIMER_MS = 2_147_483_647
 
 interface Entry extends RemoteTool {
   validator?: Validator
@@ -308,26 +312,41 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     const hasDeadline = ctx.deadline !== undefined
     const timeoutMs = hasDeadline ? remainingMs(ctx) : (entry.tool.timeoutMs ?? callTimeoutMs)
     if (timeoutMs <= 0) throw new Timeout({ toolId, timeoutMs: 0 })
-    const params: Record<string, unknown> = { name: entry.mcpName, arguments: call.arguments ?? {} }
-    if (typeof call.resume === "string") params._meta = { [CURSOR_META_KEY]: call.resume }
+    // Timeouts are ours (not the SDK's) so that progress can restart them; aborting the signal makes
+    // the SDK send notifications/cancelled, so a timed-out call stops on the server too.
+    const timeout = new AbortController()
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const arm = () => {
+      clearTimeout(timer)
+      timer = setTimeout(() => timeout.abort(new Timeout({ toolId, timeoutMs })), timeoutMs)
+    }
+    const progress = connection.trackProgress((p) => {
+      if (!hasDeadline) arm()
+      ctx.reportProgress(toProgress(p))
+    })
+    const meta: Record<string, unknown> = { progressToken: progress.token }
+    if (typeof call.resume === "string") meta[CURSOR_META_KEY] = call.resume
+    const params = { name: entry.mcpName, arguments: call.arguments ?? {}, _meta: meta }
     let result: BackendResult
     try {
-      const raw = await client.request({ method: "tools/call", params: params as never }, CallToolResultSchema, {
-        signal: ctx.signal,
-        timeout: timeoutMs,
-        ...(hasDeadline ? { maxTotalTimeout: timeoutMs } : { resetTimeoutOnProgress: true }),
-        onprogress: (progress) => ctx.reportProgress(toProgress(progress)),
+      arm()
+      const raw = await client.request({ method: "tools/call", params }, CallToolResultSchema, {
+        signal: AbortSignal.any([ctx.signal, timeout.signal]),
+        timeout: MAX_TIMER_MS,
       })
       result = toBackendResult(raw)
     } catch (error) {
       if (ctx.signal.aborted) throw abortError(toolId, ctx.signal)
+      if (timeout.signal.aborted) throw timeout.signal.reason as Timeout
       const typed = mcpFailureToToolError(error, { backend: name, toolId, timeoutMs })
-      if (typed._tag === "BackendUnavailable" && !(error instanceof Error && "code" in error && error.code === -32000))
-        connection.suspect(error)
+      if (typed._tag === "BackendUnavailable" && !(error instanceof McpError)) connection.suspect(error)
       if (typed._tag === "ToolNotFound") refresh().catch(() => {})
       throw typed._tag === "ToolNotFound" && typed.toolId === toolId && typed.suggestions.length === 0
         ? toolNotFound(toolId)
         : typed
+    } finally {
+      clearTimeout(timer)
+      progress.done()
     }
     if (result.isError && typedErrors === "throw") {
       const carried = toolErrorFromResult(result)

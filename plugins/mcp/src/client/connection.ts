@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import type { Implementation } from "@modelcontextprotocol/sdk/types.js"
+import type { Implementation, Progress } from "@modelcontextprotocol/sdk/types.js"
 import { BackendUnavailable, causeOf } from "@toolplane/foundation"
 import { isUnreachable } from "../errors.js"
 
@@ -133,6 +133,8 @@ export class McpConnection {
   #pending: Promise<Client> | undefined
   #probing = false
   #connectedAt = 0
+  readonly #progress = new Map<string, (params: Progress) => void>()
+  #progressSeq = 0
   readonly #waiters = new Set<{ resolve: (c: Client) => void; reject: (e: unknown) => void }>()
 
   constructor(config: McpTransportConfig, hooks: ConnectionHooks) {
@@ -147,6 +149,17 @@ export class McpConnection {
   /** The connected client, or `undefined`. */
   get client(): Client | undefined {
     return this.#state === "connected" ? this.#client : undefined
+  }
+
+  /**
+   * Registers a progress handler under a fresh token, to put in a request's `_meta.progressToken`.
+   * Progress is delivered synchronously as messages arrive: the SDK's own progress callbacks run a
+   * microtask late and lose the last notification when it arrives together with the response.
+   */
+  trackProgress(handler: (progress: Progress) => void): { token: string; done: () => void } {
+    const token = `tp-${++this.#progressSeq}`
+    this.#progress.set(token, handler)
+    return { token, done: () => this.#progress.delete(token) }
   }
 
   status(): McpConnectionStatus {
@@ -314,6 +327,23 @@ export class McpConnection {
       this.#scheduleRetry()
       throw this.#unavailable(`cannot connect: ${reason}`)
     }
+    const sdkOnMessage = transport.onmessage
+    transport.onmessage = (message, extra) => {
+      if ((message as { method?: string }).method === "notifications/progress" && !("id" in message)) {
+        const params = (message as { params?: Progress & { progressToken?: unknown } }).params
+        const handler =
+          typeof params?.progressToken === "string" ? this.#progress.get(params.progressToken) : undefined
+        if (handler) {
+          try {
+            handler(params!)
+          } catch {
+            // A progress listener's failure is not the connection's.
+          }
+          return
+        }
+      }
+      sdkOnMessage?.call(transport, message, extra)
+    }
     client.onclose = () => {
       if (this.#client === client && this.#state === "connected") this.#lost(client, "connection closed")
     }
@@ -371,7 +401,9 @@ export class McpConnection {
       initial * (options.factor ?? 2) ** Math.max(0, this.#attempts - 1),
     )
     const jitter = options.jitter ?? 0.2
-    const delay = immediate ? Math.min(initial, 50) : Math.max(0, base * (1 + jitter * (2 * Math.random() - 1)))
+    const delay = immediate
+      ? Math.min(initial, 50)
+      : Math.max(0, base * (1 + jitter * (2 * Math.random() - 1)))
     this.#state = "reconnecting"
     this.#nextAttemptAt = Date.now() + delay
     this.#emit()

@@ -83,7 +83,8 @@ export const checkDnsRebinding = (
     if (!allowed.includes(hostname)) return `Host "${hostname}" is not allowed`
   }
   const origin = headers.origin
-  if (origin === undefined || origin === "null") return origin === "null" ? 'Origin "null" is not allowed' : undefined
+  if (origin === undefined || origin === "null")
+    return origin === "null" ? 'Origin "null" is not allowed' : undefined
   if (policy.allowedOrigins) {
     return policy.allowedOrigins.includes(origin) ? undefined : `Origin "${origin}" is not allowed`
   }

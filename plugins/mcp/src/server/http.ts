@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { randomUUID } from "node:crypto"
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http"
+import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"

@@ -10,8 +10,8 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import {
-  type CallToolResult,
   CallToolRequestSchema,
+  type CallToolResult,
   ErrorCode,
   type Implementation,
   ListToolsRequestSchema,
@@ -27,9 +27,9 @@ import {
   isToolError,
   listAllTools,
   makeContext,
+  ToolNotFound,
   type ToolResult,
   type ToolService,
-  ToolNotFound,
 } from "@toolplane/foundation"
 import {
   CURSOR_META_KEY,
@@ -108,7 +108,8 @@ export const MCP_LOG_METADATA_KEY = "toolplane.dev/mcpLog"
  */
 export const mcpLog = (ctx: ExecutionContext, level: LoggingLevel, data: unknown, logger?: string): void => {
   const log = ctx.metadata[MCP_LOG_METADATA_KEY]
-  if (typeof log === "function") (log as (l: LoggingLevel, d: unknown, g?: string) => void)(level, data, logger)
+  if (typeof log === "function")
+    (log as (l: LoggingLevel, d: unknown, g?: string) => void)(level, data, logger)
 }
 
 const LEVELS: readonly LoggingLevel[] = [
