@@ -35,7 +35,6 @@ import {
   type JsonValue,
   type ListToolsRequest,
   listAllTools,
-  makeContext,
   makeCursorCodec,
   paginateTools,
   type RegisteredTool,
@@ -44,11 +43,11 @@ import {
   type ToolPage,
   type ToolResult,
   type ToolService,
-  toContext,
   toolOf,
 } from "@toolplane/foundation"
 import type { Approver } from "./Approver.js"
 import { type CallAllOptions, type CallAllResult, callAll } from "./callAll.js"
+import { callContext, NEVER_ABORTED } from "./context.js"
 import type { RunnerOptions } from "./options.js"
 import { approvalGate } from "./pipeline/approve.js"
 import { signContinuation, verifyContinuation } from "./pipeline/continuation.js"
@@ -56,7 +55,7 @@ import { openScope } from "./pipeline/deadline.js"
 import { categoriesInUse, enricherApplies, enrichTool, isVisible, transformArgs } from "./pipeline/enrich.js"
 import { acquireLimits, LimitSet } from "./pipeline/limits.js"
 import { makeEntry, type ToolEntry, toolNotFound } from "./pipeline/resolve.js"
-import { withRetry } from "./pipeline/retry.js"
+import { retryAfter } from "./pipeline/retry.js"
 import { type CallSpan, traced, tracingActive } from "./pipeline/trace.js"
 import { validateOutput } from "./pipeline/validateOutput.js"
 
@@ -89,8 +88,6 @@ export interface ToolRunner extends ToolService {
 }
 
 const EMPTY_ARGS: Readonly<Record<string, unknown>> = Object.freeze({})
-/** The signal of a context made without one (foundation shares a single never-aborting signal). */
-const NEVER_ABORTED = makeContext().signal
 const noop = (): void => {}
 
 interface Visible {
@@ -247,7 +244,7 @@ class Runner implements ToolRunner {
     const name = request.name
     const entry = this.#entries.get(name) ?? this.#resolve(name)
     if (span !== undefined) span.backend(entry.backendName)
-    const ctx = toContext(request.context)
+    const ctx = callContext(request.context)
     // 2. validate
     const raw = request.arguments ?? EMPTY_ARGS
     let checked = entry.validator.validate(raw)
@@ -270,9 +267,19 @@ class Runner implements ToolRunner {
       ctx.deadline ?? (entry.timeoutMs === undefined ? undefined : Date.now() + entry.timeoutMs)
     const cancellable = ctx.signal !== NEVER_ABORTED
     let result: BackendResult
-    if (deadline === undefined && !cancellable && entry.limits === undefined && entry.retry === undefined) {
+    if (deadline === undefined && !cancellable && entry.limits === undefined) {
       if (span !== undefined) span.attempt(1)
-      result = await entry.backend.execute(call, ctx)
+      try {
+        result = await entry.backend.execute(call, ctx)
+      } catch (error) {
+        if (entry.retry === undefined) throw error
+        result = await retryAfter(entry.retry, error, () => entry.backend.execute(call, ctx), {
+          toolId: entry.id,
+          signal: undefined,
+          deadline: undefined,
+          onAttempt: span?.attempt,
+        })
+      }
     } else {
       result = await this.#guarded(entry, call, ctx, deadline, cancellable, span)
     }
@@ -321,16 +328,18 @@ class Runner implements ToolRunner {
         ? undefined
         : await acquireLimits(entry.limits, call.arguments, signal, entry.id)
     try {
-      if (entry.retry === undefined) {
-        if (span !== undefined) span.attempt(1)
+      if (span !== undefined) span.attempt(1)
+      try {
         return await entry.backend.execute(call, ctx)
+      } catch (error) {
+        if (entry.retry === undefined) throw error
+        return await retryAfter(entry.retry, error, () => entry.backend.execute(call, ctx), {
+          toolId: entry.id,
+          signal,
+          deadline,
+          onAttempt: span?.attempt,
+        })
       }
-      return await withRetry(entry.retry, () => entry.backend.execute(call, ctx), {
-        toolId: entry.id,
-        signal,
-        deadline,
-        ...(span !== undefined ? { onAttempt: span.attempt } : {}),
-      })
     } finally {
       release?.()
     }

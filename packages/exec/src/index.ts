@@ -12,7 +12,14 @@ export * from "./callAll.js"
 export type * from "./options.js"
 export { CALL_CURSOR_PURPOSE } from "./pipeline/continuation.js"
 export { LimitSet } from "./pipeline/limits.js"
-export { backoffMs, isIdempotent, isRetryable, type RetryPolicy, retryPolicyFor } from "./pipeline/retry.js"
+export {
+  backoffMs,
+  isIdempotent,
+  isRetryable,
+  type RetryPolicy,
+  retryAfter,
+  retryPolicyFor,
+} from "./pipeline/retry.js"
 export { tracingActive } from "./pipeline/trace.js"
 export * from "./Runner.js"
 export * from "./RunnerService.js"

@@ -88,30 +88,35 @@ export const backoffMs = (
 }
 
 /**
- * Runs `attempt` until it succeeds, fails with a non-retryable error, runs out of attempts, or the next
- * delay would pass the deadline. `onAttempt` is told the number of each attempt.
+ * Continues a call whose first attempt failed with `firstError`: retries `attempt` until it succeeds,
+ * fails with a non-retryable error, runs out of attempts, or the next delay would pass the deadline
+ * (then the last failure is thrown). The first attempt runs inline in the pipeline, so retry costs
+ * nothing until something fails. `onAttempt` is told the number of each further attempt.
  *
  * @since 0.1.0
  */
-export const withRetry = async <A>(
+export const retryAfter = async <A>(
   policy: RetryPolicy,
+  firstError: unknown,
   attempt: () => Promise<A>,
   options: {
     readonly toolId: string
     readonly signal: AbortSignal | undefined
     readonly deadline: number | undefined
-    readonly onAttempt?: (n: number) => void
+    readonly onAttempt?: ((n: number) => void) | undefined
   },
 ): Promise<A> => {
-  for (let n = 1; ; n++) {
+  let error = firstError
+  for (let n = 2; ; n++) {
+    if (n > policy.maxAttempts || !isRetryable(error) || options.signal?.aborted) throw error
+    const delay = backoffMs(policy, n - 1)
+    if (options.deadline !== undefined && Date.now() + delay >= options.deadline) throw error
+    await sleep(delay, options.signal, options.toolId)
     options.onAttempt?.(n)
     try {
       return await attempt()
-    } catch (error) {
-      if (n >= policy.maxAttempts || !isRetryable(error) || options.signal?.aborted) throw error
-      const delay = backoffMs(policy, n)
-      if (options.deadline !== undefined && Date.now() + delay >= options.deadline) throw error
-      await sleep(delay, options.signal, options.toolId)
+    } catch (next) {
+      error = next
     }
   }
 }

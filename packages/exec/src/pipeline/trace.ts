@@ -17,6 +17,7 @@ import {
   trace,
 } from "@opentelemetry/api"
 
+const OTEL_GLOBAL = Symbol.for("opentelemetry.js.api.1")
 const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate()
 const tracer = trace.getTracer("@toolplane/exec", "0.1.0")
 
@@ -26,6 +27,10 @@ const tracer = trace.getTracer("@toolplane/exec", "0.1.0")
  * @since 0.1.0
  */
 export const tracingActive = (): boolean => {
+  // Fast path: @opentelemetry/api keeps its registrations on this global; until anything registers a
+  // tracer provider it holds no "trace" entry, and no span could be recorded.
+  const registered = (globalThis as Record<symbol, { trace?: unknown } | undefined>)[OTEL_GLOBAL]
+  if (registered === undefined || registered.trace === undefined) return false
   const provider = trace.getTracerProvider()
   return (provider instanceof ProxyTracerProvider ? provider.getDelegate() : provider) !== NOOP_PROVIDER
 }
