@@ -67,9 +67,10 @@ export const snapshotOf = (tools: readonly Tool[]): Snapshot => {
 }
 
 interface Entry {
-  at: number
+  /** Set when a load finishes, cleared by a timer `ttlMs` later (no clock read on the hot path). */
+  fresh: boolean
   value?: Snapshot
-  pending?: Promise<Snapshot>
+  pending?: Promise<Snapshot> | undefined
 }
 
 const MAX_CALLERS = 256
@@ -85,22 +86,25 @@ export class ListingCache {
   /** The cached snapshot when it is fresh, without waiting. */
   peek(context: Ctx): Snapshot | undefined {
     const entry = this.#entries.get(context?.callerId ?? "")
-    if (entry?.value !== undefined && Date.now() - entry.at < this.ttlMs) return entry.value
-    return undefined
+    return entry?.fresh ? entry.value : undefined
   }
 
   get(context: Ctx): Promise<Snapshot> {
     const key = context?.callerId ?? ""
     const entry = this.#entries.get(key)
-    const now = Date.now()
-    if (entry?.value !== undefined && now - entry.at < this.ttlMs) return Promise.resolve(entry.value)
+    if (entry?.fresh) return Promise.resolve(entry.value!)
     if (entry?.pending) return entry.pending
-    const next: Entry = entry ?? { at: 0 }
+    const next: Entry = entry ?? { fresh: false }
     const pending = this.load(context).then(
       (value) => {
         next.value = value
-        next.at = Date.now()
         next.pending = undefined
+        if (this.ttlMs > 0) {
+          next.fresh = true
+          setTimeout(() => {
+            next.fresh = false
+          }, this.ttlMs).unref?.()
+        }
         return value
       },
       (error: unknown) => {

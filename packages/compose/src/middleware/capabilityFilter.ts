@@ -5,8 +5,20 @@
  *
  * @since 0.1.0
  */
-import { type Middleware, suggestToolIds, type Tool, ToolNotFound } from "@toolplane/foundation"
-import { type ListingOptions, listingService, lookup, resolveListing } from "../internal/listing.js"
+import {
+  type CallToolRequest,
+  type Middleware,
+  suggestToolIds,
+  type Tool,
+  ToolNotFound,
+} from "@toolplane/foundation"
+import {
+  type ListingCache,
+  type ListingOptions,
+  listingService,
+  lookup,
+  resolveListing,
+} from "../internal/listing.js"
 import type { ToolFilter } from "../toolset/filters.js"
 import { makeSelection, type ToolSelection } from "../toolset/selection.js"
 
@@ -33,6 +45,14 @@ export const selectionOf = (source: CapabilitySource): ToolSelection => {
   const s = (source as { selection: ToolSelection | (() => ToolSelection) }).selection
   return typeof s === "function" ? s.call(source) : s
 }
+
+const hidden = (request: CallToolRequest, cache: ListingCache): Promise<never> =>
+  Promise.reject(
+    new ToolNotFound({
+      toolId: request.name,
+      suggestions: suggestToolIds(request.name, cache.peek(request.context)?.byId.keys() ?? []),
+    }),
+  )
 
 /**
  * Hides the tools a selection does not admit, in listings and calls.
@@ -62,17 +82,10 @@ export const capabilityFilter = (source: CapabilitySource, options: ListingOptio
       listing,
       derive: (inner) => inner.filter(admits),
       call: (request, cache) => {
-        const notFound = (): Promise<never> =>
-          Promise.reject(
-            new ToolNotFound({
-              toolId: request.name,
-              suggestions: suggestToolIds(request.name, cache.peek(request.context)?.byId.keys() ?? []),
-            }),
-          )
         const found = lookup(cache, request.context, request.name)
         if (found instanceof Promise)
-          return found.then((tool) => (tool ? next.callTool(request) : notFound()))
-        return found ? next.callTool(request) : notFound()
+          return found.then((tool) => (tool ? next.callTool(request) : hidden(request, cache)))
+        return found ? next.callTool(request) : hidden(request, cache)
       },
     })
 }
