@@ -214,11 +214,20 @@ export const fromMcpTool = (
     ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
     ...(Object.keys(mcpExtras).length > 0 ? { mcp: mcpExtras } : {}),
   }
-  const spec: Record<string, unknown> = {
-    namespace,
-    name,
-    inputSchema: native.inputSchema as JsonSchema,
+  let inputSchema = native.inputSchema as JsonSchema
+  if (!isRecord(inputSchema) || inputSchema.type === undefined) {
+    // Some servers send `{}` or omit `type`; MCP requires an object schema, so say so.
+    inputSchema = { ...(isRecord(inputSchema) ? inputSchema : {}), type: "object" } as JsonSchema
+    warnings.push({
+      feature: "inputSchema",
+      path: "/inputSchema/type",
+      from: "mcp",
+      to: "canonical",
+      toolId: id,
+      message: 'input schema had no "type"; treated as "object"',
+    })
   }
+  const spec: Record<string, unknown> = { namespace, name, inputSchema }
   if (native.outputSchema !== undefined) spec.outputSchema = native.outputSchema as JsonSchema
   const title = native.title ?? native.annotations?.title
   if (title !== undefined) spec.title = title

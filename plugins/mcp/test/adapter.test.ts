@@ -134,6 +134,15 @@ describe("MCP adapter", () => {
     expect(warnings).toEqual([expect.objectContaining({ feature: TOOL_META_KEY })])
   })
 
+  it("treats an input schema without a type as an object schema, with a warning", () => {
+    const { value, warnings } = fromMcpTool(
+      { name: "loose", inputSchema: {} as McpTool["inputSchema"] },
+      "ns",
+    )
+    expect(value.inputSchema).toEqual({ type: "object" })
+    expect(warnings).toEqual([expect.objectContaining({ feature: "inputSchema" })])
+  })
+
   it("sanitizes names", () => {
     expect(sanitizeToolName("a b/c")).toBe("a_b_c")
     expect(sanitizeToolName(".hidden")).toBe("_.hidden")

@@ -97,7 +97,10 @@ export interface McpConnectionStatus {
   readonly nextAttemptAt?: number
 }
 
-/** @internal */
+/**
+ * @internal
+ * @since 0.1.0
+ */
 export interface ConnectionHooks {
   readonly name: string
   readonly clientInfo: Implementation
@@ -117,6 +120,7 @@ const STDERR_TAIL_BYTES = 2048
  * Owns the SDK client; callers ask it for a connected client and report transport failures.
  *
  * @internal
+ * @since 0.1.0
  */
 export class McpConnection {
   readonly #config: McpTransportConfig

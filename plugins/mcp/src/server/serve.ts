@@ -149,6 +149,7 @@ const toMcpResult = (result: ToolResult): CallToolResult => {
  * and the servers (one per client connection) to notify.
  *
  * @internal
+ * @since 0.1.0
  */
 export class McpExposure {
   readonly service: ToolService
