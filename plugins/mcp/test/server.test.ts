@@ -25,8 +25,8 @@ interface Setup {
   client: Client
   /** Makes the server announce a new tool. */
   grow: () => Promise<void>
-  /** Whether the server saw the cancellation (in-process only). */
-  abortedCount?: () => number
+  /** How many handlers saw their signal abort. */
+  abortedCount: () => Promise<number>
   close: () => Promise<void>
 }
 
@@ -62,7 +62,7 @@ const setups: Record<string, () => Promise<Setup>> = {
         service.add(defineTool({ id: "demo/grown", handler: () => "grown" }))
         notify()
       },
-      abortedCount: () => service.aborted.length,
+      abortedCount: async () => service.aborted.length,
       close: async () => {
         await client.close()
         await handle.close()
@@ -82,6 +82,10 @@ const setups: Record<string, () => Promise<Setup>> = {
       client,
       grow: async () => {
         await client.callTool({ name: "demo.grow", arguments: {} })
+      },
+      abortedCount: async () => {
+        const result = await client.callTool({ name: "demo.aborted", arguments: {} })
+        return (result.structuredContent as { count: number }).count
       },
       close: () => client.close(),
     }
@@ -196,7 +200,7 @@ describe.each(Object.keys(setups))("serving a ToolService over %s", (kind) => {
     )
     await expect(call).rejects.toThrow(/user cancelled/)
     expect(Date.now() - started).toBeLessThan(3000)
-    if (setup.abortedCount) await expect.poll(() => setup.abortedCount!()).toBeGreaterThan(0)
+    await expect.poll(() => setup.abortedCount()).toBeGreaterThan(0)
     // The server stays usable.
     const after = await setup.client.callTool({ name: "demo.echo", arguments: { text: "still here" } })
     expect(after.content).toEqual([{ type: "text", text: "still here" }])
