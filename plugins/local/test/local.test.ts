@@ -150,4 +150,61 @@ describe("localBackend", () => {
     await expect(call).rejects.toBeInstanceOf(Cancelled)
     expect(sawAbort).toBe(true)
   })
+
+  it("runs validated calls without revalidating, with the same result and error rules", async () => {
+    const { ExecutionFailed, RateLimited } = await import("@toolplane/foundation")
+    const throwsSync = defineTool({
+      id: "e/sync",
+      handler: () => {
+        throw new TypeError("sync boom")
+      },
+    })
+    const rejects = defineTool({
+      id: "e/async",
+      handler: async () => {
+        throw new Error("async boom")
+      },
+    })
+    const typed = defineTool({
+      id: "e/typed",
+      handler: async () => {
+        throw new RateLimited({ key: "upstream" })
+      },
+    })
+    const effFail = defineTool({
+      id: "e/effect",
+      handler: () => Effect.fail(new RateLimited({ key: "eff" })),
+    })
+    const backend = localBackend([add, asyncTool, effectTool, throwsSync, rejects, typed, effFail])
+    const run = (toolId: string, args: Record<string, unknown> = {}, ctx = makeContext()) =>
+      backend.execute({ toolId, arguments: args, validated: true }, ctx)
+    expect((await run("math/add", { a: 2, b: 2 })).structuredContent).toEqual({ sum: 4 })
+    expect((await run("math/slow_double", { n: 5 })).content).toEqual([{ type: "text", text: "10" }])
+    expect((await run("util/who", {}, makeContext({ callId: "c7" }))).structuredContent).toEqual({
+      callId: "c7",
+    })
+    const sync = await run("e/sync").catch((e) => e)
+    expect(sync).toBeInstanceOf(ExecutionFailed)
+    expect(sync.cause).toMatchObject({ name: "TypeError", message: "sync boom" })
+    expect(await run("e/async").catch((e) => e)).toBeInstanceOf(ExecutionFailed)
+    expect(await run("e/typed").catch((e) => e)).toBeInstanceOf(RateLimited)
+    const eff = await run("e/effect").catch((e) => e)
+    expect(eff).toBeInstanceOf(RateLimited)
+    expect(eff.key).toBe("eff")
+    const controller = new AbortController()
+    const late = defineTool({
+      id: "e/late",
+      handler: async () => {
+        controller.abort()
+        return "too late"
+      },
+    })
+    const lateBackend = localBackend([late])
+    await expect(
+      lateBackend.execute(
+        { toolId: "e/late", arguments: {}, validated: true },
+        makeContext({ signal: controller.signal }),
+      ),
+    ).rejects.toBeInstanceOf(Cancelled)
+  })
 })
