@@ -29,7 +29,6 @@ export * from "./server/dnsRebinding.js"
 export { type McpHttpServerHandle, type ServeHttpOptions, serveHttp } from "./server/http.js"
 export {
   createMcpServer,
-  MCP_LOG_METADATA_KEY,
   type McpRequestInfo,
   type McpServeOptions,
   type McpServerHandle,

@@ -12,6 +12,8 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  CreateMessageResultSchema,
+  ElicitResultSchema,
   ErrorCode,
   type Implementation,
   ListToolsRequestSchema,
@@ -86,16 +88,9 @@ export interface McpServeOptions {
 }
 
 /**
- * The `metadata` key under which a call's context holds the function that sends an MCP log message
- * to the client (see {@link mcpLog}).
- *
- * @since 0.1.0
- */
-export const MCP_LOG_METADATA_KEY = "toolplane.dev/mcpLog"
-
-/**
  * Sends a log message (`notifications/message`) to the MCP client that made the call `ctx` belongs
  * to, when it was made through MCP and the client's log level lets it through; a no-op otherwise.
+ * The same as `ctx.log({ level, data, logger })`.
  *
  * @example
  * ```ts
@@ -106,10 +101,29 @@ export const MCP_LOG_METADATA_KEY = "toolplane.dev/mcpLog"
  * ```
  * @since 0.1.0
  */
-export const mcpLog = (ctx: ExecutionContext, level: LoggingLevel, data: unknown, logger?: string): void => {
-  const log = ctx.metadata[MCP_LOG_METADATA_KEY]
-  if (typeof log === "function")
-    (log as (l: LoggingLevel, d: unknown, g?: string) => void)(level, data, logger)
+export const mcpLog = (ctx: ExecutionContext, level: LoggingLevel, data: unknown, logger?: string): void =>
+  ctx.log({ level, data, ...(logger !== undefined ? { logger } : {}) })
+
+/** Sampling and elicitation requests back to the calling client, offered only when it declared them. */
+const clientRequests = (server: Server, extra: Extra): ExecutionContextInit["client"] => {
+  const capabilities = server.getClientCapabilities() ?? {}
+  return {
+    ...(capabilities.sampling
+      ? {
+          createMessage: async (params: Readonly<Record<string, unknown>>) =>
+            extra.sendRequest(
+              { method: "sampling/createMessage", params: params as never },
+              CreateMessageResultSchema,
+            ),
+        }
+      : {}),
+    ...(capabilities.elicitation
+      ? {
+          elicitInput: async (params: Readonly<Record<string, unknown>>) =>
+            extra.sendRequest({ method: "elicitation/create", params: params as never }, ElicitResultSchema),
+        }
+      : {}),
+  }
 }
 
 const LEVELS: readonly LoggingLevel[] = [
@@ -268,17 +282,16 @@ export class McpExposure {
                 },
               }
             : {}),
-          metadata: {
-            [MCP_LOG_METADATA_KEY]: (level: LoggingLevel, data: unknown, logger?: string) => {
-              if (LEVELS.indexOf(level) < minLevel) return
-              extra
-                .sendNotification({
-                  method: "notifications/message",
-                  params: { level, data, ...(logger !== undefined ? { logger } : {}) },
-                })
-                .catch(() => {})
-            },
+          onLog: ({ level, data, logger }) => {
+            if (LEVELS.indexOf(level) < minLevel) return
+            extra
+              .sendNotification({
+                method: "notifications/message",
+                params: { level, data, ...(logger !== undefined ? { logger } : {}) },
+              })
+              .catch(() => {})
           },
+          client: clientRequests(server, extra),
         })
         const result = await this.service.callTool({
           name: id,
