@@ -1,8 +1,9 @@
 /**
  * The in-process backend: serves tools made with `defineTool` (handlers sync, async or Effect). Its
  * `toolSchemas()` returns the definitions themselves, so a runner validates with each tool's own
- * validator (zod keeps its defaults and transforms) and passes `validated: true`; `execute` then runs the
- * handler directly. Cancellation aborts the handler's `ctx.signal` (and interrupts an Effect handler).
+ * validator (zod keeps its defaults and transforms) and passes `validated: true`; `execute` then skips
+ * validation and runs the handler. Cancellation aborts the handler's `ctx.signal` (and interrupts an
+ * Effect handler).
  *
  * @since 0.1.0
  */
