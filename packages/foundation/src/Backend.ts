@@ -6,7 +6,12 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
-import { type ExecutionContext, fromContextual, toContext } from "./ExecutionContext.js"
+import {
+  type ExecutionContext,
+  type ExecutionContextInit,
+  fromContextual,
+  toContext,
+} from "./ExecutionContext.js"
 import type { Tool } from "./Tool.js"
 import type { BackendCall } from "./ToolCall.js"
 import { causeOf, ExecutionFailed, isToolError, type ToolError } from "./ToolError.js"
@@ -125,7 +130,10 @@ export const defineBackend = (spec: BackendSpec): Backend => {
  */
 export interface EffectBackend {
   readonly name: string
-  execute(call: BackendCall, ctx?: Partial<ExecutionContext>): Effect.Effect<BackendResult, ToolError>
+  execute(
+    call: BackendCall,
+    ctx?: ExecutionContext | ExecutionContextInit,
+  ): Effect.Effect<BackendResult, ToolError>
   readonly supportedTools: Effect.Effect<readonly string[]>
   readonly toolSchemas: Effect.Effect<readonly Tool[]>
   metadata(): BackendMetadata

@@ -96,13 +96,26 @@ const NO_CLIENT: ClientRequests = Object.freeze({})
 const EMPTY: Readonly<Record<string, unknown>> = Object.freeze({})
 const CONTEXT = Symbol.for("@toolplane/foundation/ExecutionContext")
 
+const CALL_ID_PREFIX = `${randomUUID().slice(0, 8)}-`
+let callCounter = 0
+
 /**
- * Builds a context. Without a signal the context can never be cancelled; the runner adds its own
- * signal when it enforces a deadline.
+ * A call id unique within this process and unlikely to collide across processes (a random per-process
+ * prefix and a counter: cheaper than a UUID per call).
  *
  * @since 0.1.0
  */
-export const makeContext = (init: ExecutionContextInit = {}): ExecutionContext => {
+export const nextCallId = (): string => CALL_ID_PREFIX + (++callCounter).toString(36)
+
+const NO_INIT: ExecutionContextInit = Object.freeze({})
+
+/**
+ * Builds a context. Without a signal the context can never be cancelled; the runner adds its own
+ * signal when it enforces a deadline. Cheap enough for every call (one object, no UUID).
+ *
+ * @since 0.1.0
+ */
+export const makeContext = (init: ExecutionContextInit = NO_INIT): ExecutionContext => {
   let deadline = init.deadline
   if (init.timeoutMs !== undefined) {
     const relative = Date.now() + init.timeoutMs
@@ -110,18 +123,25 @@ export const makeContext = (init: ExecutionContextInit = {}): ExecutionContext =
   }
   const ctx: ExecutionContext & { [CONTEXT]: true } = {
     [CONTEXT]: true,
-    callId: init.callId ?? randomUUID(),
+    callId: init.callId ?? nextCallId(),
+    callerId: init.callerId,
+    sessionId: init.sessionId,
+    deadline,
     signal: init.signal ?? NEVER_ABORTED,
     reportProgress: init.onProgress ?? IGNORE_PROGRESS,
     log: init.onLog ?? IGNORE_LOG,
     client: init.client ?? NO_CLIENT,
     metadata: init.metadata ?? EMPTY,
-    ...(init.callerId !== undefined ? { callerId: init.callerId } : {}),
-    ...(init.sessionId !== undefined ? { sessionId: init.sessionId } : {}),
-    ...(deadline !== undefined ? { deadline } : {}),
   }
   return ctx
 }
+
+/**
+ * The signal of a context that can never be cancelled (shared by all such contexts).
+ *
+ * @since 0.1.0
+ */
+export const neverAborted: AbortSignal = NEVER_ABORTED
 
 /**
  * Tells whether a value was made by {@link makeContext}.
@@ -185,14 +205,16 @@ export const runWithContext = <A, E>(
  */
 export const fromContextual = <A, E>(
   run: (ctx: ExecutionContext) => Promise<A>,
-  init: ExecutionContextInit = {},
+  context: ExecutionContext | ExecutionContextInit = NO_INIT,
   onError: (error: unknown) => E,
-): Effect.Effect<A, E> =>
-  Effect.tryPromise({
+): Effect.Effect<A, E> => {
+  const init = contextToInit(context)
+  return Effect.tryPromise({
     try: (signal) =>
       run(makeContext({ ...init, signal: init.signal ? AbortSignal.any([signal, init.signal]) : signal })),
     catch: onError,
   })
+}
 
 /**
  * The init that reproduces a context (used when a context must be rebuilt with another signal).

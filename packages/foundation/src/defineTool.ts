@@ -114,6 +114,8 @@ export const defineTool = <
   const named = spec as { id?: string; namespace?: string; name?: string }
   const toolId = named.id ?? `${named.namespace}/${named.name}`
   const inputSchema = input === undefined ? undefined : toJsonSchema(input, "input", toolId)
+  // The handler's raw return value becomes structuredContent, so the declared schema is the output
+  // schema's input side (what the handler produces before any transform).
   const outputSchema = output === undefined ? undefined : toJsonSchema(output, "input", toolId)
   const tool = makeTool({
     ...(spec as ToolSpec),
