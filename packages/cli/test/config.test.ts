@@ -48,11 +48,8 @@ describe("config", () => {
       require_approval: false,
       mcp: { command: "mcp-server-everything", args: ["stdio"], env: {} },
     })
-    expect(config.backends[1]).toMatchObject({
-      module: "./tools.ts",
-      require_approval: true,
-      filter: { deny: ["local/secret*"] },
-    })
+    expect(config.backends[1]).toMatchObject({ module: "./tools.ts", filter: { deny: ["local/secret*"] } })
+    expect(config.backends[1]!.require_approval).toBeUndefined()
     expect(config.aliases).toEqual({ "everything/echo": "demo/say" })
     expect(config.composite_tools[0]).toMatchObject({ name: "echo_all", strategy: "parallel" })
     expect(config.cursor.secret_env).toBe("TOOLPLANE_CURSOR_SECRET")

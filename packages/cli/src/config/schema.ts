@@ -54,8 +54,8 @@ export const BackendConfig = z
       })
       .optional(),
     filter: FilterConfig.optional(),
-    /** Calls to this backend's tools need approval (default true). A gateway has no human to ask. */
-    require_approval: z.boolean().default(true),
+    /** `true`: every call needs approval; `false`: none does; omitted: the backend default (local: all but read-only tools; MCP: all). A gateway has no approver, so calls needing approval fail with ApprovalRequired. */
+    require_approval: z.boolean().optional(),
     timeout_ms: z.number().int().positive().optional(),
   })
   .superRefine((backend, ctx) => {
@@ -93,6 +93,8 @@ export const ServerConfig = z.strictObject({
   host: z.string().default("127.0.0.1"),
   port: z.number().int().min(0).max(65535).default(8808),
   page_size: z.number().int().min(1).max(1000).default(100),
+  /** How tool ids appear as MCP tool names: `namespace.name` (default), the bare `name`, or the `namespace/name` id. */
+  tool_names: z.enum(["dotted", "name", "id"]).default("dotted"),
 })
 
 /** @since 0.1.0 */

@@ -1,0 +1,39 @@
+/**
+ * Helpers shared by the commands: opening the configured gateway with progress on stderr.
+ *
+ * @since 0.1.0
+ */
+import { dirname } from "node:path"
+import { type CommandContext, progressPrinter } from "../cli.js"
+import { type Gateway, type OpenGatewayOptions, openGateway } from "../gateway.js"
+
+/**
+ * Opens the gateway of the command's config, printing connection progress to stderr.
+ *
+ * @since 0.1.0
+ */
+export const open = (ctx: CommandContext, options: Partial<OpenGatewayOptions> = {}): Promise<Gateway> =>
+  openGateway(ctx.config, {
+    file: ctx.file,
+    baseDir: dirname(ctx.file),
+    env: ctx.io.env,
+    onEvent: progressPrinter(ctx.io),
+    ...options,
+  })
+
+/**
+ * Runs `body` with an open gateway and closes it afterwards, whatever happens.
+ *
+ * @since 0.1.0
+ */
+export const withGateway = async <A>(
+  ctx: CommandContext,
+  body: (gateway: Gateway) => Promise<A>,
+): Promise<A> => {
+  const gateway = await open(ctx)
+  try {
+    return await body(gateway)
+  } finally {
+    await gateway.close()
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * @toolplane/cli: the `toolplane` command, and the pieces it is made of for programs that embed a
+ * gateway (config loading, gateway assembly).
+ *
+ * @packageDocumentation
+ * @since 0.1.0
+ */
+export { type CliIO, EXIT, run, USAGE, UsageError } from "./cli.js"
+export { formatPath, loadConfig, locateToml, parseConfig, tomlKeyLines } from "./config/load.js"
+export * from "./config/schema.js"
+export { filterBackend } from "./filterBackend.js"
+export {
+  type Gateway,
+  type GatewayEvent,
+  gatewayCursorCodec,
+  type OpenGatewayOptions,
+  openGateway,
+} from "./gateway.js"

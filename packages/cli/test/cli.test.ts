@@ -1,0 +1,164 @@
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { type CliIO, run } from "../src/cli.js"
+
+const fixture = join(import.meta.dirname, "fixtures", "gateway.toml")
+const secret = { TOOLPLANE_CURSOR_SECRET: "test-secret-0123456789abcdef0123456789" }
+
+const cli = async (argv: string[], env: NodeJS.ProcessEnv = secret) => {
+  let stdout = ""
+  let stderr = ""
+  const io: CliIO = {
+    stdout: (s) => {
+      stdout += s
+    },
+    stderr: (s) => {
+      stderr += s
+    },
+    env: { ...process.env, ...env },
+    cwd: process.cwd(),
+  }
+  const code = await run(argv, io)
+  return { code, stdout, stderr }
+}
+
+const tempConfig = (text: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), "toolplane-cli-"))
+  const file = join(dir, "toolplane.toml")
+  writeFileSync(file, text)
+  return file
+}
+
+describe("toolplane CLI: usage and configuration errors exit 2 and name the problem", () => {
+  it.each([
+    [["frobnicate"], /unknown command "frobnicate"/],
+    [[], /missing command/],
+    [["list", "--colour"], /Unknown option '--colour'/],
+    [["search", "-c", fixture], /search needs a QUERY/],
+    [["search", "x", "--limit", "zero", "-c", fixture], /--limit must be an integer/],
+    [["call", "-c", fixture], /call needs a TOOL_ID/],
+    [["call", "notes/echo", "--args", "{nope", "-c", fixture], /--args is not valid JSON/],
+    [["call", "notes/echo", "--args", "[1]", "-c", fixture], /--args must be a JSON object/],
+    [["export", "--format", "yaml", "-c", fixture], /--format must be "mcp" or "openai"/],
+    [["serve", "--transport", "pigeon", "-c", fixture], /--transport must be "stdio" or "http"/],
+  ])("%j", async (argv, message) => {
+    const { code, stderr } = await cli(argv)
+    expect(code).toBe(2)
+    expect(stderr).toMatch(message)
+  })
+
+  it("reports a missing config file", async () => {
+    const { code, stderr } = await cli(["list", "-c", "/nonexistent/toolplane.toml"])
+    expect(code).toBe(2)
+    expect(stderr).toContain("/nonexistent/toolplane.toml: file not found")
+  })
+
+  it("reports a bad config with file, key and line", async () => {
+    const file = tempConfig('[[backends]]\nname = "x"\nmcp = { command = "" }\n')
+    const { code, stderr } = await cli(["check", "-c", file])
+    expect(code).toBe(2)
+    expect(stderr).toContain(`${file}:line 3: backends[0].mcp.command: must name the command to run`)
+  })
+
+  it("reports an unloadable module as a configuration error", async () => {
+    const file = tempConfig('[[backends]]\nname = "x"\nmodule = "./missing.ts"\n')
+    const { code, stderr } = await cli(["list", "-c", file])
+    expect(code).toBe(2)
+    expect(stderr).toMatch(/backends\[0\]\.module: cannot load module/)
+  })
+
+  it("reports a composite naming an unknown tool", async () => {
+    const file = tempConfig(
+      `[[backends]]\nname = "x"\nmodule = "${join(import.meta.dirname, "fixtures", "tools.ts")}"\n\n[[composite_tools]]\nname = "all"\ntools = ["notes/echo", "nope/missing"]\n`,
+    )
+    const { code, stderr } = await cli(["list", "-c", file])
+    expect(code).toBe(2)
+    expect(stderr).toContain("nope/missing")
+  })
+})
+
+describe("toolplane CLI against a real gateway (local module + server-everything)", () => {
+  it("lists tools with filters, aliases and composites applied (table and JSON)", async () => {
+    const table = await cli(["list", "-c", fixture])
+    expect(table.code).toBe(0)
+    expect(table.stdout).toMatch(/^TOOL\s+HINTS\s+DESCRIPTION/m)
+    expect(table.stderr).toMatch(/connecting everything/)
+    expect(table.stderr).toMatch(/everything ready \(13 tools/)
+    const { code, stdout } = await cli(["list", "--json", "-c", fixture])
+    expect(code).toBe(0)
+    const ids: string[] = JSON.parse(stdout).tools.map((t: { id: string }) => t.id)
+    expect(ids).toContain("math/add")
+    expect(ids).not.toContain("everything/get-sum")
+    expect(ids).toContain("composite/echo_all")
+    expect(ids).toContain("notes/echo")
+    expect(ids).not.toContain("notes/secret_admin")
+    expect(ids).toEqual([...ids].sort())
+  })
+
+  it("calls tools: success 0, tool error 1, unknown tool and bad arguments 2", async () => {
+    const ok = await cli(["call", "math/add", "--args", '{"a":2,"b":3}', "-c", fixture])
+    expect(ok.code).toBe(0)
+    expect(ok.stdout).toMatch(/5/)
+    const json = await cli([
+      "call",
+      "composite/echo_all",
+      "--args",
+      '{"message":"hi"}',
+      "--json",
+      "-c",
+      fixture,
+    ])
+    expect(json.code).toBe(0)
+    const texts = JSON.parse(json.stdout)
+      .content.map((c: { text?: string }) => c.text ?? "")
+      .join("\n")
+    expect(texts).toContain("notes echo: hi")
+    expect(texts).toContain("Echo: hi")
+    const toolError = await cli(["call", "math/divide", "--args", '{"a":1,"b":0}', "-c", fixture])
+    expect(toolError.code).toBe(1)
+    expect(toolError.stdout).toContain("division by zero")
+    const unknown = await cli(["call", "notes/ecoh", "-c", fixture])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toMatch(/ToolNotFound.*notes\/echo/)
+    const hidden = await cli(["call", "notes/secret_admin", "-c", fixture])
+    expect(hidden.code).toBe(2)
+    const invalid = await cli(["call", "math/divide", "--args", '{"a":"x"}', "-c", fixture])
+    expect(invalid.code).toBe(2)
+    expect(invalid.stderr).toMatch(/InvalidArguments.*\/a/)
+  })
+
+  it("searches", async () => {
+    const { code, stdout } = await cli(["search", "divide a by b", "--json", "-c", fixture])
+    expect(code).toBe(0)
+    expect(JSON.parse(stdout).hits[0].id).toBe("math/divide")
+  })
+
+  it("exports to MCP and OpenAI shapes", async () => {
+    const mcp = JSON.parse((await cli(["export", "--format", "mcp", "--json", "-c", fixture])).stdout)
+    expect(mcp.tools.map((t: { name: string }) => t.name)).toContain("math.add")
+    const openai = await cli(["export", "--format", "openai", "--json", "-c", fixture])
+    expect(openai.code).toBe(0)
+    const names = JSON.parse(openai.stdout).tools.map((t: { function: { name: string } }) => t.function.name)
+    for (const name of names) expect(name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/)
+  })
+
+  it("check reports health and tool counts, and a dead backend", async () => {
+    const good = await cli(["check", "--json", "-c", fixture])
+    expect(good.code).toBe(0)
+    const report = JSON.parse(good.stdout)
+    expect(report.ok).toBe(true)
+    expect(report.backends).toEqual([
+      expect.objectContaining({ backend: "local", kind: "module", healthy: true, tools: 8 }),
+      expect.objectContaining({ backend: "everything", kind: "mcp-stdio", healthy: true, tools: 13 }),
+    ])
+    const file = tempConfig(
+      `[[backends]]\nname = "local"\nmodule = "${join(import.meta.dirname, "fixtures", "tools.ts")}"\n\n[[backends]]\nname = "ghost"\nmcp = { command = "definitely-not-a-command-xyz" }\n`,
+    )
+    const bad = await cli(["check", "-c", file])
+    expect(bad.code).toBe(1)
+    expect(bad.stdout).toMatch(/ghost\s+mcp-stdio\s+DOWN/)
+    expect(bad.stdout).toMatch(/local\s+module\s+ok/)
+  })
+})
