@@ -1,10 +1,3 @@
-import { defineConfig } from "tsup"
+import { packageBuild } from "../../tsup.base.js"
 
-export default defineConfig({
-  entry: ["src/index.ts", "src/main.ts"],
-  format: ["esm"],
-  dts: { entry: "src/index.ts" },
-  sourcemap: true,
-  clean: true,
-  target: "node22",
-})
+export default packageBuild({ entry: ["src/index.ts", "src/main.ts"], dts: { entry: "src/index.ts" } })

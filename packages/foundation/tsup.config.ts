@@ -1,11 +1,3 @@
-import { defineConfig } from "tsup"
+import { packageBuild } from "../../tsup.base.js"
 
-export default defineConfig({
-  entry: ["src/index.ts", "src/testing/index.ts"],
-  format: ["esm"],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: "node22",
-  external: ["vitest"],
-})
+export default packageBuild({ entry: ["src/index.ts", "src/testing/index.ts"], external: ["vitest"] })
