@@ -3,42 +3,23 @@
  * the runner in these tests. Tools listed in `needsApproval` fail with ApprovalRequired, as the runner's
  * approval gate would.
  */
-import {
-  ApprovalRequired,
-  byId,
-  defineTool,
-  makeCursorCodec,
-  paginateTools,
-  suggestToolIds,
-  type ToolDefinition,
-  ToolNotFound,
-  type ToolService,
-} from "@toolplane/foundation"
+import { ApprovalRequired, defineTool, type ToolDefinition, type ToolService } from "@toolplane/foundation"
+import { definitionService } from "@toolplane/foundation/testing"
 import { z } from "zod"
-
-const codec = makeCursorCodec({ keys: [{ kid: "t", secret: "openai-plugin-tests-0123456789abcdef" }] })
 
 export const serviceOf = (
   definitions: readonly ToolDefinition<any>[],
   options: { readonly needsApproval?: readonly string[]; readonly pageSize?: number } = {},
 ): ToolService & { calls: { name: string; arguments: unknown }[] } => {
-  const sorted = [...definitions].sort(byId)
-  const byIdMap = new Map(sorted.map((d) => [d.id, d]))
+  const inner = definitionService(definitions, { pageSize: options.pageSize ?? 2 })
   const calls: { name: string; arguments: unknown }[] = []
   return {
     calls,
-    listTools: async (request = {}) =>
-      paginateTools(sorted, { codec, pageSize: options.pageSize ?? 2, cursor: request.cursor }),
+    listTools: (request) => inner.listTools(request),
     callTool: async (request) => {
       calls.push({ name: request.name, arguments: request.arguments })
-      const definition = byIdMap.get(request.name)
-      if (!definition)
-        throw new ToolNotFound({
-          toolId: request.name,
-          suggestions: suggestToolIds(request.name, byIdMap.keys()),
-        })
       if (options.needsApproval?.includes(request.name)) throw new ApprovalRequired({ toolId: request.name })
-      return definition.invoke(request.arguments ?? {}, request.context)
+      return inner.callTool(request)
     },
   }
 }

@@ -165,3 +165,9 @@ export const backendContract = (
     })
   })
 }
+
+export {
+  type DefinitionService,
+  type DefinitionServiceOptions,
+  definitionService,
+} from "./definitionService.js"
