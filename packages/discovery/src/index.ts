@@ -28,6 +28,16 @@ export {
 } from "./examples.js"
 export { compareHits, cosine, reciprocalRankFusion, type ScoredId, weightedScoreFusion } from "./fusion.js"
 export {
+  checkCodec,
+  decodeSearchCursor,
+  defaultSearchCodec,
+  SEARCH_CURSOR_PURPOSE,
+  type SearchCursorScope,
+  SIMILAR_CURSOR_PURPOSE,
+  searchCursorBinding,
+  withNextCursor,
+} from "./searchCursor.js"
+export {
   DEFAULT_ANALYZER,
   DEFAULT_COVERAGE,
   DEFAULT_EXAMPLE_ANALYZER,
@@ -45,6 +55,13 @@ export {
   type SearchOptions,
   type SearchResult,
 } from "./searcher.js"
+export {
+  SEARCH_MODE_TOOLS,
+  type SearchModeOptions,
+  type SearchToolsHit,
+  type SearchToolsResult,
+  searchMode,
+} from "./searchMode.js"
 export {
   Analyzer,
   type AnalyzerOptions,

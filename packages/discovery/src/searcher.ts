@@ -1,3 +1,4 @@
+import type { CursorCodec } from "@toolplane/foundation"
 import { Bm25fEngine, ScoreAccumulator } from "./bm25f.js"
 import { type DocCaps, type DocLevel, describeTool, type ToolDoc } from "./docs.js"
 import type { Embedder } from "./embedder.js"
@@ -9,6 +10,15 @@ import {
   type ResolvedVotingOptions,
 } from "./examples.js"
 import { compareHits, cosine, reciprocalRankFusion, type ScoredId, weightedScoreFusion } from "./fusion.js"
+import {
+  checkCodec,
+  decodeSearchCursor,
+  defaultSearchCodec,
+  SEARCH_CURSOR_PURPOSE,
+  type SearchCursorScope,
+  SIMILAR_CURSOR_PURPOSE,
+  withNextCursor,
+} from "./searchCursor.js"
 import { Analyzer, type AnalyzerOptions } from "./tokenize.js"
 import { FIELD_NAMES, type FieldName, type SearchableTool, toolFieldTexts } from "./tool.js"
 import { type ToolChangeEvent, ToolIndex } from "./tool-index.js"
@@ -149,6 +159,12 @@ export interface SearcherOptions {
    * terms (and does not index them).
    */
   readonly phrases?: number
+  /**
+   * Signs the `nextCursor` of result pages (see {@link SearchOptions.cursor}). Default: a random key
+   * made once per process, so cursors do not survive a restart or cross replicas; give a codec with
+   * a shared key (foundation `makeCursorCodec`) when they must.
+   */
+  readonly codec?: CursorCodec
 }
 
 /**
@@ -159,8 +175,17 @@ export interface SearcherOptions {
 export interface SearchOptions {
   /** Page size (default 10, at most 1000). */
   readonly limit?: number
-  /** Hits to skip (default 0). */
+  /** Hits to skip (default 0). Give either `offset` or `cursor`. */
   readonly offset?: number
+  /**
+   * The `nextCursor` of a previous page: continues the same query with the same filters (and the
+   * same `caller`). Fails with foundation `InvalidCursor` when the cursor was altered, signed with
+   * another key or issued for another query, filters or caller, and with `ExpiredCursor` after its
+   * time to live. The page size (`limit`) may change between pages.
+   */
+  readonly cursor?: string
+  /** Binds the cursors of this search to a caller (e.g. `ExecutionContext.callerId`). */
+  readonly caller?: string
   /** Only tools of this namespace (or of one of these). */
   readonly namespace?: string | readonly string[]
   /** Only tools carrying every one of these tags. */
@@ -191,6 +216,11 @@ export interface SearchResult {
   readonly limit: number
   /** Offset of the next page, when there is one. */
   readonly nextOffset?: number
+  /**
+   * Signed cursor of the next page, when there is one (pass it as {@link SearchOptions.cursor}).
+   * Encoded on first read, so searches whose caller never reads it do not pay for signing.
+   */
+  readonly nextCursor?: string
 }
 
 interface ToolRecord {
@@ -240,9 +270,11 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
   private readonly unsubscribe: () => void
   private readonly slotLookup = (id: string): number | undefined => this.slotOf.get(id)
   private readonly vectors = new Map<string, { text: string; vector: number[] }>()
+  private readonly codecOption: CursorCodec | undefined
 
   constructor(index: ToolIndex<T> = new ToolIndex<T>(), options: SearcherOptions = {}) {
     this.index = index
+    this.codecOption = checkCodec(options.codec)
     this.analyzer = new Analyzer(options.analyzer ?? DEFAULT_ANALYZER)
     const k1 = options.k1 ?? DEFAULT_K1
     const weights = { ...DEFAULT_FIELD_WEIGHTS, ...options.weights }
@@ -329,15 +361,16 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
    * analysis) lists the matching tools by id. Throws {@link SearchError} on bad options.
    */
   search(query: string, options: SearchOptions = {}): SearchResult {
-    const { limit, offset } = pageOf(options)
+    const { limit, offset } = this.pageOf(options, SEARCH_CURSOR_PURPOSE, query)
     const accept = this.filterOf(options)
     const q = this.queryTerms(query)
     const eq = this.exampleQuery(query)
-    if (q.tokens === 0 && (eq === undefined || eq.tokens === 0)) return this.browse(limit, offset, accept)
+    if (q.tokens === 0 && (eq === undefined || eq.tokens === 0))
+      return this.withCursor(this.browse(limit, offset, accept), SEARCH_CURSOR_PURPOSE, query, options)
     const acc = this.score(q, eq, accept)
     const page = this.page(acc, limit, offset, accept)
     acc.reset()
-    return page
+    return this.withCursor(page, SEARCH_CURSOR_PURPOSE, query, options)
   }
 
   /**
@@ -347,7 +380,7 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
   similar(toolId: string, options: SearchOptions = {}): SearchResult {
     const self = this.slotOf.get(toolId)
     if (self === undefined) throw new SearchError("UnknownTool", `similar(): no tool with id "${toolId}"`)
-    const { limit, offset } = pageOf(options)
+    const { limit, offset } = this.pageOf(options, SIMILAR_CURSOR_PURPOSE, toolId)
     const filter = this.filterOf(options)
     const accept = (s: number) => s !== self && (filter === undefined || filter(s))
     const tool = this.records[self]!.tool
@@ -368,7 +401,7 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     const acc = this.score(q, eq, accept)
     const page = this.page(acc, limit, offset, accept)
     acc.reset()
-    return page
+    return this.withCursor(page, SIMILAR_CURSOR_PURPOSE, toolId, options)
   }
 
   /**
@@ -388,7 +421,7 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
   async searchAsync(query: string, options: SearchOptions = {}): Promise<SearchResult> {
     const hybrid = this.hybrid
     if (hybrid === undefined) return this.search(query, options)
-    const { limit, offset } = pageOf(options)
+    const { limit, offset } = this.pageOf(options, SEARCH_CURSOR_PURPOSE, query)
     const accept = this.filterOf(options)
     const candidates = Math.max(hybrid.candidates ?? 100, offset + limit)
     await this.embedPending(hybrid)
@@ -401,7 +434,12 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     }
     dense.sort(compareHits)
     dense.length = Math.min(dense.length, candidates)
-    const lexical = this.search(query, { ...options, offset: 0, limit: Math.min(candidates, MAX_LIMIT) }).hits
+    const lexical = this.search(query, {
+      ...options,
+      cursor: undefined,
+      offset: 0,
+      limit: Math.min(candidates, MAX_LIMIT),
+    }).hits
     const w = hybrid.weight ?? 0.5
     const fused =
       hybrid.fusion === "weighted"
@@ -409,7 +447,45 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
         : reciprocalRankFusion([lexical, dense], { k: hybrid.rrfK ?? 60, weights: [1, w / 0.5] })
     const hits = fused.slice(offset, offset + limit)
     const total = fused.length
-    return { hits, total, offset, limit, ...(offset + limit < total ? { nextOffset: offset + limit } : {}) }
+    const result = {
+      hits,
+      total,
+      offset,
+      limit,
+      ...(offset + limit < total ? { nextOffset: offset + limit } : {}),
+    }
+    return this.withCursor(result, SEARCH_CURSOR_PURPOSE, query, options)
+  }
+
+  /** Limit and offset of a request: from `offset`, or from a verified `cursor`. */
+  private pageOf(options: SearchOptions, purpose: string, query: string): { limit: number; offset: number } {
+    const page = pageOf(options)
+    if (options.caller !== undefined && typeof options.caller !== "string")
+      throw new SearchError("InvalidOptions", "caller must be a string")
+    if (options.cursor === undefined) return page
+    if (options.offset !== undefined && options.offset !== 0)
+      throw new SearchError("InvalidOptions", "give either offset or cursor, not both")
+    const offset = decodeSearchCursor(
+      this.codecOption ?? defaultSearchCodec(),
+      options.cursor,
+      scopeOf(purpose, query, options),
+    )
+    return { limit: page.limit, offset }
+  }
+
+  /** Adds the (lazily signed) `nextCursor` when there is a next page. */
+  private withCursor(
+    result: SearchResult,
+    purpose: string,
+    query: string,
+    options: SearchOptions,
+  ): SearchResult {
+    if (result.nextOffset === undefined) return result
+    return withNextCursor(
+      result as SearchResult & { readonly nextOffset: number },
+      this.codecOption ?? defaultSearchCodec(),
+      scopeOf(purpose, query, options),
+    )
   }
 
   private async embedPending(hybrid: HybridOptions): Promise<void> {
@@ -698,6 +774,17 @@ function asList(name: string, v: string | readonly string[] | undefined): readon
   if (typeof v === "string") return [v]
   if (Array.isArray(v) && v.every((x) => typeof x === "string")) return v
   throw new SearchError("InvalidOptions", `${name} must be a string or an array of strings`)
+}
+
+function scopeOf(purpose: string, query: string, options: SearchOptions): SearchCursorScope {
+  return {
+    purpose,
+    query,
+    namespace: options.namespace,
+    tags: options.tags,
+    category: options.category,
+    caller: options.caller,
+  }
 }
 
 function pageOf(options: SearchOptions): { limit: number; offset: number } {
