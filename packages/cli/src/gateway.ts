@@ -20,7 +20,7 @@ import {
   tagsAny,
   tagsNone,
 } from "@toolplane/compose"
-import * as discovery from "@toolplane/discovery"
+import { searchMode } from "@toolplane/discovery"
 import { createRunner, type ToolRunner } from "@toolplane/exec"
 import {
   type Backend,
@@ -290,7 +290,7 @@ export const openGateway = async (
             })),
           }
         : {}),
-      ...(config.tool_exposure === "search" ? { searchMode: (discovery as any).searchMode({ codec }) } : {}),
+      ...(config.tool_exposure === "search" ? { searchMode: searchMode({ codec }) } : {}),
     })
     const listeners = new Set<() => void>()
     const unsubscribe = runner.registry.onChange(() => {
