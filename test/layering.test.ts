@@ -47,7 +47,8 @@ const sourceFiles = (dir: string): string[] => {
       if (entry.name === "node_modules" || entry.name === "dist") continue
       const p = join(d, entry.name)
       if (entry.isDirectory()) walk(p)
-      else if (/\.(ts|tsx|mts|js|mjs)$/.test(entry.name) && !/^(tsup|vitest)\.config\./.test(entry.name)) out.push(p)
+      else if (/\.(ts|tsx|mts|js|mjs)$/.test(entry.name) && !/^(tsup|vitest)\.config\./.test(entry.name))
+        out.push(p)
     }
   }
   walk(dir)
