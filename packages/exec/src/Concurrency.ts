@@ -50,6 +50,7 @@ export class Semaphore {
   #active = 0
   #queue: Waiter[] = []
   #head = 0
+  #live = 0
 
   constructor(key: string, options: ConcurrencyOptions) {
     if (!(options.max >= 1)) throw new RangeError(`concurrency max for ${key} must be at least 1`)
@@ -64,9 +65,9 @@ export class Semaphore {
     return this.#active
   }
 
-  /** Calls waiting for a slot. */
+  /** Calls waiting for a slot (cancelled waiters no longer count). */
   get waiting(): number {
-    return this.#queue.length - this.#head
+    return this.#live
   }
 
   /**
@@ -75,6 +76,7 @@ export class Semaphore {
    * abort reason of `signal`. Throws {@link RateLimited} synchronously in `"reject"` mode.
    */
   acquire(signal?: AbortSignal, toolId = ""): Promise<void> | undefined {
+    if (signal?.aborted) throw abortError(signal, toolId)
     if (this.#active < this.max) {
       this.#active++
       return undefined
@@ -88,11 +90,13 @@ export class Semaphore {
         waiter.onAbort = () => {
           if (waiter.done) return
           waiter.done = true
+          this.#live--
           reject(abortError(signal, toolId))
         }
         signal.addEventListener("abort", waiter.onAbort, { once: true })
       }
       this.#queue.push(waiter)
+      this.#live++
     })
   }
 
@@ -107,6 +111,7 @@ export class Semaphore {
       }
       if (waiter.done) continue
       waiter.done = true
+      this.#live--
       if (waiter.onAbort) waiter.signal!.removeEventListener("abort", waiter.onAbort)
       waiter.resolve()
       return

@@ -168,9 +168,17 @@ class Runner implements ToolRunner {
 
   #watch(backend: Backend): void {
     const off = backend.onToolsChanged(() => {
-      this.registry.refresh(backend.name).catch((error: unknown) => {
+      // Calls made after a change wait for the refreshed listing, so they are validated and approved
+      // against the tool that will actually run.
+      const refreshed = this.registry.refresh(backend.name).catch((error: unknown) => {
         this.#failed.set(backend.name, causeOf(error).message)
       })
+      const previous = this.#pending
+      const pending = previous === undefined ? refreshed : Promise.all([previous, refreshed]).then(noop)
+      this.#pending = pending
+      pending.then(() => {
+        if (this.#pending === pending) this.#pending = undefined
+      }, noop)
     })
     this.#unsubscribe.set(backend.name, off)
   }
@@ -301,6 +309,11 @@ class Runner implements ToolRunner {
     if (deadline === undefined && !cancellable)
       return this.#attempts(entry, call, ctx, undefined, undefined, span)
     const scope = openScope(ctx, entry.id, deadline, cancellable)
+    if (scope.signal.aborted) {
+      // Cancelled or past its deadline before it started: never reach the backend or spend a token.
+      scope.dispose()
+      return scope.aborted
+    }
     const scoped = deriveContext(
       ctx,
       deadline === undefined ? { signal: scope.signal } : { signal: scope.signal, deadline },

@@ -77,6 +77,7 @@ export class TokenBucket {
    * token). Throws {@link RateLimited} when the call is refused.
    */
   take(signal?: AbortSignal, toolId = ""): Promise<void> | undefined {
+    if (signal?.aborted) throw abortError(signal, toolId)
     this.#refill()
     if (this.#tokens >= 1) {
       this.#tokens -= 1
@@ -88,8 +89,14 @@ export class TokenBucket {
     if (signal?.aborted) return Promise.reject(abortError(signal, toolId))
     this.#tokens -= 1
     return sleep(waitMs, signal, toolId).catch((error) => {
-      this.#tokens += 1
+      this.refund()
       throw error
     })
+  }
+
+  /** Gives a token back (a call that took one was refused by a later limit and never ran). */
+  refund(): void {
+    this.#refill()
+    this.#tokens = Math.min(this.burst, this.#tokens + 1)
   }
 }

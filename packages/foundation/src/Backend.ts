@@ -16,6 +16,7 @@ import type { Tool } from "./Tool.js"
 import type { BackendCall } from "./ToolCall.js"
 import { causeOf, ExecutionFailed, isToolError, type ToolError } from "./ToolError.js"
 import type { BackendResult } from "./ToolResult.js"
+import { runTyped } from "./ToolService.js"
 
 /**
  * Descriptive metadata for debugging and monitoring.
@@ -179,7 +180,7 @@ export const backendToEffect = (backend: Backend): EffectBackend => ({
 export const backendFromEffect = (backend: EffectBackend): Backend =>
   defineBackend({
     name: backend.name,
-    execute: (call, ctx) => Effect.runPromise(backend.execute(call, ctx), { signal: toContext(ctx).signal }),
+    execute: (call, ctx) => runTyped(backend.execute(call, ctx), call.toolId, toContext(ctx).signal),
     toolSchemas: () => Effect.runPromise(backend.toolSchemas),
     supportedTools: () => Effect.runPromise(backend.supportedTools),
     metadata: () => backend.metadata(),

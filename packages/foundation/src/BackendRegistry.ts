@@ -62,6 +62,9 @@ export class BackendRegistry {
   readonly #claims = new Map<string, RegisteredTool[]>()
   readonly #resolved = new Map<string, RegisteredTool>()
   readonly #listeners = new Set<() => void>()
+  /** Registration order of each backend: claims stay in it across refreshes, so "first"/"last" are stable. */
+  readonly #order = new Map<string, number>()
+  #registrations = 0
   #sorted: readonly Tool[] | undefined
   #version = 0
 
@@ -101,6 +104,7 @@ export class BackendRegistry {
     }
     this.#checkConflicts(backend, tools)
     this.#backends.set(backend.name, backend)
+    this.#order.set(backend.name, this.#registrations++)
     this.#attach(backend, tools)
     this.#changed()
   }
@@ -111,6 +115,7 @@ export class BackendRegistry {
     if (!backend) return false
     this.#detach(backend)
     this.#backends.delete(name)
+    this.#order.delete(name)
     this.#changed()
     return true
   }
@@ -211,8 +216,12 @@ export class BackendRegistry {
     for (const tool of tools) {
       const claim = { tool, backend }
       const claims = this.#claims.get(tool.id)
-      if (claims) claims.push(claim)
-      else this.#claims.set(tool.id, [claim])
+      if (claims) {
+        const rank = this.#order.get(backend.name) ?? Number.MAX_SAFE_INTEGER
+        const at = claims.findIndex((c) => (this.#order.get(c.backend.name) ?? 0) > rank)
+        if (at < 0) claims.push(claim)
+        else claims.splice(at, 0, claim)
+      } else this.#claims.set(tool.id, [claim])
       this.#decide(tool.id)
     }
   }

@@ -149,6 +149,8 @@ export class ExecutionFailed extends Data.TaggedError("ExecutionFailed")<{
   readonly toolId: string
   readonly cause: ErrorCause
   readonly detail?: string | undefined
+  /** `false` when the failure is deterministic (e.g. a non-zero exit status): retrying cannot help. */
+  readonly retryable?: boolean | undefined
 }> {
   readonly code = "EXECUTION_FAILED"
   override get message(): string {
@@ -395,7 +397,7 @@ export const isToolError = (value: unknown): value is ToolError =>
   value !== null &&
   "_tag" in value &&
   typeof (value as { _tag: unknown })._tag === "string" &&
-  (value as { _tag: string })._tag in constructors &&
+  Object.hasOwn(constructors, (value as { _tag: string })._tag) &&
   value instanceof Error
 
 /**
@@ -412,6 +414,39 @@ export const toolErrorToJson = (error: ToolError): ToolErrorJson => {
   return { ...fields, _tag: error._tag, code: error.code, message: error.message }
 }
 
+const str = "string"
+const num = "number"
+const arr = "array"
+const obj = "object"
+type FieldKind = typeof str | typeof num | typeof arr | typeof obj
+const REQUIRED: Record<ToolErrorTag, Readonly<Record<string, FieldKind>>> = {
+  ToolNotFound: { toolId: str, suggestions: arr },
+  InvalidArguments: { toolId: str, issues: arr },
+  InvalidOutput: { toolId: str, issues: arr },
+  InvalidTool: { toolId: str, path: str, reason: str },
+  ToolConflict: { toolId: str, backends: arr },
+  ExecutionFailed: { toolId: str, cause: obj },
+  Timeout: { toolId: str, timeoutMs: num },
+  Cancelled: { toolId: str },
+  ApprovalRequired: { toolId: str },
+  ApprovalDenied: { toolId: str },
+  BackendUnavailable: { backend: str, reason: str },
+  RateLimited: { key: str },
+  InvalidCursor: { reason: str },
+  ExpiredCursor: { expiredAt: num },
+  ConfigError: { path: str, reason: str },
+  ConversionFailed: { toolId: str, adapter: str, reason: str },
+}
+
+const hasKind = (value: unknown, kind: FieldKind): boolean =>
+  kind === arr
+    ? Array.isArray(value)
+    : kind === obj
+      ? typeof value === "object" &&
+        value !== null &&
+        typeof (value as { message?: unknown }).message === "string"
+      : typeof value === kind
+
 /**
  * Rebuilds a typed error from its JSON form. Unknown tags or missing fields give `undefined`, so a
  * caller can fall back to a generic error without throwing.
@@ -421,7 +456,9 @@ export const toolErrorToJson = (error: ToolError): ToolErrorJson => {
 export const toolErrorFromJson = (json: unknown): ToolError | undefined => {
   if (typeof json !== "object" || json === null) return undefined
   const { _tag, code: _code, message: _message, ...fields } = json as Record<string, unknown>
-  if (typeof _tag !== "string" || !(_tag in constructors)) return undefined
+  if (typeof _tag !== "string" || !Object.hasOwn(constructors, _tag)) return undefined
+  for (const [field, kind] of Object.entries(REQUIRED[_tag as ToolErrorTag]))
+    if (!hasKind(fields[field], kind)) return undefined
   const Ctor = constructors[_tag as ToolErrorTag] as unknown as new (
     args: Record<string, unknown>,
   ) => ToolError

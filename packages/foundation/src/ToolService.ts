@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect } from "effect"
+import { Cause, Context, Effect, Exit, Option } from "effect"
 import type { CursorCodec } from "./Cursor.js"
 import {
   contextToInit,
@@ -17,7 +17,14 @@ import {
 } from "./ExecutionContext.js"
 import type { Tool } from "./Tool.js"
 import type { ToolCall } from "./ToolCall.js"
-import { causeOf, ExecutionFailed, InvalidCursor, isToolError, type ToolError } from "./ToolError.js"
+import {
+  Cancelled,
+  causeOf,
+  ExecutionFailed,
+  InvalidCursor,
+  isToolError,
+  type ToolError,
+} from "./ToolError.js"
 import type { ToolResult } from "./ToolResult.js"
 
 /**
@@ -222,9 +229,30 @@ export const toEffectService = (service: ToolService): EffectToolService => ({
  * @since 0.1.0
  */
 export const fromEffectService = (service: EffectToolService): ToolService => ({
-  listTools: (request) => Effect.runPromise(service.listTools(request)),
-  callTool: (request) => {
-    const signal = request.context?.signal
-    return Effect.runPromise(service.callTool(request), signal ? { signal } : undefined)
-  },
+  listTools: (request) => runTyped(service.listTools(request), "(list)", undefined),
+  callTool: (request) => runTyped(service.callTool(request), request.name, request.context?.signal),
 })
+
+/**
+ * Runs an Effect as a Promise that rejects only with {@link ToolError}s: a failure as itself, an
+ * interruption (the signal aborted) as {@link Cancelled}, a defect as {@link ExecutionFailed}.
+ *
+ * @since 0.1.0
+ */
+export const runTyped = async <A>(
+  effect: Effect.Effect<A, ToolError>,
+  toolId: string,
+  signal: AbortSignal | undefined,
+): Promise<A> => {
+  const exit = await Effect.runPromiseExit(effect, signal ? { signal } : undefined)
+  if (Exit.isSuccess(exit)) return exit.value
+  const failure = Cause.findErrorOption(exit.cause)
+  if (Option.isSome(failure)) throw failure.value
+  if (Cause.hasInterrupts(exit.cause)) {
+    const reason = signal?.reason
+    throw isToolError(reason)
+      ? reason
+      : new Cancelled({ toolId, reason: reason instanceof Error ? reason.message : undefined })
+  }
+  throw new ExecutionFailed({ toolId, cause: causeOf(Cause.squash(exit.cause)) })
+}

@@ -42,13 +42,13 @@ const engine = (schema: JsonSchema): Ajv | Ajv2020 => {
   const dialect = typeof schema.$schema === "string" ? schema.$schema : ""
   if (dialect.includes("draft-07") || dialect.includes("draft-06") || dialect.includes("draft-04")) {
     if (!ajv07) {
-      ajv07 = new Ajv({ allErrors: true, strict: false, validateSchema: true })
+      ajv07 = new Ajv({ allErrors: true, strict: false, validateSchema: true, addUsedSchema: false })
       addFormats(ajv07)
     }
     return ajv07
   }
   if (!ajv2020) {
-    ajv2020 = new Ajv2020({ allErrors: true, strict: false, validateSchema: true })
+    ajv2020 = new Ajv2020({ allErrors: true, strict: false, validateSchema: true, addUsedSchema: false })
     addFormats(ajv2020)
   }
   return ajv2020

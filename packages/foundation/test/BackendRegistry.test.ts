@@ -92,3 +92,16 @@ describe("BackendRegistry", () => {
     expect(changes).toBe(2)
   })
 })
+
+describe("BackendRegistry ordering", () => {
+  it("keeps the selection stable when the chosen backend refreshes", async () => {
+    const registry = new BackendRegistry({ selection: "first" })
+    await registry.register(backend("primary", ["x/a"]))
+    await registry.register(backend("fallback", ["x/a"]))
+    expect(registry.resolve("x/a")?.backend.name).toBe("primary")
+    await registry.refresh("primary")
+    expect(registry.resolve("x/a")?.backend.name).toBe("primary")
+    await registry.refresh("fallback")
+    expect(registry.resolve("x/a")?.backend.name).toBe("primary")
+  })
+})

@@ -71,3 +71,16 @@ describe("errors", () => {
     expect(isToolError(new Error("plain"))).toBe(false)
   })
 })
+
+describe("errors from untrusted JSON", () => {
+  it.each([
+    [{ _tag: "toString" }],
+    [{ _tag: "constructor" }],
+    [{ _tag: "ToolNotFound" }],
+    [{ _tag: "ToolNotFound", toolId: "a/b", suggestions: "a/c" }],
+    [{ _tag: "Timeout", toolId: "a/b", timeoutMs: "100" }],
+    [{ _tag: "ExecutionFailed", toolId: "a/b", cause: "boom" }],
+  ])("%j gives undefined, never a throw or a broken error", (json) => {
+    expect(toolErrorFromJson(json)).toBeUndefined()
+  })
+})

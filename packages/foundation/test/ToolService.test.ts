@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import {
   applyMiddleware,
+  Cancelled,
   defineMiddleware,
   fromEffectService,
   InvalidCursor,
@@ -65,5 +66,20 @@ describe("tool service", () => {
     expect(result.content[0]).toEqual({ type: "text", text: "called ns/t01" })
     const plain = fromEffectService(effectful)
     expect((await plain.listTools()).tools).toHaveLength(10)
+  })
+})
+
+describe("fromEffectService", () => {
+  it("rejects a cancelled call with Cancelled, never an untyped error", async () => {
+    const slow = fromEffectService({
+      listTools: () => Effect.succeed({ tools: [] }),
+      callTool: () => Effect.never,
+    })
+    const controller = new AbortController()
+    const pending = slow.callTool({ name: "ns/slow", context: { signal: controller.signal } })
+    controller.abort(new Error("user pressed stop"))
+    const error = await pending.catch((e) => e)
+    expect(error).toBeInstanceOf(Cancelled)
+    expect((error as Cancelled).reason).toBe("user pressed stop")
   })
 })

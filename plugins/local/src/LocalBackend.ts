@@ -122,6 +122,9 @@ export const localBackend = (
     approval.set(definition.id, needsApproval(definition, policy))
   }
   rebuild()
+  // What the runner last listed: a call it validated and approved runs exactly the definition it checked,
+  // even when add() swapped the tool in between (the runner refreshes on the change notification).
+  let listed = new Map(byId)
   const notify = () => {
     for (const listener of listeners) listener()
   }
@@ -129,7 +132,7 @@ export const localBackend = (
   return {
     name,
     execute(call, ctx): Promise<BackendResult> {
-      const definition = byId.get(call.toolId)
+      const definition = call.validated ? listed.get(call.toolId) : byId.get(call.toolId)
       if (definition === undefined)
         return Promise.reject(
           new ToolNotFound({ toolId: call.toolId, suggestions: suggestToolIds(call.toolId, byId.keys()) }),
@@ -142,7 +145,10 @@ export const localBackend = (
       return runDefinition(definition, call, ctx)
     },
     supportedTools: async () => list.map((t) => t.id),
-    toolSchemas: async () => list,
+    toolSchemas: async () => {
+      listed = new Map(byId)
+      return list
+    },
     metadata: (): BackendMetadata => ({
       name,
       kind,

@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync } from "node:fs"
 import { Cancelled, ExecutionFailed, isToolError, Timeout, type ToolError } from "@toolplane/foundation"
 
 /**
@@ -132,6 +133,16 @@ export const runSubprocess = (spec: SubprocessSpec, signal?: AbortSignal): Promi
     const successCodes = spec.successCodes ?? [0]
     const detached = process.platform !== "win32"
     const started = performance.now()
+    if (spec.cwd !== undefined && !existsSync(spec.cwd)) {
+      reject(
+        new ExecutionFailed({
+          toolId,
+          cause: { name: "SpawnError", message: `working directory ${spec.cwd} does not exist` },
+          retryable: false,
+        }),
+      )
+      return
+    }
     let child: ChildProcess
     try {
       child = spawn(spec.command, argv, {
@@ -186,6 +197,8 @@ export const runSubprocess = (spec: SubprocessSpec, signal?: AbortSignal): Promi
       if (settled) return
       settled = true
       cleanup()
+      // Background jobs the command left behind must not outlive the call.
+      killGroup(child, detached, "SIGTERM")
       resolve({
         stdout: Buffer.concat(out).toString("utf8"),
         stderr: stderrText(),
@@ -199,7 +212,7 @@ export const runSubprocess = (spec: SubprocessSpec, signal?: AbortSignal): Promi
     }
 
     signal?.addEventListener("abort", onAbort, { once: true })
-    timer = setTimeout(() => fail(new Timeout({ toolId, timeoutMs })), timeoutMs)
+    timer = setTimeout(() => fail(new Timeout({ toolId, timeoutMs })), Math.min(timeoutMs, 0x7fffffff))
 
     child.stdout!.on("data", (chunk: Buffer) => {
       if (settled) return
@@ -263,6 +276,7 @@ export const runSubprocess = (spec: SubprocessSpec, signal?: AbortSignal): Promi
           },
           detail:
             tail.length > STDERR_TAIL_IN_ERRORS ? tail.slice(-STDERR_TAIL_IN_ERRORS) : tail || undefined,
+          retryable: false,
         }),
       )
     })

@@ -70,7 +70,9 @@ export const openScope = (
     const ms = deadline - Date.now()
     const timeoutMs = Math.max(0, Math.round(ms))
     if (ms <= 0) controller.abort(new Timeout({ toolId, timeoutMs }))
-    else timer = setTimeout(() => controller.abort(new Timeout({ toolId, timeoutMs })), ms)
+    // setTimeout cannot wait longer than 2^31-1 ms (~24.8 days); such a deadline never fires in practice.
+    else if (ms <= 0x7fffffff)
+      timer = setTimeout(() => controller.abort(new Timeout({ toolId, timeoutMs })), ms)
   }
   const signal = controller.signal
   const aborted = new Promise<never>((_, reject) => {

@@ -116,12 +116,14 @@ export const acquireLimits = async (
   toolId: string,
 ): Promise<() => void> => {
   const host = limits.hostBucket?.(args)
-  for (const bucket of host ? [...limits.buckets, host] : limits.buckets) {
-    const wait = bucket.take(signal, toolId)
-    if (wait) await wait
-  }
+  const taken: TokenBucket[] = []
   const held: Semaphore[] = []
   try {
+    for (const bucket of host ? [...limits.buckets, host] : limits.buckets) {
+      const wait = bucket.take(signal, toolId)
+      if (wait) await wait
+      taken.push(bucket)
+    }
     for (const semaphore of limits.semaphores) {
       const wait = semaphore.acquire(signal, toolId)
       if (wait) await wait
@@ -129,6 +131,7 @@ export const acquireLimits = async (
     }
   } catch (error) {
     for (const s of held) s.release()
+    for (const b of taken) b.refund()
     throw error
   }
   return () => {

@@ -27,7 +27,10 @@ const RETRYABLE = new Set(["ExecutionFailed", "BackendUnavailable", "RateLimited
  *
  * @since 0.1.0
  */
-export const isRetryable = (error: unknown): boolean => isToolError(error) && RETRYABLE.has(error._tag)
+export const isRetryable = (error: unknown): boolean =>
+  isToolError(error) &&
+  RETRYABLE.has(error._tag) &&
+  !(error._tag === "ExecutionFailed" && error.retryable === false)
 
 /**
  * Whether a tool's annotations make it safe to repeat.
