@@ -220,7 +220,17 @@ export class ToolIndex<T extends SearchableTool = SearchableTool> {
   }
 
   private emit(event: ToolChangeEvent<T>): void {
-    for (const l of this.listeners) l(event)
+    // Every listener sees every change (the Searcher among them), even when another listener throws;
+    // the change itself is already applied, so a throw is reported asynchronously instead of undoing it.
+    for (const l of [...this.listeners]) {
+      try {
+        l(event)
+      } catch (error) {
+        queueMicrotask(() => {
+          throw error
+        })
+      }
+    }
   }
 }
 
