@@ -46,10 +46,8 @@ export interface ValidationOptions extends Pick<ListingOptions, "listingTtlMs"> 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-/**
- * An upper bound of the JSON byte size, or `Infinity` once it passes `budget` (cheap for small values).
- */
-const sizeUpperBound = (value: unknown, budget: number): number => {
+/** {@link sizeUpperBound} with an explicit stack, for values nested deeper than the recursion allows. */
+const sizeUpperBoundDeep = (value: unknown, budget: number): number => {
   let total = 0
   const stack: unknown[] = [value]
   while (stack.length > 0) {
@@ -70,6 +68,31 @@ const sizeUpperBound = (value: unknown, budget: number): number => {
     if (total > budget) return Number.POSITIVE_INFINITY
   }
   return total
+}
+
+/**
+ * An upper bound of the JSON byte size, or `Infinity` once it passes `budget`. Recursive and
+ * allocation-free (the common argument object, a few short primitives, costs one pass over its keys);
+ * below 32 levels it hands over to the explicit-stack version.
+ */
+const sizeUpperBound = (value: unknown, budget: number, depth = 0): number => {
+  if (typeof value === "string") return value.length * 6 + 2
+  if (typeof value === "number" || typeof value === "bigint") return 25
+  if (value === null || typeof value !== "object") return 5
+  if (depth > 32) return sizeUpperBoundDeep(value, budget)
+  let total = 2
+  if (Array.isArray(value)) {
+    total += value.length
+    for (let i = 0; i < value.length && total <= budget; i++)
+      total += sizeUpperBound(value[i], budget - total, depth + 1)
+  } else {
+    for (const k in value) {
+      total +=
+        k.length * 6 + 4 + sizeUpperBound((value as Record<string, unknown>)[k], budget - total, depth + 1)
+      if (total > budget) break
+    }
+  }
+  return total > budget ? Number.POSITIVE_INFINITY : total
 }
 
 /**

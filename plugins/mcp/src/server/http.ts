@@ -61,6 +61,63 @@ interface Session {
   lastSeen: number
 }
 
+/** The SDK transport's default body limit. */
+const MAX_BODY_BYTES = 4 * 1024 * 1024
+
+const isJsonBody = (req: IncomingMessage): boolean => {
+  const type = req.headers["content-type"]
+  return type !== undefined && /^application\/json\s*(;|$)/i.test(type)
+}
+
+/**
+ * Reads and parses a JSON body straight from the Node stream, so the SDK transport gets `parsedBody`
+ * instead of converting the request into a web stream and reading it back (a measurable share of a
+ * gateway call, see packages/cli/bench). `undefined` when it is too large or not JSON; the response has
+ * then been sent, with the SDK's own status codes and messages.
+ */
+const readJsonBody = (req: IncomingMessage, res: ServerResponse): Promise<unknown> =>
+  new Promise((resolve, reject) => {
+    const declared = Number(req.headers["content-length"])
+    if (declared > MAX_BODY_BYTES) {
+      jsonRpcError(
+        res,
+        413,
+        -32000,
+        `Payload Too Large: Request body must not exceed ${MAX_BODY_BYTES} bytes`,
+      )
+      req.resume()
+      return resolve(undefined)
+    }
+    const chunks: Buffer[] = []
+    let size = 0
+    let tooLarge = false
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size > MAX_BODY_BYTES) tooLarge = true
+      else chunks.push(chunk)
+    })
+    req.on("error", reject)
+    req.on("end", () => {
+      if (tooLarge) {
+        jsonRpcError(
+          res,
+          413,
+          -32000,
+          `Payload Too Large: Request body must not exceed ${MAX_BODY_BYTES} bytes`,
+        )
+        return resolve(undefined)
+      }
+      try {
+        const text =
+          chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")
+        resolve(JSON.parse(text))
+      } catch {
+        jsonRpcError(res, 400, -32700, "Parse error: Invalid JSON")
+        resolve(undefined)
+      }
+    })
+  })
+
 const jsonRpcError = (res: ServerResponse, status: number, code: number, message: string): void => {
   if (res.headersSent) return
   res.writeHead(status, { "content-type": "application/json" })
@@ -134,7 +191,11 @@ export const serveHttp = async (
       const session = sessions.get(sessionId)
       if (!session) return jsonRpcError(res, 404, -32001, "Session not found")
       session.lastSeen = Date.now()
-      await session.transport.handleRequest(req, res)
+      if (req.method === "POST" && isJsonBody(req)) {
+        const body = await readJsonBody(req, res)
+        if (body === undefined) return
+        await session.transport.handleRequest(req, res, body)
+      } else await session.transport.handleRequest(req, res)
       return
     }
     if (req.method !== "POST")
