@@ -6,9 +6,15 @@
 import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { CallToolResultSchema, type Progress, type Tool } from "@modelcontextprotocol/sdk/types.js"
+import {
+  CallToolResultSchema,
+  CreateMessageRequestSchema,
+  type Progress,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
+  type ClientSetup,
   type Connected,
   childEnv,
   connectHttp,
@@ -31,9 +37,30 @@ const LOCAL_TOOLS = ["bulk.tool_0", "bulk.tool_1", "bulk.tool_2", "bulk.tool_3",
 /** The dotted MCP name's canonical id (namespaces hold no dots). */
 const idOf = (name: string) => name.replace(".", "/")
 
-/** server-everything's own tool names, asked directly (no gateway), to compare the gateway listing with. */
+/**
+ * The test client declares sampling and answers it; the gateway's MCP client backend declares sampling
+ * and elicitation (it forwards them to its callers), so server-everything lists its
+ * trigger-sampling-request and trigger-elicitation-request tools to the gateway.
+ */
+const samplingClient: ClientSetup = {
+  capabilities: { sampling: {} },
+  setup: (client) =>
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+      const first = request.params.messages[0]?.content as { type: string; text?: string }
+      return {
+        role: "assistant",
+        model: "e2e-model",
+        content: { type: "text", text: `sampled by the e2e client: ${first?.text ?? "?"}` },
+      }
+    }),
+}
+
+/** server-everything's own tool names, asked directly (no gateway) by a client with the gateway's capabilities. */
 const everythingToolNames = async (): Promise<string[]> => {
-  const client = new Client({ name: "direct", version: "1.0.0" })
+  const client = new Client(
+    { name: "direct", version: "1.0.0" },
+    { capabilities: { sampling: {}, elicitation: {} } },
+  )
   await client.connect(
     new StdioClientTransport({
       command: join(REPO, "packages", "cli", "node_modules", ".bin", "mcp-server-everything"),
@@ -77,11 +104,11 @@ export const e2eSuite = (transport: Transport): void => {
     let served: number | undefined
 
     const open = async (config: string): Promise<Connected> => {
-      if (transport === "stdio") return connectStdio(config)
+      if (transport === "stdio") return connectStdio(config, samplingClient)
       const gateway = await startHttpGateway(config)
       gateways.push(gateway)
       if (config === CONFIG) served = gateway.servedTools
-      const connected = await connectHttp(gateway.url, gateway.stderr)
+      const connected = await connectHttp(gateway.url, gateway.stderr, samplingClient)
       return { ...connected, close: async () => connected.close() }
     }
 
@@ -154,6 +181,17 @@ export const e2eSuite = (transport: Transport): void => {
         .catch((error: Error) => ({ isError: true, text: error.message }))
       expect(original.isError).toBe(true)
       expect(original.text).not.toMatch(/\b3\b/)
+    })
+
+    it("forwards server-everything's sampling request (made during a call) to the calling client", async () => {
+      const result = await main.client.callTool(
+        { name: "everything.trigger-sampling-request", arguments: { prompt: "say hi", maxTokens: 10 } },
+        CallToolResultSchema,
+        { timeout: 20_000 },
+      )
+      expect(result.isError).toBeFalsy()
+      expect(textOf(result)).toContain("sampled by the e2e client:")
+      expect(textOf(result)).toContain("say hi")
     })
 
     it("returns a tool's error as an isError result", async () => {

@@ -7,6 +7,7 @@ import { dirname, join, resolve } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js"
 
 export const REPO = resolve(import.meta.dirname, "../../../..")
 export const TSX = join(REPO, "node_modules", ".bin", "tsx")
@@ -145,10 +146,23 @@ export interface Connected {
   close(): Promise<void>
 }
 
-const newClient = () => new Client({ name: "toolplane-e2e", version: "1.0.0" }, { capabilities: {} })
+/** How the test client is made: capabilities to declare and handlers to install before connecting. */
+export interface ClientSetup {
+  readonly capabilities?: ClientCapabilities
+  readonly setup?: (client: Client) => void
+}
+
+const newClient = (options: ClientSetup = {}) => {
+  const client = new Client(
+    { name: "toolplane-e2e", version: "1.0.0" },
+    { capabilities: options.capabilities ?? {} },
+  )
+  options.setup?.(client)
+  return client
+}
 
 /** Spawns `toolplane serve --transport stdio` through the SDK's stdio transport and connects to it. */
-export const connectStdio = async (config: string): Promise<Connected> => {
+export const connectStdio = async (config: string, options: ClientSetup = {}): Promise<Connected> => {
   const transport = new StdioClientTransport({
     command: TSX,
     args: serveArgs(config, "stdio"),
@@ -160,7 +174,7 @@ export const connectStdio = async (config: string): Promise<Connected> => {
   transport.stderr?.on("data", (chunk: Buffer) => {
     stderr += chunk.toString("utf8")
   })
-  const client = newClient()
+  const client = newClient(options)
   const close = async () => {
     const pid = transport.pid
     await client.close().catch(() => {})
@@ -183,8 +197,12 @@ export const connectStdio = async (config: string): Promise<Connected> => {
 }
 
 /** Connects the SDK client to a Streamable HTTP endpoint. */
-export const connectHttp = async (url: URL, stderr: () => string = () => ""): Promise<Connected> => {
-  const client = newClient()
+export const connectHttp = async (
+  url: URL,
+  stderr: () => string = () => "",
+  options: ClientSetup = {},
+): Promise<Connected> => {
+  const client = newClient(options)
   await client.connect(new StreamableHTTPClientTransport(url))
   return { client, stderr, close: () => client.close().catch(() => {}) }
 }

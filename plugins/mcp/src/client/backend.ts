@@ -10,6 +10,9 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import {
   CallToolResultSchema,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
   type Implementation,
   type LoggingLevel,
   LoggingMessageNotificationSchema,
@@ -46,6 +49,7 @@ import {
   type McpConnectionStatus,
   type McpHttpConfig,
   type McpStdioConfig,
+  ORIGIN_META_KEY,
   type ReconnectOptions,
 } from "./connection.js"
 import { listRemoteTools, type RemoteTool, toBackendResult, toProgress } from "./mapping.js"
@@ -107,6 +111,17 @@ export interface McpBackendOptions {
   readonly maxPages?: number
   /** Receives the server's log messages. */
   readonly onLog?: (entry: McpLogEntry) => void
+  /**
+   * Pass the server's requests and log messages made during a call on to that call's caller: declare the
+   * `sampling` and `elicitation` capabilities and forward `sampling/createMessage` and
+   * `elicitation/create` to `ctx.client` of the call in flight, and `notifications/message` to its
+   * `ctx.log` (besides `onLog`). MCP does not say which call a server request belongs to: over
+   * Streamable HTTP, what arrives on a call's response stream goes to that call; otherwise (stdio, the
+   * standalone stream) to the call in flight, and when calls of several callers (different
+   * `sessionId`/`callerId`) are in flight a request is refused and a log message is not forwarded.
+   * Default `true`.
+   */
+  readonly forwardClientRequests?: boolean
 }
 
 /**
@@ -149,6 +164,72 @@ interface Entry extends RemoteTool {
   validator?: Validator
 }
 
+/** A call in flight: its context, and its timeout's pause and restart. */
+interface InFlightCall {
+  readonly ctx: ExecutionContext
+  /** The progress token of its request, which identifies it in origin marks. */
+  readonly token: string
+  suspend(): void
+  resume(): void
+}
+
+/** The origin mark a Streamable HTTP connection put in `_meta` (the call's progress token), removed. */
+const takeOrigin = (params: unknown): { origin?: string; params: Record<string, unknown> } => {
+  const p = (params ?? {}) as Record<string, unknown>
+  const meta = p._meta as Record<string, unknown> | undefined
+  const origin = meta?.[ORIGIN_META_KEY]
+  if (meta === undefined || !(ORIGIN_META_KEY in meta)) return { params: p }
+  const { [ORIGIN_META_KEY]: _, ...rest } = meta
+  const { _meta: __, ...others } = p
+  return {
+    ...(typeof origin === "string" ? { origin } : {}),
+    params: Object.keys(rest).length > 0 ? { ...others, _meta: rest } : others,
+  }
+}
+
+/** The caller a call belongs to: its session, else its caller id, else the call itself. */
+const callerKey = (ctx: ExecutionContext): string => ctx.sessionId ?? ctx.callerId ?? `call:${ctx.callId}`
+
+/**
+ * The calls in flight when they all belong to one caller (newest first); `undefined` when there are
+ * none or they belong to several callers (a server request or log cannot be attributed then).
+ */
+const callersOf = (inFlight: ReadonlySet<InFlightCall>): InFlightCall[] | undefined => {
+  const calls = [...inFlight].reverse()
+  if (calls.length === 0) return undefined
+  const key = callerKey(calls[0]!.ctx)
+  return calls.every((c) => callerKey(c.ctx) === key) ? calls : undefined
+}
+
+/** Forwards a server's sampling or elicitation request to the caller of the call in flight. */
+const forwardToCaller = async (
+  inFlight: ReadonlySet<InFlightCall>,
+  backend: string,
+  kind: "createMessage" | "elicitInput",
+  method: string,
+  raw: unknown,
+): Promise<never> => {
+  const { origin, params } = takeOrigin(raw)
+  const exact = origin === undefined ? undefined : [...inFlight].find((c) => c.token === origin)
+  const calls = exact ? [exact] : callersOf(inFlight)
+  if (calls === undefined)
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      inFlight.size === 0
+        ? `${method}: no tool call of ${backend} is in flight to forward it to`
+        : `${method}: tool calls of several callers are in flight; cannot tell whose this is`,
+    )
+  const target = calls.find((c) => c.ctx.client[kind] !== undefined)
+  if (target === undefined)
+    throw new McpError(ErrorCode.MethodNotFound, `${method}: the caller does not support it`)
+  for (const c of calls) c.suspend()
+  try {
+    return (await target.ctx.client[kind]!(params)) as never
+  } finally {
+    for (const c of calls) c.resume()
+  }
+}
+
 /**
  * Makes a backend for one MCP server. Nothing is spawned or connected until the first use (or
  * {@link McpBackend.connect}).
@@ -184,6 +265,9 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
   let warnings: readonly FeatureLossWarning[] = []
   let refreshing: Promise<readonly Tool[]> | undefined
   let refreshAgain = false
+  const forward = options.forwardClientRequests ?? true
+  /** Calls in flight, in start order, for forwarding the server's requests and logs to their callers. */
+  const inFlight = new Set<InFlightCall>()
 
   const status = (): McpBackendStatus => ({
     ...connection.status(),
@@ -252,16 +336,35 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
     probeTimeoutMs: Math.min(healthTimeoutMs, 2000),
     reconnect: options.reconnect ?? {},
+    ...(forward ? { capabilities: { sampling: {}, elicitation: {} } } : {}),
     setup: (client) => {
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
         refresh().catch(() => {})
       })
-      if (options.onLog) {
+      if (options.onLog || forward) {
         const onLog = options.onLog
         client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
-          const { level, logger, data } = notification.params
-          onLog({ backend: name, level, data, ...(logger !== undefined ? { logger } : {}) })
+          const { origin, params } = takeOrigin(notification.params)
+          const { level, logger, data } = params as typeof notification.params
+          onLog?.({ backend: name, level, data, ...(logger !== undefined ? { logger } : {}) })
+          if (!forward) return
+          const exact = origin === undefined ? undefined : [...inFlight].find((c) => c.token === origin)
+          for (const call of exact ? [exact] : (callersOf(inFlight) ?? [])) {
+            try {
+              call.ctx.log({ level, data, ...(logger !== undefined ? { logger } : {}) })
+            } catch {
+              // A caller's log sink failing is not the backend's problem.
+            }
+          }
         })
+      }
+      if (forward) {
+        client.setRequestHandler(CreateMessageRequestSchema, (request) =>
+          forwardToCaller(inFlight, name, "createMessage", "sampling/createMessage", request.params),
+        )
+        client.setRequestHandler(ElicitRequestSchema, (request) =>
+          forwardToCaller(inFlight, name, "elicitInput", "elicitation/create", request.params),
+        )
       }
     },
     onConnected: async (client) => {
@@ -324,10 +427,23 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
       if (!hasDeadline) arm()
       ctx.reportProgress(toProgress(p))
     })
+    // While the caller answers a forwarded sampling/elicitation request, the call timeout (not a
+    // deadline) is suspended: a human may take longer than the server's work would.
+    const flight: InFlightCall = {
+      ctx,
+      token: progress.token,
+      suspend: () => {
+        if (!hasDeadline) clearTimeout(timer)
+      },
+      resume: () => {
+        if (!hasDeadline) arm()
+      },
+    }
     const meta: Record<string, unknown> = { progressToken: progress.token }
     if (typeof call.resume === "string") meta[CURSOR_META_KEY] = call.resume
     const params = { name: entry.mcpName, arguments: call.arguments ?? {}, _meta: meta }
     let result: BackendResult
+    inFlight.add(flight)
     try {
       arm()
       const raw = await client.request({ method: "tools/call", params }, CallToolResultSchema, {
@@ -345,6 +461,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
         ? toolNotFound(toolId)
         : typed
     } finally {
+      inFlight.delete(flight)
       clearTimeout(timer)
       progress.done()
     }

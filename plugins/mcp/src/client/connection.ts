@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import type { Implementation, Progress } from "@modelcontextprotocol/sdk/types.js"
+import type { ClientCapabilities, Implementation, Progress } from "@modelcontextprotocol/sdk/types.js"
 import { BackendUnavailable, causeOf } from "@toolplane/foundation"
 import { isUnreachable } from "../errors.js"
 
@@ -104,6 +104,8 @@ export interface McpConnectionStatus {
 export interface ConnectionHooks {
   readonly name: string
   readonly clientInfo: Implementation
+  /** Capabilities the client declares (e.g. sampling and elicitation it forwards). Default none. */
+  readonly capabilities?: ClientCapabilities
   readonly connectTimeoutMs: number
   readonly probeTimeoutMs: number
   readonly reconnect: ReconnectOptions | false
@@ -115,6 +117,88 @@ export interface ConnectionHooks {
 }
 
 const STDERR_TAIL_BYTES = 2048
+
+/**
+ * `_meta` key under which a Streamable HTTP connection marks server requests and notifications that
+ * arrived on the response stream of a `tools/call`, with that call's progress token: MCP itself does not
+ * say which call a server's `sampling/createMessage`, `elicitation/create` or log message belongs to.
+ *
+ * @internal
+ * @since 0.1.0
+ */
+export const ORIGIN_META_KEY = "toolplane.dev/origin"
+
+type Json = Record<string, unknown>
+
+/** Adds the origin token to the `_meta` of server requests and notifications in one SSE event. */
+const markEvent = (event: string, token: string): string => {
+  const lines = event.split(/\r?\n/)
+  const data = lines.filter((l) => l.startsWith("data:")).map((l) => l.slice(l.startsWith("data: ") ? 6 : 5))
+  if (data.length === 0) return event
+  let message: Json
+  try {
+    message = JSON.parse(data.join("\n")) as Json
+  } catch {
+    return event
+  }
+  if (typeof message?.method !== "string" || message.method === "notifications/progress") return event
+  const params = (message.params ?? {}) as Json
+  const marked = {
+    ...message,
+    params: { ...params, _meta: { ...((params._meta as Json | undefined) ?? {}), [ORIGIN_META_KEY]: token } },
+  }
+  return [...lines.filter((l) => !l.startsWith("data:")), `data: ${JSON.stringify(marked)}`].join("\n")
+}
+
+/**
+ * A fetch for the SDK's Streamable HTTP client transport that marks what arrives on the response stream
+ * of a request carrying a `_meta.progressToken` (every `tools/call` of the backend) with that token.
+ */
+const originMarkingFetch = async (url: string | URL, init?: RequestInit): Promise<Response> => {
+  const response = await fetch(url, init)
+  if (
+    init?.method !== "POST" ||
+    typeof init.body !== "string" ||
+    !response.body ||
+    !response.headers.get("content-type")?.includes("text/event-stream")
+  )
+    return response
+  let token: unknown
+  try {
+    token = (JSON.parse(init.body) as { params?: { _meta?: { progressToken?: unknown } } })?.params?._meta
+      ?.progressToken
+  } catch {
+    return response
+  }
+  if (typeof token !== "string") return response
+  const origin = token
+  const decoder = new TextDecoder()
+  const encoder = new TextEncoder()
+  let buffer = ""
+  const body = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        buffer += decoder.decode(chunk, { stream: true })
+        let out = ""
+        for (let end = buffer.search(/\r?\n\r?\n/); end >= 0; end = buffer.search(/\r?\n\r?\n/)) {
+          const separator = /\r?\n\r?\n/.exec(buffer.slice(end))![0]
+          out += markEvent(buffer.slice(0, end), origin) + separator
+          buffer = buffer.slice(end + separator.length)
+        }
+        if (out !== "") controller.enqueue(encoder.encode(out))
+      },
+      flush(controller) {
+        buffer += decoder.decode()
+        if (buffer !== "") controller.enqueue(encoder.encode(buffer))
+      },
+    }),
+  )
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  })
+}
 
 /**
  * Owns the SDK client; callers ask it for a connected client and report transport failures.
@@ -280,6 +364,7 @@ export class McpConnection {
     }
     const http = this.#config.http
     return new StreamableHTTPClientTransport(new URL(http.url), {
+      fetch: originMarkingFetch,
       ...(http.headers ? { requestInit: { headers: { ...http.headers } } } : {}),
       reconnectionOptions: {
         initialReconnectionDelay: 250,
@@ -310,7 +395,7 @@ export class McpConnection {
 
   async #open(): Promise<Client> {
     const transport = this.#makeTransport()
-    const client = new Client(this.#hooks.clientInfo, { capabilities: {} })
+    const client = new Client(this.#hooks.clientInfo, { capabilities: this.#hooks.capabilities ?? {} })
     this.#hooks.setup(client)
     this.#transport = transport
     this.#client = client
