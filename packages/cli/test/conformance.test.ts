@@ -18,7 +18,7 @@ import { localBackend } from "@toolplane/plugin-local"
 import { type McpHttpServerHandle, serveHttp } from "@toolplane/plugin-mcp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { conformanceTools } from "./fixtures/conformance-tools.js"
-import { childEnv, type HttpGateway, REPO, startHttpGateway } from "./helpers/processes.js"
+import { childEnv, type HttpGateway, REPO, startHttpGateway, stopAllGateways } from "./helpers/processes.js"
 
 const CONFORMANCE = join(
   REPO,
@@ -192,6 +192,7 @@ describe("the official MCP conformance suite (server scenarios)", () => {
 
   afterAll(async () => {
     await gateway?.stop()
+    await stopAllGateways()
     await direct?.close()
     if (workDir) rmSync(workDir, { recursive: true, force: true })
   }, 20_000)

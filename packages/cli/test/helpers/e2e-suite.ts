@@ -23,6 +23,7 @@ import {
   type HttpGateway,
   REPO,
   startHttpGateway,
+  stopAllGateways,
   type Transport,
   textOf,
 } from "./processes.js"
@@ -127,6 +128,7 @@ export const e2eSuite = (transport: Transport): void => {
     afterAll(async () => {
       await Promise.all([main?.close(), search?.close()])
       await Promise.all(gateways.map((g) => g.stop()))
+      await stopAllGateways()
     }, 20_000)
 
     it("lists every tool over several pages: sorted, no duplicates, complete (alias and composite applied)", async () => {

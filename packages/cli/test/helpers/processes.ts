@@ -85,6 +85,14 @@ export interface HttpGateway {
   stop(): Promise<void>
 }
 
+/** Every gateway subprocess started and not stopped yet (for cleanup after a failed or timed-out start). */
+const running = new Set<ChildProcess>()
+
+/** Stops every gateway subprocess still running (afterAll, whatever happened in beforeAll). */
+export const stopAllGateways = async (): Promise<void> => {
+  await Promise.all([...running].map((child) => stopGroup(child)))
+}
+
 const SERVING = /serving (\d+) tools over MCP Streamable HTTP at (\S+)/
 
 /** Spawns `toolplane serve` over HTTP on an ephemeral port and waits for the "serving … at URL" line. */
@@ -99,6 +107,8 @@ export const startHttpGateway = async (
     detached: true,
     stdio: ["ignore", "ignore", "pipe"],
   })
+  running.add(child)
+  child.once("exit", () => running.delete(child))
   let stderr = ""
   const stop = () => stopGroup(child)
   try {
