@@ -85,7 +85,7 @@ describe("toolplane CLI against a real gateway (local module + server-everything
     expect(table.code).toBe(0)
     expect(table.stdout).toMatch(/^TOOL\s+HINTS\s+DESCRIPTION/m)
     expect(table.stderr).toMatch(/connecting everything/)
-    expect(table.stderr).toMatch(/everything ready \(13 tools/)
+    expect(table.stderr).toMatch(/everything ready \(\d+ tools/)
     const { code, stdout } = await cli(["list", "--json", "-c", fixture])
     expect(code).toBe(0)
     const ids: string[] = JSON.parse(stdout).tools.map((t: { id: string }) => t.id)
@@ -149,9 +149,12 @@ describe("toolplane CLI against a real gateway (local module + server-everything
     expect(good.code).toBe(0)
     const report = JSON.parse(good.stdout)
     expect(report.ok).toBe(true)
+    // server-everything's tool count depends on the capabilities the client declares: read what it served
+    const served = Number(/everything ready \((\d+) tools/.exec(good.stderr)?.[1])
+    expect(served).toBeGreaterThanOrEqual(13)
     expect(report.backends).toEqual([
       expect.objectContaining({ backend: "local", kind: "module", healthy: true, tools: 8 }),
-      expect.objectContaining({ backend: "everything", kind: "mcp-stdio", healthy: true, tools: 13 }),
+      expect.objectContaining({ backend: "everything", kind: "mcp-stdio", healthy: true, tools: served }),
     ])
     const file = tempConfig(
       `[[backends]]\nname = "local"\nmodule = "${join(import.meta.dirname, "fixtures", "tools.ts")}"\n\n[[backends]]\nname = "ghost"\nmcp = { command = "definitely-not-a-command-xyz" }\n`,
