@@ -12,6 +12,7 @@ import {
   RateLimited,
   runDefinition,
   Timeout,
+  type ToolDefinition,
   textResult,
 } from "@toolplane/foundation"
 import { describe, expect, it } from "vitest"
@@ -181,7 +182,7 @@ describe("runner safety", () => {
   })
 
   it("a tool swapped at run time is validated and approved as the new tool", async () => {
-    const tools = new Map([
+    const tools = new Map<string, ToolDefinition<any>>([
       [
         "fs/op",
         defineTool({
