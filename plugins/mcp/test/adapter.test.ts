@@ -218,8 +218,29 @@ describe("DNS-rebinding policy", () => {
     expect(checkDnsRebinding({ host: "localhost", origin: "http://localhost:3000" }, local)).toBeUndefined()
     expect(checkDnsRebinding({ host: "localhost", origin: "https://evil.example" }, local)).toMatch(/Origin/)
   })
-  it("accepts any host on a public bind unless hosts are listed", () => {
-    expect(checkDnsRebinding({ host: "anything.example" }, dnsRebindingPolicy("0.0.0.0"))).toBeUndefined()
+  it("accepts any host on a specific public bind unless hosts are listed, but no foreign Origin", () => {
+    const specific = dnsRebindingPolicy("10.0.0.5")
+    expect(checkDnsRebinding({ host: "anything.example" }, specific)).toBeUndefined()
+    expect(
+      checkDnsRebinding({ host: "mcp.example", origin: "https://mcp.example" }, specific),
+    ).toBeUndefined()
+    expect(checkDnsRebinding({ host: "mcp.example", origin: "https://evil.example" }, specific)).toMatch(
+      /Origin/,
+    )
+    expect(checkDnsRebinding({ host: "mcp.example", origin: "null" }, specific)).toMatch(/Origin/)
+  })
+  it("accepts only the machine's own names and addresses on a wildcard bind", () => {
+    const wildcard = dnsRebindingPolicy("0.0.0.0", {}, 8080)
+    expect(checkDnsRebinding({ host: "anything.example" }, wildcard)).toMatch(/anything\.example/)
+    expect(checkDnsRebinding({ host: "127.0.0.1:8080" }, wildcard)).toBeUndefined()
+    expect(checkDnsRebinding({ host: "127.0.0.1:9090" }, wildcard)).toBeDefined()
+    expect(checkDnsRebinding({ host: "[::1]:8080" }, dnsRebindingPolicy("::", {}, 8080))).toBeUndefined()
+    expect(
+      checkDnsRebinding({ host: "localhost:8080", origin: "http://evil.example:8080" }, wildcard),
+    ).toMatch(/Origin/)
+    expect(
+      checkDnsRebinding({ host: "localhost:8080", origin: "http://localhost:8080" }, wildcard),
+    ).toBeUndefined()
     const listed = dnsRebindingPolicy("0.0.0.0", { allowedHosts: ["mcp.example"] })
     expect(checkDnsRebinding({ host: "mcp.example:443" }, listed)).toBeUndefined()
     expect(checkDnsRebinding({ host: "other.example" }, listed)).toBeDefined()

@@ -1,6 +1,9 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { BackendRegistry, makeContext } from "@toolplane/foundation"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { McpBackend, McpBackendStatus } from "../src/index.js"
+import { type McpBackend, type McpBackendStatus, mcpBackend } from "../src/index.js"
 import { everything, textOf } from "./fixtures/everything.js"
 
 describe("an MCP server dying mid-call", () => {
@@ -73,7 +76,10 @@ describe("an MCP server dying mid-call", () => {
           args: ["-e", "console.error('no such server'); process.exit(3)"],
         },
       },
-      { reconnect: { initialDelayMs: 50, maxDelayMs: 100, maxAttempts: 3 }, connectTimeoutMs: 5000 },
+      {
+        reconnect: { initialDelayMs: 50, maxDelayMs: 100, maxAttempts: 3, initialAttempts: 3 },
+        connectTimeoutMs: 5000,
+      },
     )
     try {
       await expect(broken.toolSchemas()).rejects.toMatchObject({
@@ -90,5 +96,67 @@ describe("an MCP server dying mid-call", () => {
     } finally {
       await broken.close()
     }
+  })
+})
+
+describe("a server that never starts", () => {
+  const dir = mkdtempSync(join(tmpdir(), "toolplane-spawns-"))
+  const log = join(dir, "spawns.log")
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  /** A "server" that records each start in `file` and exits at once. */
+  const crashing = (name: string, file: string, reconnect?: { initialAttempts?: number }) =>
+    mcpBackend(
+      {
+        name,
+        stdio: {
+          command: process.execPath,
+          args: ["-e", `require("node:fs").appendFileSync(${JSON.stringify(file)}, "x"); process.exit(1)`],
+        },
+      },
+      { reconnect: { initialDelayMs: 20, maxDelayMs: 40, ...reconnect }, connectTimeoutMs: 5000 },
+    )
+  const spawns = (file: string) => {
+    try {
+      return readFileSync(file, "utf8").length
+    } catch {
+      return 0
+    }
+  }
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+  it("is not respawned in the background after its first connect fails", async () => {
+    const backend = crashing("never", log)
+    try {
+      await expect(backend.toolSchemas()).rejects.toMatchObject({ _tag: "BackendUnavailable" })
+      expect(backend.status().state).toBe("failed")
+      await sleep(800)
+      expect(spawns(log)).toBe(1)
+      expect(backend.status().state).toBe("failed")
+      // A use tries again, once.
+      await expect(backend.connect()).rejects.toMatchObject({ _tag: "BackendUnavailable" })
+      await sleep(300)
+      expect(spawns(log)).toBe(2)
+    } finally {
+      await backend.close()
+    }
+  })
+
+  it("makes `initialAttempts` attempts, and close() stops retries", async () => {
+    const counted = join(dir, "three.log")
+    const three = crashing("three", counted, { initialAttempts: 3 })
+    await expect(three.toolSchemas()).rejects.toMatchObject({ _tag: "BackendUnavailable" })
+    await expect.poll(() => three.status().state, { timeout: 5000 }).toBe("failed")
+    await sleep(300)
+    expect(spawns(counted)).toBe(3)
+    await three.close()
+
+    const closing = join(dir, "closing.log")
+    const forever = crashing("forever", closing, { initialAttempts: Number.POSITIVE_INFINITY })
+    await expect(forever.toolSchemas()).rejects.toMatchObject({ _tag: "BackendUnavailable" })
+    await forever.close()
+    const after = spawns(closing)
+    await sleep(500)
+    expect(spawns(closing)).toBe(after)
+    expect(forever.status().state).toBe("closed")
   })
 })

@@ -3,6 +3,9 @@ import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import {
   CallToolResultSchema,
   ErrorCode,
@@ -14,8 +17,15 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js"
 import { defineTool, toolErrorFromJson } from "@toolplane/foundation"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ERROR_META_KEY, type McpHttpServerHandle, serveHttp, TOOL_META_KEY } from "../src/index.js"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import {
+  createMcpServer,
+  ERROR_META_KEY,
+  isLoopbackHost,
+  type McpHttpServerHandle,
+  serveHttp,
+  TOOL_META_KEY,
+} from "../src/index.js"
 import { type DemoService, demoService } from "./fixtures/service.js"
 
 const here = import.meta.dirname
@@ -226,6 +236,7 @@ const rawPost = (
   url: string,
   host: string,
   extraHeaders: Record<string, string> = {},
+  delayBodyMs = 0,
 ): Promise<{ status: number; body: string }> =>
   new Promise((resolve, reject) => {
     const target = new URL(url)
@@ -259,7 +270,11 @@ const rawPost = (
       },
     )
     req.on("error", reject)
-    req.end(body)
+    if (delayBodyMs === 0) req.end(body)
+    else {
+      req.flushHeaders()
+      setTimeout(() => req.end(body), delayBodyMs)
+    }
   })
 
 describe("serveHttp protections", () => {
@@ -291,5 +306,90 @@ describe("serveHttp protections", () => {
     expect((await rawPost(handle.url.replace(/\/mcp$/, "/other"), `127.0.0.1:${handle.port}`)).status).toBe(
       404,
     )
+  })
+})
+
+describe("serveHttp on a wildcard address", () => {
+  let handle: McpHttpServerHandle
+  let local: string
+  beforeAll(async () => {
+    handle = await serveHttp(demoService(), { host: "0.0.0.0" })
+    local = `http://127.0.0.1:${handle.port}/mcp`
+  })
+  afterAll(async () => {
+    await handle?.close()
+  })
+
+  it("still rejects a foreign Host or Origin (DNS rebinding) and accepts a loopback one", async () => {
+    const evilHost = await rawPost(local, "evil.example")
+    expect(evilHost.status).toBe(403)
+    const evilHostPort = await rawPost(local, `evil.example:${handle.port}`)
+    expect(evilHostPort.status).toBe(403)
+    const evilOrigin = await rawPost(local, `127.0.0.1:${handle.port}`, { Origin: "http://evil.example" })
+    expect(evilOrigin.status).toBe(403)
+    expect((await rawPost(local, `127.0.0.1:${handle.port}`)).status).toBe(200)
+    expect((await rawPost(local, `localhost:${handle.port}`)).status).toBe(200)
+    const sameOrigin = await rawPost(local, `127.0.0.1:${handle.port}`, {
+      Origin: `http://127.0.0.1:${handle.port}`,
+    })
+    expect(sameOrigin.status).toBe(200)
+  })
+
+  it("recognises IPv4-mapped IPv6 loopback addresses", () => {
+    expect(isLoopbackHost("::ffff:127.0.0.1")).toBe(true)
+    expect(isLoopbackHost("[::ffff:127.0.0.1]")).toBe(true)
+    expect(isLoopbackHost("::ffff:10.0.0.1")).toBe(false)
+  })
+})
+
+describe("serveHttp session bookkeeping", () => {
+  it("counts initialize requests in progress against maxSessions", async () => {
+    const handle = await serveHttp(demoService(), { maxSessions: 2 })
+    try {
+      const answers = await Promise.all(
+        // Bodies arrive late, so every request is being handled at once.
+        Array.from({ length: 6 }, () => rawPost(handle.url, `127.0.0.1:${handle.port}`, {}, 150)),
+      )
+      const ok = answers.filter((a) => a.status === 200).length
+      expect(ok).toBeLessThanOrEqual(2)
+      expect(ok).toBeGreaterThan(0)
+      expect(answers.filter((a) => a.status === 503).length).toBe(6 - ok)
+      expect(handle.connections()).toBeLessThanOrEqual(2)
+    } finally {
+      await handle.close()
+    }
+  })
+
+  it("closes the server of a new session when handling its request throws", async () => {
+    const handle = await serveHttp(demoService())
+    const failing = vi
+      .spyOn(StreamableHTTPServerTransport.prototype, "handleRequest")
+      .mockRejectedValueOnce(new Error("boom"))
+    const closed = vi.spyOn(Server.prototype, "close")
+    try {
+      const res = await rawPost(handle.url, `127.0.0.1:${handle.port}`)
+      expect(res.status).toBe(500)
+      expect(closed).toHaveBeenCalledTimes(1)
+      expect(handle.connections()).toBe(0)
+    } finally {
+      failing.mockRestore()
+      closed.mockRestore()
+      await handle.close()
+    }
+  })
+})
+
+describe("createMcpServer", () => {
+  it("unsubscribes its watch when the server closes", async () => {
+    const unwatch = vi.fn()
+    const server = createMcpServer(demoService(), { watch: () => unwatch })
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    await server.connect(serverSide)
+    const client = new Client({ name: "t", version: "0" })
+    await client.connect(clientSide)
+    expect(unwatch).not.toHaveBeenCalled()
+    await client.close()
+    await server.close()
+    expect(unwatch).toHaveBeenCalledTimes(1)
   })
 })

@@ -65,6 +65,12 @@ export interface ReconnectOptions {
   readonly jitter?: number
   /** Give up after this many failed attempts in a row. Default: never. */
   readonly maxAttempts?: number
+  /**
+   * Attempts a backend that has never connected makes before it is `failed` (until `connect()` or a
+   * use of the backend tries again). Default 1: a server that cannot be started is not respawned in
+   * the background; retries with backoff start only once a connection was made and then lost.
+   */
+  readonly initialAttempts?: number
 }
 
 /**
@@ -412,8 +418,9 @@ export class McpConnection {
       if (this.#isClosed()) throw this.#unavailable("backend is closed")
       this.#lastError = reason
       this.#attempts++
-      // Waiters keep waiting while retries go on; #scheduleRetry rejects them when it gives up.
-      this.#scheduleRetry()
+      // Waiters keep waiting while retries go on; #scheduleRetry rejects them when it gives up. A
+      // backend that never connected stops after its initial attempts (no respawning in the background).
+      this.#scheduleRetry(false, this.#connections === 0)
       throw this.#unavailable(`cannot connect: ${reason}`)
     }
     const sdkOnMessage = transport.onmessage
@@ -473,12 +480,24 @@ export class McpConnection {
     this.#scheduleRetry(!shortLived)
   }
 
-  #scheduleRetry(immediate = false): void {
+  #scheduleRetry(immediate = false, neverConnected = false): void {
     const options = this.#hooks.reconnect
-    if (options === false || this.#attempts >= (options.maxAttempts ?? Number.POSITIVE_INFINITY)) {
+    if (this.#isClosed()) return
+    const limit =
+      options === false
+        ? 0
+        : neverConnected
+          ? Math.min(
+              Math.max(1, options.initialAttempts ?? 1),
+              options.maxAttempts ?? Number.POSITIVE_INFINITY,
+            )
+          : (options.maxAttempts ?? Number.POSITIVE_INFINITY)
+    if (options === false || this.#attempts >= limit) {
       this.#state = "failed"
       this.#nextAttemptAt = undefined
-      const failure = this.#unavailable(`gave up reconnecting: ${this.#lastError ?? "unknown error"}`)
+      const failure = this.#unavailable(
+        `${neverConnected ? "gave up connecting" : "gave up reconnecting"}: ${this.#lastError ?? "unknown error"}`,
+      )
       for (const waiter of this.#waiters) waiter.reject(failure)
       this.#waiters.clear()
       this.#emit()
@@ -498,6 +517,7 @@ export class McpConnection {
     this.#emit()
     clearTimeout(this.#timer)
     this.#timer = setTimeout(() => {
+      this.#timer = undefined
       if (this.#state !== "reconnecting") return
       this.#attempt().catch(() => {})
     }, delay)

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import type { IncomingMessage } from "node:http"
+import { networkInterfaces, hostname as osHostname } from "node:os"
 
 /**
  * The hostnames accepted by default when a server binds to a loopback address.
@@ -20,8 +21,51 @@ export const LOOPBACK_HOSTNAMES: readonly string[] = ["localhost", "127.0.0.1", 
  * @since 0.1.0
  */
 export const isLoopbackHost = (host: string): boolean => {
-  const h = host.toLowerCase().replace(/^\[|\]$/g, "")
+  const h = host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, "")
   return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h) || h.endsWith(".localhost")
+}
+
+/**
+ * Whether `host` is a wildcard bind address (`0.0.0.0`, `::`, or empty): the server answers on every
+ * interface.
+ *
+ * @since 0.1.0
+ */
+export const isWildcardHost = (host: string): boolean => {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, "")
+  return h === "" || h === "0.0.0.0" || h === "::" || h === "::0" || h === "::ffff:0.0.0.0"
+}
+
+/** A hostname as it appears in a `Host` header (IPv6 in brackets, lower case). */
+const hostForm = (address: string): string => {
+  const h = address.toLowerCase().replace(/%.*$/, "")
+  return h.includes(":") && !h.startsWith("[") ? `[${h}]` : h
+}
+
+/**
+ * The names a server bound to a wildcard address can legitimately be reached by: the loopback names,
+ * the machine's hostname and every interface address.
+ *
+ * @since 0.1.0
+ */
+export const localHostnames = (): string[] => {
+  const names = new Set<string>(LOOPBACK_HOSTNAMES)
+  try {
+    const name = osHostname().toLowerCase()
+    if (name) names.add(name)
+  } catch {
+    // No hostname: the addresses still work.
+  }
+  try {
+    for (const infos of Object.values(networkInterfaces()))
+      for (const info of infos ?? []) names.add(hostForm(info.address))
+  } catch {
+    // No interface list (sandboxes): loopback names only.
+  }
+  return [...names]
 }
 
 /**
@@ -30,38 +74,69 @@ export const isLoopbackHost = (host: string): boolean => {
  * @since 0.1.0
  */
 export interface DnsRebindingPolicy {
-  /** Accepted `Host` hostnames (no port; IPv6 in brackets). */
+  /**
+   * Accepted `Host` values: a hostname (any port; IPv6 in brackets) or `hostname:port` (that port only;
+   * a `Host` without a port means port 80).
+   */
   readonly allowedHosts: readonly string[]
   /** Accepted `Origin` values (`scheme://host[:port]`); by default origins whose hostname is allowed. */
   readonly allowedOrigins?: readonly string[]
 }
 
 /**
- * The policy for a bind address: loopback binds accept only loopback hostnames (plus `extra`); other
- * binds accept any host unless `extra` lists some.
+ * The policy for a bind address: loopback binds accept only loopback hostnames (plus `extra`); wildcard
+ * binds (`0.0.0.0`, `::`) accept, unless `extra.allowedHosts` lists others, the loopback names, the
+ * machine's hostname and its interface addresses — with the bound `port` when given; other binds accept
+ * any host unless `extra` lists some. Whatever the bind, a browser's `Origin` must name an accepted host
+ * (or, when any host is accepted, the request's own `Host`), unless listed in `allowedOrigins`.
  *
  * @since 0.1.0
  */
 export const dnsRebindingPolicy = (
   bindHost: string,
   extra: { readonly allowedHosts?: readonly string[]; readonly allowedOrigins?: readonly string[] } = {},
+  port?: number,
 ): DnsRebindingPolicy => {
-  const allowedHosts = extra.allowedHosts
-    ? isLoopbackHost(bindHost)
-      ? [...new Set([...LOOPBACK_HOSTNAMES, ...extra.allowedHosts])]
-      : [...extra.allowedHosts]
-    : isLoopbackHost(bindHost)
-      ? [...LOOPBACK_HOSTNAMES]
+  const loopback = isLoopbackHost(bindHost)
+  const wildcard = isWildcardHost(bindHost)
+  const defaults = loopback
+    ? [...LOOPBACK_HOSTNAMES]
+    : wildcard
+      ? localHostnames().map((h) => (port !== undefined ? `${h}:${port}` : h))
       : []
+  const allowedHosts = extra.allowedHosts
+    ? loopback
+      ? [...new Set([...defaults, ...extra.allowedHosts])]
+      : [...extra.allowedHosts]
+    : defaults
   return { allowedHosts, ...(extra.allowedOrigins ? { allowedOrigins: extra.allowedOrigins } : {}) }
 }
 
-const hostnameOf = (hostHeader: string): string | undefined => {
+interface HostParts {
+  readonly hostname: string
+  /** The explicit port, or the scheme's default. */
+  readonly port: string
+}
+
+const hostPartsOf = (value: string, scheme = "http:"): HostParts | undefined => {
   try {
-    return new URL(`http://${hostHeader}`).hostname.toLowerCase()
+    const url = new URL(value.includes("://") ? value : `${scheme}//${value}`)
+    return {
+      hostname: url.hostname.toLowerCase(),
+      port: url.port || (url.protocol === "https:" ? "443" : "80"),
+    }
   } catch {
     return undefined
   }
+}
+
+/** Whether a host matches one `allowedHosts` entry (a hostname, any port; or `hostname:port`). */
+const hostMatches = (host: HostParts, entry: string): boolean => {
+  const e = entry.toLowerCase()
+  if (e === host.hostname) return true
+  const colon = e.lastIndexOf(":")
+  if (colon <= 0 || e.endsWith("]")) return false
+  return e.slice(0, colon) === host.hostname && e.slice(colon + 1) === host.port
 }
 
 /**
@@ -73,27 +148,30 @@ export const checkDnsRebinding = (
   headers: Pick<IncomingMessage["headers"], "host" | "origin">,
   policy: DnsRebindingPolicy,
 ): string | undefined => {
-  if (policy.allowedHosts.length === 0 && !policy.allowedOrigins) return undefined
-  const allowed = policy.allowedHosts.map((h) => h.toLowerCase())
+  const allowed = policy.allowedHosts
+  const host = headers.host
+  let hostParts: HostParts | undefined
   if (allowed.length > 0) {
-    const host = headers.host
     if (!host) return "missing Host header"
-    const hostname = hostnameOf(host)
-    if (hostname === undefined) return `invalid Host header: ${host}`
-    if (!allowed.includes(hostname)) return `Host "${hostname}" is not allowed`
+    hostParts = hostPartsOf(host)
+    if (hostParts === undefined) return `invalid Host header: ${host}`
+    const parts = hostParts
+    if (!allowed.some((entry) => hostMatches(parts, entry))) return `Host "${host}" is not allowed`
   }
   const origin = headers.origin
-  if (origin === undefined || origin === "null")
-    return origin === "null" ? 'Origin "null" is not allowed' : undefined
-  if (policy.allowedOrigins) {
-    return policy.allowedOrigins.includes(origin) ? undefined : `Origin "${origin}" is not allowed`
-  }
-  if (allowed.length === 0) return undefined
-  let originHost: string
-  try {
-    originHost = new URL(origin).hostname.toLowerCase()
-  } catch {
-    return `invalid Origin header: ${origin}`
-  }
-  return allowed.includes(originHost) ? undefined : `Origin "${origin}" is not allowed`
+  if (origin === undefined) return undefined
+  if (origin === "null") return 'Origin "null" is not allowed'
+  if (policy.allowedOrigins?.includes(origin)) return undefined
+  const originParts = origin.includes("://") ? hostPartsOf(origin) : undefined
+  if (originParts === undefined) return `invalid Origin header: ${origin}`
+  if (policy.allowedOrigins) return `Origin "${origin}" is not allowed`
+  if (allowed.length > 0)
+    return allowed.some((entry) => hostMatches(originParts, entry))
+      ? undefined
+      : `Origin "${origin}" is not allowed`
+  // Any host is accepted: a browser's Origin must then be the server's own (same host as `Host`).
+  hostParts ??= host ? hostPartsOf(host) : undefined
+  return hostParts !== undefined && hostParts.hostname === originParts.hostname
+    ? undefined
+    : `Origin "${origin}" is not allowed`
 }

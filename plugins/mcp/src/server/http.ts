@@ -145,14 +145,18 @@ export const serveHttp = async (
   const path = options.path ?? "/mcp"
   if (!path.startsWith("/"))
     throw new ConfigError({ path: "path", reason: `must start with "/", got ${JSON.stringify(path)}` })
-  const policy = dnsRebindingPolicy(host, {
+  const policyOptions = {
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
-  })
+  }
+  // Set once listening: a wildcard bind accepts its own names with the bound port.
+  let policy = dnsRebindingPolicy(host, policyOptions, options.port || undefined)
   const sessionIdleMs = options.sessionIdleMs ?? 30 * 60_000
   const maxSessions = options.maxSessions ?? 10_000
   const exposure = new McpExposure(service, options)
   const sessions = new Map<string, Session>()
+  /** `initialize` requests being handled (their sessions are not in `sessions` yet). */
+  let pendingSessions = 0
   let closing = false
 
   const dropSession = (id: string) => {
@@ -200,12 +204,23 @@ export const serveHttp = async (
     }
     if (req.method !== "POST")
       return jsonRpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required")
-    if (sessions.size >= maxSessions) return jsonRpcError(res, 503, -32000, "Too many sessions")
+    if (sessions.size + pendingSessions >= maxSessions)
+      return jsonRpcError(res, 503, -32000, "Too many sessions")
     // A POST without a session must be `initialize`; the transport rejects anything else.
-    const session = newSession()
-    await session.server.connect(session.transport)
-    await session.transport.handleRequest(req, res)
-    if (session.transport.sessionId === undefined) await session.server.close().catch(() => {})
+    pendingSessions++
+    let session: Session | undefined
+    try {
+      session = newSession()
+      await session.server.connect(session.transport)
+      await session.transport.handleRequest(req, res)
+    } finally {
+      pendingSessions--
+      const id = session?.transport.sessionId
+      if (session && (id === undefined || sessions.get(id) !== session || closing)) {
+        if (id !== undefined && sessions.get(id) === session) sessions.delete(id)
+        await session.server.close().catch(() => {})
+      }
+    }
   }
 
   const httpServer = createServer((req, res) => {
@@ -233,6 +248,7 @@ export const serveHttp = async (
     })
   })
   const address = httpServer.address() as AddressInfo
+  policy = dnsRebindingPolicy(host, policyOptions, address.port)
   const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address
   let closed: Promise<void> | undefined
   return {

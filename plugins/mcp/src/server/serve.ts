@@ -336,5 +336,14 @@ export interface McpServerHandle {
  *
  * @since 0.1.0
  */
-export const createMcpServer = (service: ToolService, options: McpServeOptions = {}): Server =>
-  new McpExposure(service, options).createServer()
+export const createMcpServer = (service: ToolService, options: McpServeOptions = {}): Server => {
+  const exposure = new McpExposure(service, options)
+  const server = exposure.createServer()
+  // The exposure (and its `watch` subscription) lives as long as its one server.
+  const previous = server.onclose
+  server.onclose = () => {
+    exposure.dispose()
+    previous?.()
+  }
+  return server
+}
