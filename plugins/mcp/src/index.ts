@@ -24,6 +24,11 @@ export type {
   ReconnectOptions,
 } from "./client/connection.js"
 export { listRemoteTools, type RemoteTool, toBackendResult, toProgress } from "./client/mapping.js"
+export {
+  NodeStreamableHttpError,
+  NodeStreamableHttpTransport,
+  type NodeStreamableHttpTransportOptions,
+} from "./client/nodeHttpTransport.js"
 export * from "./errors.js"
 export * from "./server/dnsRebinding.js"
 export { type McpHttpServerHandle, type ServeHttpOptions, serveHttp } from "./server/http.js"

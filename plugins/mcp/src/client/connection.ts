@@ -11,6 +11,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { ClientCapabilities, Implementation, Progress } from "@modelcontextprotocol/sdk/types.js"
 import { BackendUnavailable, causeOf } from "@toolplane/foundation"
 import { isUnreachable } from "../errors.js"
+import { NodeStreamableHttpTransport } from "./nodeHttpTransport.js"
 
 /**
  * How to start an MCP server as a subprocess speaking MCP over stdin/stdout.
@@ -39,6 +40,12 @@ export interface McpHttpConfig {
   readonly url: string | URL
   /** Sent with every request (e.g. `Authorization`). */
   readonly headers?: Readonly<Record<string, string>>
+  /**
+   * The client transport: `"node"` (default), a lean one on `node:http` with a keep-alive agent (see
+   * {@link NodeStreamableHttpTransport}); `"fetch"`, the SDK's `StreamableHTTPClientTransport` on `fetch`
+   * and web streams.
+   */
+  readonly transport?: "node" | "fetch"
 }
 
 /**
@@ -369,6 +376,11 @@ export class McpConnection {
       return transport
     }
     const http = this.#config.http
+    if ((http.transport ?? "node") === "node")
+      return new NodeStreamableHttpTransport(new URL(http.url), {
+        originMetaKey: ORIGIN_META_KEY,
+        ...(http.headers ? { headers: http.headers } : {}),
+      })
     return new StreamableHTTPClientTransport(new URL(http.url), {
       fetch: originMarkingFetch,
       ...(http.headers ? { requestInit: { headers: { ...http.headers } } } : {}),

@@ -1,0 +1,425 @@
+/**
+ * A lean MCP Streamable HTTP client transport on `node:http` / `node:https` with a keep-alive agent:
+ * no `fetch` (undici), no web streams, no zod pass over every incoming message. It speaks the same
+ * protocol as the SDK's `StreamableHTTPClientTransport` (POST with `Accept: application/json,
+ * text/event-stream`, JSON or SSE answers, `mcp-session-id` and `mcp-protocol-version` headers, the
+ * optional GET stream for server-initiated messages, `DELETE` of the session on close), minus OAuth.
+ *
+ * @since 0.1.0
+ */
+import {
+  type ClientRequest,
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+} from "node:http"
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
+import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js"
+
+/**
+ * An HTTP failure of the transport; `code` is the HTTP status (as in the SDK's `StreamableHTTPError`,
+ * whose name it shares so that error mapping treats both alike).
+ *
+ * @since 0.1.0
+ */
+export class NodeStreamableHttpError extends Error {
+  readonly code: number | undefined
+  constructor(code: number | undefined, message: string) {
+    super(`Streamable HTTP error: ${message}`)
+    this.name = "StreamableHTTPError"
+    this.code = code
+  }
+}
+
+/**
+ * Options of {@link NodeStreamableHttpTransport}.
+ *
+ * @since 0.1.0
+ */
+export interface NodeStreamableHttpTransportOptions {
+  /** Sent with every request (e.g. `Authorization`). */
+  readonly headers?: Readonly<Record<string, string>>
+  /**
+   * When set, server requests and notifications (other than progress) arriving on the response stream of
+   * a request whose `_meta.progressToken` is a string get `_meta[originMetaKey] = progressToken`.
+   */
+  readonly originMetaKey?: string
+  /** Open the GET stream for server-initiated messages after initialization. Default `true`. */
+  readonly standaloneStream?: boolean
+  /** Time allowed for the `DELETE` of the session on close. Default 1000 ms. */
+  readonly closeTimeoutMs?: number
+}
+
+type Json = Record<string, unknown>
+
+interface SseEvent {
+  id?: string
+  event?: string
+  data: string
+}
+
+/** Incremental SSE parser: feed text, get complete events. */
+class SseParser {
+  #buffer = ""
+  #data: string[] = []
+  #id: string | undefined
+  #event: string | undefined
+  readonly #onEvent: (event: SseEvent) => void
+  readonly #onRetry: (ms: number) => void
+
+  constructor(onEvent: (event: SseEvent) => void, onRetry: (ms: number) => void) {
+    this.#onEvent = onEvent
+    this.#onRetry = onRetry
+  }
+
+  feed(text: string): void {
+    let buffer = this.#buffer + text
+    let start = 0
+    for (;;) {
+      const nl = buffer.indexOf("\n", start)
+      if (nl < 0) break
+      let line = buffer.slice(start, nl)
+      start = nl + 1
+      if (line.endsWith("\r")) line = line.slice(0, -1)
+      this.#line(line)
+    }
+    buffer = buffer.slice(start)
+    this.#buffer = buffer
+  }
+
+  #line(line: string): void {
+    if (line === "") {
+      if (this.#data.length > 0 || this.#id !== undefined) {
+        const event: SseEvent = { data: this.#data.join("\n") }
+        if (this.#id !== undefined) event.id = this.#id
+        if (this.#event !== undefined) event.event = this.#event
+        this.#data = []
+        this.#id = undefined
+        this.#event = undefined
+        this.#onEvent(event)
+      }
+      this.#event = undefined
+      return
+    }
+    if (line.charCodeAt(0) === 58 /* ":" */) return
+    const colon = line.indexOf(":")
+    const field = colon < 0 ? line : line.slice(0, colon)
+    let value = colon < 0 ? "" : line.slice(colon + 1)
+    if (value.charCodeAt(0) === 32) value = value.slice(1)
+    switch (field) {
+      case "data":
+        this.#data.push(value)
+        break
+      case "id":
+        if (!value.includes("\0")) this.#id = value
+        break
+      case "event":
+        this.#event = value
+        break
+      case "retry":
+        if (/^\d+$/.test(value)) this.#onRetry(Number(value))
+        break
+    }
+  }
+}
+
+const isMessage = (value: unknown): value is JSONRPCMessage =>
+  typeof value === "object" && value !== null && (value as Json).jsonrpc === "2.0"
+
+const progressTokenOf = (message: JSONRPCMessage): string | undefined => {
+  const token = ((message as Json).params as { _meta?: { progressToken?: unknown } } | undefined)?._meta
+    ?.progressToken
+  return typeof token === "string" ? token : undefined
+}
+
+const mediaType = (header: string | undefined): string => (header ?? "").split(";")[0]!.trim().toLowerCase()
+
+/**
+ * The MCP Streamable HTTP client transport on `node:http`.
+ *
+ * @example
+ * ```ts
+ * const client = new Client({ name: "me", version: "1.0.0" })
+ * await client.connect(new NodeStreamableHttpTransport(new URL("http://127.0.0.1:3000/mcp")))
+ * ```
+ * @since 0.1.0
+ */
+export class NodeStreamableHttpTransport implements Transport {
+  onclose?: () => void
+  onerror?: (error: Error) => void
+  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void
+  sessionId?: string
+
+  readonly #url: URL
+  readonly #options: NodeStreamableHttpTransportOptions
+  readonly #agent: HttpAgent
+  readonly #request: typeof httpRequest
+  readonly #requests = new Set<ClientRequest>()
+  #protocolVersion: string | undefined
+  #started = false
+  #closed = false
+  #retryMs: number | undefined
+  #streamTimer: ReturnType<typeof setTimeout> | undefined
+
+  constructor(url: URL, options: NodeStreamableHttpTransportOptions = {}) {
+    this.#url = url
+    this.#options = options
+    const https = url.protocol === "https:"
+    this.#agent = https ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true })
+    this.#request = https ? (httpsRequest as unknown as typeof httpRequest) : httpRequest
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.#protocolVersion
+  }
+
+  setProtocolVersion(version: string): void {
+    this.#protocolVersion = version
+  }
+
+  async start(): Promise<void> {
+    if (this.#started) throw new Error("NodeStreamableHttpTransport already started")
+    this.#started = true
+  }
+
+  #headers(extra: Record<string, string | number>): Record<string, string | number> {
+    const headers: Record<string, string | number> = { ...extra }
+    if (this.sessionId !== undefined) headers["mcp-session-id"] = this.sessionId
+    if (this.#protocolVersion !== undefined) headers["mcp-protocol-version"] = this.#protocolVersion
+    if (this.#options.headers) Object.assign(headers, this.#options.headers)
+    return headers
+  }
+
+  /** Sends one HTTP request; resolves with the response (its body not read yet). */
+  #exchange(
+    method: string,
+    headers: Record<string, string | number>,
+    body?: string,
+    timeoutMs?: number,
+  ): Promise<IncomingMessage> {
+    return new Promise((resolve, reject) => {
+      if (this.#closed && method !== "DELETE") return reject(new Error("Not connected: transport closed"))
+      const url = this.#url
+      const req = this.#request(
+        {
+          protocol: url.protocol,
+          hostname: url.hostname.replace(/^\[|\]$/g, ""),
+          port: url.port,
+          path: url.pathname + url.search,
+          method,
+          headers,
+          agent: this.#agent,
+          ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}),
+        },
+        (res) => {
+          res.once("close", () => this.#requests.delete(req))
+          resolve(res)
+        },
+      )
+      this.#requests.add(req)
+      req.once("error", (error) => {
+        this.#requests.delete(req)
+        reject(error)
+      })
+      if (timeoutMs !== undefined) req.once("timeout", () => req.destroy(new Error(`${method} timed out`)))
+      if (body !== undefined) req.end(body)
+      else req.end()
+    })
+  }
+
+  async send(message: JSONRPCMessage | JSONRPCMessage[], options?: TransportSendOptions): Promise<void> {
+    try {
+      if (options?.resumptionToken) {
+        const replay =
+          !Array.isArray(message) && "id" in message && "method" in message ? message.id : undefined
+        this.#openStream(options.resumptionToken, replay, undefined).catch((error) => this.onerror?.(error))
+        return
+      }
+      const body = JSON.stringify(message)
+      const res = await this.#exchange(
+        "POST",
+        this.#headers({
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "content-length": Buffer.byteLength(body),
+        }),
+        body,
+      )
+      const sessionId = res.headers["mcp-session-id"]
+      if (typeof sessionId === "string" && sessionId !== "") this.sessionId = sessionId
+      const status = res.statusCode ?? 0
+      if (status < 200 || status >= 300) {
+        const text = await readText(res).catch(() => "")
+        throw new NodeStreamableHttpError(status, `Error POSTing to endpoint (HTTP ${status}): ${text}`)
+      }
+      const messages = Array.isArray(message) ? message : [message]
+      if (status === 202) {
+        res.resume()
+        if (
+          messages.some((m) => (m as Json).method === "notifications/initialized") &&
+          this.#options.standaloneStream !== false
+        )
+          this.#openStream(undefined, undefined, undefined).catch((error) => this.onerror?.(error))
+        return
+      }
+      const hasRequests = messages.some((m) => "method" in m && "id" in m && m.id !== undefined)
+      if (!hasRequests) {
+        res.resume()
+        return
+      }
+      const type = mediaType(res.headers["content-type"])
+      const origin =
+        this.#options.originMetaKey !== undefined && messages.length === 1
+          ? progressTokenOf(messages[0]!)
+          : undefined
+      if (type === "text/event-stream") {
+        this.#readStream(res, { origin, reconnectable: false })
+      } else if (type === "application/json") {
+        const text = await readText(res)
+        const data = JSON.parse(text) as unknown
+        for (const m of Array.isArray(data) ? data : [data]) this.#deliver(m, origin)
+      } else {
+        res.resume()
+        throw new NodeStreamableHttpError(-1, `Unexpected content type: ${res.headers["content-type"]}`)
+      }
+    } catch (error) {
+      this.onerror?.(error as Error)
+      throw error
+    }
+  }
+
+  #deliver(value: unknown, origin: string | undefined, replayId?: string | number): boolean {
+    if (!isMessage(value)) {
+      this.onerror?.(new Error(`Invalid JSON-RPC message: ${JSON.stringify(value)?.slice(0, 200)}`))
+      return false
+    }
+    const m = value as Json
+    const isResponse = "id" in m && !("method" in m) && ("result" in m || "error" in m)
+    if (isResponse && replayId !== undefined) m.id = replayId
+    if (origin !== undefined && typeof m.method === "string" && m.method !== "notifications/progress") {
+      const params = (m.params ?? {}) as Json
+      m.params = {
+        ...params,
+        _meta: { ...((params._meta as Json | undefined) ?? {}), [this.#options.originMetaKey!]: origin },
+      }
+    }
+    this.onmessage?.(value)
+    return isResponse
+  }
+
+  /** Reads an SSE response; a stream that ends before its answer is resumed with `Last-Event-ID`. */
+  #readStream(
+    res: IncomingMessage,
+    context: { origin: string | undefined; reconnectable: boolean; replayId?: string | number },
+  ): void {
+    let lastEventId: string | undefined
+    let answered = false
+    const parser = new SseParser(
+      (event) => {
+        if (event.id !== undefined) lastEventId = event.id
+        if (event.data === "" || (event.event !== undefined && event.event !== "message")) return
+        let parsed: unknown
+        try {
+          parsed = JSON.parse(event.data)
+        } catch (error) {
+          this.onerror?.(error as Error)
+          return
+        }
+        if (this.#deliver(parsed, context.origin, context.replayId)) answered = true
+      },
+      (ms) => {
+        this.#retryMs = ms
+      },
+    )
+    res.setEncoding("utf8")
+    res.on("data", (chunk: string) => parser.feed(chunk))
+    let ended = false
+    const finish = (error?: Error) => {
+      if (ended) return
+      ended = true
+      if (this.#closed) return
+      if (error) this.onerror?.(new Error(`SSE stream disconnected: ${error.message}`))
+      const resumable = context.reconnectable || lastEventId !== undefined
+      if (resumable && !answered) {
+        clearTimeout(this.#streamTimer)
+        this.#streamTimer = setTimeout(
+          () => {
+            this.#openStream(lastEventId, context.replayId, context.origin).catch((e) =>
+              this.onerror?.(new Error(`Failed to reconnect SSE stream: ${(e as Error).message}`)),
+            )
+          },
+          this.#retryMs ?? (context.reconnectable ? 1000 : 250),
+        )
+        this.#streamTimer.unref?.()
+      }
+    }
+    res.once("end", () => finish())
+    res.once("error", (error) => finish(error))
+    res.once("aborted", () => finish(new Error("terminated")))
+  }
+
+  /** Opens a GET SSE stream (the standalone one, or a resumption); a 405 means the server has none. */
+  async #openStream(
+    lastEventId: string | undefined,
+    replayId: string | number | undefined,
+    origin: string | undefined,
+  ): Promise<void> {
+    if (this.#closed) return
+    const headers = this.#headers({ accept: "text/event-stream" })
+    if (lastEventId !== undefined) headers["last-event-id"] = lastEventId
+    const res = await this.#exchange("GET", headers)
+    const status = res.statusCode ?? 0
+    if (status === 405) {
+      res.resume()
+      return
+    }
+    if (status < 200 || status >= 300) {
+      res.resume()
+      throw new NodeStreamableHttpError(status, `Failed to open SSE stream (HTTP ${status})`)
+    }
+    this.#readStream(res, {
+      origin,
+      reconnectable: lastEventId === undefined,
+      ...(replayId !== undefined ? { replayId } : {}),
+    })
+  }
+
+  /** Ends the session on the server (`DELETE`); a 405 means the server does not support it. */
+  async terminateSession(): Promise<void> {
+    if (this.sessionId === undefined) return
+    const res = await this.#exchange(
+      "DELETE",
+      this.#headers({}),
+      undefined,
+      this.#options.closeTimeoutMs ?? 1000,
+    )
+    res.resume()
+    const status = res.statusCode ?? 0
+    if ((status < 200 || status >= 300) && status !== 405 && status !== 404)
+      throw new NodeStreamableHttpError(status, `Failed to terminate session (HTTP ${status})`)
+    this.sessionId = undefined
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    clearTimeout(this.#streamTimer)
+    for (const req of this.#requests) req.destroy()
+    this.#requests.clear()
+    if (this.sessionId !== undefined) await this.terminateSession().catch(() => {})
+    this.#agent.destroy()
+    this.onclose?.()
+  }
+}
+
+const readText = (res: IncomingMessage): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    res.on("data", (chunk: Buffer) => chunks.push(chunk))
+    res.once("end", () =>
+      resolve(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")),
+    )
+    res.once("error", reject)
+    res.once("aborted", () => reject(new Error("terminated")))
+  })
