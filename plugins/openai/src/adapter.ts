@@ -133,6 +133,16 @@ const convertParameters = (tool: Tool, strict: boolean): Converted => {
         `cannot be made strict (${result.reason}); sent with strict: false`,
       ),
     )
+    // the keyword strict mode cannot express, named as its own feature
+    if (result.feature !== undefined)
+      warnings.push(
+        warn(
+          tool,
+          result.feature,
+          `/inputSchema${result.path}`,
+          `strict mode cannot express this (${result.reason}); sent with strict: false`,
+        ),
+      )
     return { parameters: looseParameters(tool.inputSchema), strict: false, wrapped: false, warnings }
   }
   for (const loss of result.losses)

@@ -297,11 +297,16 @@ export const executeToolCalls = async (
       const suggestions = suggestToolIds(call.name, known, 3)
       const hint =
         suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(", ")}?` : ""
-      const list = known.length <= 30 ? ` Available tools: ${known.join(", ")}.` : ""
+      const list =
+        known.length === 0
+          ? " No tools are available."
+          : known.length <= 30
+            ? ` Available tools: ${known.join(", ")}.`
+            : ""
       return {
         ...base,
         errorCode: "TOOL_NOT_FOUND",
-        output: `Error [TOOL_NOT_FOUND]: there is no tool named "${call.name}".${hint}${list}`,
+        output: `Error [TOOL_NOT_FOUND] calling "${call.name}": there is no tool named "${call.name}".${hint}${list}`,
       }
     }
     const toolId = exported.id

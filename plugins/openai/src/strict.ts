@@ -17,13 +17,17 @@
  *   removed with a warning, and constraints that help the model are restated in the description;
  * - `oneOf` becomes `anyOf` (warning: exclusivity is lost); `allOf` of object schemas is merged;
  *   `definitions` becomes `$defs`; `$ref` with sibling keywords is inlined (unless recursive);
+ * - shape keywords next to a union (`properties`, `required`, `items`, ...) are distributed into every
+ *   branch, so a union node never carries object keywords of its own;
+ * - a `$ref` that does not name a root definition (nested `$defs`, a pointer into `properties`, ...)
+ *   becomes a root `$defs` entry with a collision-free name: no output `$ref` dangles;
  * - limits: at most 5000 object properties, 10 levels of object nesting, 1000 enum values, 120,000
  *   characters of property names, definition names, enum and const values, and 15,000 characters for
  *   one string enum of more than 250 values.
  *
  * A schema the rules cannot express without changing what it accepts in an essential way (an
- * open-ended map, a value of any type, a tuple, a remote `$ref`, a non-mergeable `allOf`, a
- * union at the root, a limit exceeded) is reported as not strict-able, so the caller can send that tool
+ * open-ended map, a root object of any shape, a value of any type, a tuple, a remote `$ref`, a
+ * non-mergeable `allOf`, a union branch at odds with the keywords around it, a limit exceeded) is reported as not strict-able, so the caller can send that tool
  * with `strict: false` instead.
  *
  * @since 0.1.0
@@ -61,6 +65,11 @@ export type StrictSchemaResult =
       /** JSON pointer to the part that cannot be expressed. */
       readonly path: string
       readonly reason: string
+      /**
+       * The feature strict mode cannot express, when one keyword is the cause (e.g.
+       * `"additionalProperties"` for a root object of any shape).
+       */
+      readonly feature?: string
       readonly losses: readonly SchemaLoss[]
     }
 
@@ -102,6 +111,8 @@ class NotStrict extends Error {
   constructor(
     readonly path: string,
     readonly reason: string,
+    /** The source feature strict mode cannot express, when one keyword is the cause. */
+    readonly feature?: string,
   ) {
     super(reason)
   }
@@ -201,12 +212,105 @@ interface Ctx {
   readonly root: Node
   readonly losses: SchemaLoss[]
   readonly expanding: string[]
+  /** `$defs` or `definitions`: the key of the root definitions. */
+  readonly defsKey?: string
+  /** Names of the root definitions (kept under the same names in the output's `$defs`). */
+  readonly rootDefs?: ReadonlySet<string>
+  /** Every other ref target (nested definitions, pointers into properties, ...) → its name in `$defs`. */
+  readonly hoisted?: Map<string, string>
+  /** Hoisted refs whose targets still have to be converted. */
+  readonly pending?: string[]
 }
 
 const lose = (ctx: Ctx, feature: string, path: string, message: string) =>
   ctx.losses.push({ feature, path, message })
 
 const rewriteRef = (ref: string): string => ref.replace(/^#\/definitions\//, "#/$defs/")
+
+/**
+ * The output `$ref` for a source ref: `#` stays, a root definition keeps its name, anything else (a
+ * definition nested below the root, a pointer into `properties` or into a definition) becomes a new
+ * root definition with a collision-free name, converted from the source target on its own (so a ref to
+ * an optional property points at the property's own schema, not at its nullable rewrite).
+ */
+const outputRef = (ref: string, ctx: Ctx): string => {
+  if (ref === "#") return ref
+  const m = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref)
+  if (m && ctx.rootDefs === undefined) return rewriteRef(ref)
+  if (m && m[1] === ctx.defsKey && ctx.rootDefs?.has(unesc(m[2]!))) return `#/$defs/${m[2]}`
+  const hoisted = ctx.hoisted
+  if (hoisted === undefined) return rewriteRef(ref)
+  let name = hoisted.get(ref)
+  if (name === undefined) {
+    const segments = ref.slice(2).split("/").map(unesc)
+    const base = (segments[segments.length - 1] ?? "").replace(/[^A-Za-z0-9_-]/g, "_") || "def"
+    const taken = new Set([...(ctx.rootDefs ?? []), ...hoisted.values()])
+    name = base
+    for (let i = 2; taken.has(name); i++) name = `${base}_${i}`
+    hoisted.set(ref, name)
+    ctx.pending?.push(ref)
+  }
+  return `#/$defs/${name}`
+}
+
+/** Keywords of a union node's shape that belong in every branch of the union. */
+const SHAPE_KEYWORDS = new Set([
+  "type",
+  "properties",
+  "required",
+  "additionalProperties",
+  "patternProperties",
+  "items",
+  "prefixItems",
+  "minItems",
+  "maxItems",
+])
+
+/**
+ * `shared` (the shape keywords next to a union) and one branch, as one schema: properties of both
+ * (the branch's schema wins for a name in both), required of both, `additionalProperties: false` when
+ * either says so; any other keyword must agree. A `$ref` branch is inlined first; the refs it followed
+ * are returned so the caller can treat them as being expanded.
+ */
+const mergeBranch = (shared: Node, raw: unknown, at: string, ctx: Ctx): { node: Node; refs: string[] } => {
+  let branch = raw
+  const refs: string[] = []
+  while (isRecord(branch) && typeof branch.$ref === "string") {
+    const ref = branch.$ref
+    if (!ref.startsWith("#")) throw new NotStrict(`${at}/$ref`, `remote $ref "${ref}" is not supported`)
+    if (ctx.expanding.includes(ref) || refs.includes(ref))
+      throw new NotStrict(
+        `${at}/$ref`,
+        `recursive union branch ${ref} cannot take the keywords around the union`,
+      )
+    const target = resolvePointer(ctx.root, ref)
+    if (!isRecord(target)) throw new NotStrict(`${at}/$ref`, `$ref "${ref}" does not resolve`)
+    refs.push(ref)
+    const { $ref: _r, ...siblings } = branch
+    branch = { ...target, ...siblings }
+  }
+  if (!isRecord(branch)) throw new NotStrict(at, "union branch is not a schema object")
+  const merged: Node = Array.isArray(branch.allOf) ? mergeAllOf(branch, at, ctx) : { ...branch }
+  for (const [key, value] of Object.entries(shared)) {
+    const own = merged[key]
+    if (key === "properties" && isRecord(value)) {
+      merged.properties = { ...value, ...(isRecord(own) ? own : {}) }
+    } else if (key === "required" && Array.isArray(value)) {
+      merged.required = [...new Set([...value, ...(Array.isArray(own) ? own : [])])]
+    } else if (key === "additionalProperties") {
+      if (value === false || own === false) merged.additionalProperties = false
+      else if (own === undefined) merged.additionalProperties = value
+    } else if (own === undefined) {
+      merged[key] = value
+    } else if (JSON.stringify(own) !== JSON.stringify(value)) {
+      throw new NotStrict(
+        `${at}/${esc(key)}`,
+        `the union branch and the schema around the union disagree on "${key}"`,
+      )
+    }
+  }
+  return { node: merged, refs }
+}
 
 const mergeAllOf = (node: Node, path: string, ctx: Ctx): Node => {
   const branches = node.allOf as unknown[]
@@ -249,17 +353,16 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
   let node: Node = input
   if (Array.isArray(node.allOf)) node = mergeAllOf(node, path, ctx)
   if (typeof node.$ref === "string") {
-    const ref = rewriteRef(node.$ref)
-    if (!ref.startsWith("#"))
+    if (!node.$ref.startsWith("#"))
       throw new NotStrict(`${path}/$ref`, `remote $ref "${node.$ref}" is not supported`)
     const siblings = Object.keys(node).filter((k) => k !== "$ref" && !SILENT.has(k))
     if (resolvePointer(ctx.root, node.$ref) === undefined)
       throw new NotStrict(`${path}/$ref`, `$ref "${node.$ref}" does not resolve`)
-    if (siblings.length === 0) return { $ref: ref }
+    if (siblings.length === 0) return { $ref: outputRef(node.$ref, ctx) }
     if (ctx.expanding.includes(node.$ref)) {
       for (const k of siblings)
         lose(ctx, k, `${path}/${esc(k)}`, `"${k}" next to a recursive $ref was dropped`)
-      return { $ref: ref }
+      return { $ref: outputRef(node.$ref, ctx) }
     }
     const target = resolvePointer(ctx.root, node.$ref)
     const { $ref: _r, ...rest } = node
@@ -340,7 +443,8 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
   }
   // number keywords on a non-number are meaningless; keep only what applies
   if (types.length > 0 && !is("number")) for (const k of NUMBER_KEYWORDS) delete out[k]
-  if (Array.isArray(node.oneOf) || Array.isArray(node.anyOf)) {
+  const union = Array.isArray(node.oneOf) || Array.isArray(node.anyOf)
+  if (union) {
     const branches = [...((node.anyOf as unknown[]) ?? []), ...((node.oneOf as unknown[]) ?? [])]
     if (Array.isArray(node.oneOf)) {
       lose(ctx, "oneOf", `${path}/oneOf`, '"oneOf" became "anyOf": the model may match more than one branch')
@@ -348,17 +452,41 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
         throw new NotStrict(path, "anyOf and oneOf on the same schema cannot be combined")
     }
     const key = Array.isArray(node.anyOf) ? "anyOf" : "oneOf"
-    out.anyOf = branches.map((b, i) => convert(b, `${path}/${key}/${i}`, ctx))
-    // a union next to a type is an intersection in JSON Schema; keep the union only
-    if (out.type !== undefined) {
-      out.anyOf = (out.anyOf as Node[]).map((b) =>
-        b.type === undefined && b.$ref === undefined ? { ...b, type: out.type } : b,
+    // A union next to other keywords is their intersection. Shape keywords (properties, required,
+    // items, ...) are distributed into every branch, so each branch is one complete alternative and the
+    // union node itself carries no object or array keywords.
+    const shared: Node = {}
+    for (const [k, v] of Object.entries(node)) if (SHAPE_KEYWORDS.has(k)) shared[k] = v
+    const distribute = Object.keys(shared).some((k) => k !== "type")
+    if (distribute) {
+      out.anyOf = branches.map((b, i) => {
+        const at = `${path}/${key}/${i}`
+        const { node: merged, refs } = mergeBranch(shared, b, at, ctx)
+        ctx.expanding.push(...refs)
+        try {
+          return convert(merged, at, ctx)
+        } finally {
+          ctx.expanding.splice(ctx.expanding.length - refs.length, refs.length)
+        }
+      })
+      for (const k of SHAPE_KEYWORDS) delete out[k]
+    } else {
+      // only a type next to the union: it goes into the branches that have none (a branch with its own
+      // type or a $ref keeps it)
+      out.anyOf = branches.map((b, i) =>
+        convert(
+          node.type !== undefined && isRecord(b) && b.type === undefined && b.$ref === undefined
+            ? { ...b, type: node.type }
+            : b,
+          `${path}/${key}/${i}`,
+          ctx,
+        ),
       )
       delete out.type
     }
   }
   const isObject =
-    is("object") ||
+    (!union && is("object")) ||
     (types.length === 0 && (isRecord(node.properties) || node.additionalProperties !== undefined))
   if (isObject) {
     if (types.length === 0) out.type = "object"
@@ -367,6 +495,12 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
     if (props === undefined || Object.keys(props).length === 0) {
       if ((extra !== undefined && extra !== false) || node.patternProperties !== undefined)
         throw new NotStrict(path, "an object with free-form keys (a map) cannot be expressed in strict mode")
+      if (path === "" && props === undefined && extra === undefined)
+        throw new NotStrict(
+          path,
+          "an object of any shape (no properties, additionalProperties not false) cannot be expressed in strict mode",
+          "additionalProperties",
+        )
       if (path !== "" && extra === undefined)
         throw new NotStrict(path, "an object of unspecified shape cannot be expressed in strict mode")
     } else if (extra !== undefined && extra !== false) {
@@ -401,7 +535,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
     out.required = Object.keys(outProps)
     out.additionalProperties = false
   }
-  if (is("array") || (types.length === 0 && node.items !== undefined)) {
+  if (!union && (is("array") || (types.length === 0 && node.items !== undefined))) {
     if (types.length === 0) out.type = "array"
     if (Array.isArray(node.items))
       throw new NotStrict(`${path}/items`, "tuples (items array) cannot be expressed in strict mode")
@@ -512,7 +646,6 @@ export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
       }
     }
     if (Array.isArray(root.allOf)) root = mergeAllOf(root, "", { root, losses, expanding: [] })
-    const ctx: Ctx = { root: schema as Node, losses, expanding: [] }
     const defsSource = isRecord(root.$defs)
       ? root.$defs
       : isRecord(root.definitions)
@@ -521,6 +654,15 @@ export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
     const defsKey = isRecord(root.$defs) ? "$defs" : "definitions"
     if (isRecord(root.$defs) && isRecord(root.definitions))
       throw new NotStrict("", "both $defs and definitions are used")
+    const ctx: Ctx = {
+      root: schema as Node,
+      losses,
+      expanding: [],
+      defsKey,
+      rootDefs: new Set(Object.keys(defsSource ?? {})),
+      hoisted: new Map(),
+      pending: [],
+    }
     let wrapped = false
     let converted: Node
     if (isObjectRoot(root)) {
@@ -543,22 +685,36 @@ export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
         message: `the root is not an object; the model sends it as the "${WRAPPED_ROOT_PROPERTY}" property`,
       })
     }
-    if (defsSource) {
-      const defs: Record<string, unknown> = {}
-      for (const [name, sub] of Object.entries(defsSource)) {
-        ctx.expanding.push(`#/${defsKey}/${esc(name)}`)
-        try {
-          defs[name] = convert(sub, `/${defsKey}/${esc(name)}`, ctx)
-        } finally {
-          ctx.expanding.pop()
-        }
+    const defs: Record<string, unknown> = {}
+    for (const [name, sub] of Object.entries(defsSource ?? {})) {
+      ctx.expanding.push(`#/${defsKey}/${esc(name)}`)
+      try {
+        defs[name] = convert(sub, `/${defsKey}/${esc(name)}`, ctx)
+      } finally {
+        ctx.expanding.pop()
       }
-      converted = { ...converted, $defs: defs }
     }
+    // every other ref target, converted on its own under a new root definition (which may hoist more)
+    for (let ref = ctx.pending!.shift(); ref !== undefined; ref = ctx.pending!.shift()) {
+      ctx.expanding.push(ref)
+      try {
+        defs[ctx.hoisted!.get(ref)!] = convert(resolvePointer(ctx.root, ref), ref.slice(1), ctx)
+      } finally {
+        ctx.expanding.pop()
+      }
+    }
+    if (defsSource || Object.keys(defs).length > 0) converted = { ...converted, $defs: defs }
     checkLimits(converted)
     return { ok: true, schema: converted as JsonSchema, losses, wrapped }
   } catch (error) {
-    if (error instanceof NotStrict) return { ok: false, path: error.path, reason: error.reason, losses }
+    if (error instanceof NotStrict)
+      return {
+        ok: false,
+        path: error.path,
+        reason: error.reason,
+        ...(error.feature !== undefined ? { feature: error.feature } : {}),
+        losses,
+      }
     return { ok: false, path: "", reason: (error as Error).message ?? String(error), losses }
   }
 }
@@ -567,7 +723,10 @@ export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
  * Undoes, on the arguments a model sent for a strict schema, the changes {@link toStrictSchema} made to
  * the contract: unwraps a wrapped root and removes `null` values of properties that were optional and
  * not nullable in the source schema (strict mode made them required-but-nullable). Follows
- * `properties`, `items`, local `$ref`s and `allOf`; values under `anyOf`/`oneOf` are passed unchanged.
+ * `properties`, `items`, local `$ref`s (also into nested definitions), `allOf`, and `anyOf`/`oneOf`: a
+ * value under a union is restored with the first branch it fits (its keys are the branch's properties,
+ * the branch's required properties are present, consts, enums and types of the present values match),
+ * the keywords next to the union counting for every branch, as in the conversion.
  *
  * @since 0.1.0
  */
@@ -577,36 +736,106 @@ export const restoreArguments = (
   options: { readonly wrapped?: boolean } = {},
 ): Record<string, unknown> => {
   const root = source as Node
-  if (options.wrapped) {
-    const value = args[WRAPPED_ROOT_PROPERTY]
-    return value as Record<string, unknown>
-  }
-  const seen = new Set<unknown>()
-  const restore = (schema: unknown, value: unknown, depth: number): unknown => {
-    if (!isRecord(schema) || depth > 64) return value
-    let s: Node = schema
-    if (typeof s.$ref === "string") {
-      const target = resolvePointer(
-        root,
-        s.$ref.startsWith("#/$defs/") && !isRecord(root.$defs)
-          ? s.$ref.replace("#/$defs/", "#/definitions/")
-          : s.$ref,
-      )
-      if (isRecord(target)) s = { ...target, ...s, $ref: undefined }
+  const pointer = (ref: string) =>
+    ref.startsWith("#/$defs/") && !isRecord(root.$defs) ? ref.replace("#/$defs/", "#/definitions/") : ref
+  /** Follows `$ref`s and merges `allOf`, like the conversion does. */
+  const resolve = (schema: unknown, depth: number): Node | undefined => {
+    let s = schema
+    for (let hops = 0; isRecord(s) && typeof s.$ref === "string" && hops < 32; hops++) {
+      const target = resolvePointer(root, pointer(s.$ref))
+      if (!isRecord(target)) break
+      const { $ref: _r, ...siblings } = s
+      s = { ...target, ...siblings }
     }
-    if (Array.isArray(s.allOf)) {
-      const props: Record<string, unknown> = { ...(isRecord(s.properties) ? s.properties : {}) }
-      const required = new Set<string>(Array.isArray(s.required) ? (s.required as string[]) : [])
-      for (const b of s.allOf)
-        if (isRecord(b)) {
-          if (isRecord(b.properties)) Object.assign(props, b.properties)
-          if (Array.isArray(b.required)) for (const r of b.required as string[]) required.add(r)
+    if (!isRecord(s) || depth > 64) return undefined
+    if (!Array.isArray(s.allOf)) return s
+    const { allOf, ...base } = s
+    const props: Record<string, unknown> = { ...(isRecord(base.properties) ? base.properties : {}) }
+    const required = new Set<string>(Array.isArray(base.required) ? (base.required as string[]) : [])
+    let merged: Node = base
+    for (const raw of allOf) {
+      const b = resolve(raw, depth + 1)
+      if (!b) continue
+      if (isRecord(b.properties)) Object.assign(props, b.properties)
+      if (Array.isArray(b.required)) for (const r of b.required as string[]) required.add(r)
+      const { properties: _p, required: _q, ...rest } = b
+      merged = { ...rest, ...merged }
+    }
+    return { ...merged, properties: props, required: [...required] }
+  }
+  /** The union branches of `s` as complete alternatives (the keywords around the union included). */
+  const alternatives = (s: Node, depth: number): Node[] | undefined => {
+    const key = Array.isArray(s.anyOf) ? "anyOf" : Array.isArray(s.oneOf) ? "oneOf" : undefined
+    if (key === undefined) return undefined
+    const { anyOf: _a, oneOf: _o, ...shared } = s
+    return (s[key] as unknown[]).flatMap((raw) => {
+      const b = resolve(raw, depth + 1)
+      if (!b) return []
+      const merged: Node = { ...shared, ...b }
+      if (isRecord(shared.properties) || isRecord(b.properties))
+        merged.properties = {
+          ...(isRecord(shared.properties) ? shared.properties : {}),
+          ...(isRecord(b.properties) ? b.properties : {}),
         }
-      s = { ...s, properties: props, required: [...required] }
+      if (Array.isArray(shared.required) || Array.isArray(b.required))
+        merged.required = [
+          ...new Set([
+            ...(Array.isArray(shared.required) ? (shared.required as string[]) : []),
+            ...(Array.isArray(b.required) ? (b.required as string[]) : []),
+          ]),
+        ]
+      const nested = alternatives(merged, depth + 1)
+      return nested ?? [merged]
+    })
+  }
+  const typeOf = (v: unknown): string =>
+    v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "object" ? "object" : typeof v
+  /** A light check of one value against a schema: const, enum and type. */
+  const matches = (schema: unknown, v: unknown, depth: number): boolean => {
+    const s = resolve(schema, depth + 1)
+    if (!s) return true
+    const alts = alternatives(s, depth + 1)
+    if (alts) return alts.some((a) => matches(a, v, depth + 1))
+    if ("const" in s && JSON.stringify(s.const) !== JSON.stringify(v)) return false
+    if (Array.isArray(s.enum) && !s.enum.some((e) => JSON.stringify(e) === JSON.stringify(v))) return false
+    if (s.type === undefined) return true
+    const types = Array.isArray(s.type) ? (s.type as string[]) : [s.type as string]
+    const t = typeOf(v)
+    return (
+      types.includes(t) ||
+      (t === "number" && types.includes("integer") && Number.isInteger(v)) ||
+      (t === "number" && types.includes("number"))
+    )
+  }
+  /** The alternative an object value was produced for: see {@link restoreArguments}. */
+  const pick = (alts: Node[], value: unknown, depth: number): Node | undefined => {
+    if (Array.isArray(value)) return alts.find((a) => a.items !== undefined)
+    if (!isRecord(value)) return undefined
+    const covers = (a: Node) => {
+      const props = isRecord(a.properties) ? a.properties : {}
+      return Object.keys(value).every((k) => k in props)
+    }
+    const fits = (a: Node) => {
+      const props = isRecord(a.properties) ? a.properties : {}
+      const required = Array.isArray(a.required) ? (a.required as string[]) : []
+      return (
+        covers(a) &&
+        required.every((k) => k in value && (value[k] !== null || matches(props[k], null, depth))) &&
+        Object.entries(value).every(([k, v]) => v === null || matches(props[k], v, depth))
+      )
+    }
+    return alts.find(fits) ?? alts.find(covers)
+  }
+  const restore = (schema: unknown, value: unknown, depth: number): unknown => {
+    let s = resolve(schema, depth)
+    if (!s) return value
+    const alts = alternatives(s, depth)
+    if (alts) {
+      s = pick(alts, value, depth)
+      if (!s) return value
     }
     if (Array.isArray(value)) return value.map((v) => restore(s.items, v, depth + 1))
-    if (!isRecord(value) || seen.has(value)) return value
-    seen.add(value)
+    if (!isRecord(value)) return value
     const props = isRecord(s.properties) ? s.properties : {}
     const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : [])
     const out: Record<string, unknown> = {}
@@ -617,6 +846,7 @@ export const restoreArguments = (
     }
     return out
   }
+  if (options.wrapped) return restore(root, args[WRAPPED_ROOT_PROPERTY], 0) as Record<string, unknown>
   return restore(root, args, 0) as Record<string, unknown>
 }
 
@@ -624,8 +854,13 @@ const acceptsNull = (schema: Node, root: Node): boolean => {
   if (allowsNull(schema)) return true
   if (Array.isArray(schema.oneOf) && schema.oneOf.some((s) => isRecord(s) && allowsNull(s))) return true
   if (typeof schema.$ref === "string") {
-    const target = resolvePointer(root, schema.$ref)
-    return isRecord(target) && target !== schema && allowsNull(target)
+    const target = resolvePointer(
+      root,
+      schema.$ref.startsWith("#/$defs/") && !isRecord(root.$defs)
+        ? schema.$ref.replace("#/$defs/", "#/definitions/")
+        : schema.$ref,
+    )
+    return isRecord(target) && target !== schema && acceptsNull(target, root)
   }
   return false
 }
