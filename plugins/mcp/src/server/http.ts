@@ -6,7 +6,13 @@
  * @since 0.1.0
  */
 import { randomUUID } from "node:crypto"
-import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from "node:http"
+import {
+  createServer,
+  type Server as HttpServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
@@ -124,6 +130,97 @@ const jsonRpcError = (res: ServerResponse, status: number, code: number, message
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }))
 }
 
+/** The web-standard transport inside the SDK's Node one (what its `handleRequest` converts to). */
+interface WebTransport {
+  handleRequest(req: unknown, options?: { readonly parsedBody?: unknown }): Promise<Response>
+}
+
+const webTransportOf = (transport: StreamableHTTPServerTransport): WebTransport | undefined => {
+  const web = (transport as unknown as { _webStandardTransport?: WebTransport })._webStandardTransport
+  return typeof web?.handleRequest === "function" ? web : undefined
+}
+
+/** The `Headers` methods the SDK's transport reads, over Node's header object (no copy). */
+class NodeHeaders {
+  readonly #raw: IncomingHttpHeaders
+  constructor(raw: IncomingHttpHeaders) {
+    this.#raw = raw
+  }
+  get(name: string): string | null {
+    const value = this.#raw[name.toLowerCase()]
+    return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value
+  }
+  has(name: string): boolean {
+    return this.#raw[name.toLowerCase()] !== undefined
+  }
+  *entries(): IterableIterator<[string, string]> {
+    for (const [key, value] of Object.entries(this.#raw))
+      if (value !== undefined) yield [key, Array.isArray(value) ? value.join(", ") : value]
+  }
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries()
+  }
+}
+
+/** A minimal web `Request` for a POST whose body was already parsed (it is never read). */
+const webRequestOf = (req: IncomingMessage) => {
+  let url = `http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`
+  if (!URL.canParse(url)) url = `http://localhost${req.url ?? "/"}`
+  return { method: req.method ?? "POST", url, headers: new NodeHeaders(req.headers), body: null }
+}
+
+const afterMicrotasks = () => new Promise<undefined>((resolve) => setImmediate(resolve, undefined))
+
+/**
+ * Writes a web `Response` to a Node response. An SSE stream's headers go out with its first event, and
+ * a stream that ends right after its first chunk (a call answered with no notification before it) goes
+ * out in one write, with a `content-length` — instead of headers, event and end of stream separately.
+ */
+const writeWebResponse = async (response: Response, res: ServerResponse): Promise<void> => {
+  const headers: Record<string, string> = {}
+  response.headers.forEach((value, key) => {
+    headers[key] = value
+  })
+  if (!response.body) {
+    res.writeHead(response.status, headers)
+    res.end()
+    return
+  }
+  const reader = response.body.getReader()
+  let finished = false
+  res.once("close", () => {
+    if (!finished) reader.cancel().catch(() => {})
+  })
+  try {
+    const first = await reader.read()
+    if (first.done) {
+      res.writeHead(response.status, { ...headers, "content-length": "0" })
+      res.end()
+      return
+    }
+    const pending = reader.read()
+    const next = await Promise.race([pending, afterMicrotasks()])
+    if (next?.done) {
+      res.writeHead(response.status, { ...headers, "content-length": String(first.value.byteLength) })
+      res.end(first.value)
+      return
+    }
+    res.writeHead(response.status, headers)
+    res.write(first.value)
+    let chunk = next ?? (await pending)
+    while (!chunk.done) {
+      if (!res.write(chunk.value)) await new Promise((resolve) => res.once("drain", resolve))
+      chunk = await reader.read()
+    }
+    res.end()
+  } catch (error) {
+    if (!res.headersSent) throw error
+    res.destroy(error as Error)
+  } finally {
+    finished = true
+  }
+}
+
 /**
  * Serves `service` over Streamable HTTP.
  *
@@ -198,7 +295,10 @@ export const serveHttp = async (
       if (req.method === "POST" && isJsonBody(req)) {
         const body = await readJsonBody(req, res)
         if (body === undefined) return
-        await session.transport.handleRequest(req, res, body)
+        // The SDK's web-standard transport directly, without the per-request Node ⇄ web conversion.
+        const web = webTransportOf(session.transport)
+        if (web) await writeWebResponse(await web.handleRequest(webRequestOf(req), { parsedBody: body }), res)
+        else await session.transport.handleRequest(req, res, body)
       } else await session.transport.handleRequest(req, res)
       return
     }
