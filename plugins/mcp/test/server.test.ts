@@ -393,3 +393,94 @@ describe("createMcpServer", () => {
     expect(unwatch).toHaveBeenCalledTimes(1)
   })
 })
+
+describe("serveHttp answers", () => {
+  const post = (
+    url: string,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; type: string; session?: string; body: string }> =>
+    new Promise((resolve, reject) => {
+      const req = httpRequest(
+        url,
+        {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            ...headers,
+          },
+        },
+        (res) => {
+          let text = ""
+          res.on("data", (c) => (text += c))
+          res.on("end", () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              type: String(res.headers["content-type"]),
+              ...(res.headers["mcp-session-id"] ? { session: String(res.headers["mcp-session-id"]) } : {}),
+              body: text,
+            }),
+          )
+        },
+      )
+      req.on("error", reject)
+      req.end(JSON.stringify(body))
+    })
+
+  it("sends a call's lone answer as plain JSON, and a call with notifications as an SSE stream", async () => {
+    const handle = await serveHttp(demoService())
+    try {
+      const init = await post(handle.url, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: LATEST_PROTOCOL_VERSION,
+          capabilities: {},
+          clientInfo: { name: "x", version: "0" },
+        },
+      })
+      const headers = { "mcp-session-id": init.session!, "mcp-protocol-version": LATEST_PROTOCOL_VERSION }
+      expect(
+        (await post(handle.url, { jsonrpc: "2.0", method: "notifications/initialized" }, headers)).status,
+      ).toBe(202)
+      const plain = await post(
+        handle.url,
+        {
+          jsonrpc: "2.0",
+          id: 2,
+          method: "tools/call",
+          params: { name: "demo.echo", arguments: { text: "hi" } },
+        },
+        headers,
+      )
+      expect(plain.status).toBe(200)
+      expect(plain.type).toBe("application/json")
+      expect(JSON.parse(plain.body)).toMatchObject({
+        jsonrpc: "2.0",
+        id: 2,
+        result: { content: [{ text: "hi" }] },
+      })
+      const streamed = await post(
+        handle.url,
+        {
+          jsonrpc: "2.0",
+          id: 3,
+          method: "tools/call",
+          params: { name: "demo.slow", arguments: { steps: 2, delayMs: 5 }, _meta: { progressToken: "p" } },
+        },
+        headers,
+      )
+      expect(streamed.type).toBe("text/event-stream")
+      const events = streamed.body
+        .split("\n")
+        .filter((l) => l.startsWith("data: "))
+        .map((l) => JSON.parse(l.slice(6)))
+      expect(events.filter((e) => e.method === "notifications/progress")).toHaveLength(2)
+      expect(events.at(-1)).toMatchObject({ id: 3, result: { structuredContent: { steps: 2 } } })
+    } finally {
+      await handle.close()
+    }
+  })
+})

@@ -169,6 +169,20 @@ const webRequestOf = (req: IncomingMessage) => {
   return { method: req.method ?? "POST", url, headers: new NodeHeaders(req.headers), body: null }
 }
 
+const EVENT_PREFIX = Buffer.from("event: message\ndata: ")
+
+/**
+ * The data of a chunk that is exactly one SSE `message` event with one data line and no id (the
+ * SDK's encoding of a JSON-RPC message), or `undefined`.
+ */
+const soleEventData = (chunk: Uint8Array): Uint8Array | undefined => {
+  const n = chunk.byteLength
+  if (n <= EVENT_PREFIX.length + 2 || chunk[n - 1] !== 10 || chunk[n - 2] !== 10) return undefined
+  for (let i = 0; i < EVENT_PREFIX.length; i++) if (chunk[i] !== EVENT_PREFIX[i]) return undefined
+  const data = chunk.subarray(EVENT_PREFIX.length, n - 2)
+  return data.indexOf(10) < 0 && data[0] === 123 /* "{" */ ? data : undefined
+}
+
 const afterMicrotasks = () => new Promise<undefined>((resolve) => setImmediate(resolve, undefined))
 
 /**
@@ -201,8 +215,16 @@ const writeWebResponse = async (response: Response, res: ServerResponse): Promis
     const pending = reader.read()
     const next = await Promise.race([pending, afterMicrotasks()])
     if (next?.done) {
-      res.writeHead(response.status, { ...headers, "content-length": String(first.value.byteLength) })
-      res.end(first.value)
+      // One SSE event that is the whole answer: send its JSON as a plain JSON response (one write, and
+      // the client has no event stream to parse). Anything else stays as it is.
+      const json = headers["content-type"] === "text/event-stream" ? soleEventData(first.value) : undefined
+      const body = json ?? first.value
+      res.writeHead(response.status, {
+        ...headers,
+        ...(json ? { "content-type": "application/json" } : {}),
+        "content-length": String(body.byteLength),
+      })
+      res.end(body)
       return
     }
     res.writeHead(response.status, headers)
