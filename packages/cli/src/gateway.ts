@@ -271,10 +271,23 @@ export const openGateway = async (
         : {}),
     },
   })
+  // One subscription to the registry, in a fixed order: the stack's cached listings are dropped first,
+  // then the gateway's own listeners (which send notifications/tools/list_changed) run, so a client
+  // that re-lists at once gets the new list.
+  const invalidators = new Set<() => void>()
+  const listeners = new Set<() => void>()
+  const unsubscribe = runner.registry.onChange(() => {
+    for (const invalidate of invalidators) invalidate()
+    for (const l of listeners) l()
+  })
   try {
     await runner.ready()
     const service = await gatewayStack(runner, {
       codec,
+      changes: (invalidate) => {
+        invalidators.add(invalidate)
+        return () => invalidators.delete(invalidate)
+      },
       pageSize: config.server.page_size,
       // The runner checks every call against the same schema (no enrichers here), so the edge layer keeps
       // only the object/size checks: validating twice cost ~35% of an in-process call (packages/cli/bench).
@@ -296,10 +309,6 @@ export const openGateway = async (
         : {}),
       ...(config.tool_exposure === "search" ? { searchMode: searchMode({ codec }) } : {}),
     })
-    const listeners = new Set<() => void>()
-    const unsubscribe = runner.registry.onChange(() => {
-      for (const l of listeners) l()
-    })
     return {
       service,
       runner,
@@ -316,6 +325,7 @@ export const openGateway = async (
       },
     }
   } catch (error) {
+    unsubscribe()
     await runner.close().catch(() => {})
     await closeAll()
     if (error instanceof ConfigError && options.file && error.file === undefined)

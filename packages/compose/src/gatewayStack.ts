@@ -6,15 +6,22 @@
  * 2. `validation`        — argument size cap and schema check against the listed schema
  * 3. `argumentOverrides` — injected / defaulted / renamed parameters (rules keyed by original ids)
  * 4. `capabilityFilter`  — a toolset's filters and policies; hidden tools cannot be called
- * 5. `searchMode`        — discovery's search mode (a middleware given as a parameter)
- * 6. `aliasing`          — two-way renames
- * 7. `composite`         — outermost: composite names are not alias-rewritten, their targets go
- *                          through every layer above (6 → 1)
+ * 5. `aliasing`          — two-way renames
+ * 6. `composite`         — composite names are not alias-rewritten, their targets go through every
+ *                          layer above (5 → 1)
+ * 7. `searchMode`        — only when given, and then outermost: it replaces the listing (the meta-tools
+ *                          are the whole listing) and searches and calls the composed toolset 1–6, i.e.
+ *                          exactly what a client could call (aliases and composites, never a hidden id)
  *
- * Layers 2 and 4–7 are the seed's documented order (validation → capability filtering → search-mode
- * filtering → aliasing → composite); 1 and 3 sit where they keep that order's guarantees: virtual tools
- * are filtered and validated like any tool, and overrides rewrite arguments before validation checks
- * them against the tool's real schema.
+ * Layers 2, 4, 5 and 6 keep the seed's documented order (validation → capability filtering → aliasing →
+ * composite); 1 and 3 sit where they keep that order's guarantees: virtual tools are filtered and
+ * validated like any tool, and overrides rewrite arguments before validation checks them against the
+ * tool's real schema. The seed placed search mode between filtering and aliasing; there it indexed
+ * original ids (so `call_tool` ran hidden originals and failed on aliases) and composites were listed
+ * next to the meta-tools, hence its place around the whole toolset.
+ *
+ * With `changes`, every cached listing of the stack (and the search mode) is dropped as soon as the
+ * inner tool list changes.
  *
  * @since 0.1.0
  */
@@ -52,9 +59,9 @@ export const GATEWAY_ORDER = [
   "validation",
   "argumentOverrides",
   "capabilityFilter",
-  "searchMode",
   "aliasing",
   "composite",
+  "searchMode",
 ] as const
 
 /**
@@ -87,7 +94,10 @@ export interface GatewayOptions extends ListingOptions {
   readonly argumentOverrides?: ArgumentOverrides
   /** Which tools are visible and callable: a toolset, builder, selection or filter. */
   readonly capabilities?: CapabilitySource
-  /** Discovery's search mode, as a middleware (see `searchModeView` for a simple one). */
+  /**
+   * Discovery's search mode, as a middleware (see `searchModeView` for a simple one). Outermost: it
+   * replaces the listing and searches the composed toolset (aliases and composites included).
+   */
   readonly searchMode?: Middleware
   readonly aliases?: AliasConfig
   readonly composites?: readonly CompositeToolDefinition[]
@@ -99,6 +109,7 @@ const listingOf = (options: GatewayOptions): ListingOptions => ({
   ...(options.codec ? { codec: options.codec as CursorCodec } : {}),
   ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
   ...(options.listingTtlMs !== undefined ? { listingTtlMs: options.listingTtlMs } : {}),
+  ...(options.changes !== undefined ? { changes: options.changes } : {}),
 })
 
 /**
@@ -118,6 +129,7 @@ export const gatewayLayers = (options: GatewayOptions = {}): GatewayLayer[] => {
       name: "validation",
       middleware: requestValidation({
         ...(options.listingTtlMs !== undefined ? { listingTtlMs: options.listingTtlMs } : {}),
+        ...(options.changes !== undefined ? { changes: options.changes } : {}),
         ...(options.validation ?? {}),
       }),
     })
@@ -128,8 +140,6 @@ export const gatewayLayers = (options: GatewayOptions = {}): GatewayLayer[] => {
     })
   if (options.capabilities)
     layers.push({ name: "capabilityFilter", middleware: capabilityFilter(options.capabilities, listing) })
-  if (options.searchMode)
-    layers.push({ name: "searchMode", middleware: searchModeFilter(options.searchMode) })
   if (options.aliases) layers.push({ name: "aliasing", middleware: aliasing(options.aliases, listing) })
   if (options.composites && options.composites.length > 0)
     layers.push({
@@ -139,6 +149,14 @@ export const gatewayLayers = (options: GatewayOptions = {}): GatewayLayer[] => {
         ...(options.compositeNamespace !== undefined ? { namespace: options.compositeNamespace } : {}),
       }),
     })
+  if (options.searchMode)
+    layers.push({
+      name: "searchMode",
+      middleware: searchModeFilter(
+        options.searchMode,
+        options.changes !== undefined ? { changes: options.changes } : {},
+      ),
+    })
   return layers
 }
 
@@ -146,8 +164,8 @@ export const gatewayLayers = (options: GatewayOptions = {}): GatewayLayer[] => {
  * Builds the gateway over `inner` (the runner, as a foundation `ToolService`) and checks the
  * configuration against what `inner` serves: argument overrides name existing tools and parameters,
  * aliased tools exist and aliases collide with nothing, every composite target exists under the name
- * the composite layer will call (after filtering and aliasing; search mode, which only trims the
- * listing, is left out of this check). Fails with `ConfigError` naming the offending entry.
+ * the composite layer will call (after filtering and aliasing; search mode sits above composite and
+ * plays no part in this check). Fails with `ConfigError` naming the offending entry.
  *
  * @example
  * ```ts
@@ -155,6 +173,7 @@ export const gatewayLayers = (options: GatewayOptions = {}): GatewayLayer[] => {
  *   capabilities: toolset("public").hideDestructive(),
  *   aliases: { "github/create_issue": "gh/new_issue" },
  *   composites: [{ name: "search_all", tools: ["github/search", "docs/search"] }],
+ *   changes: (listener) => runner.registry.onChange(listener),
  * })
  * ```
  * @since 0.1.0
@@ -164,21 +183,25 @@ export const gatewayStack = async (
   options: GatewayOptions = {},
 ): Promise<ToolService> => {
   const layers = gatewayLayers(options)
-  const below = (stop: GatewayLayerName, skip: readonly GatewayLayerName[] = []): ToolService =>
-    applyMiddleware(
-      inner,
-      ...layers
-        .filter((l) => GATEWAY_ORDER.indexOf(l.name) < GATEWAY_ORDER.indexOf(stop) && !skip.includes(l.name))
-        .map((l) => l.middleware),
-    )
   const checking = options.argumentOverrides || options.aliases || options.composites?.length
   if (checking) {
+    // The checks read the listing once, through throw-away layers: uncached and unsubscribed, so they
+    // leave nothing registered with `changes`. Validation and search mode do not change what they see.
+    const { changes: _changes, searchMode: _searchMode, ...rest } = options
+    const probes = gatewayLayers({ ...rest, listingTtlMs: 0, validation: false })
+    const below = (stop: GatewayLayerName): ToolService =>
+      applyMiddleware(
+        inner,
+        ...probes
+          .filter((l) => GATEWAY_ORDER.indexOf(l.name) < GATEWAY_ORDER.indexOf(stop))
+          .map((l) => l.middleware),
+      )
     const served = await fullListing(below("validation"), undefined)
     if (options.argumentOverrides) checkArgumentOverrides(options.argumentOverrides, served)
     if (options.aliases)
-      checkAliases(aliasTable(options.aliases), await fullListing(below("searchMode"), undefined))
+      checkAliases(aliasTable(options.aliases), await fullListing(below("aliasing"), undefined))
     if (options.composites?.length) {
-      const visible = await fullListing(below("composite", ["searchMode"]), undefined)
+      const visible = await fullListing(below("composite"), undefined)
       const servedIds = new Set(served.map((t) => t.id))
       const table = options.aliases ? aliasTable(options.aliases) : undefined
       checkCompositeTargets(options.composites, visible, {

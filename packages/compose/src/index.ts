@@ -6,7 +6,7 @@
  */
 export * from "./exposure.js"
 export * from "./gatewayStack.js"
-export type { ListingOptions } from "./internal/listing.js"
+export type { ListingOptions, ToolListChanges } from "./internal/listing.js"
 export * from "./middleware/alias.js"
 export * from "./middleware/argumentOverrides.js"
 export * from "./middleware/capabilityFilter.js"

@@ -1,4 +1,5 @@
 import { fc, test as fcTest } from "@fast-check/vitest"
+import { searchMode } from "@toolplane/discovery"
 import {
   applyMiddleware,
   ConfigError,
@@ -23,7 +24,7 @@ import {
   skillTool,
   toolset,
 } from "../src/index.js"
-import { bareService, recording } from "./support/bareService.js"
+import { bareService, recording, testCodec } from "./support/bareService.js"
 import { allDefinitions, echo } from "./support/fixtures.js"
 
 const fresh = { listingTtlMs: 0 }
@@ -59,15 +60,24 @@ describe("gateway stack order", () => {
   it("assembles the layers in the documented order", () => {
     const { layers } = probed(options)
     expect(layers.map((l) => l.name)).toEqual(GATEWAY_ORDER.filter((n) => n !== "tools"))
+    // search mode, when given, wraps the composed toolset: it replaces the listing
+    expect(layers.map((l) => l.name)).toEqual([
+      "validation",
+      "argumentOverrides",
+      "capabilityFilter",
+      "aliasing",
+      "composite",
+      "searchMode",
+    ])
   })
 
-  it("a call meets composite, aliasing, search mode, filtering, overrides, validation, then the runner", async () => {
+  it("a call meets search mode, composite, aliasing, filtering, overrides, validation, then the runner", async () => {
     const { service, trace } = probed(options)
     await service.callTool({ name: "gh/find", arguments: { q: "x" } })
     expect(trace).toEqual([
+      "searchMode:gh/find",
       "composite:gh/find",
       "aliasing:gh/find",
-      "searchMode:github/search",
       "capabilityFilter:github/search",
       "argumentOverrides:github/search",
       "validation:github/search",
@@ -183,12 +193,14 @@ describe("gatewayStack", () => {
       "argument_overrides(github/search).q",
       "give a value",
     )
-    // search mode trims the listing only: composites may still target tools it leaves out
+    // search mode wraps the composed toolset: composites may target tools its listing leaves out, and
+    // its view is the whole listing, composites included
     const ok = await gatewayStack(inner, {
-      searchMode: searchModeView(() => []),
+      searchMode: searchModeView((tools) => tools.filter((t) => t.namespace === "docs")),
       composites: [{ name: "x", tools: ["github/search"] }],
     })
-    expect((await listAllTools(ok)).map((t) => t.id)).toEqual(["composite/x"])
+    expect((await listAllTools(ok)).map((t) => t.id)).toEqual(["docs/search"])
+    expect((await ok.callTool({ name: "composite/x", arguments: { q: "ts" } })).isError).toBeUndefined()
   })
 
   it("serves a sorted listing, paginated with the configured signed cursors", async () => {
@@ -263,4 +275,64 @@ describe("gatewayStack", () => {
       expect(rec.calls.every((c) => visible.includes(c.name))).toBe(true)
     },
   )
+})
+
+describe("search mode wraps the composed toolset", () => {
+  const config = (): GatewayOptions => ({
+    capabilities: toolset("public").hideDestructive(),
+    aliases: { "github/search": "gh/find" },
+    composites: [{ name: "both", tools: ["gh/find", "docs/search"], description: "Search code and docs" }],
+    searchMode: searchMode({ codec: testCodec }),
+  })
+  const hits = async (gateway: ToolService, query: string) =>
+    (
+      (await gateway.callTool({ name: "toolplane/search_tools", arguments: { query, limit: 50 } }))
+        .structuredContent as { hits: { id: string }[] }
+    ).hits.map((h) => h.id)
+
+  it("lists exactly the meta-tools, even with composites configured", async () => {
+    const gateway = await gatewayStack(bareService(allDefinitions), config())
+    expect((await listAllTools(gateway)).map((t) => t.id)).toEqual([
+      "toolplane/call_tool",
+      "toolplane/describe_tool",
+      "toolplane/search_tools",
+    ])
+  })
+
+  it("searches and calls what a client could call: aliases and composites, not hidden originals", async () => {
+    const gateway = await gatewayStack(bareService(allDefinitions), config())
+    const found = await hits(gateway, "") // an empty query lists every indexed tool
+    expect(found).toContain("gh/find")
+    expect(found).toContain("composite/both")
+    expect(found).not.toContain("github/search")
+    expect(found).not.toContain("github/delete_repo") // filtered
+    expect(await hits(gateway, "search")).toContain("composite/both")
+
+    const viaAlias = await gateway.callTool({
+      name: "toolplane/call_tool",
+      arguments: { id: "gh/find", arguments: { q: "ts" } },
+    })
+    expect(viaAlias.structuredContent).toMatchObject({ tool: "github/search", q: "ts" })
+    const composite = await gateway.callTool({
+      name: "toolplane/call_tool",
+      arguments: { id: "composite/both", arguments: { q: "ts" } },
+    })
+    expect(composite.isError).toBeUndefined()
+
+    // the original id of an aliased tool is hidden: through call_tool and directly
+    await expect(
+      gateway.callTool({
+        name: "toolplane/call_tool",
+        arguments: { id: "github/search", arguments: { q: "ts" } },
+      }),
+    ).rejects.toBeInstanceOf(ToolNotFound)
+    await expect(gateway.callTool({ name: "github/search", arguments: { q: "ts" } })).rejects.toBeInstanceOf(
+      ToolNotFound,
+    )
+    const described = await gateway.callTool({
+      name: "toolplane/describe_tool",
+      arguments: { id: "gh/find" },
+    })
+    expect(JSON.stringify(described.structuredContent)).toContain("gh/find")
+  })
 })

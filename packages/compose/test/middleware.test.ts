@@ -234,6 +234,55 @@ describe("composite tools", () => {
     expect(composite.annotations?.readOnlyHint).toBe(true)
   })
 
+  it("lists merged object properties for targets with different but compatible schemas", async () => {
+    const inner = bareService([
+      tools.search, // { q: string } required q
+      tools.fail, // { q: string } nothing required
+      defineTool({
+        id: "docs/paged",
+        input: {
+          type: "object",
+          properties: { q: { type: "string", description: "query" }, limit: { type: "integer" } },
+          required: ["q", "limit"],
+        },
+        handler: () => textResult("ok"),
+      }),
+      defineTool({
+        id: "docs/numeric",
+        input: { type: "object", properties: { q: { type: "number" } } },
+        handler: () => textResult("ok"),
+      }),
+      defineTool({
+        id: "docs/anyof",
+        input: { type: "object", anyOf: [{ required: ["q"] }, { required: ["id"] }] },
+        handler: () => textResult("ok"),
+      }),
+    ])
+    const svc = compositeTools(
+      [
+        { name: "merged", tools: ["github/search", "docs/paged"] },
+        { name: "optional", tools: ["github/search", "flaky/fail"] },
+        { name: "clash", tools: ["github/search", "docs/numeric"] },
+        { name: "opaque", tools: ["github/search", "docs/anyof"] },
+      ],
+      fresh,
+    )(inner)
+    const listed = new Map((await listAllTools(svc)).map((t) => [t.id, t.inputSchema]))
+    // shared properties of one type are merged; required = required by every target
+    expect(listed.get("composite/merged")).toEqual({
+      type: "object",
+      properties: { q: { type: "string" }, limit: { type: "integer" } },
+      required: ["q"],
+    })
+    expect(listed.get("composite/optional")).toEqual({
+      type: "object",
+      properties: { q: { type: "string" } },
+    })
+    // incompatible or non-mergeable schemas: any object, said explicitly
+    expect(listed.get("composite/clash")).toEqual({ type: "object", additionalProperties: true })
+    expect(listed.get("composite/opaque")).toEqual({ type: "object", additionalProperties: true })
+  })
+
   it("validates definitions", () => {
     const bad = (defs: unknown, path: string) => {
       try {

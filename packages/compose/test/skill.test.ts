@@ -315,23 +315,43 @@ describe("execution", () => {
   })
 
   it("runs independent steps concurrently when asked, reporting results in plan order", async () => {
-    const { service: svc, order } = service()
+    // The order is forced with deferred promises, not timed: a_slow cannot finish before c_after has
+    // (which depends on b_fast), so this run only completes when a_slow overlaps b_fast and c_after.
+    const order: string[] = []
+    let releaseA!: () => void
+    const aReleased = new Promise<void>((r) => {
+      releaseA = r
+    })
+    const gated = bareService([
+      defineTool({
+        id: "slow/wait",
+        input: { type: "object", properties: { label: { type: "string" } } },
+        handler: async ({ label }) => {
+          order.push(`start:${label}`)
+          if (label === "a") await aReleased
+          order.push(`end:${label}`)
+          if (label === "bc") releaseA()
+          return { label }
+        },
+      }),
+    ])
     const plan = planner.plan({
       name: "c",
       steps: [
-        { id: "a_slow", tool: "slow/wait", inputs: { ms: 60, label: "a" } },
-        { id: "b_fast", tool: "slow/wait", inputs: { ms: 5, label: "b" } },
-        { id: "c_after", tool: "slow/wait", inputs: { ms: 1, label: "{{b_fast#/label}}c" } },
+        { id: "a_slow", tool: "slow/wait", inputs: { label: "a" } },
+        { id: "b_fast", tool: "slow/wait", inputs: { label: "b" } },
+        { id: "c_after", tool: "slow/wait", inputs: { label: "{{b_fast#/label}}c" } },
       ],
     })
-    const run = await executePlan(plan, svc, { concurrency: 3 })
+    const run = await executePlan(plan, gated, { concurrency: 3 })
     expect(run.ok).toBe(true)
     expect(run.results.map((r) => r.stepId)).toEqual(["a_slow", "b_fast", "c_after"])
-    expect(order.indexOf("end:bc")).toBeLessThan(order.indexOf("end:a"))
-    order.length = 0
+    expect(order).toEqual(["start:a", "start:b", "end:b", "start:bc", "end:bc", "end:a"])
+    // sequential (the default): one step at a time, in plan order (nothing gated here)
+    const { service: svc, order: sequential } = service()
     await executePlan(plan, svc)
-    expect(order).toEqual(["start:a", "end:a", "start:b", "end:b", "start:bc", "end:bc"])
-  })
+    expect(sequential).toEqual(["start:a", "end:a", "start:b", "end:b", "start:bc", "end:bc"])
+  }, 5_000)
 
   it("exposes a skill as a tool", async () => {
     const { service: svc } = service()

@@ -1,6 +1,7 @@
 /**
  * Shared plumbing for middleware that change the listing: a full, sorted listing of the inner service
- * (cached per caller for a short time), re-paginated with this layer's own signed cursors.
+ * (cached per caller for a short time, dropped at once when the tool list changes), re-paginated with
+ * this layer's own signed cursors.
  *
  * Layers of this package hand each other their full listing through {@link FULL_LISTING} instead of
  * walking each other's pages; any other service is read with `listAllTools`.
@@ -45,7 +46,22 @@ export interface ListingOptions {
   readonly pageSize?: number
   /** How long the inner listing is reused before it is read again, per caller. Default 1000 ms; 0 reads it on every request. */
   readonly listingTtlMs?: number
+  /**
+   * Tells this layer when the inner tool list changes, so it drops its cached listing at once instead of
+   * serving it until `listingTtlMs` runs out: called once per cache with a listener, returns an
+   * unsubscribe function. Typically `(listener) => runner.registry.onChange(listener)`; the listener must
+   * run before clients are told the list changed (`notifications/tools/list_changed`), so they re-list
+   * fresh data.
+   */
+  readonly changes?: ToolListChanges
 }
+
+/**
+ * Subscribes to changes of the inner tool list (see {@link ListingOptions.changes}).
+ *
+ * @since 0.1.0
+ */
+export type ToolListChanges = (onChange: () => void) => () => void
 
 /** The full listing of any service (fast path for this package's layers). @internal */
 export const fullListing = (service: ToolService, context: Ctx): Promise<readonly Tool[]> => {
@@ -75,13 +91,24 @@ interface Entry {
 
 const MAX_CALLERS = 256
 
-/** Per-caller cache of a derived listing. @internal */
+/**
+ * Per-caller cache of a derived listing. With `changes`, every change of the inner tool list empties
+ * it and bumps a generation, so a load that started before the change may still answer its own
+ * callers but is never stored as fresh.
+ *
+ * @internal
+ */
 export class ListingCache {
   readonly #entries = new Map<string, Entry>()
+  #generation = 0
   constructor(
     readonly load: (context: Ctx) => Promise<Snapshot>,
     readonly ttlMs: number,
-  ) {}
+    changes?: ToolListChanges,
+  ) {
+    // nothing is kept with ttlMs 0, so nothing to invalidate (and no subscription to leak)
+    if (changes && ttlMs > 0) changes(() => this.clear())
+  }
 
   /** The cached snapshot when it is fresh, without waiting. */
   peek(context: Ctx): Snapshot | undefined {
@@ -95,8 +122,10 @@ export class ListingCache {
     if (entry?.fresh) return Promise.resolve(entry.value!)
     if (entry?.pending) return entry.pending
     const next: Entry = entry ?? { fresh: false }
+    const generation = this.#generation
     const pending = this.load(context).then(
       (value) => {
+        if (generation !== this.#generation) return value // read before a change: answer, do not keep
         next.value = value
         next.pending = undefined
         if (this.ttlMs > 0) {
@@ -108,7 +137,7 @@ export class ListingCache {
         return value
       },
       (error: unknown) => {
-        next.pending = undefined
+        if (generation === this.#generation) next.pending = undefined
         throw error
       },
     )
@@ -123,7 +152,9 @@ export class ListingCache {
     return pending
   }
 
+  /** Forgets every cached listing, including loads in flight. */
   clear(): void {
+    this.#generation++
     this.#entries.clear()
   }
 }
@@ -133,6 +164,7 @@ export interface ResolvedListing {
   readonly codec: CursorCodec
   readonly pageSize: number
   readonly ttlMs: number
+  readonly changes?: ToolListChanges
 }
 
 let defaultCodec: CursorCodec | undefined
@@ -145,8 +177,15 @@ export const resolveListing = (options: ListingOptions = {}, path = "listing"): 
   const ttlMs = options.listingTtlMs ?? 1000
   if (!(ttlMs >= 0))
     throw new ConfigError({ path: `${path}.listingTtlMs`, reason: `must be >= 0, got ${ttlMs}` })
+  if (options.changes !== undefined && typeof options.changes !== "function")
+    throw new ConfigError({ path: `${path}.changes`, reason: "must be a function (listener) => unsubscribe" })
   if (!options.codec && !defaultCodec) defaultCodec = makeCursorCodec({ keys: [randomCursorKey("compose")] })
-  return { codec: options.codec ?? defaultCodec!, pageSize, ttlMs }
+  return {
+    codec: options.codec ?? defaultCodec!,
+    pageSize,
+    ttlMs,
+    ...(options.changes ? { changes: options.changes } : {}),
+  }
 }
 
 /**
@@ -166,6 +205,7 @@ export const listingService = (options: {
   const cache = new ListingCache(
     async (context) => snapshotOf(derive(await fullListing(next, context), context)),
     listing.ttlMs,
+    listing.changes,
   )
   return {
     listTools: async (request: ListToolsRequest = {}): Promise<ToolPage> => {

@@ -11,8 +11,9 @@
  * - `isError: true` when any target failed (rejected, timed out, or returned `isError`); successful
  *   results are kept.
  *
- * Composite tools are the outermost layer: their names are not alias-rewritten, and each target call
- * goes through the whole inner chain (aliasing, search mode, capability filtering, validation).
+ * In `gatewayStack` composite tools sit above aliasing (only search mode, when configured, wraps them):
+ * their names are not alias-rewritten, and each target call goes through the whole inner chain
+ * (aliasing, capability filtering, argument overrides, validation).
  *
  * @since 0.1.0
  */
@@ -52,7 +53,11 @@ export interface CompositeToolDefinition {
   readonly tools: readonly string[]
   /** Per-target timeout; a slower target is reported as a `Timeout` error and the others are kept. */
   readonly timeoutMs?: number
-  /** Listed input schema. Default: the targets' schema when they all share one, else any object. */
+  /**
+   * Listed input schema. Default: the targets' schema when they all share one; else, when every target
+   * takes a plain object schema, their properties merged (see {@link compositeInputSchema}); else any
+   * object (`{ type: "object", additionalProperties: true }`).
+   */
   readonly inputSchema?: JsonSchema
   /** Only `"parallel"` (the default). */
   readonly strategy?: "parallel"
@@ -73,7 +78,8 @@ interface Resolved {
   readonly definition: CompositeToolDefinition
 }
 
-const ANY_OBJECT: JsonSchema = Object.freeze({ type: "object" })
+/** Any object, said explicitly so protocol adapters do not take it for a closed, empty object. */
+const ANY_OBJECT: JsonSchema = Object.freeze({ type: "object", additionalProperties: true })
 const TARGET_META = "toolplane/target"
 
 /**
@@ -182,13 +188,94 @@ const sameSchema = (schemas: readonly JsonSchema[]): boolean => {
   return schemas.every((s) => s === schemas[0] || JSON.stringify(s) === first)
 }
 
+/** Keywords that describe a schema without constraining it. */
+const ANNOTATIONS = new Set(["title", "description", "examples", "default", "$comment", "deprecated"])
+/** Keywords of an object schema whose properties can be merged; anything else is left alone. */
+const MERGEABLE = new Set([
+  ...ANNOTATIONS,
+  "$schema",
+  "type",
+  "properties",
+  "required",
+  "additionalProperties",
+])
+
+/** JSON with sorted keys, annotations dropped at the top level. */
+const canonical = (value: unknown, top = true): string => {
+  if (Array.isArray(value)) return `[${value.map((v) => canonical(v, false)).join(",")}]`
+  if (typeof value !== "object" || value === null) return JSON.stringify(value)
+  const keys = Object.keys(value)
+    .filter((k) => !(top && ANNOTATIONS.has(k)))
+    .sort()
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k], false)}`).join(",")}}`
+}
+
+const isMergeableObject = (schema: JsonSchema): boolean =>
+  schema.type === "object" &&
+  Object.keys(schema).every((k) => MERGEABLE.has(k)) &&
+  (schema.properties === undefined || (typeof schema.properties === "object" && schema.properties !== null))
+
+/** One property shared by several targets: the same schema (annotations aside), or the same `type`. */
+const mergeProperty = (schemas: readonly JsonSchema[]): JsonSchema | undefined => {
+  const first = schemas[0]!
+  const key = canonical(first)
+  if (schemas.every((s) => canonical(s) === key)) return first
+  const type = canonical(first.type)
+  if (first.type === undefined || !schemas.every((s) => canonical(s.type) === type)) return undefined
+  return {
+    type: first.type,
+    ...(typeof first.description === "string" ? { description: first.description } : {}),
+  } as JsonSchema
+}
+
+/**
+ * The input schema listed for a composite whose targets have these schemas: the shared schema when
+ * they are all equal; else, when every one is a plain object schema (`type: "object"`, `properties`,
+ * `required`, `additionalProperties` and annotations only) and every property they share has the same
+ * schema or at least the same `type`, an object schema with every target's properties (a shared one
+ * from the first target that has it, or reduced to its `type` when their constraints differ) and
+ * `required` the properties every target requires (`additionalProperties: false` only when every
+ * target says so); else any object, `{ type: "object", additionalProperties: true }`. Each target
+ * still checks the arguments against its own schema.
+ *
+ * @since 0.1.0
+ */
+export const compositeInputSchema = (schemas: readonly JsonSchema[]): JsonSchema => {
+  if (schemas.length === 0) return ANY_OBJECT
+  if (sameSchema(schemas)) return schemas[0]!
+  if (!schemas.every(isMergeableObject)) return ANY_OBJECT
+  const byName = new Map<string, JsonSchema[]>()
+  for (const schema of schemas)
+    for (const [name, property] of Object.entries(schema.properties ?? {})) {
+      const list = byName.get(name)
+      if (list) list.push(property as JsonSchema)
+      else byName.set(name, [property as JsonSchema])
+    }
+  const properties: Record<string, JsonSchema> = {}
+  for (const [name, list] of byName) {
+    const merged = mergeProperty(list)
+    if (merged === undefined) return ANY_OBJECT
+    properties[name] = merged
+  }
+  const requiredBy = (s: JsonSchema): readonly string[] => (Array.isArray(s.required) ? s.required : [])
+  const required = requiredBy(schemas[0]!).filter((name) =>
+    schemas.every((s) => requiredBy(s).includes(name)),
+  )
+  const closed = schemas.every((s) => s.additionalProperties === false)
+  return {
+    type: "object",
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+    ...(closed ? { additionalProperties: false } : {}),
+  } as JsonSchema
+}
+
 const listedTool = (resolved: Resolved, inner: ReadonlyMap<string, Tool>): Tool => {
   const { id, definition } = resolved
   const targets = definition.tools.map((t) => inner.get(t))
   const present = targets.every((t) => t !== undefined) ? (targets as Tool[]) : undefined
   const inputSchema =
-    definition.inputSchema ??
-    (present && sameSchema(present.map((t) => t.inputSchema)) ? present[0]!.inputSchema : ANY_OBJECT)
+    definition.inputSchema ?? (present ? compositeInputSchema(present.map((t) => t.inputSchema)) : ANY_OBJECT)
   const readOnly = present?.every((t) => t.annotations?.readOnlyHint === true) === true
   const slash = id.indexOf("/")
   return {

@@ -36,7 +36,7 @@ import {
  *
  * @since 0.1.0
  */
-export interface ValidationOptions extends Pick<ListingOptions, "listingTtlMs"> {
+export interface ValidationOptions extends Pick<ListingOptions, "listingTtlMs" | "changes"> {
   /** Largest accepted argument object, in bytes of its JSON (UTF-8). Default 1 MiB. */
   readonly maxArgumentBytes?: number
   /** Check arguments against the listed input schema. Default true. */
@@ -123,8 +123,11 @@ export const requestValidation = (options: ValidationOptions = {}): Middleware =
   if (!(max > 0))
     throw new ConfigError({ path: "validation.maxArgumentBytes", reason: `must be positive, got ${max}` })
   const checkSchema = options.validateSchema !== false
-  const { ttlMs } = resolveListing(
-    { ...(options.listingTtlMs !== undefined ? { listingTtlMs: options.listingTtlMs } : {}) },
+  const { ttlMs, changes } = resolveListing(
+    {
+      ...(options.listingTtlMs !== undefined ? { listingTtlMs: options.listingTtlMs } : {}),
+      ...(options.changes !== undefined ? { changes: options.changes } : {}),
+    },
     "validation",
   )
   const validators = new WeakMap<Tool, Validator>()
@@ -137,7 +140,11 @@ export const requestValidation = (options: ValidationOptions = {}): Middleware =
     return v
   }
   return (next: ToolService): ListingService => {
-    const cache = new ListingCache(async (context) => snapshotOf(await fullListing(next, context)), ttlMs)
+    const cache = new ListingCache(
+      async (context) => snapshotOf(await fullListing(next, context)),
+      ttlMs,
+      changes,
+    )
     const problemOf = (
       tool: Tool | undefined,
       request: CallToolRequest,
