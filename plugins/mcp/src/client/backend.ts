@@ -444,10 +444,13 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     const params = { name: entry.mcpName, arguments: call.arguments ?? {}, _meta: meta }
     let result: BackendResult
     inFlight.add(flight)
+    // One controller for the caller's signal and the timeout (AbortSignal.any is costly per call).
+    const onAbort = () => timeout.abort(ctx.signal.reason)
+    ctx.signal.addEventListener("abort", onAbort, { once: true })
     try {
       arm()
       const raw = await client.request({ method: "tools/call", params }, CallToolResultSchema, {
-        signal: AbortSignal.any([ctx.signal, timeout.signal]),
+        signal: timeout.signal,
         timeout: MAX_TIMER_MS,
       })
       result = toBackendResult(raw)
@@ -461,6 +464,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
         ? toolNotFound(toolId)
         : typed
     } finally {
+      ctx.signal.removeEventListener("abort", onAbort)
       inFlight.delete(flight)
       clearTimeout(timer)
       progress.done()
