@@ -178,7 +178,13 @@ const makeBackend = async (
             { name: config.name, http: { url: mcp.url, headers: mcp.headers } },
             { ...approval, ...timeout },
           )
-    await (backend as McpBackend).connect()
+    try {
+      await (backend as McpBackend).connect()
+    } catch (error) {
+      // A backend that failed to start must not keep a process or a retry timer alive.
+      await backend.close().catch(() => {})
+      throw error
+    }
   }
   if (config.filter) {
     const selection = makeSelection(backendFilter(config.filter))
