@@ -197,6 +197,7 @@ export class NodeStreamableHttpTransport implements Transport {
     headers: Record<string, string | number>,
     body?: string,
     timeoutMs?: number,
+    retried = false,
   ): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
       if (this.#closed && method !== "DELETE") return reject(new Error("Not connected: transport closed"))
@@ -220,7 +221,15 @@ export class NodeStreamableHttpTransport implements Transport {
       this.#requests.add(req)
       req.once("error", (error) => {
         this.#requests.delete(req)
-        reject(error)
+        // A kept-alive socket the server closed just as it was reused: the request never reached it.
+        if (
+          !retried &&
+          !this.#closed &&
+          req.reusedSocket &&
+          (error as { code?: string }).code === "ECONNRESET"
+        )
+          resolve(this.#exchange(method, headers, body, timeoutMs, true))
+        else reject(error)
       })
       if (timeoutMs !== undefined) req.once("timeout", () => req.destroy(new Error(`${method} timed out`)))
       if (body !== undefined) req.end(body)
