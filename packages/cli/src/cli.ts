@@ -94,6 +94,19 @@ export interface Invocation {
 
 const COMMANDS = ["serve", "list", "search", "call", "export", "check"]
 
+/** Positional arguments and flags each command accepts (besides --config and --help). */
+const GRAMMAR: Record<
+  string,
+  { readonly positionals: readonly [number, number]; readonly flags: readonly string[] }
+> = {
+  serve: { positionals: [0, 0], flags: ["transport", "host", "port"] },
+  list: { positionals: [0, 0], flags: ["json"] },
+  search: { positionals: [1, Number.POSITIVE_INFINITY], flags: ["json", "limit"] },
+  call: { positionals: [0, 1], flags: ["json", "args"] },
+  export: { positionals: [0, 0], flags: ["json", "format"] },
+  check: { positionals: [0, 0], flags: ["json"] },
+}
+
 /**
  * Parses argv. Fails with {@link UsageError} naming the unknown command or flag.
  *
@@ -109,9 +122,15 @@ export const parseInvocation = (argv: readonly string[]): Invocation => {
     throw new UsageError((error as Error).message)
   }
   const [command = "", ...positionals] = parsed.positionals
-  if (parsed.values.help) return { command: "help", positionals, values: parsed.values }
+  if (parsed.values.help || command === "help") return { command: "help", positionals, values: parsed.values }
   if (command === "") throw new UsageError("missing command")
   if (!COMMANDS.includes(command)) throw new UsageError(`unknown command "${command}"`)
+  const grammar = GRAMMAR[command]!
+  if (positionals.length > grammar.positionals[1])
+    throw new UsageError(`unexpected argument "${positionals[grammar.positionals[1]]}" for ${command}`)
+  for (const flag of Object.keys(parsed.values))
+    if (flag !== "config" && flag !== "help" && !grammar.flags.includes(flag))
+      throw new UsageError(`--${flag} does not apply to ${command}`)
   return { command, positionals, values: parsed.values }
 }
 

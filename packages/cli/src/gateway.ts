@@ -45,7 +45,13 @@ import { filterBackend } from "./filterBackend.js"
 export type GatewayEvent =
   | { readonly type: "connecting"; readonly backend: string }
   | { readonly type: "connected"; readonly backend: string; readonly tools: number; readonly ms: number }
-  | { readonly type: "failed"; readonly backend: string; readonly error: string; readonly ms: number }
+  | {
+      readonly type: "failed"
+      readonly backend: string
+      readonly error: string
+      readonly ms: number
+      readonly cause: unknown
+    }
   | { readonly type: "warning"; readonly message: string }
 
 /**
@@ -60,8 +66,13 @@ export interface OpenGatewayOptions {
   readonly file?: string
   readonly env?: NodeJS.ProcessEnv
   readonly onEvent?: (event: GatewayEvent) => void
-  /** Fail when a backend cannot connect (default), or keep going without it. */
+  /**
+   * Fail when a backend cannot connect (default), or keep going without it. Without all backends the
+   * aliases and composites cannot be checked, so the service is then the bare runner.
+   */
   readonly requireAllBackends?: boolean
+  /** Warn when no cursor secret is configured (only meaningful for a server). Default true. */
+  readonly warnRandomCursorKey?: boolean
 }
 
 /**
@@ -234,7 +245,16 @@ export const openGateway = async (
   const baseDir = options.baseDir ?? (options.file ? dirname(options.file) : process.cwd())
   const env = options.env ?? process.env
   const emit = options.onEvent ?? (() => {})
-  const codec = gatewayCursorCodec(config, env, (message) => emit({ type: "warning", message }))
+  let codec: CursorCodec
+  try {
+    codec = gatewayCursorCodec(config, env, (message) => {
+      if (options.warnRandomCursorKey !== false) emit({ type: "warning", message })
+    })
+  } catch (error) {
+    if (error instanceof ConfigError && options.file && error.file === undefined)
+      throw new ConfigError({ path: error.path, reason: error.reason, file: options.file })
+    throw error
+  }
   const backends: Backend[] = []
   const failures: { name: string; error: unknown }[] = []
   await Promise.all(
@@ -248,7 +268,13 @@ export const openGateway = async (
         emit({ type: "connected", backend: b.name, tools, ms: Date.now() - started })
       } catch (error) {
         failures.push({ name: b.name, error })
-        emit({ type: "failed", backend: b.name, error: (error as Error).message, ms: Date.now() - started })
+        emit({
+          type: "failed",
+          backend: b.name,
+          error: (error as Error).message,
+          ms: Date.now() - started,
+          cause: error,
+        })
       }
     }),
   )
@@ -288,6 +314,27 @@ export const openGateway = async (
   })
   try {
     await runner.ready()
+    if (failures.length > 0) {
+      emit({
+        type: "warning",
+        message: `${failures.map((f) => f.name).join(", ")} unavailable: serving the runner without aliases, composites or search mode`,
+      })
+      return {
+        service: runner,
+        runner,
+        config,
+        cursorCodec: codec,
+        health: () => runner.health(),
+        onToolsChanged: (listener) => {
+          listeners.add(listener)
+          return () => listeners.delete(listener)
+        },
+        close: async () => {
+          unsubscribe()
+          await runner.close()
+        },
+      }
+    }
     const service = await gatewayStack(runner, {
       codec,
       changes: (invalidate) => {

@@ -43,10 +43,57 @@ describe("toolplane CLI: usage and configuration errors exit 2 and name the prob
     [["call", "notes/echo", "--args", "[1]", "-c", fixture], /--args must be a JSON object/],
     [["export", "--format", "yaml", "-c", fixture], /--format must be "mcp" or "openai"/],
     [["serve", "--transport", "pigeon", "-c", fixture], /--transport must be "stdio" or "http"/],
+    [["list", "extra", "-c", fixture], /unexpected argument "extra" for list/],
+    [["serve", "--json", "-c", fixture], /--json does not apply to serve/],
+    [["serve", "--port", "0x1F90", "-c", fixture], /--port must be an integer/],
+    [["serve", "--port", "", "-c", fixture], /--port must be an integer/],
+    [["search", "x", "--limit", "1e1", "-c", fixture], /--limit must be an integer/],
   ])("%j", async (argv, message) => {
     const { code, stderr } = await cli(argv)
     expect(code).toBe(2)
     expect(stderr).toMatch(message)
+  })
+
+  it("accepts `help` as a command", async () => {
+    const { code, stdout } = await cli(["help"])
+    expect(code).toBe(0)
+    expect(stdout).toContain("Usage: toolplane")
+  })
+
+  it("rejects an MCP URL that is not http(s) with the key and line", async () => {
+    const file = tempConfig('[[backends]]\nname = "x"\nmcp = { url = "ftp://example.com/mcp" }\n')
+    const { code, stderr } = await cli(["check", "-c", file])
+    expect(code).toBe(2)
+    expect(stderr).toContain(`${file}:line 3: backends[0].mcp.url: must be an http(s) URL`)
+  })
+
+  it("reads JSON configs without a .json extension", async () => {
+    const file = tempConfig(JSON.stringify({ backends: [{ name: "x", mcp: { command: "" } }] }))
+    const { code, stderr } = await cli(["check", "-c", file])
+    expect(code).toBe(2)
+    expect(stderr).toContain("backends[0].mcp.command")
+  })
+
+  it("reports a port that is already taken as a usage error", async () => {
+    const { createServer } = await import("node:net")
+    const blocker = createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve))
+    const port = (blocker.address() as { port: number }).port
+    try {
+      const { code, stderr } = await cli([
+        "serve",
+        "--transport",
+        "http",
+        "--port",
+        String(port),
+        "-c",
+        fixture,
+      ])
+      expect(code).toBe(2)
+      expect(stderr).toContain(`cannot listen on 127.0.0.1:${port}: address already in use`)
+    } finally {
+      blocker.close()
+    }
   })
 
   it("reports a missing config file", async () => {
@@ -161,7 +208,18 @@ describe("toolplane CLI against a real gateway (local module + server-everything
     )
     const bad = await cli(["check", "-c", file])
     expect(bad.code).toBe(1)
+    expect(bad.stderr).not.toMatch(/TOOLPLANE_CURSOR_SECRET is not set/)
     expect(bad.stdout).toMatch(/ghost\s+mcp-stdio\s+DOWN/)
     expect(bad.stdout).toMatch(/local\s+module\s+ok/)
+  })
+
+  it("check still reports health when a backend an alias or composite needs is down", async () => {
+    const file = tempConfig(
+      `[[backends]]\nname = "local"\nmodule = "${join(import.meta.dirname, "fixtures", "tools.ts")}"\n\n[[backends]]\nname = "everything"\nmcp = { command = "mcp-server-everythin" }\n\n[aliases]\n"everything/get-sum" = "math/add"\n\n[[composite_tools]]\nname = "all"\ntools = ["everything/echo", "notes/echo"]\n`,
+    )
+    const { code, stdout } = await cli(["check", "-c", file])
+    expect(code).toBe(1)
+    expect(stdout).toMatch(/everything\s+mcp-stdio\s+DOWN/)
+    expect(stdout).toMatch(/local\s+module\s+ok/)
   })
 })

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { ConfigError } from "@toolplane/foundation"
 import { type CommandContext, EXIT, progressPrinter } from "../cli.js"
 import type { GatewayEvent } from "../gateway.js"
 import { json, table } from "../output.js"
@@ -12,11 +13,15 @@ import { open } from "./shared.js"
 /** @since 0.1.0 */
 export const checkCommand = async (ctx: CommandContext): Promise<number> => {
   const failed = new Map<string, string>()
+  let configProblem = false
   const print = progressPrinter(ctx.io)
   const gateway = await open(ctx, {
     requireAllBackends: false,
     onEvent: (event: GatewayEvent) => {
-      if (event.type === "failed") failed.set(event.backend, event.error)
+      if (event.type === "failed") {
+        failed.set(event.backend, event.error)
+        if (event.cause instanceof ConfigError) configProblem = true
+      }
       print(event)
     },
   })
@@ -43,7 +48,7 @@ export const checkCommand = async (ctx: CommandContext): Promise<number> => {
           100,
         )}\n\n${ok ? "all backends healthy" : "some backends are down"}\n`,
       )
-    return ok ? EXIT.ok : EXIT.toolError
+    return configProblem ? EXIT.usage : ok ? EXIT.ok : EXIT.toolError
   } finally {
     await gateway.close()
   }

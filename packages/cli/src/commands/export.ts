@@ -22,7 +22,7 @@ export const exportCommand = async (ctx: CommandContext): Promise<number> => {
     let warnings: FeatureLossWarning[]
     let body: unknown
     if (format === "mcp") {
-      const conversions = tools.map((t) => toMcpTool(t))
+      const conversions = tools.map((t) => toMcpTool(t, { naming: ctx.config.server.tool_names }))
       exported = conversions.map((c) => ({ name: c.value.name }))
       warnings = conversions.flatMap((c) => [...c.warnings])
       body = { format, tools: conversions.map((c) => c.value), warnings }

@@ -15,7 +15,7 @@ export const searchCommand = async (ctx: CommandContext): Promise<number> => {
   if (query === "") throw new UsageError("search needs a QUERY")
   const limitText = ctx.invocation.values.limit ?? "10"
   const limit = Number(limitText)
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+  if (!/^\d+$/.test(limitText) || !Number.isInteger(limit) || limit < 1 || limit > 1000)
     throw new UsageError(`--limit must be an integer from 1 to 1000, got "${limitText}"`)
   return withGateway(ctx, async (gateway) => {
     const tools = await listAllTools(gateway.service)

@@ -18,6 +18,7 @@ export const open = (ctx: CommandContext, options: Partial<OpenGatewayOptions> =
     baseDir: dirname(ctx.file),
     env: ctx.io.env,
     onEvent: progressPrinter(ctx.io),
+    warnRandomCursorKey: false,
     ...options,
   })
 

@@ -158,7 +158,7 @@ const issueReason = (issue: z.core.$ZodIssue): string => {
  * @since 0.1.0
  */
 export const parseConfig = (source: string, file = "toolplane.toml"): GatewayConfig => {
-  const isJson = file.endsWith(".json")
+  const isJson = /\.json$/i.test(file) || /^\s*\{/.test(source)
   let raw: unknown
   try {
     raw = isJson ? JSON.parse(source) : parseToml(source)

@@ -26,7 +26,7 @@ export const McpStdioConfig = z.strictObject({
 
 /** @since 0.1.0 */
 export const McpHttpConfig = z.strictObject({
-  url: z.url({ message: "must be an http(s) URL" }),
+  url: z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }),
   headers: z.record(z.string(), z.string()).default({}),
 })
 
