@@ -122,6 +122,23 @@ describe("aliasing", () => {
     expect((error as ToolNotFound).suggestions).toEqual(["github/search"])
   })
 
+  it("errors name the alias, never the hidden original id", async () => {
+    const error = await svc()
+      .callTool({ name: "gh/find", arguments: { q: 42 } })
+      .catch((e: unknown) => e)
+    expect((error as { _tag: string })._tag).toBe("InvalidArguments")
+    expect((error as { toolId: string }).toolId).toBe("gh/find")
+    expect((error as Error).message).not.toContain('github/search"')
+  })
+
+  it("suggests aliases, not hidden originals, for unknown ids", async () => {
+    const error = await svc()
+      .callTool({ name: "docs/serch", arguments: { q: "a" } })
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ToolNotFound)
+    expect((error as ToolNotFound).suggestions).not.toContain("docs/search")
+  })
+
   it("rejects conflicting aliases", () => {
     expect(() => aliasing({ "a/x": "b/y", "a/z": "b/y" })).toThrow(ConfigError)
     expect(() =>

@@ -7,12 +7,15 @@
  */
 import {
   ConfigError,
+  isToolError,
   isToolId,
   type Middleware,
   renameTool,
   suggestToolIds,
   type Tool,
   ToolNotFound,
+  toolErrorFromJson,
+  toolErrorToJson,
 } from "@toolplane/foundation"
 import { type ListingOptions, listingService, resolveListing } from "../internal/listing.js"
 
@@ -92,6 +95,12 @@ export const checkAliases = (config: AliasConfig | AliasTable, tools: readonly T
   }
 }
 
+/** The same typed error, naming the alias the client called instead of the hidden original id. */
+const asAlias = (error: unknown, original: string, alias: string): unknown => {
+  if (!isToolError(error) || !("toolId" in error) || error.toolId !== original) return error
+  return toolErrorFromJson({ ...toolErrorToJson(error), toolId: alias }) ?? error
+}
+
 /**
  * The aliasing middleware. At run time an alias that collides with a tool the inner service adds later
  * wins (the other tool is hidden); `gatewayStack` rejects such collisions when it is built.
@@ -126,14 +135,21 @@ export const aliasing = (config: AliasConfig, options: ListingOptions = {}): Mid
         const original = toOriginal.get(request.name)
         if (original !== undefined)
           return next.callTool({ ...request, name: original }).catch((error: unknown) => {
-            throw error instanceof ToolNotFound && error.toolId === original
-              ? new ToolNotFound({ toolId: request.name, suggestions: [] })
-              : error
+            if (error instanceof ToolNotFound && error.toolId === original)
+              throw new ToolNotFound({ toolId: request.name, suggestions: [] })
+            throw asAlias(error, original, request.name)
           })
         const alias = toAlias.get(request.name)
         if (alias !== undefined)
           return Promise.reject(new ToolNotFound({ toolId: request.name, suggestions: [alias] }))
-        return next.callTool(request)
+        return next.callTool(request).catch((error: unknown) => {
+          // Suggestions must name what a client can call: aliases instead of the hidden originals.
+          if (!(error instanceof ToolNotFound)) throw error
+          const suggestions = error.suggestions.flatMap(
+            (id) => toAlias.get(id) ?? (toOriginal.has(id) ? [] : id),
+          )
+          throw new ToolNotFound({ toolId: error.toolId, suggestions: [...new Set(suggestions)] })
+        })
       },
     })
 }
