@@ -182,6 +182,15 @@ describe("toolplane CLI against a real gateway (local module + server-everything
     expect(JSON.parse(stdout).hits[0].id).toBe("math/divide")
   })
 
+  it("searches through the search tool when the gateway is in search mode", async () => {
+    const file = tempConfig(
+      `tool_exposure = "search"\n\n[[backends]]\nname = "local"\nmodule = "${join(import.meta.dirname, "fixtures", "tools.ts")}"\n`,
+    )
+    const { code, stdout } = await cli(["search", "divide a by b", "--json", "-c", file])
+    expect(code).toBe(0)
+    expect(JSON.parse(stdout).hits[0].id).toBe("math/divide")
+  })
+
   it("exports to MCP and OpenAI shapes", async () => {
     const mcp = JSON.parse((await cli(["export", "--format", "mcp", "--json", "-c", fixture])).stdout)
     expect(mcp.tools.map((t: { name: string }) => t.name)).toContain("math.add")
