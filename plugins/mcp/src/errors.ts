@@ -69,9 +69,20 @@ export const wireErrorJson = (error: ToolError, exposeStacks = false): ToolError
  * @since 0.1.0
  */
 export const toolErrorToMcpError = (error: ToolError, exposeStacks = false): McpError =>
-  new McpError(PROTOCOL[error._tag] ?? ErrorCode.InternalError, error.message, {
+  new WireError(PROTOCOL[error._tag] ?? ErrorCode.InternalError, error.message, {
     [ERROR_META_KEY]: wireErrorJson(error, exposeStacks),
   })
+
+/**
+ * An `McpError` whose message goes on the wire as is: the SDK's constructor prefixes
+ * "MCP error CODE:", and the receiving client prefixes it again.
+ */
+class WireError extends McpError {
+  constructor(code: number, message: string, data: unknown) {
+    super(code, message, data)
+    this.message = message
+  }
+}
 
 /**
  * An `isError` result for a typed error.

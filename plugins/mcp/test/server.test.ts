@@ -170,6 +170,7 @@ describe.each(Object.keys(setups))("serving a ToolService over %s", (kind) => {
     const error = await setup.client.callTool({ name: "demo.ecko", arguments: {} }).catch((e) => e)
     expect(error).toBeInstanceOf(McpError)
     expect((error as McpError).code).toBe(ErrorCode.InvalidParams)
+    expect((error as McpError).message).toMatch(/^MCP error -32602: Unknown tool "demo\/ecko"/)
     const typed = toolErrorFromJson(
       ((error as McpError).data as Record<string, unknown> | undefined)?.[ERROR_META_KEY],
     )
