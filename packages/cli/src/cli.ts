@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { ConfigError, isToolError } from "@toolplane/foundation"
@@ -12,7 +13,7 @@ import { exportCommand } from "./commands/export.js"
 import { listCommand } from "./commands/list.js"
 import { searchCommand } from "./commands/search.js"
 import { serveCommand } from "./commands/serve.js"
-import { loadConfig } from "./config/load.js"
+import { loadConfig, locateToml } from "./config/load.js"
 import type { GatewayConfig } from "./config/schema.js"
 import type { GatewayEvent } from "./gateway.js"
 
@@ -157,6 +158,34 @@ export const progressPrinter =
     }
   }
 
+/** Splits a formatted key path (`composite_tools[0].tools[1]`, `aliases["a/b"]`) into its segments. */
+const parsePath = (path: string): PropertyKey[] => {
+  const segments: PropertyKey[] = []
+  for (const m of path.matchAll(/([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/g)) {
+    if (m[1] !== undefined) segments.push(m[1])
+    else if (m[2] !== undefined) segments.push(Number(m[2]))
+    else segments.push(JSON.parse(m[3]!) as string)
+  }
+  return segments
+}
+
+/** Adds the line to a configuration error found after loading (an alias or composite naming an unknown tool). */
+const withLine = (error: ConfigError): ConfigError => {
+  if (error.line !== undefined || error.file === undefined || error.path === "") return error
+  let source: string
+  try {
+    source = readFileSync(error.file, "utf8")
+  } catch {
+    return error
+  }
+  const line = error.file.toLowerCase().endsWith(".json")
+    ? undefined
+    : locateToml(source, parsePath(error.path))
+  return line === undefined
+    ? error
+    : new ConfigError({ path: error.path, reason: error.reason, file: error.file, line })
+}
+
 /**
  * Runs the CLI and returns its exit code. Never throws.
  *
@@ -198,7 +227,7 @@ export const run = async (argv: readonly string[], io: CliIO): Promise<number> =
       return EXIT.usage
     }
     if (error instanceof ConfigError) {
-      io.stderr(`toolplane: configuration error: ${error.message}\n`)
+      io.stderr(`toolplane: configuration error: ${withLine(error).message}\n`)
       return EXIT.usage
     }
     if (isToolError(error)) {

@@ -123,6 +123,16 @@ describe("toolplane CLI: usage and configuration errors exit 2 and name the prob
     const { code, stderr } = await cli(["list", "-c", file])
     expect(code).toBe(2)
     expect(stderr).toContain("nope/missing")
+    expect(stderr).toMatch(new RegExp(`${file}:line 7: composite_tools\\[0\\]`))
+  })
+
+  it("names the line of an alias whose tool does not exist", async () => {
+    const file = tempConfig(
+      `[[backends]]\nname = "x"\nmodule = "${join(import.meta.dirname, "fixtures", "tools.ts")}"\n\n[aliases]\n"nope/missing" = "a/b"\n`,
+    )
+    const { code, stderr } = await cli(["list", "-c", file])
+    expect(code).toBe(2)
+    expect(stderr).toContain(`${file}:line 6: aliases["nope/missing"]`)
   })
 })
 

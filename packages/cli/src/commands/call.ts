@@ -63,6 +63,10 @@ export const callCommand = async (ctx: CommandContext): Promise<number> => {
       if (!isToolError(error)) throw error
       if (ctx.invocation.values.json) ctx.io.stdout(json({ error: toolErrorToJson(error) }))
       ctx.io.stderr(`toolplane: ${error._tag}: ${error.message}\n`)
+      if (error._tag === "ApprovalRequired")
+        ctx.io.stderr(
+          "toolplane: a gateway has no one to ask; set require_approval = false on the backend serving this tool to allow it\n",
+        )
       return error instanceof ToolNotFound || error instanceof InvalidArguments ? EXIT.usage : EXIT.toolError
     }
   })
