@@ -124,6 +124,8 @@ describe.each(["node", "fetch"] as const)(
           (error) => error,
         )
       await running
+      // The server dies (connections cut), rather than shutting down gracefully.
+      handle.httpServer.closeAllConnections()
       await handle.close()
       expect(await inFlight).toMatchObject({ _tag: "BackendUnavailable", backend: "remote" })
       await expect(

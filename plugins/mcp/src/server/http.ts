@@ -45,6 +45,11 @@ export interface ServeHttpOptions extends McpServeOptions {
   readonly maxSessions?: number
   /** Answer POSTs with plain JSON instead of an SSE stream (no progress or logs during calls). */
   readonly enableJsonResponse?: boolean
+  /**
+   * On `close()`, how long calls in progress may run before they are cancelled (they then answer with
+   * a `Cancelled` error instead of leaving their clients waiting). Default 2000 ms.
+   */
+  readonly shutdownGraceMs?: number
 }
 
 /**
@@ -277,6 +282,18 @@ export const serveHttp = async (
   /** `initialize` requests being handled (their sessions are not in `sessions` yet). */
   let pendingSessions = 0
   let closing = false
+  let inFlight = 0
+  const drained: (() => void)[] = []
+  const drain = (ms: number) =>
+    inFlight === 0
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, ms)
+          drained.push(() => {
+            clearTimeout(timer)
+            resolve()
+          })
+        })
 
   const dropSession = (id: string) => {
     const session = sessions.get(id)
@@ -308,6 +325,13 @@ export const serveHttp = async (
     const query = url.indexOf("?")
     if ((query < 0 ? url : url.slice(0, query)) !== path) return jsonRpcError(res, 404, -32000, "Not found")
     if (closing) return jsonRpcError(res, 503, -32000, "Server is shutting down")
+    if (req.method === "POST") {
+      inFlight++
+      res.once("close", () => {
+        inFlight--
+        if (inFlight === 0) for (const wake of drained.splice(0)) wake()
+      })
+    }
     const header = req.headers["mcp-session-id"]
     const sessionId = Array.isArray(header) ? header[0] : header
     if (sessionId !== undefined) {
@@ -384,6 +408,12 @@ export const serveHttp = async (
       closed ??= (async () => {
         closing = true
         clearInterval(sweep)
+        // Let calls in progress finish; past the grace period cancel them so each client gets an answer.
+        await drain(options.shutdownGraceMs ?? 2000)
+        if (inFlight > 0) {
+          exposure.abortCalls("the server is shutting down")
+          await drain(1000)
+        }
         exposure.dispose()
         await Promise.all([...sessions.values()].map((s) => s.server.close().catch(() => {})))
         sessions.clear()

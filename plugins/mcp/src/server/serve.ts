@@ -194,6 +194,13 @@ export class McpExposure {
     this.#unwatch = undefined
   }
 
+  readonly #shutdown = new AbortController()
+
+  /** Aborts every call in progress (they answer with `Cancelled`), for a server that is shutting down. */
+  abortCalls(reason: string): void {
+    this.#shutdown.abort(new Error(reason))
+  }
+
   #context(extra: Extra, init: ExecutionContextInit): ExecutionContext {
     const info = requestInfoOf(extra)
     const custom = this.options.context?.(info) ?? {}
@@ -203,7 +210,11 @@ export class McpExposure {
       ...custom,
       ...init,
       metadata: { ...(custom.metadata ?? {}), ...(init.metadata ?? {}) },
-      signal: custom.signal ? AbortSignal.any([custom.signal, extra.signal]) : extra.signal,
+      signal: AbortSignal.any(
+        custom.signal
+          ? [custom.signal, extra.signal, this.#shutdown.signal]
+          : [extra.signal, this.#shutdown.signal],
+      ),
     })
   }
 
