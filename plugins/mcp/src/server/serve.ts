@@ -194,11 +194,28 @@ export class McpExposure {
     this.#unwatch = undefined
   }
 
-  readonly #shutdown = new AbortController()
+  /** One controller per call in progress, so a shutdown can cancel them (cheaper than AbortSignal.any). */
+  readonly #calls = new Set<AbortController>()
 
   /** Aborts every call in progress (they answer with `Cancelled`), for a server that is shutting down. */
   abortCalls(reason: string): void {
-    this.#shutdown.abort(new Error(reason))
+    for (const call of this.#calls) call.abort(new Error(reason))
+  }
+
+  /** A signal for one call that aborts with the request's own signal or on shutdown, and its release. */
+  #callSignal(request: AbortSignal): { readonly signal: AbortSignal; readonly release: () => void } {
+    const controller = new AbortController()
+    const follow = () => controller.abort(request.reason)
+    if (request.aborted) follow()
+    else request.addEventListener("abort", follow, { once: true })
+    this.#calls.add(controller)
+    return {
+      signal: controller.signal,
+      release: () => {
+        request.removeEventListener("abort", follow)
+        this.#calls.delete(controller)
+      },
+    }
   }
 
   #context(extra: Extra, init: ExecutionContextInit): ExecutionContext {
@@ -210,11 +227,9 @@ export class McpExposure {
       ...custom,
       ...init,
       metadata: { ...(custom.metadata ?? {}), ...(init.metadata ?? {}) },
-      signal: AbortSignal.any(
-        custom.signal
-          ? [custom.signal, extra.signal, this.#shutdown.signal]
-          : [extra.signal, this.#shutdown.signal],
-      ),
+      signal: custom.signal
+        ? AbortSignal.any([custom.signal, init.signal ?? extra.signal])
+        : (init.signal ?? extra.signal),
     })
   }
 
@@ -273,9 +288,11 @@ export class McpExposure {
       const meta = params._meta as Record<string, unknown> | undefined
       const progressToken = meta?.progressToken as string | number | undefined
       const cursor = meta?.[CURSOR_META_KEY]
+      const tracked = this.#callSignal(extra.signal)
       try {
         const id = await this.#resolveId(params.name)
         const context = this.#context(extra, {
+          signal: tracked.signal,
           ...(progressToken !== undefined
             ? {
                 onProgress: (p) => {
@@ -314,6 +331,8 @@ export class McpExposure {
       } catch (error) {
         if (!isToolError(error) && !(error instanceof McpError)) options.onError?.(error)
         return callFailureToMcp(error, exposeStacks)
+      } finally {
+        tracked.release()
       }
     })
     this.#servers.add(server)
