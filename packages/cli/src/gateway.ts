@@ -245,15 +245,18 @@ export const openGateway = async (
   const baseDir = options.baseDir ?? (options.file ? dirname(options.file) : process.cwd())
   const env = options.env ?? process.env
   const emit = options.onEvent ?? (() => {})
+  /** A configuration error found while starting names the config file it is about. */
+  const inConfigFile = (error: unknown): unknown =>
+    error instanceof ConfigError && options.file !== undefined && error.file === undefined
+      ? new ConfigError({ path: error.path, reason: error.reason, file: options.file })
+      : error
   let codec: CursorCodec
   try {
     codec = gatewayCursorCodec(config, env, (message) => {
       if (options.warnRandomCursorKey !== false) emit({ type: "warning", message })
     })
   } catch (error) {
-    if (error instanceof ConfigError && options.file && error.file === undefined)
-      throw new ConfigError({ path: error.path, reason: error.reason, file: options.file })
-    throw error
+    throw inConfigFile(error)
   }
   const backends: Backend[] = []
   const failures: { name: string; error: unknown }[] = []
@@ -312,6 +315,21 @@ export const openGateway = async (
     for (const invalidate of invalidators) invalidate()
     for (const l of listeners) l()
   })
+  const gatewayOver = (service: ToolService): Gateway => ({
+    service,
+    runner,
+    config,
+    cursorCodec: codec,
+    health: () => runner.health(),
+    onToolsChanged: (listener) => {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    close: async () => {
+      unsubscribe()
+      await runner.close()
+    },
+  })
   try {
     await runner.ready()
     if (failures.length > 0) {
@@ -319,21 +337,7 @@ export const openGateway = async (
         type: "warning",
         message: `${failures.map((f) => f.name).join(", ")} unavailable: serving the runner without aliases, composites or search mode`,
       })
-      return {
-        service: runner,
-        runner,
-        config,
-        cursorCodec: codec,
-        health: () => runner.health(),
-        onToolsChanged: (listener) => {
-          listeners.add(listener)
-          return () => listeners.delete(listener)
-        },
-        close: async () => {
-          unsubscribe()
-          await runner.close()
-        },
-      }
+      return gatewayOver(runner)
     }
     const service = await gatewayStack(runner, {
       codec,
@@ -362,27 +366,11 @@ export const openGateway = async (
         : {}),
       ...(config.tool_exposure === "search" ? { searchMode: searchMode({ codec }) } : {}),
     })
-    return {
-      service,
-      runner,
-      config,
-      cursorCodec: codec,
-      health: () => runner.health(),
-      onToolsChanged: (listener) => {
-        listeners.add(listener)
-        return () => listeners.delete(listener)
-      },
-      close: async () => {
-        unsubscribe()
-        await runner.close()
-      },
-    }
+    return gatewayOver(service)
   } catch (error) {
     unsubscribe()
     await runner.close().catch(() => {})
     await closeAll()
-    if (error instanceof ConfigError && options.file && error.file === undefined)
-      throw new ConfigError({ path: error.path, reason: error.reason, file: options.file })
-    throw error
+    throw inConfigFile(error)
   }
 }
