@@ -18,6 +18,7 @@ import {
   toolErrorToJson,
 } from "@toolplane/foundation"
 import { type ListingOptions, listingService, resolveListing } from "../internal/listing.js"
+import { memoizeByTool } from "../internal/memo.js"
 
 /**
  * Aliases: `{ "original/id": "alias/id" }`, or a list of `{ tool, alias }`.
@@ -114,16 +115,11 @@ const asAlias = (error: unknown, original: string, alias: string): unknown => {
 export const aliasing = (config: AliasConfig, options: ListingOptions = {}): Middleware => {
   const { toAlias, toOriginal } = aliasTable(config)
   const listing = resolveListing(options, "aliases")
-  const renamed = new WeakMap<Tool, Tool>()
+  const renamed = memoizeByTool((tool) => renameTool(tool, toAlias.get(tool.id)!))
   const shown = (tool: Tool): Tool | undefined => {
     const alias = toAlias.get(tool.id)
     if (alias === undefined) return toOriginal.has(tool.id) ? undefined : tool
-    let r = renamed.get(tool)
-    if (!r) {
-      r = renameTool(tool, alias)
-      renamed.set(tool, r)
-    }
-    return r
+    return renamed(tool)
   }
   return (next) =>
     listingService({

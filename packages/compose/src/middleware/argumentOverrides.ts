@@ -12,6 +12,7 @@
 import { ConfigError, type JsonSchema, type Middleware, type Tool } from "@toolplane/foundation"
 import { compileIdPatterns, type IdMatcher } from "../internal/glob.js"
 import { type ListingOptions, listingService, resolveListing } from "../internal/listing.js"
+import { memoizeByTool } from "../internal/memo.js"
 
 /**
  * What to do with one parameter. `value` injects a fixed value and hides the parameter; `hide` alone
@@ -202,7 +203,12 @@ export const argumentOverrides = (overrides: ArgumentOverrides, options: Listing
     }
     return p
   }
-  const listed = new WeakMap<Tool, Tool>()
+  const listed = memoizeByTool(
+    (tool): Tool => ({
+      ...tool,
+      inputSchema: overrideSchema(tool.inputSchema, paramsOf(tool.id)!),
+    }),
+  )
   return (next) =>
     listingService({
       next,
@@ -210,14 +216,7 @@ export const argumentOverrides = (overrides: ArgumentOverrides, options: Listing
       listing,
       derive: (inner) =>
         inner.map((tool) => {
-          const params = paramsOf(tool.id)
-          if (!params) return tool
-          let shown = listed.get(tool)
-          if (!shown) {
-            shown = { ...tool, inputSchema: overrideSchema(tool.inputSchema, params) }
-            listed.set(tool, shown)
-          }
-          return shown
+          return paramsOf(tool.id) ? listed(tool) : tool
         }),
       call: (request) => {
         const params = paramsOf(request.name)

@@ -5,13 +5,7 @@
  *
  * @since 0.1.0
  */
-import {
-  type CallToolRequest,
-  type Middleware,
-  suggestToolIds,
-  type Tool,
-  ToolNotFound,
-} from "@toolplane/foundation"
+import { type CallToolRequest, type Middleware, suggestToolIds, ToolNotFound } from "@toolplane/foundation"
 import {
   type ListingCache,
   type ListingOptions,
@@ -19,6 +13,7 @@ import {
   lookup,
   resolveListing,
 } from "../internal/listing.js"
+import { memoizeByTool } from "../internal/memo.js"
 import type { ToolFilter } from "../toolset/filters.js"
 import { makeSelection, type ToolSelection } from "../toolset/selection.js"
 
@@ -66,15 +61,7 @@ const hidden = (request: CallToolRequest, cache: ListingCache): Promise<never> =
 export const capabilityFilter = (source: CapabilitySource, options: ListingOptions = {}): Middleware => {
   const selection = selectionOf(source)
   const listing = resolveListing(options, "capabilities")
-  const verdicts = new WeakMap<Tool, boolean>()
-  const admits = (tool: Tool): boolean => {
-    let v = verdicts.get(tool)
-    if (v === undefined) {
-      v = selection.admits(tool)
-      verdicts.set(tool, v)
-    }
-    return v
-  }
+  const admits = memoizeByTool((tool) => selection.admits(tool))
   return (next) =>
     listingService({
       next,

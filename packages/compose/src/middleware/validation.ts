@@ -30,6 +30,7 @@ import {
   resolveListing,
   snapshotOf,
 } from "../internal/listing.js"
+import { memoizeByTool } from "../internal/memo.js"
 
 /**
  * Options of {@link requestValidation}.
@@ -130,15 +131,7 @@ export const requestValidation = (options: ValidationOptions = {}): Middleware =
     },
     "validation",
   )
-  const validators = new WeakMap<Tool, Validator>()
-  const validatorOf = (tool: Tool): Validator => {
-    let v = validators.get(tool)
-    if (!v) {
-      v = compileJsonSchema(tool.inputSchema, tool.id)
-      validators.set(tool, v)
-    }
-    return v
-  }
+  const validatorOf = memoizeByTool((tool): Validator => compileJsonSchema(tool.inputSchema, tool.id))
   return (next: ToolService): ListingService => {
     const cache = new ListingCache(
       async (context) => snapshotOf(await fullListing(next, context)),
