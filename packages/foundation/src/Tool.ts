@@ -136,11 +136,13 @@ const isObjectSchema = (schema: JsonSchema): boolean => {
 /**
  * Builds a validated, normalized {@link Tool}. Fails with {@link InvalidTool} naming the field at fault:
  * a bad id, a non-semver version, an input schema that is not an object schema or does not compile,
- * example arguments that do not match the schema, a non-positive timeout.
+ * example arguments that do not match the schema, a non-positive timeout. Fields that are `null` (as
+ * servers send them on the wire: `annotations: null`, `title: null`, a `null` hint) count as absent.
  *
  * @since 0.1.0
  */
-export const makeTool = (spec: ToolSpec): Tool => {
+export const makeTool = (input: ToolSpec): Tool => {
+  const spec = withoutNulls(input)
   const { namespace, name } =
     "id" in spec && spec.id !== undefined
       ? parseToolId(spec.id)
@@ -200,6 +202,24 @@ export const makeTool = (spec: ToolSpec): Tool => {
     ...(intents ? { intents } : {}),
   }
   return tool
+}
+
+/** The spec without `null` fields (top level and inside `annotations`); an emptied `annotations` goes too. */
+const withoutNulls = (spec: ToolSpec): ToolSpec => {
+  const fields = spec as unknown as Record<string, unknown>
+  let annotations = fields.annotations
+  if (annotations !== null && typeof annotations === "object" && Object.values(annotations).includes(null)) {
+    annotations = Object.fromEntries(Object.entries(annotations).filter(([, v]) => v !== null))
+  }
+  const emptyAnnotations =
+    annotations !== fields.annotations && Object.keys(annotations as object).length === 0
+  if (!Object.values(fields).includes(null) && annotations === fields.annotations && !emptyAnnotations)
+    return spec
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(fields)) if (v !== null) out[k] = v
+  if (annotations === null || emptyAnnotations) delete out.annotations
+  else if (annotations !== undefined) out.annotations = annotations
+  return out as unknown as ToolSpec
 }
 
 const checkParts = (parts: { namespace: string; name: string }): { namespace: string; name: string } => {

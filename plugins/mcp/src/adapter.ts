@@ -23,6 +23,7 @@ import {
   type JsonSchema,
   makeTool,
   NAME_MAX_LENGTH,
+  normalizeJsonSchema,
   type Tool,
   type ToolAnnotations,
   type ToolSpec,
@@ -227,12 +228,36 @@ export const fromMcpTool = (
       message: 'input schema had no "type"; treated as "object"',
     })
   }
+  // schemas from the wild (draft-04 boolean exclusiveMinimum, draft-03 required flags, ...): rewritten
+  // where the meaning is clear, so the tool is not lost to a schema that does not compile
+  const normalize = (schema: JsonSchema, at: string): JsonSchema => {
+    const { schema: out, changes } = normalizeJsonSchema(schema)
+    for (const c of changes)
+      warnings.push({
+        feature: c.keyword,
+        path: `${at}${c.path}`,
+        from: "mcp",
+        to: "canonical",
+        toolId: id,
+        message: c.message,
+      })
+    return out
+  }
+  inputSchema = normalize(inputSchema, "/inputSchema")
   const spec: Record<string, unknown> = { namespace, name, inputSchema }
-  if (native.outputSchema !== undefined) spec.outputSchema = native.outputSchema as JsonSchema
-  const title = native.title ?? native.annotations?.title
+  if (isRecord(native.outputSchema))
+    spec.outputSchema = normalize(native.outputSchema as JsonSchema, "/outputSchema")
+  // null fields from the wire count as absent
+  const annotations = isRecord(native.annotations) ? native.annotations : undefined
+  const title =
+    typeof native.title === "string"
+      ? native.title
+      : typeof annotations?.title === "string"
+        ? annotations.title
+        : undefined
   if (title !== undefined) spec.title = title
-  if (native.description !== undefined) spec.description = native.description
-  if (native.annotations !== undefined) spec.annotations = native.annotations as ToolAnnotations
+  if (typeof native.description === "string") spec.description = native.description
+  if (annotations !== undefined) spec.annotations = annotations as ToolAnnotations
   for (const field of EXTENSION_FIELDS) {
     if (extension[field] !== undefined) spec[field] = extension[field]
   }

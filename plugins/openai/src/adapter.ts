@@ -100,8 +100,12 @@ const warn = (tool: Tool, feature: string, path: string, message: string): Featu
   message,
 })
 
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v)
+
 /** Removes `$schema` from a non-strict schema and makes sure the root says `type: "object"`. */
 const looseParameters = (schema: JsonSchema): { [key: string]: unknown } => {
+  if (!isRecord(schema)) throw new TypeError("the input schema is not an object")
   const { $schema: _s, ...rest } = schema
   return rest.type === undefined && rest.$ref === undefined ? { type: "object", ...rest } : { ...rest }
 }
@@ -115,11 +119,15 @@ interface Converted {
 
 const convertParameters = (tool: Tool, strict: boolean): Converted => {
   const warnings: FeatureLossWarning[] = []
-  if (tool.annotations !== undefined && Object.keys(tool.annotations).length > 0)
+  // null fields from the wire count as absent (a tool built without makeTool may still carry them)
+  if (
+    isRecord(tool.annotations) &&
+    Object.values(tool.annotations).some((v) => v !== null && v !== undefined)
+  )
     warnings.push(
       warn(tool, "annotations", "/annotations", "OpenAI function tools have no annotations (hints)"),
     )
-  if (tool.outputSchema !== undefined)
+  if (isRecord(tool.outputSchema))
     warnings.push(warn(tool, "outputSchema", "/outputSchema", "OpenAI function tools have no output schema"))
   if (!strict)
     return { parameters: looseParameters(tool.inputSchema), strict: false, wrapped: false, warnings }
@@ -161,7 +169,12 @@ const shape = (
   tool: Tool,
   c: Converted,
 ): OpenAIChatTool | OpenAIResponsesTool => {
-  const description = tool.description ?? tool.title
+  const description =
+    typeof tool.description === "string" && tool.description !== ""
+      ? tool.description
+      : typeof tool.title === "string" && tool.title !== ""
+        ? tool.title
+        : undefined
   if (api === "responses")
     return {
       type: "function",
@@ -234,7 +247,21 @@ export function toOpenAITools(
           `renamed to "${name}" (${rename.reason}): OpenAI names allow only [a-zA-Z0-9_-], at most 64 characters`,
         ),
       )
-    const c = convertParameters(tool, strict)
+    let c: Converted
+    try {
+      c = convertParameters(tool, strict)
+    } catch (error) {
+      // one broken tool never costs the set: it is left out with a warning
+      warnings.push(
+        warn(
+          tool,
+          "tool",
+          "",
+          `left out: it cannot be exported (${(error as Error)?.message ?? String(error)})`,
+        ),
+      )
+      continue
+    }
     warnings.push(...c.warnings)
     out.push(shape(api, name, tool, c))
     byName.set(name, { id: tool.id, name, tool, strict: c.strict, wrapped: c.wrapped })

@@ -210,7 +210,7 @@ export async function runAgentLoop(
           lastResponse: response,
         }
       for (const o of outcomes)
-        transcript.push({ type: "function_call_output", call_id: o.callId, output: o.output })
+        transcript.push({ type: "function_call_output", call_id: o.callId, output: o.content ?? o.output })
     }
     return { stopReason: "max_steps", text: undefined, steps, transcript, lastResponse: last }
   }

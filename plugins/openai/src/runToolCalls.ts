@@ -92,8 +92,20 @@ export interface ChatToolMessage {
 export interface FunctionCallOutputItem {
   readonly type: "function_call_output"
   readonly call_id: string
-  readonly output: string
+  /** Text, or (when the result holds images or files) a list of input content parts. */
+  readonly output: string | ResponsesOutputContent[]
 }
+
+/**
+ * One part of a Responses API `function_call_output` content list (assignable to the `openai`
+ * package's `ResponseFunctionCallOutputItem`): text, an image as a data URL, or a file as base64 data.
+ *
+ * @since 0.2.0
+ */
+export type ResponsesOutputContent =
+  | { readonly type: "input_text"; readonly text: string }
+  | { readonly type: "input_image"; readonly image_url: string; readonly detail?: "auto" }
+  | { readonly type: "input_file"; readonly file_data: string; readonly filename?: string }
 
 /**
  * What happened to one call.
@@ -114,6 +126,11 @@ export interface ToolCallOutcome {
   readonly errorCode?: string
   /** The text sent back to the model. */
   readonly output: string
+  /**
+   * What a Responses API request sends instead of `output` when the result holds images or files: the
+   * text, images and files as input content parts (see {@link toResponsesOutput}).
+   */
+  readonly content?: ResponsesOutputContent[]
 }
 
 /**
@@ -175,6 +192,45 @@ export const formatToolResult = (result: ToolResult): string => {
   if (text === "") text = "(the tool returned no output)"
   if (result.isError && !text.startsWith("Error")) text = `Error: ${text}`
   return text
+}
+
+const fileName = (uri: string): string | undefined => {
+  const last = uri.split(/[/\\]/).pop()
+  return last !== undefined && last !== "" ? decodeURIComponent(last.split(/[?#]/)[0]!) : undefined
+}
+
+/**
+ * A successful result as Responses API `function_call_output` content: `undefined` when the result holds
+ * no image and no file (send {@link formatToolResult}'s text), otherwise the parts in order: text blocks
+ * as `input_text`, images as `input_image` data URLs, embedded binary resources as `input_file` base64
+ * data (with the file name of the resource URI); audio and links, which a function output cannot carry,
+ * stay text placeholders. A failed result starts with an `Error:` text part.
+ *
+ * @since 0.2.0
+ */
+export const toResponsesOutput = (result: ToolResult): ResponsesOutputContent[] | undefined => {
+  if (
+    !result.content.some(
+      (b) => b.type === "image" || (b.type === "resource" && b.resource.blob !== undefined),
+    )
+  )
+    return undefined
+  const parts: ResponsesOutputContent[] = []
+  if (result.isError) parts.push({ type: "input_text", text: "Error: the tool reported a failure." })
+  for (const block of result.content) {
+    if (block.type === "image")
+      parts.push({ type: "input_image", image_url: `data:${block.mimeType};base64,${block.data}` })
+    else if (block.type === "resource" && block.resource.blob !== undefined) {
+      const mime = block.resource.mimeType ?? "application/octet-stream"
+      const filename = fileName(block.resource.uri)
+      parts.push({
+        type: "input_file",
+        file_data: `data:${mime};base64,${block.resource.blob}`,
+        ...(filename !== undefined ? { filename } : {}),
+      })
+    } else parts.push({ type: "input_text", text: formatToolResult({ content: [block] }) })
+  }
+  return parts
 }
 
 /**
@@ -343,7 +399,15 @@ export const executeToolCalls = async (
         arguments: args,
         context: { ...(options.context ?? {}), callId: call.callId },
       })
-      return { ...base, toolId, arguments: args, result, output: format(result, { name: call.name, toolId }) }
+      const content = options.formatResult === undefined ? toResponsesOutput(result) : undefined
+      return {
+        ...base,
+        toolId,
+        arguments: args,
+        result,
+        output: format(result, { name: call.name, toolId }),
+        ...(content !== undefined ? { content } : {}),
+      }
     } catch (error) {
       const output = isToolError(error)
         ? formatToolError(error, call.name)
@@ -401,7 +465,7 @@ export async function runToolCalls(
         (o): FunctionCallOutputItem => ({
           type: "function_call_output",
           call_id: o.callId,
-          output: o.output,
+          output: o.content ?? o.output,
         }),
       )
 }

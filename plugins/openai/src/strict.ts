@@ -197,6 +197,13 @@ const nullable = (schema: Node): Node => {
   return out
 }
 
+/** `false`, `{ not: {} }`, `{ not: true }`: a schema no value matches. */
+const neverMatches = (schema: unknown): boolean =>
+  schema === false ||
+  (isRecord(schema) &&
+    Object.keys(schema).every((k) => k === "not" || k === "description" || k === "title" || SILENT.has(k)) &&
+    (schema.not === true || (isRecord(schema.not) && Object.keys(schema.not).length === 0)))
+
 const resolvePointer = (root: Node, ref: string): unknown => {
   if (ref === "#") return root
   if (!ref.startsWith("#/")) return undefined
@@ -445,13 +452,18 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
   if (types.length > 0 && !is("number")) for (const k of NUMBER_KEYWORDS) delete out[k]
   const union = Array.isArray(node.oneOf) || Array.isArray(node.anyOf)
   if (union) {
-    const branches = [...((node.anyOf as unknown[]) ?? []), ...((node.oneOf as unknown[]) ?? [])]
+    const key = Array.isArray(node.anyOf) ? "anyOf" : "oneOf"
+    // a branch that can never match (`false`, `{ not: {} }`) changes nothing: drop it, keep the index
+    const indexed = [...((node.anyOf as unknown[]) ?? []), ...((node.oneOf as unknown[]) ?? [])]
+      .map((b, i) => [b, i] as const)
+      .filter(([b]) => !neverMatches(b))
+    if (indexed.length === 0)
+      throw new NotStrict(`${path}/${key}`, "a union whose branches can never match accepts nothing")
     if (Array.isArray(node.oneOf)) {
       lose(ctx, "oneOf", `${path}/oneOf`, '"oneOf" became "anyOf": the model may match more than one branch')
       if (Array.isArray(node.anyOf))
         throw new NotStrict(path, "anyOf and oneOf on the same schema cannot be combined")
     }
-    const key = Array.isArray(node.anyOf) ? "anyOf" : "oneOf"
     // A union next to other keywords is their intersection. Shape keywords (properties, required,
     // items, ...) are distributed into every branch, so each branch is one complete alternative and the
     // union node itself carries no object or array keywords.
@@ -459,7 +471,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
     for (const [k, v] of Object.entries(node)) if (SHAPE_KEYWORDS.has(k)) shared[k] = v
     const distribute = Object.keys(shared).some((k) => k !== "type")
     if (distribute) {
-      out.anyOf = branches.map((b, i) => {
+      out.anyOf = indexed.map(([b, i]) => {
         const at = `${path}/${key}/${i}`
         const { node: merged, refs } = mergeBranch(shared, b, at, ctx)
         ctx.expanding.push(...refs)
@@ -473,7 +485,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
     } else {
       // only a type next to the union: it goes into the branches that have none (a branch with its own
       // type or a $ref keeps it)
-      out.anyOf = branches.map((b, i) =>
+      out.anyOf = indexed.map(([b, i]) =>
         convert(
           node.type !== undefined && isRecord(b) && b.type === undefined && b.$ref === undefined
             ? { ...b, type: node.type }

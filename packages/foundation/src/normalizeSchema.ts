@@ -1,0 +1,169 @@
+/**
+ * Normalisation of JSON Schemas from the wild (MCP servers, OpenAPI generators, hand-written draft-04
+ * schemas) into the 2020-12 form Toolplane validates, where the meaning is clear. Without it a schema such
+ * as `{ minimum: 0, exclusiveMinimum: true }` (draft-04) does not compile and the whole tool is lost.
+ *
+ * @since 0.2.0
+ */
+import type { JsonSchema } from "./JsonSchema.js"
+
+/**
+ * One rewrite {@link normalizeJsonSchema} made, as a JSON pointer into the source schema.
+ *
+ * @since 0.2.0
+ */
+export interface SchemaNormalization {
+  /** The keyword rewritten, e.g. `"exclusiveMinimum"`, `"required"`, `"type"`. */
+  readonly keyword: string
+  /** JSON pointer into the source schema. */
+  readonly path: string
+  readonly message: string
+}
+
+type Node = Record<string, unknown>
+
+const isRecord = (v: unknown): v is Node => typeof v === "object" && v !== null && !Array.isArray(v)
+const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1")
+
+/** Keywords whose value is one subschema. */
+const ONE = [
+  "items",
+  "additionalItems",
+  "additionalProperties",
+  "not",
+  "contains",
+  "propertyNames",
+  "if",
+  "then",
+  "else",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+]
+/** Keywords whose value is a list of subschemas. */
+const MANY = ["allOf", "anyOf", "oneOf", "prefixItems"]
+/** Keywords whose value maps names to subschemas. */
+const MAP = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]
+
+const TYPES = new Set(["string", "number", "integer", "boolean", "object", "array", "null"])
+
+/**
+ * Rewrites the draft-03/draft-04 and generator idioms whose meaning is unambiguous, leaving everything
+ * else untouched (the input is never mutated; unchanged subtrees are shared):
+ * - boolean `exclusiveMinimum` / `exclusiveMaximum` (draft-04): `true` with `minimum` / `maximum` becomes
+ *   the numeric form, `false` (or `true` without a bound) is removed;
+ * - boolean `required` on a property (draft-03) moves into the parent's `required` list;
+ * - `type: "any"` is removed, and `"any"` in a type list removes the list (any type);
+ * - a `required` list that is not a list of strings keeps only its strings.
+ *
+ * @example
+ * ```ts
+ * const { schema, changes } = normalizeJsonSchema({ type: "number", minimum: 0, exclusiveMinimum: true })
+ * // schema: { type: "number", exclusiveMinimum: 0 }; changes[0].keyword === "exclusiveMinimum"
+ * ```
+ * @since 0.2.0
+ */
+export const normalizeJsonSchema = (
+  schema: JsonSchema,
+): { readonly schema: JsonSchema; readonly changes: readonly SchemaNormalization[] } => {
+  const changes: SchemaNormalization[] = []
+  const note = (keyword: string, path: string, message: string) => changes.push({ keyword, path, message })
+
+  const visit = (input: unknown, path: string, depth: number): unknown => {
+    if (!isRecord(input) || depth > 128) return input
+    let node: Node | undefined
+    const edit = (): Node => {
+      if (node === undefined) node = { ...input }
+      return node
+    }
+    const get = (k: string) => (node ?? input)[k]
+    for (const [bound, exclusive] of [
+      ["minimum", "exclusiveMinimum"],
+      ["maximum", "exclusiveMaximum"],
+    ] as const) {
+      const flag = input[exclusive]
+      if (typeof flag !== "boolean") continue
+      const n = edit()
+      if (flag && typeof input[bound] === "number") {
+        n[exclusive] = input[bound]
+        delete n[bound]
+        note(
+          exclusive,
+          `${path}/${exclusive}`,
+          `draft-04 "${exclusive}: true" became "${exclusive}: ${input[bound]}"`,
+        )
+      } else {
+        delete n[exclusive]
+        note(exclusive, `${path}/${exclusive}`, `draft-04 "${exclusive}: ${flag}" removed (no effect)`)
+      }
+    }
+    const type = input.type
+    if (type === "any" || (Array.isArray(type) && type.includes("any"))) {
+      delete edit().type
+      note("type", `${path}/type`, '"any" is not a JSON Schema type; the type constraint was removed')
+    } else if (typeof type === "string" && !TYPES.has(type)) {
+      // unknown type names cannot be guessed: leave them for the validator to report
+    }
+    const required = input.required
+    if (required !== undefined && typeof required !== "boolean" && !Array.isArray(required)) {
+      delete edit().required
+      note(
+        "required",
+        `${path}/required`,
+        `"required" must be a list of names; ${JSON.stringify(required)} removed`,
+      )
+    } else if (Array.isArray(required) && required.some((r) => typeof r !== "string")) {
+      edit().required = required.filter((r) => typeof r === "string")
+      note("required", `${path}/required`, 'non-string entries of "required" removed')
+    }
+    if (typeof required === "boolean") {
+      // a draft-03 flag on a schema that is not a property (the parent handles properties)
+      delete edit().required
+      if (path === "" || !/\/properties\/[^/]+$/.test(path))
+        note("required", `${path}/required`, `draft-03 "required: ${required}" outside properties removed`)
+    }
+    for (const k of ONE) {
+      const v = get(k)
+      if (!isRecord(v)) continue
+      const out = visit(v, `${path}/${k}`, depth + 1)
+      if (out !== v) edit()[k] = out
+    }
+    for (const k of MANY) {
+      const v = get(k)
+      if (!Array.isArray(v)) continue
+      const out = v.map((s, i) => visit(s, `${path}/${k}/${i}`, depth + 1))
+      if (out.some((s, i) => s !== v[i])) edit()[k] = out
+    }
+    for (const k of MAP) {
+      const v = get(k)
+      if (!isRecord(v)) continue
+      let changed = false
+      const lifted: string[] = []
+      const out: Node = {}
+      for (const [name, sub] of Object.entries(v)) {
+        if (k === "properties" && isRecord(sub) && typeof sub.required === "boolean") {
+          if (sub.required) {
+            lifted.push(name)
+            note(
+              "required",
+              `${path}/properties/${esc(name)}/required`,
+              `draft-03 "required: true" moved into the parent's "required" list`,
+            )
+          } else
+            note("required", `${path}/properties/${esc(name)}/required`, 'draft-03 "required: false" removed')
+        }
+        const converted = visit(sub, `${path}/${k}/${esc(name)}`, depth + 1)
+        if (converted !== sub) changed = true
+        out[name] = converted
+      }
+      if (changed) edit()[k] = out
+      if (lifted.length > 0) {
+        const current = get("required")
+        const list = Array.isArray(current) ? (current as string[]) : []
+        edit().required = [...new Set([...list, ...lifted])]
+      }
+    }
+    return node ?? input
+  }
+
+  return { schema: visit(schema, "", 0) as JsonSchema, changes }
+}
