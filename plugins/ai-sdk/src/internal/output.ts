@@ -1,0 +1,83 @@
+/**
+ * Conversions between Toolplane results and AI SDK tool outputs, and the input schema the SDK sends.
+ */
+import type { JsonSchema, ToolResult } from "@toolplane/foundation"
+
+type ContentPart =
+  | { type: "text"; text: string }
+  | { type: "file"; data: { type: "data"; data: string }; mediaType: string; filename?: string }
+
+/** The AI SDK's `ToolResultOutput`, the variants this plugin produces. */
+export type ModelOutput =
+  | { type: "text"; value: string }
+  | { type: "error-text"; value: string }
+  | { type: "content"; value: ContentPart[] }
+
+const bytes = (base64: string) => Math.floor((base64.length * 3) / 4)
+
+const textOf = (result: ToolResult): string => {
+  const parts: string[] = []
+  for (const block of result.content) {
+    if (block.type === "text") parts.push(block.text)
+    else if (block.type === "image" || block.type === "audio")
+      parts.push(`[${block.type} ${block.mimeType}, ${bytes(block.data)} bytes]`)
+    else if (block.type === "resource") parts.push(block.resource.text ?? `[resource ${block.resource.uri}]`)
+    else parts.push(`[resource link "${block.name}": ${block.uri}]`)
+  }
+  let text = parts.join("\n")
+  if (text === "" && result.structuredContent !== undefined) text = JSON.stringify(result.structuredContent)
+  return text === "" ? "(the tool returned no output)" : text
+}
+
+const fileName = (uri: string): string | undefined => {
+  const last = uri.split(/[/\\]/).pop()?.split(/[?#]/)[0]
+  return last ? decodeURIComponent(last) : undefined
+}
+
+/**
+ * What the model reads for a result: a failed result as `error-text`; a result with images, audio or
+ * binary resources as `content` (text parts and file parts with their media types); anything else as
+ * text (text blocks joined, or the JSON of `structuredContent`).
+ */
+export const toModelOutput = (result: ToolResult): ModelOutput => {
+  if (result.isError) {
+    const text = textOf(result)
+    return { type: "error-text", value: text.startsWith("Error") ? text : `Error: ${text}` }
+  }
+  const binary = result.content.some(
+    (b) =>
+      b.type === "image" || b.type === "audio" || (b.type === "resource" && b.resource.blob !== undefined),
+  )
+  if (!binary) return { type: "text", value: textOf(result) }
+  const value: ContentPart[] = []
+  for (const block of result.content) {
+    if (block.type === "image" || block.type === "audio")
+      value.push({ type: "file", data: { type: "data", data: block.data }, mediaType: block.mimeType })
+    else if (block.type === "resource" && block.resource.blob !== undefined) {
+      const filename = fileName(block.resource.uri)
+      value.push({
+        type: "file",
+        data: { type: "data", data: block.resource.blob },
+        mediaType: block.resource.mimeType ?? "application/octet-stream",
+        ...(filename !== undefined ? { filename } : {}),
+      })
+    } else value.push({ type: "text", text: textOf({ content: [block] }) })
+  }
+  return { type: "content", value }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v)
+
+/**
+ * The input schema as sent to a model provider: no `$schema` (providers reject some dialect URIs), and an
+ * object root that says `type: "object"` with `properties` (some providers require both).
+ */
+export const providerSchema = (schema: JsonSchema): Record<string, unknown> => {
+  if (!isRecord(schema)) throw new TypeError("the input schema is not an object")
+  const { $schema: _s, ...rest } = schema
+  const out: Record<string, unknown> = { ...rest }
+  if (out.type === undefined && out.$ref === undefined) out.type = "object"
+  if (out.type === "object" && out.properties === undefined && out.$ref === undefined) out.properties = {}
+  return out
+}

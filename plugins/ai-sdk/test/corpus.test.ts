@@ -1,0 +1,122 @@
+/**
+ * Conversion of real MCP tools: the tools `@modelcontextprotocol/server-everything` (from npm, spawned
+ * over stdio through the MCP plugin) lists, plus the committed wild cases (null annotations, draft-04
+ * schemas, never-matching branches), exported with toAISDKTools and sent by the real AI SDK to a local
+ * OpenAI-compatible server; what arrives is checked by an independent checker of the providers'
+ * documented rules. Names are valid, unique and reversible (fast-check).
+ */
+import { readFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import { createOpenAI } from "@ai-sdk/openai"
+import type { Tool } from "@toolplane/foundation"
+import { fromMcpTool, type McpTool, mcpBackend } from "@toolplane/plugin-mcp"
+import { generateText } from "ai"
+import fc from "fast-check"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { toAISDKTools } from "../src/index.js"
+import { type ChatServer, startChatServer } from "./chatServer.js"
+import { toolListViolations } from "./providerChecker.js"
+
+const require = createRequire(import.meta.url)
+const wild = JSON.parse(readFileSync(join(import.meta.dirname, "fixtures", "wild-mcp-tools.json"), "utf8"))
+  .tools as McpTool[]
+
+let server: ChatServer
+let everything: Tool[] = []
+const backend = (() => {
+  const manifest = require.resolve("@modelcontextprotocol/server-everything/package.json")
+  const bin = JSON.parse(readFileSync(manifest, "utf8")).bin
+  const entry = join(dirname(manifest), typeof bin === "string" ? bin : bin["mcp-server-everything"])
+  return mcpBackend({ name: "everything", stdio: { command: process.execPath, args: [entry, "stdio"] } })
+})()
+
+beforeAll(async () => {
+  server = await startChatServer()
+  everything = [...(await backend.toolSchemas())]
+}, 30_000)
+afterAll(async () => {
+  await backend.close()
+  await server.close()
+})
+
+const sent = async (tools: readonly Tool[]) => {
+  const set = await toAISDKTools(
+    { listTools: async () => ({ tools: [] }), callTool: async () => ({ content: [] }) },
+    {
+      tools,
+    },
+  )
+  const start = server.requests.length
+  server.script = () => ({ text: "ok" })
+  await generateText({
+    model: createOpenAI({ baseURL: server.baseURL, apiKey: "sk-test" }).chat("gpt-test"),
+    tools: set.tools,
+    prompt: "hi",
+  })
+  const body = server.requests[start]
+  return {
+    set,
+    tools: (body.tools as any[]).map((t) => ({
+      name: t.function.name as string,
+      description: t.function.description as unknown,
+      parameters: t.function.parameters,
+    })),
+  }
+}
+
+describe("real MCP tools through the AI SDK", () => {
+  it("the checker catches violations (it can fail)", () => {
+    expect(
+      toolListViolations([
+        { name: "a/b", parameters: { type: "object" } },
+        { name: "x", parameters: { anyOf: [], description: null } },
+        {
+          name: "x",
+          parameters: { type: "object", properties: { n: { exclusiveMinimum: true, $ref: "#/$defs/no" } } },
+        },
+      ]),
+    ).toHaveLength(7)
+  })
+
+  it("every tool of server-everything and of the wild fixture is sent, valid under the documented rules", async () => {
+    expect(everything.length).toBeGreaterThanOrEqual(5)
+    const wildTools = wild.map((t) => fromMcpTool(t, "wild").value)
+    const { set, tools } = await sent([...everything, ...wildTools])
+    expect(tools).toHaveLength(everything.length + wild.length)
+    expect(set.warnings.filter((w) => w.feature === "tool")).toEqual([])
+    expect(toolListViolations(tools)).toEqual([])
+    // every name leads back to its tool
+    for (const t of [...everything, ...wildTools]) expect(set.names.idOf(set.names.nameOf(t.id)!)).toBe(t.id)
+    // a null description never goes out as null
+    for (const t of tools) expect(t.description === undefined || typeof t.description === "string").toBe(true)
+    expect(tools.find((t) => t.name === "wild__list_items")!.description).toBeUndefined()
+  })
+
+  it("names are valid, unique and reversible for any set of ids (fast-check)", async () => {
+    const segment = fc.stringMatching(/^[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,40}$/)
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(fc.tuple(segment, segment), { maxLength: 25 }), async (pairs) => {
+        const ids = [...new Set(pairs.map(([a, b]) => `${a.replace(/\./g, "_")}/${b}`))]
+        const tools = ids.map(
+          (id) =>
+            ({
+              id,
+              namespace: id.split("/")[0]!,
+              name: id.split("/")[1]!,
+              inputSchema: { type: "object" },
+            }) as Tool,
+        )
+        const { names, tools: out } = await toAISDKTools(
+          { listTools: async () => ({ tools: [] }), callTool: async () => ({ content: [] }) },
+          { tools },
+        )
+        const sentNames = Object.keys(out)
+        expect(new Set(sentNames).size).toBe(ids.length)
+        for (const n of sentNames) expect(n).toMatch(/^[a-zA-Z0-9_-]{1,64}$/)
+        for (const id of ids) expect(names.idOf(names.nameOf(id)!)).toBe(id)
+      }),
+      { numRuns: 100 },
+    )
+  })
+})
