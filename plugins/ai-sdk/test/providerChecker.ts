@@ -34,8 +34,7 @@ export const toolViolations = (name: string, parameters: any): string[] => {
   const walk = (node: unknown, path: string) => {
     if (Array.isArray(node)) {
       for (const [i, n] of node.entries()) walk(n, `${path}/${i}`)
-    }
-    else if (node !== null && typeof node === "object") {
+    } else if (node !== null && typeof node === "object") {
       for (const [k, v] of Object.entries(node)) {
         if (v === null && (k === "description" || k === "title" || k === "type"))
           problems.push(`${name}: ${path}/${k} is null`)
