@@ -73,6 +73,14 @@ const ALLOWED: Record<string, readonly string[]> = {
   "@toolplane/discovery": ["@toolplane/foundation"],
   "@toolplane/compose": ["@toolplane/foundation", "@toolplane/discovery"],
   "@toolplane/exec": ["@toolplane/foundation", "@toolplane/discovery"],
+  "@toolplane/plugin-ai-sdk": ["@toolplane/foundation", "@toolplane/plugin-openai"],
+  "@toolplane/plugin-langchain": ["@toolplane/foundation", "@toolplane/plugin-openai"],
+}
+
+/** Workspace imports allowed only in a package's tests (its devDependencies), on top of {@link ALLOWED}. */
+const ALLOWED_IN_TESTS: Record<string, readonly string[]> = {
+  "@toolplane/plugin-ai-sdk": ["@toolplane/exec", "@toolplane/plugin-local", "@toolplane/plugin-mcp"],
+  "@toolplane/plugin-langchain": ["@toolplane/exec", "@toolplane/plugin-local", "@toolplane/plugin-mcp"],
 }
 
 /** Packages at the top of the stack (the CLI assembles plugins into a gateway), exempt from "never a plugin". */
@@ -105,7 +113,11 @@ const violations = (
         continue
       }
       if (target === pkg.name) continue
-      const allowed = ALLOWED[pkg.name]
+      const inTests = relative(pkg.dir, file).startsWith("test/")
+      const allowed =
+        ALLOWED[pkg.name] && inTests
+          ? [...ALLOWED[pkg.name]!, ...(ALLOWED_IN_TESTS[pkg.name] ?? [])]
+          : ALLOWED[pkg.name]
       if (pkg.layer === "packages" && !TOP_LEVEL.has(pkg.name) && known.plugins.has(target)) {
         problems.push(`${rel}: ${pkg.name} imports plugin ${target}`)
       } else if (allowed !== undefined && !allowed.includes(target)) {

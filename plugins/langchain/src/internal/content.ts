@@ -1,0 +1,67 @@
+/** Toolplane results as LangChain tool message content, and LangChain tool outputs as results. */
+import { type ToolResult, textResult, toToolResult } from "@toolplane/foundation"
+
+/** LangChain message content: a string or standard content blocks. */
+export type LangChainContent =
+  | string
+  | ({ type: "text"; text: string } | { type: "image_url"; image_url: { url: string } })[]
+
+const bytes = (base64: string) => Math.floor((base64.length * 3) / 4)
+
+const blockText = (result: ToolResult): string[] =>
+  result.content.map((block) => {
+    switch (block.type) {
+      case "text":
+        return block.text
+      case "image":
+      case "audio":
+        return `[${block.type} ${block.mimeType}, ${bytes(block.data)} bytes]`
+      case "resource":
+        return block.resource.text ?? `[resource ${block.resource.uri}]`
+      default:
+        return `[resource link "${block.name}": ${block.uri}]`
+    }
+  })
+
+/**
+ * What the model reads for a result: text blocks joined (the JSON of `structuredContent` when there is
+ * no text), `Error: ` in front of a failed result; with images, content blocks (text and `image_url`
+ * data URLs).
+ */
+export const toLangChainContent = (result: ToolResult): LangChainContent => {
+  if (!result.isError && result.content.some((b) => b.type === "image"))
+    return result.content.map((block) =>
+      block.type === "image"
+        ? { type: "image_url" as const, image_url: { url: `data:${block.mimeType};base64,${block.data}` } }
+        : { type: "text" as const, text: blockText({ content: [block] }).join("") },
+    )
+  let text = blockText(result).join("\n")
+  if (text === "" && result.structuredContent !== undefined) text = JSON.stringify(result.structuredContent)
+  if (text === "") text = "(the tool returned no output)"
+  return result.isError && !text.startsWith("Error") ? `Error: ${text}` : text
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v)
+
+/**
+ * A LangChain tool's output as a result: a `ToolMessage` (or anything with `content`) by its content
+ * (a failed message, `status: "error"`, as a failed result), a string as text, anything else as
+ * structured content or JSON text.
+ */
+export const fromLangChainOutput = (output: unknown): ToolResult => {
+  if (isRecord(output) && "content" in output && ("tool_call_id" in output || "lc_kwargs" in output)) {
+    const content = output.content
+    const failed = output.status === "error"
+    const text =
+      typeof content === "string"
+        ? content
+        : Array.isArray(content)
+          ? content
+              .map((c) => (isRecord(c) && typeof c.text === "string" ? c.text : JSON.stringify(c)))
+              .join("\n")
+          : JSON.stringify(content)
+    return failed ? { ...textResult(text), isError: true } : textResult(text)
+  }
+  return toToolResult(output)
+}

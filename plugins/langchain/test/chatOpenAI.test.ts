@@ -1,0 +1,151 @@
+/**
+ * The real LangChain chat model (`@langchain/openai` ChatOpenAI) against a local OpenAI-compatible
+ * server with scripted tool calls; tools executed through the real runner over an in-process backend,
+ * both with LangChain's own tool invocation and with runLangChainToolCalls.
+ */
+import { type AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages"
+import { ChatOpenAI } from "@langchain/openai"
+import { allowAll } from "@toolplane/exec"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runLangChainToolCalls, toLangChainTools } from "../src/index.js"
+import { type ChatServer, startChatServer, toolMessages } from "./chatServer.js"
+import { aborted, inflight, makeRunner } from "./tools.js"
+
+let server: ChatServer
+beforeAll(async () => {
+  server = await startChatServer()
+})
+afterAll(() => server.close())
+
+const chat = () =>
+  new ChatOpenAI({
+    model: "gpt-test",
+    apiKey: "sk-test",
+    maxRetries: 0,
+    configuration: { baseURL: server.baseURL },
+  })
+
+describe("ChatOpenAI with Toolplane tools", () => {
+  it("a full loop with runLangChainToolCalls: parallel calls, unknown tool, bad arguments, invalid JSON, a failing tool", async () => {
+    const runner = makeRunner(allowAll())
+    const set = await toLangChainTools(runner)
+    const start = server.requests.length
+    server.script = (_b, i) =>
+      i === start
+        ? {
+            calls: [
+              ["c1", "weather__current", '{"city":"Oslo"}'],
+              ["c2", "math__add", '{"a":2,"b":3}'],
+              ["c3", "nope__tool", "{}"],
+              ["c4", "weather__current", '{"city":"X"}'],
+              ["c5", "ops__explode", "{}"],
+              ["c6", "math__add", '{"a": 2,'],
+            ],
+          }
+        : { text: "Oslo is 4 degrees; 2+3=5." }
+    const model = chat().bindTools(set.tools)
+    const messages: BaseMessage[] = [new HumanMessage("go")]
+    inflight.max = 0
+    for (let step = 0; step < 4; step++) {
+      const ai = (await model.invoke(messages)) as AIMessage
+      messages.push(ai)
+      if ((ai.tool_calls?.length ?? 0) + (ai.invalid_tool_calls?.length ?? 0) === 0) break
+      messages.push(...(await runLangChainToolCalls(runner, ai, { tools: set })))
+    }
+    expect(messages.at(-1)!.content).toBe("Oslo is 4 degrees; 2+3=5.")
+    // the model was offered the tools with their JSON Schemas
+    const weather = server.requests[start].tools.find((t: any) => t.function.name === "weather__current")
+    expect(weather.function.parameters.properties.city).toEqual({ type: "string", minLength: 2 })
+    const out = toolMessages(server.requests[start + 1])
+    expect(out.c1).toContain('"temp":4')
+    expect(out.c2).toBe("5")
+    expect(out.c3).toContain("Error [TOOL_NOT_FOUND]")
+    expect(out.c3).toContain("Available tools: math__add")
+    expect(out.c4).toContain("Error [INVALID_ARGUMENTS]")
+    expect(out.c4).toContain("at /city")
+    expect(out.c5).toContain("the reactor is offline")
+    expect(out.c6).toContain("Error [INVALID_JSON]")
+    const statuses = Object.fromEntries(
+      messages
+        .filter((m): m is ToolMessage => m instanceof ToolMessage)
+        .map((m) => [m.tool_call_id, m.status]),
+    )
+    expect(statuses).toEqual({
+      c1: "success",
+      c2: "success",
+      c3: "error",
+      c4: "error",
+      c5: "error",
+      c6: "error",
+    })
+    expect(inflight.max).toBeGreaterThanOrEqual(2)
+  })
+
+  it("LangChain's own tool invocation: results, typed failures as error tool messages", async () => {
+    const runner = makeRunner()
+    const set = await toLangChainTools(runner)
+    const byName = new Map(set.tools.map((t) => [t.name, t]))
+    const start = server.requests.length
+    server.script = (_b, i) =>
+      i === start
+        ? {
+            calls: [
+              ["l1", "weather__current", '{"city":"Oslo"}'],
+              ["l2", "ops__explode", "{}"],
+              ["l3", "ops__deploy", '{"env":"prod"}'],
+              ["l4", "screen__shot", "{}"],
+            ],
+          }
+        : { text: "done" }
+    const model = chat().bindTools(set.tools)
+    const messages: BaseMessage[] = [new HumanMessage("go")]
+    const ai = (await model.invoke(messages)) as AIMessage
+    messages.push(ai)
+    const results = await Promise.all(ai.tool_calls!.map((call) => byName.get(call.name)!.invoke(call)))
+    for (const r of results) expect(r).toBeInstanceOf(ToolMessage)
+    messages.push(...(results as ToolMessage[]))
+    const final = await model.invoke(messages)
+    expect(final.content).toBe("done")
+    const [weather, explode, deploy, shot] = results as ToolMessage[]
+    expect(weather!.status).toBe("success")
+    expect(weather!.content).toContain('"temp":4')
+    expect(explode!.status).toBe("error")
+    expect(explode!.content).toContain("Error [EXECUTION_FAILED]")
+    expect(deploy!.status).toBe("error")
+    expect(deploy!.content).toContain("Error [APPROVAL_REQUIRED]")
+    expect(shot!.content).toEqual([
+      { type: "text", text: "the screen" },
+      {
+        type: "image_url",
+        image_url: { url: `data:image/png;base64,${Buffer.from("png").toString("base64")}` },
+      },
+    ])
+    const sent = toolMessages(server.requests.at(-1))
+    expect(sent.l2).toContain("the reactor is offline")
+    expect(sent.l3).toContain("APPROVAL_REQUIRED")
+  })
+
+  it("bad arguments through LangChain's own validation name what was wrong", async () => {
+    const set = await toLangChainTools(makeRunner(allowAll()))
+    const weather = set.tools.find((t) => t.name === "weather__current")!
+    await expect(
+      weather.invoke({ id: "v1", name: "weather__current", args: { city: 5 }, type: "tool_call" }),
+    ).rejects.toThrow(/did not match expected schema[\s\S]*city/)
+    // called with bare arguments, a typed failure is thrown as a readable Error
+    const explode = set.tools.find((t) => t.name === "ops__explode")!
+    await expect(explode.invoke({})).rejects.toThrow(/\[EXECUTION_FAILED\][\s\S]*reactor is offline/)
+  })
+
+  it("the run's abort signal reaches the tool", async () => {
+    const set = await toLangChainTools(makeRunner(allowAll()))
+    const slow = set.tools.find((t) => t.name === "ops__slow")!
+    const controller = new AbortController()
+    aborted.value = undefined
+    setTimeout(() => controller.abort(), 100)
+    const t0 = performance.now()
+    await slow.invoke({}, { signal: controller.signal }).catch(() => undefined)
+    await new Promise((r) => setTimeout(r, 50))
+    expect(aborted.value).toBe(true)
+    expect(performance.now() - t0).toBeLessThan(3_000)
+  })
+})

@@ -1,0 +1,83 @@
+/**
+ * A local HTTP server on 127.0.0.1 that speaks OpenAI's POST /v1/chat/completions (non-streaming) with
+ * scripted replies, recording every request body. Stands in for the hosted model API only.
+ */
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+
+export type ScriptedCall = readonly [id: string, name: string, args: string]
+export type Reply = { readonly calls: readonly ScriptedCall[] } | { readonly text: string }
+
+export interface ChatServer {
+  readonly baseURL: string
+  readonly requests: any[]
+  /** Replies in order; the reply for request i is `script(body, i)`. */
+  script: (body: any, index: number) => Reply
+  close(): Promise<void>
+}
+
+const completion = (reply: Reply) => ({
+  id: "chatcmpl-test",
+  object: "chat.completion",
+  created: 1_700_000_000,
+  model: "gpt-test",
+  choices: [
+    {
+      index: 0,
+      message:
+        "calls" in reply
+          ? {
+              role: "assistant",
+              content: null,
+              tool_calls: reply.calls.map(([id, name, args]) => ({
+                id,
+                type: "function",
+                function: { name, arguments: args },
+              })),
+            }
+          : { role: "assistant", content: reply.text },
+      finish_reason: "calls" in reply ? "tool_calls" : "stop",
+    },
+  ],
+  usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+})
+
+export const startChatServer = async (): Promise<ChatServer> => {
+  const requests: any[] = []
+  const state: { script: ChatServer["script"] } = { script: () => ({ text: "done" }) }
+  const server: Server = createServer((req, res) => {
+    let data = ""
+    req.on("data", (chunk) => (data += chunk))
+    req.on("end", () => {
+      if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
+        res.writeHead(404, { "content-type": "application/json" })
+        res.end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }))
+        return
+      }
+      const body = JSON.parse(data)
+      requests.push(body)
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(JSON.stringify(completion(state.script(body, requests.length - 1))))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return {
+    baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    requests,
+    get script() {
+      return state.script
+    },
+    set script(s) {
+      state.script = s
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
+
+/** The tool messages of a chat request, by tool call id. */
+export const toolMessages = (body: any): Record<string, string> =>
+  Object.fromEntries(
+    (body.messages as any[])
+      .filter((m) => m.role === "tool")
+      .map((m) => [m.tool_call_id, typeof m.content === "string" ? m.content : JSON.stringify(m.content)]),
+  )
