@@ -9,7 +9,7 @@
 import type { Adapter, Conversion, FeatureLossWarning, JsonSchema, Tool } from "@toolplane/foundation"
 import { fromOpenAITool } from "./import.js"
 import { mapToolNames, type ToolNameMap } from "./names.js"
-import { STRICT_FORMATS, toStrictSchema } from "./strict.js"
+import { STRICT_FORMATS, toStrictSchema } from "./strictSchema.js"
 
 /**
  * Which OpenAI API the tools are for.

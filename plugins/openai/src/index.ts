@@ -1,14 +1,71 @@
 /**
  * @toolplane/plugin-openai: export Toolplane tools to OpenAI (Chat Completions and Responses function
- * tools, strict structured-output schemas, reversible names), import OpenAI tools, and run the model's
- * tool calls and whole agent loops through any tool service.
+ * tools, strict structured-output schemas, reversible names, tool search with namespaces and deferred
+ * loading), import OpenAI tools, and run the model's tool calls and whole agent loops through any tool
+ * service.
  *
  * @packageDocumentation
  * @since 0.1.0
  */
-export * from "./adapter.js"
-export * from "./agentLoop.js"
-export * from "./import.js"
-export * from "./names.js"
-export * from "./runToolCalls.js"
-export * from "./strict.js"
+export {
+  type ExportedTool,
+  type OpenAIApi,
+  type OpenAIChatTool,
+  type OpenAIResponsesTool,
+  type OpenAIToolSet,
+  type OpenAIToolsOptions,
+  openAIAdapter,
+  toChatCompletionsTools,
+  toOpenAITools,
+  toResponsesTools,
+} from "./adapter.js"
+export {
+  type AgentLoopResult,
+  type AgentStep,
+  type ChatAgentLoopOptions,
+  type ChatCompletionsClient,
+  type ResponsesAgentLoopOptions,
+  type ResponsesClient,
+  runAgentLoop,
+} from "./agentLoop.js"
+export {
+  fromOpenAITool,
+  fromOpenAITools,
+  type ImportOptions,
+  type OpenAIFunctionDefinition,
+  type OpenAIToolInput,
+} from "./import.js"
+export {
+  mapToolNames,
+  OPENAI_NAME_MAX_LENGTH,
+  OPENAI_NAME_PATTERN,
+  type RenameReason,
+  type ToolNameMap,
+  type ToolRename,
+} from "./names.js"
+export { restoreArguments } from "./restoreArguments.js"
+export {
+  type ChatCompletionLike,
+  type ChatMessageLike,
+  type ChatToolCallLike,
+  type ChatToolMessage,
+  executeToolCalls,
+  type FunctionCallOutputItem,
+  formatToolError,
+  formatToolResult,
+  type ResponseItemLike,
+  type ResponseLike,
+  type ResponsesOutputContent,
+  type RunToolCallsOptions,
+  runToolCalls,
+  type ToolCallOutcome,
+  toResponsesOutput,
+} from "./runToolCalls.js"
+export { STRICT_LIMITS } from "./strictLimits.js"
+export {
+  type SchemaLoss,
+  STRICT_FORMATS,
+  type StrictSchemaResult,
+  toStrictSchema,
+  WRAPPED_ROOT_PROPERTY,
+} from "./strictSchema.js"

@@ -73,7 +73,8 @@ const HASH_DIGITS = 10
 
 /**
  * The readable OpenAI form of an id: `/` becomes `__`, any other disallowed character `_`. Not
- * length-limited and not collision-checked: use {@link mapToolNames} for names you send.
+ * length-limited and not collision-checked: use {@link mapToolNames} for names you send. Not part of the
+ * public API (not exported from the package entry).
  *
  * @since 0.1.0
  */

@@ -16,7 +16,7 @@ import {
   type ToolService,
 } from "@toolplane/foundation"
 import { type OpenAIToolSet, toOpenAITools } from "./adapter.js"
-import { restoreArguments } from "./strict.js"
+import { restoreArguments } from "./restoreArguments.js"
 
 /**
  * A function tool call in a Chat Completions message (structurally the `openai` package's

@@ -33,6 +33,19 @@
  * @since 0.1.0
  */
 import type { JsonSchema } from "@toolplane/foundation"
+import { NotStrict } from "./internal/notStrict.js"
+import {
+  allowsNull,
+  esc,
+  followRefs,
+  isRecord,
+  mergeAllOf as mergeAllOfWith,
+  mergeShared,
+  type Node,
+  resolvePointer,
+  unesc,
+} from "./internal/schemaWalk.js"
+import { checkStrictLimits } from "./strictLimits.js"
 
 /**
  * One change that lost meaning, as a pointer into the source schema.
@@ -90,39 +103,8 @@ export const STRICT_FORMATS: ReadonlySet<string> = new Set([
   "uuid",
 ])
 
-/**
- * The schema limits of strict mode.
- *
- * @since 0.1.0
- */
-export const STRICT_LIMITS = Object.freeze({
-  maxProperties: 5000,
-  maxDepth: 10,
-  maxEnumValues: 1000,
-  maxStringChars: 120_000,
-  largeEnumThreshold: 250,
-  maxLargeEnumChars: 15_000,
-})
-
 /** The name of the property a non-object root is wrapped in. @since 0.1.0 */
 export const WRAPPED_ROOT_PROPERTY = "value"
-
-class NotStrict extends Error {
-  constructor(
-    readonly path: string,
-    readonly reason: string,
-    /** The source feature strict mode cannot express, when one keyword is the cause. */
-    readonly feature?: string,
-  ) {
-    super(reason)
-  }
-}
-
-type Node = Record<string, unknown>
-
-const isRecord = (v: unknown): v is Node => typeof v === "object" && v !== null && !Array.isArray(v)
-const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1")
-const unesc = (s: string) => s.replace(/~1/g, "/").replace(/~0/g, "~")
 
 /** Keywords dropped without a warning: they carry no meaning for the model. */
 const SILENT = new Set(["$schema", "$id", "$comment", "$anchor", "$vocabulary", "$dynamicAnchor"])
@@ -170,15 +152,6 @@ const restatement = (key: string, value: unknown): string => {
   }
 }
 
-const allowsNull = (schema: Node): boolean => {
-  const t = schema.type
-  if (t === "null" || (Array.isArray(t) && t.includes("null"))) return true
-  if (Array.isArray(schema.enum) && schema.enum.includes(null)) return true
-  if ("const" in schema && schema.const === null) return true
-  if (Array.isArray(schema.anyOf)) return schema.anyOf.some((s) => isRecord(s) && allowsNull(s))
-  return false
-}
-
 /** Makes a converted schema accept `null` too. */
 const nullable = (schema: Node): Node => {
   if (allowsNull(schema)) return schema
@@ -203,17 +176,6 @@ const neverMatches = (schema: unknown): boolean =>
   (isRecord(schema) &&
     Object.keys(schema).every((k) => k === "not" || k === "description" || k === "title" || SILENT.has(k)) &&
     (schema.not === true || (isRecord(schema.not) && Object.keys(schema.not).length === 0)))
-
-const resolvePointer = (root: Node, ref: string): unknown => {
-  if (ref === "#") return root
-  if (!ref.startsWith("#/")) return undefined
-  let node: unknown = root
-  for (const seg of ref.slice(2).split("/").map(unesc)) {
-    if (!isRecord(node)) return undefined
-    node = node[seg]
-  }
-  return node
-}
 
 interface Ctx {
   readonly root: Node
@@ -280,72 +242,51 @@ const SHAPE_KEYWORDS = new Set([
  * are returned so the caller can treat them as being expanded.
  */
 const mergeBranch = (shared: Node, raw: unknown, at: string, ctx: Ctx): { node: Node; refs: string[] } => {
-  let branch = raw
-  const refs: string[] = []
-  while (isRecord(branch) && typeof branch.$ref === "string") {
-    const ref = branch.$ref
-    if (!ref.startsWith("#")) throw new NotStrict(`${at}/$ref`, `remote $ref "${ref}" is not supported`)
-    if (ctx.expanding.includes(ref) || refs.includes(ref))
-      throw new NotStrict(
-        `${at}/$ref`,
-        `recursive union branch ${ref} cannot take the keywords around the union`,
-      )
-    const target = resolvePointer(ctx.root, ref)
-    if (!isRecord(target)) throw new NotStrict(`${at}/$ref`, `$ref "${ref}" does not resolve`)
-    refs.push(ref)
-    const { $ref: _r, ...siblings } = branch
-    branch = { ...target, ...siblings }
-  }
+  const {
+    node: branch,
+    refs,
+    unresolved,
+  } = followRefs(ctx.root, raw, {
+    before: (ref, followed) => {
+      if (!ref.startsWith("#")) throw new NotStrict(`${at}/$ref`, `remote $ref "${ref}" is not supported`)
+      if (ctx.expanding.includes(ref) || followed.includes(ref))
+        throw new NotStrict(
+          `${at}/$ref`,
+          `recursive union branch ${ref} cannot take the keywords around the union`,
+        )
+    },
+  })
+  if (unresolved !== undefined) throw new NotStrict(`${at}/$ref`, `$ref "${unresolved}" does not resolve`)
   if (!isRecord(branch)) throw new NotStrict(at, "union branch is not a schema object")
-  const merged: Node = Array.isArray(branch.allOf) ? mergeAllOf(branch, at, ctx) : { ...branch }
-  for (const [key, value] of Object.entries(shared)) {
-    const own = merged[key]
-    if (key === "properties" && isRecord(value)) {
-      merged.properties = { ...value, ...(isRecord(own) ? own : {}) }
-    } else if (key === "required" && Array.isArray(value)) {
-      merged.required = [...new Set([...value, ...(Array.isArray(own) ? own : [])])]
-    } else if (key === "additionalProperties") {
-      if (value === false || own === false) merged.additionalProperties = false
-      else if (own === undefined) merged.additionalProperties = value
-    } else if (own === undefined) {
-      merged[key] = value
-    } else if (JSON.stringify(own) !== JSON.stringify(value)) {
-      throw new NotStrict(
-        `${at}/${esc(key)}`,
-        `the union branch and the schema around the union disagree on "${key}"`,
-      )
-    }
-  }
-  return { node: merged, refs }
+  const own: Node = Array.isArray(branch.allOf) ? mergeAllOf(branch, at, ctx) : branch
+  const node = mergeShared(shared, own, (key) => {
+    throw new NotStrict(
+      `${at}/${esc(key)}`,
+      `the union branch and the schema around the union disagree on "${key}"`,
+    )
+  })
+  return { node, refs }
 }
 
-const mergeAllOf = (node: Node, path: string, ctx: Ctx): Node => {
-  const branches = node.allOf as unknown[]
-  const { allOf: _a, ...base } = node
-  const merged: Node = { ...base }
-  for (const [i, raw] of branches.entries()) {
-    let branch = raw
-    if (isRecord(branch) && typeof branch.$ref === "string" && Object.keys(branch).length === 1) {
-      const target = resolvePointer(ctx.root, branch.$ref)
-      if (target === undefined || ctx.expanding.includes(branch.$ref))
-        throw new NotStrict(`${path}/allOf/${i}`, `allOf branch ${branch.$ref} cannot be merged`)
-      branch = target
-    }
-    if (!isRecord(branch)) throw new NotStrict(`${path}/allOf/${i}`, "allOf branch is not a schema object")
-    for (const [key, value] of Object.entries(branch)) {
-      if (key === "properties" && isRecord(value)) {
-        merged.properties = { ...(isRecord(merged.properties) ? merged.properties : {}), ...value }
-      } else if (key === "required" && Array.isArray(value)) {
-        merged.required = [...new Set([...((merged.required as string[]) ?? []), ...(value as string[])])]
-      } else if (key === "description" || key === "title") {
-        if (merged[key] === undefined) merged[key] = value
-      } else if (key in merged && JSON.stringify(merged[key]) !== JSON.stringify(value)) {
-        throw new NotStrict(`${path}/allOf/${i}/${esc(key)}`, `allOf branches disagree on "${key}"`)
-      } else merged[key] = value
-    }
-  }
-  return merged
-}
+/** `allOf` merged for conversion: a branch that is only a `$ref` is inlined; any disagreement is not strict-able. */
+const mergeAllOf = (node: Node, path: string, ctx: Ctx): Node =>
+  mergeAllOfWith(
+    node,
+    (raw, i) => {
+      let branch = raw
+      if (isRecord(branch) && typeof branch.$ref === "string" && Object.keys(branch).length === 1) {
+        const target = resolvePointer(ctx.root, branch.$ref)
+        if (target === undefined || ctx.expanding.includes(branch.$ref))
+          throw new NotStrict(`${path}/allOf/${i}`, `allOf branch ${branch.$ref} cannot be merged`)
+        branch = target
+      }
+      if (!isRecord(branch)) throw new NotStrict(`${path}/allOf/${i}`, "allOf branch is not a schema object")
+      return branch
+    },
+    (key, i) => {
+      throw new NotStrict(`${path}/allOf/${i}/${esc(key)}`, `allOf branches disagree on "${key}"`)
+    },
+  )
 
 const convert = (input: unknown, path: string, ctx: Ctx): Node => {
   if (
@@ -565,60 +506,6 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
   return out
 }
 
-interface Tally {
-  properties: number
-  enumValues: number
-  chars: number
-}
-
-const checkLimits = (schema: Node): void => {
-  const tally: Tally = { properties: 0, enumValues: 0, chars: 0 }
-  const visit = (node: unknown, path: string, depth: number): void => {
-    if (!isRecord(node)) return
-    let d = depth
-    if (isRecord(node.properties)) {
-      d = depth + 1
-      if (d > STRICT_LIMITS.maxDepth)
-        throw new NotStrict(path, `more than ${STRICT_LIMITS.maxDepth} levels of object nesting`)
-      for (const [name, sub] of Object.entries(node.properties)) {
-        tally.properties++
-        tally.chars += name.length
-        visit(sub, `${path}/properties/${esc(name)}`, d)
-      }
-    }
-    if (Array.isArray(node.enum)) {
-      tally.enumValues += node.enum.length
-      const strings = node.enum.filter((v): v is string => typeof v === "string")
-      const len = strings.reduce((n, s) => n + s.length, 0)
-      tally.chars += len
-      if (strings.length > STRICT_LIMITS.largeEnumThreshold && len > STRICT_LIMITS.maxLargeEnumChars)
-        throw new NotStrict(
-          `${path}/enum`,
-          `an enum of more than ${STRICT_LIMITS.largeEnumThreshold} values longer than ${STRICT_LIMITS.maxLargeEnumChars} characters in total`,
-        )
-    }
-    if (typeof node.const === "string") tally.chars += node.const.length
-    if (isRecord(node.$defs))
-      for (const [name, sub] of Object.entries(node.$defs)) {
-        tally.chars += name.length
-        visit(sub, `${path}/$defs/${esc(name)}`, 0)
-      }
-    if (Array.isArray(node.anyOf))
-      for (const [i, b] of node.anyOf.entries()) visit(b, `${path}/anyOf/${i}`, d)
-    if (node.items !== undefined) visit(node.items, `${path}/items`, d)
-  }
-  visit(schema, "", 0)
-  if (tally.properties > STRICT_LIMITS.maxProperties)
-    throw new NotStrict("", `${tally.properties} object properties (limit ${STRICT_LIMITS.maxProperties})`)
-  if (tally.enumValues > STRICT_LIMITS.maxEnumValues)
-    throw new NotStrict("", `${tally.enumValues} enum values (limit ${STRICT_LIMITS.maxEnumValues})`)
-  if (tally.chars > STRICT_LIMITS.maxStringChars)
-    throw new NotStrict(
-      "",
-      `${tally.chars} characters of names and enum values (limit ${STRICT_LIMITS.maxStringChars})`,
-    )
-}
-
 /** Tells whether a (source) schema describes a plain object root. */
 const isObjectRoot = (schema: Node): boolean =>
   (schema.type === "object" ||
@@ -716,7 +603,7 @@ export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
       }
     }
     if (defsSource || Object.keys(defs).length > 0) converted = { ...converted, $defs: defs }
-    checkLimits(converted)
+    checkStrictLimits(converted)
     return { ok: true, schema: converted as JsonSchema, losses, wrapped }
   } catch (error) {
     if (error instanceof NotStrict)
@@ -729,150 +616,4 @@ export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
       }
     return { ok: false, path: "", reason: (error as Error).message ?? String(error), losses }
   }
-}
-
-/**
- * Undoes, on the arguments a model sent for a strict schema, the changes {@link toStrictSchema} made to
- * the contract: unwraps a wrapped root and removes `null` values of properties that were optional and
- * not nullable in the source schema (strict mode made them required-but-nullable). Follows
- * `properties`, `items`, local `$ref`s (also into nested definitions), `allOf`, and `anyOf`/`oneOf`: a
- * value under a union is restored with the first branch it fits (its keys are the branch's properties,
- * the branch's required properties are present, consts, enums and types of the present values match),
- * the keywords next to the union counting for every branch, as in the conversion.
- *
- * @since 0.1.0
- */
-export const restoreArguments = (
-  source: JsonSchema,
-  args: Record<string, unknown>,
-  options: { readonly wrapped?: boolean } = {},
-): Record<string, unknown> => {
-  const root = source as Node
-  const pointer = (ref: string) =>
-    ref.startsWith("#/$defs/") && !isRecord(root.$defs) ? ref.replace("#/$defs/", "#/definitions/") : ref
-  /** Follows `$ref`s and merges `allOf`, like the conversion does. */
-  const resolve = (schema: unknown, depth: number): Node | undefined => {
-    let s = schema
-    for (let hops = 0; isRecord(s) && typeof s.$ref === "string" && hops < 32; hops++) {
-      const target = resolvePointer(root, pointer(s.$ref))
-      if (!isRecord(target)) break
-      const { $ref: _r, ...siblings } = s
-      s = { ...target, ...siblings }
-    }
-    if (!isRecord(s) || depth > 64) return undefined
-    if (!Array.isArray(s.allOf)) return s
-    const { allOf, ...base } = s
-    const props: Record<string, unknown> = { ...(isRecord(base.properties) ? base.properties : {}) }
-    const required = new Set<string>(Array.isArray(base.required) ? (base.required as string[]) : [])
-    let merged: Node = base
-    for (const raw of allOf) {
-      const b = resolve(raw, depth + 1)
-      if (!b) continue
-      if (isRecord(b.properties)) Object.assign(props, b.properties)
-      if (Array.isArray(b.required)) for (const r of b.required as string[]) required.add(r)
-      const { properties: _p, required: _q, ...rest } = b
-      merged = { ...rest, ...merged }
-    }
-    return { ...merged, properties: props, required: [...required] }
-  }
-  /** The union branches of `s` as complete alternatives (the keywords around the union included). */
-  const alternatives = (s: Node, depth: number): Node[] | undefined => {
-    const key = Array.isArray(s.anyOf) ? "anyOf" : Array.isArray(s.oneOf) ? "oneOf" : undefined
-    if (key === undefined) return undefined
-    const { anyOf: _a, oneOf: _o, ...shared } = s
-    return (s[key] as unknown[]).flatMap((raw) => {
-      const b = resolve(raw, depth + 1)
-      if (!b) return []
-      const merged: Node = { ...shared, ...b }
-      if (isRecord(shared.properties) || isRecord(b.properties))
-        merged.properties = {
-          ...(isRecord(shared.properties) ? shared.properties : {}),
-          ...(isRecord(b.properties) ? b.properties : {}),
-        }
-      if (Array.isArray(shared.required) || Array.isArray(b.required))
-        merged.required = [
-          ...new Set([
-            ...(Array.isArray(shared.required) ? (shared.required as string[]) : []),
-            ...(Array.isArray(b.required) ? (b.required as string[]) : []),
-          ]),
-        ]
-      const nested = alternatives(merged, depth + 1)
-      return nested ?? [merged]
-    })
-  }
-  const typeOf = (v: unknown): string =>
-    v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "object" ? "object" : typeof v
-  /** A light check of one value against a schema: const, enum and type. */
-  const matches = (schema: unknown, v: unknown, depth: number): boolean => {
-    const s = resolve(schema, depth + 1)
-    if (!s) return true
-    const alts = alternatives(s, depth + 1)
-    if (alts) return alts.some((a) => matches(a, v, depth + 1))
-    if ("const" in s && JSON.stringify(s.const) !== JSON.stringify(v)) return false
-    if (Array.isArray(s.enum) && !s.enum.some((e) => JSON.stringify(e) === JSON.stringify(v))) return false
-    if (s.type === undefined) return true
-    const types = Array.isArray(s.type) ? (s.type as string[]) : [s.type as string]
-    const t = typeOf(v)
-    return (
-      types.includes(t) ||
-      (t === "number" && types.includes("integer") && Number.isInteger(v)) ||
-      (t === "number" && types.includes("number"))
-    )
-  }
-  /** The alternative an object value was produced for: see {@link restoreArguments}. */
-  const pick = (alts: Node[], value: unknown, depth: number): Node | undefined => {
-    if (Array.isArray(value)) return alts.find((a) => a.items !== undefined)
-    if (!isRecord(value)) return undefined
-    const covers = (a: Node) => {
-      const props = isRecord(a.properties) ? a.properties : {}
-      return Object.keys(value).every((k) => k in props)
-    }
-    const fits = (a: Node) => {
-      const props = isRecord(a.properties) ? a.properties : {}
-      const required = Array.isArray(a.required) ? (a.required as string[]) : []
-      return (
-        covers(a) &&
-        required.every((k) => k in value && (value[k] !== null || matches(props[k], null, depth))) &&
-        Object.entries(value).every(([k, v]) => v === null || matches(props[k], v, depth))
-      )
-    }
-    return alts.find(fits) ?? alts.find(covers)
-  }
-  const restore = (schema: unknown, value: unknown, depth: number): unknown => {
-    let s = resolve(schema, depth)
-    if (!s) return value
-    const alts = alternatives(s, depth)
-    if (alts) {
-      s = pick(alts, value, depth)
-      if (!s) return value
-    }
-    if (Array.isArray(value)) return value.map((v) => restore(s.items, v, depth + 1))
-    if (!isRecord(value)) return value
-    const props = isRecord(s.properties) ? s.properties : {}
-    const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : [])
-    const out: Record<string, unknown> = {}
-    for (const [key, v] of Object.entries(value)) {
-      const sub = props[key]
-      if (v === null && !required.has(key) && isRecord(sub) && !acceptsNull(sub, root)) continue
-      out[key] = sub === undefined ? v : restore(sub, v, depth + 1)
-    }
-    return out
-  }
-  if (options.wrapped) return restore(root, args[WRAPPED_ROOT_PROPERTY], 0) as Record<string, unknown>
-  return restore(root, args, 0) as Record<string, unknown>
-}
-
-const acceptsNull = (schema: Node, root: Node): boolean => {
-  if (allowsNull(schema)) return true
-  if (Array.isArray(schema.oneOf) && schema.oneOf.some((s) => isRecord(s) && allowsNull(s))) return true
-  if (typeof schema.$ref === "string") {
-    const target = resolvePointer(
-      root,
-      schema.$ref.startsWith("#/$defs/") && !isRecord(root.$defs)
-        ? schema.$ref.replace("#/$defs/", "#/definitions/")
-        : schema.$ref,
-    )
-    return isRecord(target) && target !== schema && acceptsNull(target, root)
-  }
-  return false
 }

@@ -1,0 +1,121 @@
+/**
+ * The JSON Schema walking that strict conversion, its limits check and argument restoration share:
+ * pointers, `$ref` chains, `allOf` merging and merging the keywords around a union into one branch.
+ * Written once; each caller decides what a conflict means (conversion: not strict-able; restoration: keep
+ * the first).
+ */
+
+export type Node = Record<string, unknown>
+
+export const isRecord = (v: unknown): v is Node => typeof v === "object" && v !== null && !Array.isArray(v)
+export const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1")
+export const unesc = (s: string) => s.replace(/~1/g, "/").replace(/~0/g, "~")
+
+/** The node a local JSON pointer (`#`, `#/a/b`) names in `root`, or `undefined`. */
+export const resolvePointer = (root: Node, ref: string): unknown => {
+  if (ref === "#") return root
+  if (!ref.startsWith("#/")) return undefined
+  let node: unknown = root
+  for (const seg of ref.slice(2).split("/").map(unesc)) {
+    if (!isRecord(node)) return undefined
+    node = node[seg]
+  }
+  return node
+}
+
+/** Whether a schema (converted or source) accepts `null` by its type, enum, const or an `anyOf` branch. */
+export const allowsNull = (schema: Node): boolean => {
+  const t = schema.type
+  if (t === "null" || (Array.isArray(t) && t.includes("null"))) return true
+  if (Array.isArray(schema.enum) && schema.enum.includes(null)) return true
+  if ("const" in schema && schema.const === null) return true
+  if (Array.isArray(schema.anyOf)) return schema.anyOf.some((s) => isRecord(s) && allowsNull(s))
+  return false
+}
+
+/**
+ * Follows a chain of `$ref`s from `schema`: each target is taken with the referring node's other
+ * keywords on top (`{ ...target, ...siblings }`). `before(ref, followed)` runs before each hop and may
+ * throw to refuse it. Stops at the first ref that does not resolve (reported as `unresolved`) or after
+ * `maxHops`.
+ */
+export const followRefs = (
+  root: Node,
+  schema: unknown,
+  options: {
+    readonly pointer?: (ref: string) => string
+    readonly before?: (ref: string, followed: readonly string[]) => void
+    readonly maxHops?: number
+  } = {},
+): { readonly node: unknown; readonly refs: string[]; readonly unresolved?: string } => {
+  let node = schema
+  const refs: string[] = []
+  const max = options.maxHops ?? 32
+  while (isRecord(node) && typeof node.$ref === "string" && refs.length < max) {
+    const ref = node.$ref
+    options.before?.(ref, refs)
+    const target = resolvePointer(root, options.pointer ? options.pointer(ref) : ref)
+    if (!isRecord(target)) return { node, refs, unresolved: ref }
+    refs.push(ref)
+    const { $ref: _r, ...siblings } = node
+    node = { ...target, ...siblings }
+  }
+  return { node, refs }
+}
+
+/**
+ * Merges `node.allOf` into one schema: `branchOf(raw, i)` turns each branch into a schema object (or
+ * `undefined` to skip it); properties are merged (a later branch wins for a name in both), `required`
+ * lists united, the first `description`/`title` kept; another keyword two branches disagree on goes to
+ * `conflict(key, i)`, which may throw (default: keep the first).
+ */
+export const mergeAllOf = (
+  node: Node,
+  branchOf: (raw: unknown, index: number) => Node | undefined,
+  conflict: (key: string, index: number) => void = () => {},
+): Node => {
+  const { allOf, ...base } = node
+  const merged: Node = { ...base }
+  for (const [i, raw] of (allOf as unknown[]).entries()) {
+    const branch = branchOf(raw, i)
+    if (branch === undefined) continue
+    for (const [key, value] of Object.entries(branch)) {
+      if (key === "properties" && isRecord(value)) {
+        merged.properties = { ...(isRecord(merged.properties) ? merged.properties : {}), ...value }
+      } else if (key === "required" && Array.isArray(value)) {
+        merged.required = [...new Set([...((merged.required as string[]) ?? []), ...(value as string[])])]
+      } else if (key === "description" || key === "title") {
+        if (merged[key] === undefined) merged[key] = value
+      } else if (key in merged && JSON.stringify(merged[key]) !== JSON.stringify(value)) {
+        conflict(key, i)
+      } else merged[key] = value
+    }
+  }
+  return merged
+}
+
+/**
+ * One union branch with the keywords around the union (`shared`) on it, as one complete alternative:
+ * properties of both (the branch wins for a name in both), `required` of both,
+ * `additionalProperties: false` when either says so; another keyword both set differently goes to
+ * `conflict(key)`, which may throw (default: the branch's own value).
+ */
+export const mergeShared = (shared: Node, branch: Node, conflict: (key: string) => void = () => {}): Node => {
+  const merged: Node = { ...branch }
+  for (const [key, value] of Object.entries(shared)) {
+    const own = merged[key]
+    if (key === "properties" && isRecord(value)) {
+      merged.properties = { ...value, ...(isRecord(own) ? own : {}) }
+    } else if (key === "required" && Array.isArray(value)) {
+      merged.required = [...new Set([...value, ...(Array.isArray(own) ? own : [])])]
+    } else if (key === "additionalProperties") {
+      if (value === false || own === false) merged.additionalProperties = false
+      else if (own === undefined) merged.additionalProperties = value
+    } else if (own === undefined) {
+      merged[key] = value
+    } else if (JSON.stringify(own) !== JSON.stringify(value)) {
+      conflict(key)
+    }
+  }
+  return merged
+}
