@@ -69,3 +69,11 @@ export {
   toStrictSchema,
   WRAPPED_ROOT_PROPERTY,
 } from "./strictSchema.js"
+export {
+  type OpenAINamespaceFunction,
+  type OpenAINamespaceTool,
+  type OpenAIToolSearchOptions,
+  type OpenAIToolSearchSet,
+  type OpenAIToolSearchTool,
+  toOpenAIToolSearch,
+} from "./toolSearch.js"

@@ -61,6 +61,8 @@ export interface ResponseItemLike {
   readonly call_id?: unknown
   readonly name?: unknown
   readonly arguments?: unknown
+  /** The namespace of a function called through tool search. */
+  readonly namespace?: unknown
 }
 
 /**
@@ -302,7 +304,13 @@ const responseCalls = (items: readonly unknown[]): PendingCall[] =>
     .filter((i): i is ResponseItemLike => isRecord(i) && i.type === "function_call")
     .map((i) => ({
       callId: typeof i.call_id === "string" ? i.call_id : "",
-      name: typeof i.name === "string" ? i.name : "",
+      // a function inside a namespace (tool search) is routed by "namespace.name"
+      name:
+        typeof i.name !== "string"
+          ? ""
+          : typeof i.namespace === "string" && i.namespace !== ""
+            ? `${i.namespace}.${i.name}`
+            : i.name,
       arguments: typeof i.arguments === "string" ? i.arguments : undefined,
     }))
 

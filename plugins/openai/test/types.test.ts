@@ -12,9 +12,12 @@ import type {
 } from "openai/resources/chat/completions"
 import type {
   FunctionTool,
+  NamespaceTool,
   Response,
+  ResponseFunctionCallOutputItem,
   ResponseInputItem,
   Tool as ResponsesTool,
+  ToolSearchTool,
 } from "openai/resources/responses/responses"
 import { describe, expect, expectTypeOf, it } from "vitest"
 import {
@@ -25,14 +28,25 @@ import {
   type OpenAIChatTool,
   type OpenAIResponsesTool,
   type ResponsesClient,
+  type ResponsesOutputContent,
   runToolCalls,
   toChatCompletionsTools,
+  toOpenAIToolSearch,
   toOpenAITools,
   toResponsesTools,
 } from "../src/index.js"
 import { allDefinitions, testService } from "./support.js"
 
 describe("exported shapes match the openai package's types", () => {
+  it("tool search sets are Responses tools (namespaces, tool_search); output content parts fit", () => {
+    const tools: ResponsesTool[] = toOpenAIToolSearch(allDefinitions).tools
+    expect(tools[0]).toEqual({ type: "tool_search" })
+    expectTypeOf<ReturnType<typeof toOpenAIToolSearch>["tools"][number]>().toExtend<
+      NamespaceTool | ToolSearchTool
+    >()
+    expectTypeOf<ResponsesOutputContent>().toExtend<ResponseFunctionCallOutputItem>()
+  })
+
   it("chat tools are ChatCompletionTool[] and responses tools are FunctionTool[]", () => {
     const chat: ChatCompletionTool[] = toChatCompletionsTools(allDefinitions).tools
     const chatFns: ChatCompletionFunctionTool[] = toOpenAITools(allDefinitions, {
