@@ -9,6 +9,7 @@ import { join } from "node:path"
 import {
   defineTool,
   image,
+  makeContext,
   makeTool,
   resource,
   type Tool,
@@ -16,7 +17,7 @@ import {
   text,
 } from "@toolplane/foundation"
 import { definitionService } from "@toolplane/foundation/testing"
-import { fromMcpTool, type McpTool } from "@toolplane/plugin-mcp"
+import { fromMcpTool, type McpTool, mcpBackend } from "@toolplane/plugin-mcp"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
 import { runToolCalls, toOpenAITools, toResponsesOutput, toStrictSchema } from "../src/index.js"
@@ -68,6 +69,30 @@ describe("null fields from the wire count as absent", () => {
 })
 
 describe("schemas from the wild are normalised, not dropped", () => {
+  it("a real MCP server listing the wild tools over stdio: every tool survives the MCP client and the export", async () => {
+    const backend = mcpBackend({
+      name: "wild",
+      stdio: { command: process.execPath, args: [join(import.meta.dirname, "fixtures", "wildServer.mjs")] },
+    })
+    try {
+      const tools = await backend.toolSchemas()
+      expect(tools.map((t) => t.name).sort()).toEqual(wild.map((t) => t.name).sort())
+      const set = toOpenAITools(tools, { api: "responses" })
+      expect(set.tools).toHaveLength(wild.length)
+      expect(JSON.stringify(set.tools)).not.toContain(":null")
+      const result = await backend.execute(
+        { toolId: "wild/set_temperature", arguments: { celsius: 20 } },
+        makeContext(),
+      )
+      expect(result.content[0]).toMatchObject({
+        type: "text",
+        text: expect.stringContaining("set_temperature"),
+      })
+    } finally {
+      await backend.close()
+    }
+  }, 30_000)
+
   it("draft-04 boolean exclusiveMinimum/Maximum without $schema: the tool survives, with warnings", () => {
     const { value, warnings } = imported("set_temperature")
     expect(value.inputSchema.properties!.celsius).toEqual({

@@ -5,7 +5,11 @@
  * @since 0.1.0
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import type { CallToolResult, Progress as McpProgress } from "@modelcontextprotocol/sdk/types.js"
+import {
+  type CallToolResult,
+  ListToolsResultSchema,
+  type Progress as McpProgress,
+} from "@modelcontextprotocol/sdk/types.js"
 import {
   type BackendResult,
   byId,
@@ -15,7 +19,44 @@ import {
   type Progress,
   type Tool,
 } from "@toolplane/foundation"
+import { z } from "zod"
 import { fromMcpTool, type McpTool, NEXT_CURSOR_META_KEY } from "../adapter.js"
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v)
+
+/** A `tools/list` result without the `null` fields some servers send (`annotations: null`, `title: null`, ...). */
+const withoutNullFields = (result: unknown): unknown => {
+  if (!isRecord(result) || !Array.isArray(result.tools)) return result
+  return {
+    ...result,
+    tools: result.tools.map((tool) => {
+      if (!isRecord(tool)) return tool
+      const out = Object.fromEntries(Object.entries(tool).filter(([, v]) => v !== null))
+      if (isRecord(out.annotations))
+        out.annotations = Object.fromEntries(Object.entries(out.annotations).filter(([, v]) => v !== null))
+      return out
+    }),
+  }
+}
+
+/** The SDK's `tools/list` result schema, after the null fields are dropped. */
+const LenientListToolsResultSchema = z.preprocess(withoutNullFields, ListToolsResultSchema)
+
+/**
+ * One `tools/list` page. A server whose listing the SDK's schema rejects only because of `null` fields
+ * (a whole server lost to one tool's `annotations: null`) is asked again and read without them; the
+ * SDK then skips its output-schema cache for that page, the runner's own output check still applies.
+ */
+const listPage = async (client: Client, cursor: string | undefined, timeout: number) => {
+  const params = cursor === undefined ? {} : { cursor }
+  try {
+    return await client.listTools(params, { timeout })
+  } catch (error) {
+    if (!Array.isArray((error as { issues?: unknown })?.issues)) throw error
+    return await client.request({ method: "tools/list", params }, LenientListToolsResultSchema, { timeout })
+  }
+}
 
 /**
  * A tool served by an MCP server: its canonical form and the name the server knows it by.
@@ -43,9 +84,7 @@ export const listRemoteTools = async (
   for (let page = 0; ; page++) {
     if (page >= options.maxPages)
       throw new InvalidCursor({ reason: `tools/list did not finish within ${options.maxPages} pages` })
-    const result = await client.listTools(cursor === undefined ? {} : { cursor }, {
-      timeout: options.timeoutMs,
-    })
+    const result = await listPage(client, cursor, options.timeoutMs)
     natives.push(...result.tools)
     if (result.nextCursor === undefined || result.nextCursor === "") break
     if (result.nextCursor === cursor)
