@@ -44,8 +44,6 @@ const MANY = ["allOf", "anyOf", "oneOf", "prefixItems"]
 /** Keywords whose value maps names to subschemas. */
 const MAP = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]
 
-const TYPES = new Set(["string", "number", "integer", "boolean", "object", "array", "null"])
-
 /**
  * Rewrites the draft-03/draft-04 and generator idioms whose meaning is unambiguous, leaving everything
  * else untouched (the input is never mutated; unchanged subtrees are shared):
@@ -100,8 +98,6 @@ export const normalizeJsonSchema = (
     if (type === "any" || (Array.isArray(type) && type.includes("any"))) {
       delete edit().type
       note("type", `${path}/type`, '"any" is not a JSON Schema type; the type constraint was removed')
-    } else if (typeof type === "string" && !TYPES.has(type)) {
-      // unknown type names cannot be guessed: leave them for the validator to report
     }
     const required = input.required
     if (required !== undefined && typeof required !== "boolean" && !Array.isArray(required)) {

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest"
-import { checkJsonSchema, compileJsonSchema, makeTool, normalizeJsonSchema } from "../src/index.js"
+import {
+  checkJsonSchema,
+  compileJsonSchema,
+  type JsonSchema,
+  makeTool,
+  normalizeJsonSchema,
+} from "../src/index.js"
 
+// draft-03/04 keywords the JsonSchema type (rightly) does not allow
 const wild = {
   type: "object",
   properties: {
@@ -18,7 +25,7 @@ const wild = {
   },
   required: ["n"],
   $defs: { d: { type: "number", maximum: 5, exclusiveMaximum: true } },
-}
+} as unknown as JsonSchema
 
 describe("normalizeJsonSchema", () => {
   it("rewrites draft-04/03 idioms where the meaning is clear, with one change per rewrite", () => {

@@ -13,10 +13,16 @@ import {
   type ToolResult,
   type ToolService,
 } from "@toolplane/foundation"
-import { formatToolError, mapToolNames, type ToolNameMap } from "@toolplane/plugin-openai"
+import {
+  formatToolError,
+  looseParameters,
+  mapToolNames,
+  type ToolNameMap,
+  toolDescription,
+} from "@toolplane/plugin-openai"
 import { dynamicTool, jsonSchema, type ToolSet } from "ai"
 import type { AISDKApproval } from "./approval.js"
-import { type ModelOutput, providerSchema, toModelOutput } from "./internal/output.js"
+import { type ModelOutput, toModelOutput } from "./internal/output.js"
 
 /**
  * The approval status the SDK's `toolApproval` option takes, per tool (the `ai` package's
@@ -74,13 +80,6 @@ const warn = (toolId: string, feature: string, path: string, message: string): F
   message,
 })
 
-const description = (tool: Tool): string | undefined =>
-  typeof tool.description === "string" && tool.description !== ""
-    ? tool.description
-    : typeof tool.title === "string" && tool.title !== ""
-      ? tool.title
-      : undefined
-
 const withSignal = (init: ExecutionContextInit, signal: AbortSignal | undefined): AbortSignal | undefined =>
   signal === undefined
     ? init.signal
@@ -112,7 +111,11 @@ export const toAISDKTools = async (
   const listed =
     options.tools ?? (await listAllTools(service, options.context ? { context: options.context } : {}))
   const seen = new Set<string>()
-  const unique = listed.filter((t) => !seen.has(t.id) && seen.add(t.id) !== undefined)
+  const unique = listed.filter((t) => {
+    if (seen.has(t.id)) return false
+    seen.add(t.id)
+    return true
+  })
   const names = mapToolNames(unique.map((t) => t.id))
   const warnings: FeatureLossWarning[] = []
   const renames = new Map(names.renames.map((r) => [r.id, r]))
@@ -127,7 +130,7 @@ export const toAISDKTools = async (
     let schema: Record<string, unknown>
     let asks: boolean
     try {
-      schema = providerSchema(tool.inputSchema)
+      schema = looseParameters(tool.inputSchema)
       asks = approval !== undefined && (await approval.needsApproval(tool))
     } catch (error) {
       warnings.push(warn(tool.id, "tool", "", `left out: ${(error as Error)?.message ?? String(error)}`))
@@ -136,7 +139,7 @@ export const toAISDKTools = async (
     toolApproval[name] = asks
       ? { type: "user-approval", reason: `${tool.id} needs approval before it runs` }
       : { type: "not-applicable" }
-    const text = description(tool)
+    const text = toolDescription(tool)
     tools[name] = dynamicTool({
       ...(text !== undefined ? { description: text } : {}),
       inputSchema: jsonSchema(schema as Parameters<typeof jsonSchema>[0]),

@@ -11,12 +11,17 @@ import {
   type ExecutionContextInit,
   type FeatureLossWarning,
   isToolError,
-  type JsonSchema,
   listAllTools,
   type Tool,
   type ToolService,
 } from "@toolplane/foundation"
-import { formatToolError, mapToolNames, type ToolNameMap } from "@toolplane/plugin-openai"
+import {
+  formatToolError,
+  looseParameters,
+  mapToolNames,
+  type ToolNameMap,
+  toolDescription,
+} from "@toolplane/plugin-openai"
 import { toLangChainContent } from "./internal/content.js"
 
 /**
@@ -59,16 +64,6 @@ const warn = (toolId: string, feature: string, message: string): FeatureLossWarn
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v)
 
-/** The schema LangChain sends: no `$schema`, an object root with `type` and `properties`. */
-const langChainSchema = (schema: JsonSchema): Record<string, unknown> => {
-  if (!isRecord(schema)) throw new TypeError("the input schema is not an object")
-  const { $schema: _s, ...rest } = schema
-  const out: Record<string, unknown> = { ...rest }
-  if (out.type === undefined && out.$ref === undefined) out.type = "object"
-  if (out.type === "object" && out.properties === undefined && out.$ref === undefined) out.properties = {}
-  return out
-}
-
 const signalOf = (init: ExecutionContextInit, signal: AbortSignal | undefined) =>
   signal === undefined
     ? init.signal
@@ -102,7 +97,11 @@ export const toLangChainTools = async (
   const listed =
     options.tools ?? (await listAllTools(service, options.context ? { context: options.context } : {}))
   const seen = new Set<string>()
-  const unique = listed.filter((t) => !seen.has(t.id) && seen.add(t.id) !== undefined)
+  const unique = listed.filter((t) => {
+    if (seen.has(t.id)) return false
+    seen.add(t.id)
+    return true
+  })
   const names = mapToolNames(unique.map((t) => t.id))
   const renames = new Map(names.renames.map((r) => [r.id, r]))
   const warnings: FeatureLossWarning[] = []
@@ -115,17 +114,13 @@ export const toLangChainTools = async (
       warnings.push(warn(tool.id, "name", `renamed to "${name}" (${rename.reason})`))
     let schema: Record<string, unknown>
     try {
-      schema = langChainSchema(tool.inputSchema)
+      schema = looseParameters(tool.inputSchema)
     } catch (error) {
       warnings.push(warn(tool.id, "tool", `left out: ${(error as Error)?.message ?? String(error)}`))
       continue
     }
-    const description =
-      typeof tool.description === "string" && tool.description !== ""
-        ? tool.description
-        : typeof tool.title === "string" && tool.title !== ""
-          ? tool.title
-          : tool.id
+    // LangChain requires a description
+    const description = toolDescription(tool) ?? tool.id
     byName.set(name, tool)
     tools.push(
       new DynamicStructuredTool({

@@ -6,7 +6,8 @@
  *
  * @since 0.1.0
  */
-import type { Adapter, Conversion, FeatureLossWarning, JsonSchema, Tool } from "@toolplane/foundation"
+import type { Adapter, Conversion, FeatureLossWarning, Tool } from "@toolplane/foundation"
+import { looseParameters, toolDescription } from "./functionTool.js"
 import { fromOpenAITool } from "./import.js"
 import { mapToolNames, type ToolNameMap } from "./names.js"
 import { STRICT_FORMATS, toStrictSchema } from "./strictSchema.js"
@@ -103,13 +104,6 @@ const warn = (tool: Tool, feature: string, path: string, message: string): Featu
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v)
 
-/** Removes `$schema` from a non-strict schema and makes sure the root says `type: "object"`. */
-const looseParameters = (schema: JsonSchema): { [key: string]: unknown } => {
-  if (!isRecord(schema)) throw new TypeError("the input schema is not an object")
-  const { $schema: _s, ...rest } = schema
-  return rest.type === undefined && rest.$ref === undefined ? { type: "object", ...rest } : { ...rest }
-}
-
 interface Converted {
   readonly parameters: { [key: string]: unknown }
   readonly strict: boolean
@@ -169,12 +163,7 @@ const shape = (
   tool: Tool,
   c: Converted,
 ): OpenAIChatTool | OpenAIResponsesTool => {
-  const description =
-    typeof tool.description === "string" && tool.description !== ""
-      ? tool.description
-      : typeof tool.title === "string" && tool.title !== ""
-        ? tool.title
-        : undefined
+  const description = toolDescription(tool)
   if (api === "responses")
     return {
       type: "function",

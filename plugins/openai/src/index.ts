@@ -28,6 +28,7 @@ export {
   type ResponsesClient,
   runAgentLoop,
 } from "./agentLoop.js"
+export { looseParameters, toolDescription } from "./functionTool.js"
 export {
   fromOpenAITool,
   fromOpenAITools,

@@ -98,7 +98,11 @@ export const toOpenAIToolSearch = (
   options: OpenAIToolSearchOptions = {},
 ): OpenAIToolSearchSet => {
   const seen = new Set<string>()
-  const unique = tools.filter((t) => !seen.has(t.id) && seen.add(t.id) !== undefined)
+  const unique = tools.filter((t) => {
+    if (seen.has(t.id)) return false
+    seen.add(t.id)
+    return true
+  })
   const groups = new Map<string, Tool[]>()
   for (const tool of unique) groups.set(tool.namespace, [...(groups.get(tool.namespace) ?? []), tool])
   const namespaceNames = mapToolNames(groups.keys())

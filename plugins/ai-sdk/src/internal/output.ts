@@ -1,7 +1,7 @@
 /**
- * Conversions between Toolplane results and AI SDK tool outputs, and the input schema the SDK sends.
+ * Conversion of Toolplane results to AI SDK tool outputs.
  */
-import type { JsonSchema, ToolResult } from "@toolplane/foundation"
+import type { ToolResult } from "@toolplane/foundation"
 
 type ContentPart =
   | { type: "text"; text: string }
@@ -64,20 +64,4 @@ export const toModelOutput = (result: ToolResult): ModelOutput => {
     } else value.push({ type: "text", text: textOf({ content: [block] }) })
   }
   return { type: "content", value }
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v)
-
-/**
- * The input schema as sent to a model provider: no `$schema` (providers reject some dialect URIs), and an
- * object root that says `type: "object"` with `properties` (some providers require both).
- */
-export const providerSchema = (schema: JsonSchema): Record<string, unknown> => {
-  if (!isRecord(schema)) throw new TypeError("the input schema is not an object")
-  const { $schema: _s, ...rest } = schema
-  const out: Record<string, unknown> = { ...rest }
-  if (out.type === undefined && out.$ref === undefined) out.type = "object"
-  if (out.type === "object" && out.properties === undefined && out.$ref === undefined) out.properties = {}
-  return out
 }
