@@ -65,7 +65,7 @@ export interface AISDKToolSet {
    * leaving it out asks the same tools, without the reason).
    */
   readonly toolApproval: Record<string, AISDKApprovalStatus>
-  /** Tool id ↔ tool name (names follow `^[a-zA-Z0-9_-]{1,64}$`, valid for every major provider). */
+  /** Tool id ↔ tool name (names follow `^[a-zA-Z0-9_-]{1,64}$`, the rule of OpenAI and Anthropic; Gemini also wants a letter or `_` first). */
   readonly names: ToolNameMap
   /** Lossy renames and tools that could not be exported. */
   readonly warnings: FeatureLossWarning[]

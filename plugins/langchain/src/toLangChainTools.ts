@@ -44,7 +44,7 @@ export interface LangChainToolsOptions {
 export interface LangChainToolSet {
   /** Pass to `model.bindTools(tools)`, `createAgent({ tools })`, a `ToolNode`, ... */
   readonly tools: DynamicStructuredTool[]
-  /** Tool id ↔ tool name (names follow `^[a-zA-Z0-9_-]{1,64}$`, valid for every major provider). */
+  /** Tool id ↔ tool name (names follow `^[a-zA-Z0-9_-]{1,64}$`, the rule of OpenAI and Anthropic; Gemini also wants a letter or `_` first). */
   readonly names: ToolNameMap
   /** The canonical tools by LangChain name. */
   readonly byName: ReadonlyMap<string, Tool>
