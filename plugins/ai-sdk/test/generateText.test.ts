@@ -81,6 +81,38 @@ describe("generateText with Toolplane tools", () => {
     expect(inflight.max).toBeGreaterThanOrEqual(2)
   })
 
+  it("through the Responses API provider, images go back as input_image content", async () => {
+    const runner = makeRunner(allowAll())
+    const { tools } = await toAISDKTools(runner)
+    const start = server.requests.length
+    server.script = (_b, i) =>
+      i === start
+        ? {
+            calls: [
+              ["r1", "screen__shot", "{}"],
+              ["r2", "math__add", '{"a":1,"b":1}'],
+            ],
+          }
+        : { text: "seen" }
+    const result = await generateText({
+      model: createOpenAI({ baseURL: server.baseURL, apiKey: "sk-test" }).responses("gpt-test"),
+      tools,
+      prompt: "look",
+      stopWhen: stepCountIs(3),
+    })
+    expect(result.text).toBe("seen")
+    const outputs = Object.fromEntries(
+      (server.requests[start + 1].input as any[])
+        .filter((item) => item.type === "function_call_output")
+        .map((item) => [item.call_id, item.output]),
+    )
+    expect(outputs.r2).toBe("2")
+    expect(outputs.r1).toEqual([
+      { type: "input_text", text: "the screen" },
+      { type: "input_image", image_url: `data:image/png;base64,${Buffer.from("png").toString("base64")}` },
+    ])
+  })
+
   it("the SDK's abort signal reaches the tool", async () => {
     const runner = makeRunner(allowAll())
     const { tools } = await toAISDKTools(runner)

@@ -1,6 +1,6 @@
 /**
- * A local HTTP server on 127.0.0.1 that speaks OpenAI's POST /v1/chat/completions (non-streaming) with
- * scripted replies, recording every request body. Stands in for the hosted model API only.
+ * A local HTTP server on 127.0.0.1 that speaks OpenAI's POST /v1/chat/completions and POST /v1/responses
+ * (non-streaming) with scripted replies, recording every request body. Stands in for the hosted model API only.
  */
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -42,6 +42,39 @@ const completion = (reply: Reply) => ({
   usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
 })
 
+const response = (reply: Reply) => ({
+  id: "resp_test",
+  object: "response",
+  created_at: 1_700_000_000,
+  model: "gpt-test",
+  status: "completed",
+  output:
+    "calls" in reply
+      ? reply.calls.map(([id, name, args], i) => ({
+          type: "function_call",
+          id: `fc_${i}`,
+          call_id: id,
+          name,
+          arguments: args,
+          status: "completed",
+        }))
+      : [
+          {
+            type: "message",
+            id: "msg_1",
+            role: "assistant",
+            status: "completed",
+            content: [{ type: "output_text", text: reply.text, annotations: [] }],
+          },
+        ],
+  usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
+  parallel_tool_calls: true,
+  tool_choice: "auto",
+  tools: [],
+  error: null,
+  incomplete_details: null,
+})
+
 export const startChatServer = async (): Promise<ChatServer> => {
   const requests: any[] = []
   const state: { script: ChatServer["script"] } = { script: () => ({ text: "done" }) }
@@ -49,7 +82,8 @@ export const startChatServer = async (): Promise<ChatServer> => {
     let data = ""
     req.on("data", (chunk) => (data += chunk))
     req.on("end", () => {
-      if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
+      const chat = req.url === "/v1/chat/completions"
+      if (req.method !== "POST" || (!chat && req.url !== "/v1/responses")) {
         res.writeHead(404, { "content-type": "application/json" })
         res.end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }))
         return
@@ -57,7 +91,8 @@ export const startChatServer = async (): Promise<ChatServer> => {
       const body = JSON.parse(data)
       requests.push(body)
       res.writeHead(200, { "content-type": "application/json" })
-      res.end(JSON.stringify(completion(state.script(body, requests.length - 1))))
+      const reply = state.script(body, requests.length - 1)
+      res.end(JSON.stringify(chat ? completion(reply) : response(reply)))
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
