@@ -15,7 +15,7 @@
  *
  * @since 0.1.0
  */
-import { createHash } from "node:crypto"
+import { HASH_DIGITS, hashedName, MAX_LENGTH, readableName } from "./internal/nameForms.js"
 
 /**
  * What OpenAI accepts as a function name.
@@ -29,7 +29,7 @@ export const OPENAI_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/
  *
  * @since 0.1.0
  */
-export const OPENAI_NAME_MAX_LENGTH = 64
+export const OPENAI_NAME_MAX_LENGTH: number = MAX_LENGTH
 
 /**
  * Why a tool's OpenAI name differs from its id.
@@ -67,32 +67,6 @@ export interface ToolNameMap {
   readonly entries: readonly (readonly [id: string, name: string])[]
   /** Every tool whose name differs from its id, with the reason. */
   readonly renames: readonly ToolRename[]
-}
-
-const HASH_DIGITS = 10
-
-/**
- * The readable OpenAI form of an id: `/` becomes `__`, any other disallowed character `_`. Not
- * length-limited and not collision-checked: use {@link mapToolNames} for names you send. Not part of the
- * public API (not exported from the package entry).
- *
- * @since 0.1.0
- */
-export const readableName = (id: string): string => {
-  const slash = id.indexOf("/")
-  const sanitize = (s: string) => s.replace(/[^a-zA-Z0-9_-]/g, "_")
-  return slash < 0 ? sanitize(id) : `${sanitize(id.slice(0, slash))}__${sanitize(id.slice(slash + 1))}`
-}
-
-/**
- * The hashed form of an id: a readable prefix, `_` and `digits` hex digits of SHA-256 of the id.
- *
- * @since 0.1.0
- */
-export const hashedName = (id: string, digits = HASH_DIGITS): string => {
-  const hash = createHash("sha256").update(id).digest("hex").slice(0, digits)
-  const prefix = readableName(id).slice(0, OPENAI_NAME_MAX_LENGTH - digits - 1)
-  return `${prefix}_${hash}`
 }
 
 const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)

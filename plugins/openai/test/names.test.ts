@@ -1,7 +1,7 @@
 import { fc, test as fcTest } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
 import { mapToolNames, OPENAI_NAME_PATTERN } from "../src/index.js"
-import { hashedName, readableName } from "../src/names.js"
+import { hashedName, readableName } from "../src/internal/nameForms.js"
 
 const nsChar = fc.constantFrom(..."abcXYZ019_-".split(""))
 const nameChar = fc.constantFrom(..."abcXYZ019_-.".split(""))
