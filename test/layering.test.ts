@@ -76,12 +76,13 @@ const ALLOWED: Record<string, readonly string[]> = {
   "@toolplane/exec": ["@toolplane/foundation", "@toolplane/discovery"],
   "@toolplane/plugin-ai-sdk": ["@toolplane/foundation", "@toolplane/plugin-openai"],
   "@toolplane/plugin-langchain": ["@toolplane/foundation", "@toolplane/plugin-openai"],
+  "@toolplane/testkit": ["@toolplane/foundation", "@toolplane/exec"],
 }
 
 /** Workspace imports allowed only in a package's tests (its devDependencies), on top of {@link ALLOWED}. */
 const ALLOWED_IN_TESTS: Record<string, readonly string[]> = {
-  "@toolplane/plugin-ai-sdk": ["@toolplane/exec", "@toolplane/plugin-local", "@toolplane/plugin-mcp"],
-  "@toolplane/plugin-langchain": ["@toolplane/exec", "@toolplane/plugin-local", "@toolplane/plugin-mcp"],
+  "@toolplane/plugin-ai-sdk": ["@toolplane/exec", "@toolplane/plugin-mcp", "@toolplane/testkit"],
+  "@toolplane/plugin-langchain": ["@toolplane/exec", "@toolplane/plugin-mcp", "@toolplane/testkit"],
 }
 
 /** Packages at the top of the stack (the CLI assembles plugins into a gateway), exempt from "never a plugin". */

@@ -5,11 +5,17 @@
  */
 import { createOpenAI } from "@ai-sdk/openai"
 import { allowAll } from "@toolplane/exec"
+import {
+  aborted,
+  type ChatServer,
+  inflight,
+  makeRunner,
+  startChatServer,
+  toolMessages,
+} from "@toolplane/testkit"
 import { generateText, type ModelMessage, stepCountIs } from "ai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { aiSdkApproval, toAISDKTools } from "../src/index.js"
-import { type ChatServer, startChatServer, toolMessages } from "./chatServer.js"
-import { aborted, inflight, makeRunner } from "./tools.js"
 
 let server: ChatServer
 beforeAll(async () => {

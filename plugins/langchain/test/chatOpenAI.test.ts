@@ -6,10 +6,16 @@
 import { type AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages"
 import { ChatOpenAI } from "@langchain/openai"
 import { allowAll } from "@toolplane/exec"
+import {
+  aborted,
+  type ChatServer,
+  inflight,
+  makeRunner,
+  startChatServer,
+  toolMessages,
+} from "@toolplane/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runLangChainToolCalls, toLangChainTools } from "../src/index.js"
-import { type ChatServer, startChatServer, toolMessages } from "./chatServer.js"
-import { aborted, inflight, makeRunner } from "./tools.js"
 
 let server: ChatServer
 beforeAll(async () => {

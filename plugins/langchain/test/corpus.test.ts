@@ -11,11 +11,10 @@ import { dirname, join } from "node:path"
 import { ChatOpenAI } from "@langchain/openai"
 import type { Tool } from "@toolplane/foundation"
 import { fromMcpTool, type McpTool, mcpBackend } from "@toolplane/plugin-mcp"
+import { type ChatServer, startChatServer, toolListViolations } from "@toolplane/testkit"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { toLangChainTools } from "../src/index.js"
-import { type ChatServer, startChatServer } from "./chatServer.js"
-import { toolListViolations } from "./providerChecker.js"
 
 const require = createRequire(import.meta.url)
 const wild = JSON.parse(readFileSync(join(import.meta.dirname, "fixtures", "wild-mcp-tools.json"), "utf8"))

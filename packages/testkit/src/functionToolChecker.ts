@@ -1,8 +1,8 @@
 /**
  * An independent checker of the function-tool rules the major providers document, written from their
- * docs (it shares no code with src/): OpenAI function tools (name `^[a-zA-Z0-9_-]{1,64}$`, `parameters`
+ * docs (it shares no code with the plugins' conversions): OpenAI function tools (name `^[a-zA-Z0-9_-]{1,64}$`, `parameters`
  * a JSON Schema object) and Anthropic tools (`input_schema` with `type: "object"` at the root, no
- * `oneOf`/`anyOf`/`allOf` at the top level). Checked on what ChatOpenAI actually sent.
+ * `oneOf`/`anyOf`/`allOf` at the top level). Tests check with it what a real client actually sent.
  */
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/
 
@@ -18,7 +18,11 @@ const resolves = (root: any, ref: string): boolean => {
   return true
 }
 
-/** Every violation of the documented rules for one function tool, as "name: problem". */
+/**
+ * Every violation of the documented rules for one function tool, as "name: problem".
+ *
+ * @since 0.2.0
+ */
 export const toolViolations = (name: string, parameters: any): string[] => {
   const problems: string[] = []
   if (!NAME.test(name)) problems.push(`${name}: name does not match ${NAME}`)
@@ -50,7 +54,11 @@ export const toolViolations = (name: string, parameters: any): string[] => {
   return problems
 }
 
-/** Violations of a whole tool list: each tool, plus duplicate names. */
+/**
+ * Violations of a whole tool list: each tool, plus duplicate names.
+ *
+ * @since 0.2.0
+ */
 export const toolListViolations = (tools: readonly { name: string; parameters: unknown }[]): string[] => {
   const problems = tools.flatMap((t) => toolViolations(t.name, t.parameters))
   const seen = new Set<string>()

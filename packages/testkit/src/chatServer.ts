@@ -5,9 +5,12 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 
+/** @since 0.2.0 */
 export type ScriptedCall = readonly [id: string, name: string, args: string]
+/** @since 0.2.0 */
 export type Reply = { readonly calls: readonly ScriptedCall[] } | { readonly text: string }
 
+/** @since 0.2.0 */
 export interface ChatServer {
   readonly baseURL: string
   readonly requests: any[]
@@ -75,6 +78,7 @@ const response = (reply: Reply) => ({
   incomplete_details: null,
 })
 
+/** @since 0.2.0 */
 export const startChatServer = async (): Promise<ChatServer> => {
   const requests: any[] = []
   const state: { script: ChatServer["script"] } = { script: () => ({ text: "done" }) }
@@ -109,7 +113,11 @@ export const startChatServer = async (): Promise<ChatServer> => {
   }
 }
 
-/** The tool messages of a chat request, by tool call id. */
+/**
+ * The tool messages of a chat request, by tool call id.
+ *
+ * @since 0.2.0
+ */
 export const toolMessages = (body: any): Record<string, string> =>
   Object.fromEntries(
     (body.messages as any[])

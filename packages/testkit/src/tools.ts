@@ -1,10 +1,17 @@
-/** Test tools: a runner (the real exec pipeline) over an in-process backend. */
-import { type Approver, createRunner } from "@toolplane/exec"
-import { defineTool, image, text } from "@toolplane/foundation"
-import { localBackend } from "@toolplane/plugin-local"
+/**
+ * Test tools (a weather lookup, an adder, a failing tool, a deploy that needs approval, a screenshot, a
+ * slow abortable tool) and a runner (the real exec pipeline) over them. Read-only tools need no approval;
+ * the others do.
+ */
+import { type Approver, createRunner, type ToolRunner } from "@toolplane/exec"
+import { defineBackend, defineTool, image, type Tool, type ToolDefinition, text } from "@toolplane/foundation"
 import { z } from "zod"
 
-/** Calls of the two sleeping tools in flight at once. */
+/**
+ * Calls of the two sleeping tools (weather, add) in flight at once.
+ *
+ * @since 0.2.0
+ */
 export const inflight = { now: 0, max: 0 }
 const sleep = async (ms: number) => {
   inflight.now++
@@ -13,6 +20,7 @@ const sleep = async (ms: number) => {
   inflight.now--
 }
 
+/** @since 0.2.0 */
 export const weather = defineTool({
   id: "weather/current",
   description: "Current weather for a city",
@@ -24,6 +32,7 @@ export const weather = defineTool({
   },
 })
 
+/** @since 0.2.0 */
 export const add = defineTool({
   id: "math/add",
   description: "Adds two numbers",
@@ -35,6 +44,7 @@ export const add = defineTool({
   },
 })
 
+/** @since 0.2.0 */
 export const explode = defineTool({
   id: "ops/explode",
   description: "Always fails",
@@ -45,6 +55,7 @@ export const explode = defineTool({
   },
 })
 
+/** @since 0.2.0 */
 export const deploy = defineTool({
   id: "ops/deploy",
   description: "Deploys to an environment",
@@ -52,6 +63,7 @@ export const deploy = defineTool({
   handler: ({ env }) => `deployed to ${env}`,
 })
 
+/** @since 0.2.0 */
 export const screenshot = defineTool({
   id: "screen/shot",
   description: "Takes a screenshot",
@@ -62,8 +74,14 @@ export const screenshot = defineTool({
   }),
 })
 
-/** A slow tool that reports whether its signal was aborted. */
+/**
+ * Set to `true` when the slow tool saw its signal abort.
+ *
+ * @since 0.2.0
+ */
 export const aborted: { value: boolean | undefined } = { value: undefined }
+
+/** @since 0.2.0 */
 export const slow = defineTool({
   id: "ops/slow",
   description: "Takes a while",
@@ -82,8 +100,27 @@ export const slow = defineTool({
   },
 })
 
-export const makeRunner = (approver?: Approver) =>
-  createRunner({
-    backends: [localBackend([weather, add, explode, deploy, screenshot, slow], { name: "local" })],
+const definitions: readonly ToolDefinition<any>[] = [weather, add, explode, deploy, screenshot, slow]
+
+/**
+ * A runner over the test tools, with an optional approver.
+ *
+ * @since 0.2.0
+ */
+export const makeRunner = (approver?: Approver): ToolRunner => {
+  const byId = new Map(definitions.map((d) => [d.id, d]))
+  const tools: Tool[] = definitions.map(
+    ({ handler: _h, inputValidator: _i, outputValidator: _o, ...tool }) => tool,
+  )
+  return createRunner({
+    backends: [
+      defineBackend({
+        name: "local",
+        toolSchemas: () => tools,
+        execute: (call, ctx) => byId.get(call.toolId)!.invoke(call.arguments, ctx),
+        requiresApproval: (id) => byId.get(id)?.annotations?.readOnlyHint !== true,
+      }),
+    ],
     ...(approver !== undefined ? { approver } : {}),
   })
+}

@@ -1,0 +1,25 @@
+/**
+ * @toolplane/testkit (private, not published): helpers the model-API plugins' tests share.
+ *
+ * @packageDocumentation
+ * @since 0.2.0
+ */
+export {
+  type ChatServer,
+  type Reply,
+  type ScriptedCall,
+  startChatServer,
+  toolMessages,
+} from "./chatServer.js"
+export { toolListViolations, toolViolations } from "./functionToolChecker.js"
+export {
+  aborted,
+  add,
+  deploy,
+  explode,
+  inflight,
+  makeRunner,
+  screenshot,
+  slow,
+  weather,
+} from "./tools.js"
