@@ -11,6 +11,7 @@ export {
   startChatServer,
   toolMessages,
 } from "./chatServer.js"
+export { everythingServerCommand } from "./everythingServer.js"
 export { toolListViolations, toolViolations } from "./functionToolChecker.js"
 export {
   aborted,
@@ -23,3 +24,4 @@ export {
   slow,
   weather,
 } from "./tools.js"
+export { WILD_MCP_TOOLS_PATH, type WildMcpTool, wildMcpTools } from "./wildTools.js"

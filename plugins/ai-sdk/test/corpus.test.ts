@@ -5,30 +5,26 @@
  * OpenAI-compatible server; what arrives is checked by an independent checker of the providers'
  * documented rules. Names are valid, unique and reversible (fast-check).
  */
-import { readFileSync } from "node:fs"
-import { createRequire } from "node:module"
-import { dirname, join } from "node:path"
 import { createOpenAI } from "@ai-sdk/openai"
 import type { Tool } from "@toolplane/foundation"
 import { fromMcpTool, type McpTool, mcpBackend } from "@toolplane/plugin-mcp"
-import { type ChatServer, startChatServer, toolListViolations } from "@toolplane/testkit"
+import {
+  type ChatServer,
+  everythingServerCommand,
+  startChatServer,
+  toolListViolations,
+  wildMcpTools,
+} from "@toolplane/testkit"
 import { generateText } from "ai"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { toAISDKTools } from "../src/index.js"
 
-const require = createRequire(import.meta.url)
-const wild = JSON.parse(readFileSync(join(import.meta.dirname, "fixtures", "wild-mcp-tools.json"), "utf8"))
-  .tools as McpTool[]
+const wild = wildMcpTools() as unknown as McpTool[]
 
 let server: ChatServer
 let everything: Tool[] = []
-const backend = (() => {
-  const manifest = require.resolve("@modelcontextprotocol/server-everything/package.json")
-  const bin = JSON.parse(readFileSync(manifest, "utf8")).bin
-  const entry = join(dirname(manifest), typeof bin === "string" ? bin : bin["mcp-server-everything"])
-  return mcpBackend({ name: "everything", stdio: { command: process.execPath, args: [entry, "stdio"] } })
-})()
+const backend = mcpBackend({ name: "everything", stdio: everythingServerCommand() })
 
 beforeAll(async () => {
   server = await startChatServer()

@@ -1,10 +1,9 @@
 /**
  * Regression tests for the fixes found with a corpus of 527 real MCP tools: null fields from the wire,
  * draft-04/draft-03 schemas, a never-matching union branch, one broken tool in a set, and Responses API
- * outputs that carry images and files. The wild tools are committed in test/fixtures/wild-mcp-tools.json
- * in the MCP `tools/list` wire shape and go through the MCP plugin's own conversion, as from a server.
+ * outputs that carry images and files. The wild tools are committed in fixtures/wild-mcp-tools.json
+ * (in @toolplane/testkit) in the MCP `tools/list` wire shape and go through the MCP plugin's own conversion, as from a server.
  */
-import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import {
   defineTool,
@@ -18,13 +17,13 @@ import {
 } from "@toolplane/foundation"
 import { definitionService } from "@toolplane/foundation/testing"
 import { fromMcpTool, type McpTool, mcpBackend } from "@toolplane/plugin-mcp"
+import { WILD_MCP_TOOLS_PATH, wildMcpTools } from "@toolplane/testkit"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
 import { runToolCalls, toOpenAITools, toResponsesOutput, toStrictSchema } from "../src/index.js"
 import { strictViolations } from "./strictChecker.js"
 
-const wild = JSON.parse(readFileSync(join(import.meta.dirname, "fixtures", "wild-mcp-tools.json"), "utf8"))
-  .tools as McpTool[]
+const wild = wildMcpTools() as unknown as McpTool[]
 const native = (name: string) => wild.find((t) => t.name === name)!
 const imported = (name: string) => fromMcpTool(native(name), "wild")
 
@@ -72,7 +71,10 @@ describe("schemas from the wild are normalised, not dropped", () => {
   it("a real MCP server listing the wild tools over stdio: every tool survives the MCP client and the export", async () => {
     const backend = mcpBackend({
       name: "wild",
-      stdio: { command: process.execPath, args: [join(import.meta.dirname, "fixtures", "wildServer.mjs")] },
+      stdio: {
+        command: process.execPath,
+        args: [join(import.meta.dirname, "fixtures", "wildServer.mjs"), WILD_MCP_TOOLS_PATH],
+      },
     })
     try {
       const tools = await backend.toolSchemas()
