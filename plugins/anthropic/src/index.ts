@@ -54,9 +54,9 @@ export {
 } from "./runToolCalls.js"
 export {
   isSimplePattern,
+  type SchemaLoss,
   STRICT_FORMATS,
   STRICT_LIMITS,
-  type SchemaLoss,
   type StrictSchemaResult,
   strictComplexity,
   toStrictSchema,

@@ -169,7 +169,7 @@ const resolvePointer = (root: Node, ref: string): unknown => {
 const checkNotRecursive = (root: Node): void => {
   const visit = (node: unknown, path: string, stack: readonly string[]): void => {
     if (Array.isArray(node)) {
-      node.forEach((n, i) => visit(n, `${path}/${i}`, stack))
+      for (const [i, n] of node.entries()) visit(n, `${path}/${i}`, stack)
       return
     }
     if (!isRecord(node)) return
@@ -370,7 +370,10 @@ export const strictComplexity = (schema: JsonSchema): { optional: number; unions
   let optional = 0
   let unions = 0
   const visit = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(visit)
+    if (Array.isArray(node)) {
+      for (const n of node) visit(n)
+      return
+    }
     if (!isRecord(node)) return
     if (isRecord(node.properties)) {
       const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : [])

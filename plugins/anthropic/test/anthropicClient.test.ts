@@ -8,7 +8,7 @@ import Anthropic from "@anthropic-ai/sdk"
 import { defineTool } from "@toolplane/foundation"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { z } from "zod"
-import { runAgentLoop, runToolCalls, toAnthropicTools, toAnthropicToolSearch } from "../src/index.js"
+import { runAgentLoop, runToolCalls, toAnthropicToolSearch, toAnthropicTools } from "../src/index.js"
 import { allDefinitions, PNG, serviceOf } from "./support.js"
 
 type Script = (body: any, index: number) => unknown
@@ -25,7 +25,12 @@ beforeAll(async () => {
     req.on("end", () => {
       if (req.method !== "POST" || req.url !== "/v1/messages") {
         res.writeHead(404, { "content-type": "application/json" })
-        res.end(JSON.stringify({ type: "error", error: { type: "not_found_error", message: `no route ${req.url}` } }))
+        res.end(
+          JSON.stringify({
+            type: "error",
+            error: { type: "not_found_error", message: `no route ${req.url}` },
+          }),
+        )
         return
       }
       const body = JSON.parse(data)
@@ -79,7 +84,10 @@ const CALLS: [string, unknown, string, boolean][] = [
 
 const toolCalls = () =>
   message(
-    [{ type: "text", text: "Let me check.", citations: null }, ...CALLS.map(([n, input], i) => toolUse(`toolu_${i}`, n, input))],
+    [
+      { type: "text", text: "Let me check.", citations: null },
+      ...CALLS.map(([n, input], i) => toolUse(`toolu_${i}`, n, input)),
+    ],
     "tool_use",
   )
 
@@ -103,8 +111,13 @@ const checkResults = (results: any[]) => {
 describe("agent loop against a local Messages API server", () => {
   it("runs parallel calls, turns every failure into an is_error tool_result and stops when the model answers", async () => {
     script = (_body, index) =>
-      index === 0 ? toolCalls() : message([{ type: "text", text: "Oslo is 4°C; 2+3=5.", citations: null }], "end_turn")
-    const { service, calls, stats } = serviceOf(allDefinitions, { needsApproval: ["ops/deploy"], delayMs: 20 })
+      index === 0
+        ? toolCalls()
+        : message([{ type: "text", text: "Oslo is 4°C; 2+3=5.", citations: null }], "end_turn")
+    const { service, calls, stats } = serviceOf(allDefinitions, {
+      needsApproval: ["ops/deploy"],
+      delayMs: 20,
+    })
     const result = await runAgentLoop({
       client: client(),
       service,
@@ -186,7 +199,13 @@ describe("agent loop against a local Messages API server", () => {
   it("stops at the step limit when the model keeps calling tools", async () => {
     script = () => message([toolUse("toolu_x", "math__add", { a: 1, b: 1 })], "tool_use")
     const { service } = serviceOf(allDefinitions)
-    const result = await runAgentLoop({ client: client(), service, model: "claude-test", messages: [{ role: "user", content: "loop" }], maxSteps: 3 })
+    const result = await runAgentLoop({
+      client: client(),
+      service,
+      model: "claude-test",
+      messages: [{ role: "user", content: "loop" }],
+      maxSteps: 3,
+    })
     expect(result.stopReason).toBe("max_steps")
     expect(received).toHaveLength(3)
     expect(result.steps.map((s) => s.outcomes[0]!.block.content)).toEqual([
@@ -235,7 +254,13 @@ describe("provider tool search against the local server", () => {
           )
         : message([{ type: "text", text: "42", citations: null }], "end_turn")
     const { service, calls } = serviceOf(many)
-    const result = await runAgentLoop({ client: client(), service, model: "claude-test", messages: [{ role: "user", content: "run op 217 on 21" }], tools: set })
+    const result = await runAgentLoop({
+      client: client(),
+      service,
+      model: "claude-test",
+      messages: [{ role: "user", content: "run op 217 on 21" }],
+      tools: set,
+    })
     const tools = received[0].tools
     expect(tools).toHaveLength(301)
     expect(tools.at(-1)).toEqual({ type: "tool_search_tool_regex_20251119", name: "tool_search_tool_regex" })
@@ -244,15 +269,32 @@ describe("provider tool search against the local server", () => {
     // only the client tool ran; the server tool blocks went back untouched
     expect(calls).toEqual([{ name: "svc4/op_217", arguments: { n: 21 } }])
     const back = received[1].messages
-    expect(back[1].content.map((b: any) => b.type)).toEqual(["server_tool_use", "tool_search_tool_result", "tool_use"])
-    expect(back[2].content).toEqual([{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "op 217: 42" }] }])
+    expect(back[1].content.map((b: any) => b.type)).toEqual([
+      "server_tool_use",
+      "tool_search_tool_result",
+      "tool_use",
+    ])
+    expect(back[2].content).toEqual([
+      { type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "op 217: 42" }] },
+    ])
     expect(result.text).toBe("42")
   })
 
   it("continues a pause_turn without adding a user turn", async () => {
     script = (_body, index) =>
       index === 0
-        ? message([{ type: "server_tool_use", id: "srvtoolu_1", name: "tool_search_tool_bm25", input: { query: "double" }, caller: { type: "direct" } }], "pause_turn")
+        ? message(
+            [
+              {
+                type: "server_tool_use",
+                id: "srvtoolu_1",
+                name: "tool_search_tool_bm25",
+                input: { query: "double" },
+                caller: { type: "direct" },
+              },
+            ],
+            "pause_turn",
+          )
         : message([{ type: "text", text: "done", citations: null }], "end_turn")
     const { service } = serviceOf(many)
     const result = await runAgentLoop({
@@ -265,6 +307,9 @@ describe("provider tool search against the local server", () => {
     expect(result.text).toBe("done")
     expect(received).toHaveLength(2)
     expect(received[1].messages.map((m: any) => m.role)).toEqual(["user", "assistant"])
-    expect(received[0].tools.at(-1)).toEqual({ type: "tool_search_tool_bm25_20251119", name: "tool_search_tool_bm25" })
+    expect(received[0].tools.at(-1)).toEqual({
+      type: "tool_search_tool_bm25_20251119",
+      name: "tool_search_tool_bm25",
+    })
   })
 })

@@ -7,16 +7,20 @@ import {
   ApprovalRequired,
   defineTool,
   image,
-  text,
   type ToolDefinition,
   type ToolService,
+  text,
 } from "@toolplane/foundation"
 import { definitionService } from "@toolplane/foundation/testing"
 import { z } from "zod"
 
 export const serviceOf = (
   definitions: readonly ToolDefinition<any>[],
-  options: { readonly needsApproval?: readonly string[]; readonly pageSize?: number; readonly delayMs?: number } = {},
+  options: {
+    readonly needsApproval?: readonly string[]
+    readonly pageSize?: number
+    readonly delayMs?: number
+  } = {},
 ) => {
   const inner = definitionService(definitions, { pageSize: options.pageSize ?? 2 })
   const calls: { name: string; arguments: unknown }[] = []
@@ -29,7 +33,8 @@ export const serviceOf = (
       stats.maxInflight = Math.max(stats.maxInflight, stats.inflight)
       try {
         if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs))
-        if (options.needsApproval?.includes(request.name)) throw new ApprovalRequired({ toolId: request.name })
+        if (options.needsApproval?.includes(request.name))
+          throw new ApprovalRequired({ toolId: request.name })
         return await inner.callTool(request)
       } finally {
         stats.inflight--
