@@ -31,7 +31,8 @@ export interface PartLike {
     readonly name?: string
     readonly args?: Record<string, unknown>
   }
-  readonly [key: string]: unknown
+  readonly text?: string
+  readonly thought?: boolean
 }
 
 /**

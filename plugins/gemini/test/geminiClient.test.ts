@@ -61,9 +61,7 @@ const CALLS: [string, unknown, string | undefined, string, boolean][] = [
 ]
 
 const functionCalls = () =>
-  reply(
-    CALLS.map(([name, args, id]) => ({ functionCall: { ...(id ? { id } : {}), name, args } })),
-  )
+  reply(CALLS.map(([name, args, id]) => ({ functionCall: { ...(id ? { id } : {}), name, args } })))
 
 const checkResponses = (parts: any[]) => {
   expect(parts).toHaveLength(CALLS.length)
@@ -85,7 +83,10 @@ const checkResponses = (parts: any[]) => {
 describe("agent loop against a local generateContent server", () => {
   it("runs parallel calls, answers every failure with { error } and stops when the model answers", async () => {
     script = (_body, index) => (index === 0 ? functionCalls() : reply([{ text: "Oslo is 4°C; 2+3=5." }]))
-    const { service, calls, stats } = serviceOf(allDefinitions, { needsApproval: ["ops/deploy"], delayMs: 20 })
+    const { service, calls, stats } = serviceOf(allDefinitions, {
+      needsApproval: ["ops/deploy"],
+      delayMs: 20,
+    })
     const result = await runAgentLoop({
       client: client(),
       service,
@@ -101,7 +102,13 @@ describe("agent loop against a local generateContent server", () => {
     const first = received[0]!.body
     expect(first.systemInstruction).toEqual({ parts: [{ text: "Be terse." }], role: "user" })
     const declarations = first.tools[0].functionDeclarations
-    expect(declarations.map((d: any) => d.name)).toEqual(["math__add", "ops__deploy", "ops__explode", "viz__chart", "weather__current"])
+    expect(declarations.map((d: any) => d.name)).toEqual([
+      "math__add",
+      "ops__deploy",
+      "ops__explode",
+      "viz__chart",
+      "weather__current",
+    ])
     expect(declarations.find((d: any) => d.name === "ops__explode").parameters).toBeUndefined()
     expect(declarations.find((d: any) => d.name === "weather__current").parameters).toEqual({
       type: "OBJECT",
@@ -175,7 +182,13 @@ describe("agent loop against a local generateContent server", () => {
   it("stops at the step limit when the model keeps calling functions", async () => {
     script = () => reply([{ functionCall: { name: "math__add", args: { a: 1, b: 1 } } }])
     const { service } = serviceOf(allDefinitions)
-    const result = await runAgentLoop({ client: client(), service, model: "gemini-test", contents: "loop", maxSteps: 3 })
+    const result = await runAgentLoop({
+      client: client(),
+      service,
+      model: "gemini-test",
+      contents: "loop",
+      maxSteps: 3,
+    })
     expect(result.stopReason).toBe("max_steps")
     expect(received).toHaveLength(3)
     expect(result.steps.map((s) => s.outcomes[0]!.part.functionResponse.response)).toEqual([
