@@ -102,7 +102,7 @@ const textOf = (content: readonly ContentBlockLike[]): string | undefined => {
  * const result = await runAgentLoop({
  *   client: new Anthropic(),
  *   service,
- *   model: "claude-sonnet-4-5",
+ *   model: "claude-sonnet-5-5",
  *   messages: [{ role: "user", content: "What's the weather in Oslo?" }],
  * })
  * console.log(result.text)
