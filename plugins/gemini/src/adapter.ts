@@ -41,7 +41,8 @@ export interface GeminiToolsOptions {
    * - `"openapi"` (default): `parameters` in the documented OpenAPI subset, converted (see
    *   `toGeminiSchema`); works with every Gemini model and Vertex AI.
    * - `"jsonSchema"`: `parametersJsonSchema`, the JSON Schema itself (normalised), for models that
-   *   accept JSON Schema for function parameters; keeps `$ref`, unions and bounds.
+   *   accept JSON Schema for function parameters (served by the `v1beta` API surface); keeps `$ref`,
+   *   unions and bounds.
    */
   readonly schema?: "openapi" | "jsonSchema"
 }
