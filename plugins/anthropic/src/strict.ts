@@ -165,6 +165,40 @@ const resolvePointer = (root: Node, ref: string): unknown => {
   return node
 }
 
+/**
+ * Drops root definitions no `$ref` reachable from the root uses: they mean nothing, and a strict
+ * grammar would still have to compile them.
+ */
+const pruneDefinitions = (root: Node): Node => {
+  const used = new Set<string>()
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const n of node) visit(n)
+      return
+    }
+    if (!isRecord(node)) return
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "$defs" || key === "definitions") continue
+      if (key === "$ref" && typeof value === "string" && !used.has(value)) {
+        used.add(value)
+        visit(resolvePointer(root, value))
+      } else if (typeof value === "object" && value !== null && key !== "enum" && key !== "const")
+        visit(value)
+    }
+  }
+  visit(root)
+  const out: Node = { ...root }
+  for (const key of ["$defs", "definitions"]) {
+    if (!isRecord(root[key])) continue
+    const kept = Object.entries(root[key] as Node).filter(([name]) =>
+      [...used].some((ref) => ref === `#/${key}/${esc(name)}` || ref.startsWith(`#/${key}/${esc(name)}/`)),
+    )
+    if (kept.length > 0) out[key] = Object.fromEntries(kept)
+    else delete out[key]
+  }
+  return out
+}
+
 /** Fails when following `$ref`s from the root can come back to a schema already being expanded. */
 const checkNotRecursive = (root: Node): void => {
   const visit = (node: unknown, path: string, stack: readonly string[]): void => {
@@ -189,7 +223,8 @@ const checkNotRecursive = (root: Node): void => {
   visit(root, "", ["#"])
 }
 
-const mergeAllOf = (node: Node, path: string, ctx: Ctx): Node => {
+const mergeAllOf = (node: Node, path: string, ctx: Ctx, depth = 0): Node => {
+  if (depth > 32) throw new NotStrict(path, "allOf nested too deeply (recursive?)")
   const { allOf, ...base } = node
   let merged: Node = { ...base }
   for (const [i, raw] of (allOf as unknown[]).entries()) {
@@ -197,7 +232,9 @@ const mergeAllOf = (node: Node, path: string, ctx: Ctx): Node => {
     if (isRecord(branch) && typeof branch.$ref === "string" && Object.keys(branch).length === 1)
       branch = resolvePointer(ctx.root, branch.$ref)
     if (!isRecord(branch)) throw new NotStrict(`${path}/allOf/${i}`, "allOf branch is not a schema object")
-    const flat: Node = Array.isArray(branch.allOf) ? mergeAllOf(branch, `${path}/allOf/${i}`, ctx) : branch
+    const flat: Node = Array.isArray(branch.allOf)
+      ? mergeAllOf(branch, `${path}/allOf/${i}`, ctx, depth + 1)
+      : branch
     for (const [key, value] of Object.entries(flat)) {
       if (key === "properties" && isRecord(value))
         merged = {
@@ -239,6 +276,19 @@ const convert = (input: unknown, path: string, ctx: Ctx): unknown => {
   for (const [key, value] of Object.entries(node)) {
     if (value === undefined || SILENT.has(key)) continue
     const at = `${path}/${esc(key)}`
+    if (
+      types.length > 0 &&
+      !types.includes("object") &&
+      (key === "properties" || key === "required" || key === "additionalProperties")
+    ) {
+      lose(
+        ctx,
+        key,
+        at,
+        `"${key}" on a schema of type ${JSON.stringify(node.type)} means nothing and was removed`,
+      )
+      continue
+    }
     if (TUPLE.has(key) || (key === "items" && Array.isArray(value)))
       throw new NotStrict(at, "tuples cannot be expressed in strict mode")
     if (key === "properties" && isRecord(value)) {
@@ -309,7 +359,17 @@ const convert = (input: unknown, path: string, ctx: Ctx): unknown => {
         "additional properties are not allowed in strict mode; only the named properties can be sent",
       )
     } else if (key === "required" && Array.isArray(value)) {
-      out.required = value
+      const named = isRecord(node.properties) ? node.properties : {}
+      const kept = value.filter((r) => typeof r === "string" && r in named)
+      for (const r of value)
+        if (!kept.includes(r))
+          lose(
+            ctx,
+            "required",
+            at,
+            `required "${String(r)}" has no property schema; closed objects cannot carry it, so it was dropped`,
+          )
+      if (kept.length > 0 || !isObject) out.required = isObject ? kept : value
     } else if (KEEP.has(key)) {
       out[key] = value
     } else if (key in RESTATE) {
@@ -349,8 +409,8 @@ export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
   const normalized = normalizeSchema(schema)
   const losses: SchemaLoss[] = [...normalized.losses]
   try {
-    const root = normalized.schema as Node
-    if (!isRecord(root)) throw new NotStrict("", "not a schema object")
+    if (!isRecord(normalized.schema)) throw new NotStrict("", "not a schema object")
+    const root = pruneDefinitions(normalized.schema as Node)
     checkNotRecursive(root)
     const converted = convert({ ...root, type: root.type ?? "object" }, "", { root, losses }) as Node
     return { ok: true, schema: converted as JsonSchema, losses }

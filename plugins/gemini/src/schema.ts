@@ -195,21 +195,32 @@ const typesOf = (node: Node): string[] => {
   return []
 }
 
-const mergeAllOf = (node: Node, path: string, ctx: Ctx): Node => {
+const mergeAllOf = (node: Node, path: string, ctx: Ctx, refs: readonly string[] = []): Node => {
   const { allOf, ...base } = node
   const merged: Node = { ...base }
   for (const [i, raw] of (allOf as unknown[]).entries()) {
     let branch = raw
-    for (let hops = 0; isRecord(branch) && typeof branch.$ref === "string" && hops < 16; hops++) {
+    let seen = refs
+    while (isRecord(branch) && typeof branch.$ref === "string") {
       const { $ref, ...rest } = branch
+      if (seen.includes($ref as string)) {
+        branch = undefined
+        break
+      }
+      seen = [...seen, $ref as string]
       const target = resolvePointer(ctx.root, $ref as string)
       branch = isRecord(target) ? { ...target, ...rest } : undefined
     }
     if (!isRecord(branch)) {
-      lose(ctx, "allOf", `${path}/allOf/${i}`, "an allOf branch that is not a local schema was dropped")
+      lose(
+        ctx,
+        "allOf",
+        `${path}/allOf/${i}`,
+        "an allOf branch that is not a local, non-recursive schema was dropped",
+      )
       continue
     }
-    const flat = Array.isArray(branch.allOf) ? mergeAllOf(branch, `${path}/allOf/${i}`, ctx) : branch
+    const flat = Array.isArray(branch.allOf) ? mergeAllOf(branch, `${path}/allOf/${i}`, ctx, seen) : branch
     for (const [key, value] of Object.entries(flat)) {
       if (key === "properties" && isRecord(value))
         merged.properties = { ...(isRecord(merged.properties) ? merged.properties : {}), ...value }
@@ -281,7 +292,7 @@ const convert = (input: unknown, path: string, ctx: Ctx, refs: readonly string[]
     refs = [...refs, ref]
     node = { ...target, ...siblings }
   }
-  if (Array.isArray(node.allOf)) node = mergeAllOf(node, path, ctx)
+  if (Array.isArray(node.allOf)) node = mergeAllOf(node, path, ctx, refs)
   if (Array.isArray(node.oneOf)) {
     const { oneOf, ...rest } = node
     if (Array.isArray(rest.anyOf)) {

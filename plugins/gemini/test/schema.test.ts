@@ -13,7 +13,11 @@ describe("Gemini property names", () => {
   test.prop([fc.uniqueArray(propertyName, { minLength: 1, maxLength: 12 }), fc.integer()])(
     "are valid and unique, and arguments sent under them restore to the original names",
     (names, seed) => {
-      const schema = { type: "object", properties: Object.fromEntries(names.map((n) => [n, { type: "integer" }])), required: names }
+      const schema = {
+        type: "object",
+        properties: Object.fromEntries(names.map((n) => [n, { type: "integer" }])),
+        required: names,
+      }
       const { schema: out, shape } = toGeminiSchema(schema)
       expect(schemaViolations(out)).toEqual([])
       const sent = Object.keys(out!.properties!)
@@ -32,7 +36,10 @@ describe("Gemini property names", () => {
 
 describe("Gemini schema conversion", () => {
   it("keeps a valid name when a renamed one would collide with it", () => {
-    const { schema, shape } = toGeminiSchema({ type: "object", properties: { "a-b": { type: "string" }, a_b: { type: "number" } } })
+    const { schema, shape } = toGeminiSchema({
+      type: "object",
+      properties: { "a-b": { type: "string" }, a_b: { type: "number" } },
+    })
     expect(schema!.properties).toEqual({ a_b_2: { type: "STRING" }, a_b: { type: "NUMBER" } })
     expect(restoreArguments(shape, { a_b_2: "s", a_b: 1 })).toEqual({ "a-b": "s", a_b: 1 })
   })
@@ -42,7 +49,9 @@ describe("Gemini schema conversion", () => {
       type: "object",
       properties: {
         "list-of": { type: "array", items: { type: "object", properties: { "x-y": { type: "string" } } } },
-        either: { anyOf: [{ type: "object", properties: { "p-q": { type: "number" } } }, { type: "string" }] },
+        either: {
+          anyOf: [{ type: "object", properties: { "p-q": { type: "number" } } }, { type: "string" }],
+        },
       },
     })
     expect(schemaViolations(schema)).toEqual([])
@@ -51,12 +60,18 @@ describe("Gemini schema conversion", () => {
       "/properties/list-of/items/properties/x-y",
       "/properties/either/anyOf/0/properties/p-q",
     ])
-    expect(restoreArguments(shape, { list_of: [{ x_y: "1" }], either: { p_q: 2 } })).toEqual({ "list-of": [{ "x-y": "1" }], either: { "p-q": 2 } })
+    expect(restoreArguments(shape, { list_of: [{ x_y: "1" }], either: { p_q: 2 } })).toEqual({
+      "list-of": [{ "x-y": "1" }],
+      either: { "p-q": 2 },
+    })
     expect(restoreArguments(shape, { list_of: [], either: "s" })).toEqual({ "list-of": [], either: "s" })
   })
 
   it("leaves arguments that do not fit the shape for the runner's validation to report", () => {
-    const { shape } = toGeminiSchema({ type: "object", properties: { m: { type: "object", additionalProperties: true } } })
+    const { shape } = toGeminiSchema({
+      type: "object",
+      properties: { m: { type: "object", additionalProperties: true } },
+    })
     expect(restoreArguments(shape, { m: "{not json" })).toEqual({ m: "{not json" })
     expect(restoreArguments(shape, { other: 1 })).toEqual({ other: 1 })
   })

@@ -1,6 +1,8 @@
 /**
  * Normalisation of schemas from the wild, where the meaning is clear: keywords whose value is `null`
  * are absent; draft-04 boolean `exclusiveMinimum`/`exclusiveMaximum` become the 2020-12 numeric form;
+ * draft-04 tuples (`items: [...]`, `additionalItems`) become `prefixItems`/`items`; draft-03
+ * `required: true` on a property moves into the parent's `required` list;
  * union branches that can never match (`{ not: {} }`, `false`) are dropped, and a union left with one
  * branch becomes that branch. Every change that is more than spelling is reported.
  */
@@ -54,6 +56,41 @@ const normalizeNode = (input: unknown, path: string, losses: SchemaLoss[]): unkn
         ? value.map((v, i) => normalizeNode(v, `${path}/${key}/${i}`, losses))
         : normalizeNode(value, `${path}/${key}`, losses)
     } else out[key] = value
+  }
+  if (Array.isArray(out.items)) {
+    const { items, additionalItems, ...rest } = out
+    const tuple: Node = { ...rest, prefixItems: items }
+    if (additionalItems !== undefined) tuple.items = additionalItems
+    for (const k of Object.keys(out)) delete out[k]
+    Object.assign(out, tuple)
+    losses.push({
+      feature: "items",
+      path: `${path}/items`,
+      message: "draft-04 tuple (items array) rewritten as prefixItems",
+    })
+  }
+  if (isRecord(out.properties)) {
+    const flagged = Object.entries(out.properties)
+      .filter(([, sub]) => isRecord(sub) && typeof sub.required === "boolean")
+      .map(([name, sub]) => [name, (sub as Node).required === true] as const)
+    if (flagged.length > 0) {
+      const props: Node = {}
+      for (const [name, sub] of Object.entries(out.properties)) {
+        if (isRecord(sub) && typeof sub.required === "boolean") {
+          const { required: _r, ...rest } = sub
+          props[name] = rest
+        } else props[name] = sub
+      }
+      out.properties = props
+      const required = new Set(Array.isArray(out.required) ? (out.required as string[]) : [])
+      for (const [name, on] of flagged) if (on) required.add(name)
+      if (required.size > 0) out.required = [...required]
+      losses.push({
+        feature: "required",
+        path: `${path}/properties`,
+        message: "draft-03 required: true on properties moved into the required list",
+      })
+    }
   }
   for (const [bound, plain] of [
     ["exclusiveMinimum", "minimum"],
