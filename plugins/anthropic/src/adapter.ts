@@ -1,6 +1,7 @@
 /**
  * Export: canonical tools to Anthropic Messages API tools
- * (`{ name, description, input_schema, strict?, defer_loading? }`), with reversible names, optional
+ * (`{ name, description, input_schema, strict?, defer_loading?, input_examples? }`), with reversible
+ * names (`exampleArgs` become `input_examples`), optional
  * strict schemas and feature-loss warnings. One bad tool never fails the set: it is degraded or skipped
  * with a warning.
  *
@@ -31,6 +32,8 @@ export interface AnthropicTool {
   strict?: boolean
   /** Present when the tool is loaded through tool search only. */
   defer_loading?: boolean
+  /** The tool's `exampleArgs`, when it has any. */
+  input_examples?: { [key: string]: unknown }[]
 }
 
 /**
@@ -244,12 +247,16 @@ export const toAnthropicTools = (
         ? options.deferLoading(tool) === true
         : options.deferLoading === true
     const description = descriptionOf(tool)
+    const examples = Array.isArray(tool.exampleArgs)
+      ? tool.exampleArgs.filter((e) => isRecord(e)).map((e) => ({ ...e }))
+      : []
     out.push({
       name,
       ...(description !== undefined ? { description } : {}),
       input_schema: inputSchema,
       ...(options.strict === true ? { strict } : {}),
       ...(deferred ? { defer_loading: true } : {}),
+      ...(examples.length > 0 ? { input_examples: examples } : {}),
     })
     byName.set(name, { id: tool.id, name, tool, strict, deferred })
   }

@@ -15,7 +15,7 @@ import {
 import { fromFunctionDeclaration } from "./import.js"
 import { isRecord, normalizeSchema } from "./internal/normalize.js"
 import { mapToolNames, type ToolNameMap } from "./names.js"
-import { type ArgumentShape, type GeminiSchema, toGeminiSchema } from "./schema.js"
+import { type ArgumentShape, type GeminiSchema, toGeminiArguments, toGeminiSchema } from "./schema.js"
 
 /**
  * A Gemini function declaration (assignable to the `@google/genai` package's `FunctionDeclaration`).
@@ -182,13 +182,33 @@ export const toGeminiTools = (tools: readonly Tool[], options: GeminiToolsOption
       const { schema, losses } = normalizeSchema(tool.inputSchema)
       for (const l of losses) warnings.push(warn(tool.id, l.feature, `/inputSchema${l.path}`, l.message))
       const { $schema: _s, ...rest } = schema as Record<string, unknown>
-      declaration.parametersJsonSchema = { ...rest, type: "object" }
+      const examples = (tool.exampleArgs ?? []).filter((e) => isRecord(e))
+      declaration.parametersJsonSchema = {
+        ...rest,
+        type: "object",
+        ...(examples.length > 0 && rest.examples === undefined ? { examples } : {}),
+      }
     } else {
       const result = toGeminiSchema(tool.inputSchema)
       for (const l of result.losses)
         warnings.push(warn(tool.id, l.feature, `/inputSchema${l.path}`, l.message))
-      if (result.schema !== undefined) declaration.parameters = result.schema
       shape = result.shape
+      if (result.schema !== undefined) {
+        const example = tool.exampleArgs?.find((e) => isRecord(e))
+        declaration.parameters =
+          example !== undefined && result.schema.example === undefined
+            ? { ...result.schema, example: toGeminiArguments(shape, example) }
+            : result.schema
+        if ((tool.exampleArgs?.length ?? 0) > 1)
+          warnings.push(
+            warn(
+              tool.id,
+              "exampleArgs",
+              "/exampleArgs",
+              "Gemini schemas take one example; the first was kept",
+            ),
+          )
+      }
     }
     declarations.push(declaration)
     byName.set(name, { id: tool.id, name, tool, shape })

@@ -60,5 +60,6 @@ export {
   type GeminiSchemaResult,
   restoreArguments,
   type SchemaLoss,
+  toGeminiArguments,
   toGeminiSchema,
 } from "./schema.js"

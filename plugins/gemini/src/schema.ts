@@ -731,3 +731,52 @@ const restore = (shape: ArgumentShape, value: unknown): unknown => {
     }
   }
 }
+
+/**
+ * The other direction of {@link restoreArguments}: arguments of the original schema as the model would
+ * send them for the converted one (renamed properties, JSON text where the schema became a string). Used
+ * for the declaration's `example`; useful for few-shot examples of your own.
+ *
+ * @since 0.2.0
+ */
+export const toGeminiArguments = (
+  shape: ArgumentShape,
+  args: Readonly<Record<string, unknown>>,
+): Record<string, unknown> => {
+  if (shape.kind === "object" && shape.properties.get(WRAPPED_PROPERTY)?.source === WRAPPED_ROOT)
+    return { [WRAPPED_PROPERTY]: JSON.stringify(args) }
+  const out = forward(shape, args)
+  return isRecord(out) ? out : {}
+}
+
+const forward = (shape: ArgumentShape, value: unknown): unknown => {
+  switch (shape.kind) {
+    case "value":
+      return value
+    case "json":
+      return JSON.stringify(value)
+    case "array":
+      return Array.isArray(value) ? value.map((v) => forward(shape.items, v)) : value
+    case "object": {
+      if (!isRecord(value)) return value
+      const out: Record<string, unknown> = {}
+      for (const [name, p] of shape.properties)
+        if (p.source in value) out[name] = forward(p.shape, value[p.source])
+      return out
+    }
+    case "union": {
+      const sources = (s: ArgumentShape) =>
+        s.kind === "object" ? new Set([...s.properties.values()].map((p) => p.source)) : undefined
+      const fits = (s: ArgumentShape): boolean =>
+        s.kind === "object"
+          ? isRecord(value) && Object.keys(value).every((k) => sources(s)!.has(k))
+          : s.kind === "array"
+            ? Array.isArray(value)
+            : s.kind === "value"
+              ? !isRecord(value) && !Array.isArray(value)
+              : s.kind === "json"
+      const branch = shape.branches.find(fits)
+      return branch === undefined ? value : forward(branch, value)
+    }
+  }
+}

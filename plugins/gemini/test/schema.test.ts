@@ -1,6 +1,6 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { GEMINI_PROPERTY_PATTERN, restoreArguments, toGeminiSchema } from "../src/index.js"
+import { GEMINI_PROPERTY_PATTERN, restoreArguments, toGeminiArguments, toGeminiSchema } from "../src/index.js"
 import { schemaViolations } from "./geminiChecker.js"
 
 /** Property names as MCP servers write them: dashes, dots, leading digits, case variants, unicode. */
@@ -30,6 +30,8 @@ describe("Gemini property names", () => {
       const restored = restoreArguments(shape, modelArgs)
       expect(Object.keys(restored).sort()).toEqual([...names].sort())
       for (const [i, n] of sent.entries()) expect(restored[shape.properties.get(n)!.source]).toBe(seed + i)
+      // and the other direction gives back what the model sent
+      expect(toGeminiArguments(shape, restored)).toEqual(modelArgs)
     },
   )
 })
