@@ -8,6 +8,11 @@
  */
 import type { JsonSchema } from "@toolplane/foundation"
 
+/**
+ * One change to a schema that lost meaning, as a JSON pointer into the source schema.
+ *
+ * @since 0.2.0
+ */
 export interface SchemaLoss {
   readonly feature: string
   /** JSON pointer into the source schema. */
