@@ -36,8 +36,11 @@ beforeAll(async () => {
       const body = JSON.parse(data)
       received.push(body)
       headers.push(req.headers)
-      res.writeHead(200, { "content-type": "application/json" })
-      res.end(JSON.stringify(script(body, received.length - 1)))
+      void Promise.resolve(script(body, received.length - 1)).then((reply) => {
+        if (res.destroyed) return
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(JSON.stringify(reply))
+      })
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
@@ -213,6 +216,24 @@ describe("agent loop against a local Messages API server", () => {
       [{ type: "text", text: "2" }],
       [{ type: "text", text: "2" }],
     ])
+  })
+})
+
+describe("cancellation", () => {
+  it("the context's signal aborts the model request in flight", async () => {
+    script = () => new Promise((resolve) => setTimeout(() => resolve(message([], "end_turn")), 5_000))
+    const { service } = serviceOf(allDefinitions)
+    const controller = new AbortController()
+    const loop = runAgentLoop({
+      client: client(),
+      service,
+      model: "claude-test",
+      messages: [{ role: "user", content: "slow" }],
+      context: { signal: controller.signal },
+    })
+    while (received.length === 0) await new Promise((r) => setTimeout(r, 5))
+    controller.abort()
+    await expect(loop).rejects.toThrow(/abort/i)
   })
 })
 

@@ -29,8 +29,11 @@ beforeAll(async () => {
       }
       const body = JSON.parse(data)
       received.push({ url: req.url!, body, headers: req.headers })
-      res.writeHead(200, { "content-type": "application/json" })
-      res.end(JSON.stringify(script(body, received.length - 1)))
+      void Promise.resolve(script(body, received.length - 1)).then((reply) => {
+        if (res.destroyed) return
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(JSON.stringify(reply))
+      })
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
@@ -196,5 +199,23 @@ describe("agent loop against a local generateContent server", () => {
       { output: "2" },
       { output: "2" },
     ])
+  })
+})
+
+describe("cancellation", () => {
+  it("the context's signal aborts the model request in flight", async () => {
+    script = () => new Promise((resolve) => setTimeout(() => resolve(reply([{ text: "late" }])), 5_000))
+    const { service } = serviceOf(allDefinitions)
+    const controller = new AbortController()
+    const loop = runAgentLoop({
+      client: client(),
+      service,
+      model: "gemini-test",
+      contents: "slow",
+      context: { signal: controller.signal },
+    })
+    while (received.length === 0) await new Promise((r) => setTimeout(r, 5))
+    controller.abort()
+    await expect(loop).rejects.toThrow(/abort/i)
   })
 })
