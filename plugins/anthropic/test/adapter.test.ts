@@ -60,3 +60,13 @@ describe("toAnthropicTools", () => {
     expect(toAnthropicTools([tool, tool]).tools).toHaveLength(1)
   })
 })
+
+describe("a skipped tool takes no name", () => {
+  it("so it never forces a hashed rename on the tool it would have collided with", () => {
+    const bad = { id: "a/b.c", namespace: "a", name: "b.c", inputSchema: { type: "string" } } as Tool
+    const good = makeTool({ id: "a/b_c", inputSchema: { type: "object" } })
+    const set = toAnthropicTools([bad, good])
+    expect(set.tools.map((t) => t.name)).toEqual(["a__b_c"])
+    expect(set.warnings.map((w) => [w.toolId, w.feature])).toEqual([["a/b.c", "inputSchema"]])
+  })
+})

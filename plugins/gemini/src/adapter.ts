@@ -128,26 +128,26 @@ export const toGeminiTools = (tools: readonly Tool[], options: GeminiToolsOption
     seen.add(t.id)
     return true
   })
-  const names = mapToolNames(unique.map((t) => t.id))
+  // a tool that cannot be exported at all takes no name, so it never forces a rename on another
+  const usable = unique.filter((t) => {
+    const schema = t.inputSchema as unknown
+    if (isRecord(schema) && (schema.type === undefined || schema.type === "object")) return true
+    warnings.push(
+      warn(
+        t.id,
+        "inputSchema",
+        isRecord(schema) ? "/inputSchema/type" : "/inputSchema",
+        `the input schema must be an object schema${isRecord(schema) ? `, got type ${JSON.stringify(schema.type)}` : ""}; the tool was skipped`,
+      ),
+    )
+    return false
+  })
+  const names = mapToolNames(usable.map((t) => t.id))
   const renames = new Map(names.renames.map((r) => [r.id, r]))
   const declarations: GeminiFunctionDeclaration[] = []
   const byName = new Map<string, ExportedTool>()
-  for (const tool of unique) {
+  for (const tool of usable) {
     const name = names.nameOf(tool.id)!
-    if (
-      !isRecord(tool.inputSchema) ||
-      (tool.inputSchema.type !== undefined && tool.inputSchema.type !== "object")
-    ) {
-      warnings.push(
-        warn(
-          tool.id,
-          "inputSchema",
-          "/inputSchema",
-          "the input schema is not an object schema; the tool was skipped",
-        ),
-      )
-      continue
-    }
     const rename = renames.get(tool.id)
     if (rename && rename.reason !== "separator")
       warnings.push(
