@@ -34,6 +34,8 @@ export interface AnthropicTool {
   defer_loading?: boolean
   /** The tool's `exampleArgs`, when it has any. */
   input_examples?: { [key: string]: unknown }[]
+  /** On the last tool when `cacheTools` is on: a prompt-cache breakpoint after the tool definitions. */
+  cache_control?: { type: "ephemeral"; ttl?: "5m" | "1h" }
 }
 
 /**
@@ -55,6 +57,11 @@ export interface AnthropicToolsOptions {
    * tool.
    */
   readonly deferLoading?: boolean | ((tool: Tool) => boolean)
+  /**
+   * Put a prompt-cache breakpoint (`cache_control: { type: "ephemeral" }`) on the last tool, so the tool
+   * definitions are cached across the turns of a loop. `true` or a TTL. Default: off.
+   */
+  readonly cacheTools?: boolean | "5m" | "1h"
 }
 
 /**
@@ -274,6 +281,10 @@ export const toAnthropicTools = (
     })
     byName.set(name, { id: tool.id, name, tool, strict, deferred })
   }
+  const last = out[out.length - 1]
+  if (options.cacheTools !== undefined && options.cacheTools !== false && last !== undefined)
+    last.cache_control =
+      options.cacheTools === true ? { type: "ephemeral" } : { type: "ephemeral", ttl: options.cacheTools }
   return { tools: out, warnings, names, byName }
 }
 

@@ -97,6 +97,7 @@ export const toAnthropicToolSearch = (
         )(new Set(loaded ?? []))
   const set = toAnthropicTools(tools, {
     ...(options.strict !== undefined ? { strict: options.strict } : {}),
+    ...(options.cacheTools !== undefined ? { cacheTools: options.cacheTools } : {}),
     deferLoading: (tool) => !keep(tool),
   })
   const searchTool = anthropicToolSearchTool(options.variant)

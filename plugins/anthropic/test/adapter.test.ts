@@ -70,3 +70,21 @@ describe("a skipped tool takes no name", () => {
     expect(set.warnings.map((w) => [w.toolId, w.feature])).toEqual([["a/b.c", "inputSchema"]])
   })
 })
+
+describe("prompt caching of the tool definitions", () => {
+  it("puts one cache breakpoint on the last tool, with an optional TTL", () => {
+    const tools = [
+      makeTool({ id: "a/one", inputSchema: { type: "object" } }),
+      makeTool({ id: "a/two", inputSchema: { type: "object" } }),
+    ]
+    expect(toAnthropicTools(tools, { cacheTools: true }).tools.map((t) => t.cache_control)).toEqual([
+      undefined,
+      { type: "ephemeral" },
+    ])
+    expect(toAnthropicTools(tools, { cacheTools: "1h" }).tools[1]!.cache_control).toEqual({
+      type: "ephemeral",
+      ttl: "1h",
+    })
+    expect(toAnthropicTools(tools).tools.some((t) => "cache_control" in t)).toBe(false)
+  })
+})
