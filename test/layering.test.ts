@@ -74,15 +74,34 @@ const ALLOWED: Record<string, readonly string[]> = {
   "@toolplane/discovery": ["@toolplane/foundation"],
   "@toolplane/compose": ["@toolplane/foundation", "@toolplane/discovery"],
   "@toolplane/exec": ["@toolplane/foundation", "@toolplane/discovery"],
-  "@toolplane/plugin-ai-sdk": ["@toolplane/foundation", "@toolplane/plugin-openai"],
-  "@toolplane/plugin-langchain": ["@toolplane/foundation", "@toolplane/plugin-openai"],
+  // provider plugins: foundation in src/; exec only in their tests (the runner as a real tool service)
+  "@toolplane/plugin-anthropic": ["@toolplane/foundation", "@toolplane/exec"],
+  "@toolplane/plugin-gemini": ["@toolplane/foundation", "@toolplane/exec"],
+  // AI SDK / LangChain: foundation and the OpenAI plugin (names, failure texts) in src/; in their tests the
+  // runner, the MCP plugin (real MCP servers) and the private testkit
+  "@toolplane/plugin-ai-sdk": [
+    "@toolplane/foundation",
+    "@toolplane/plugin-openai",
+    "@toolplane/exec",
+    "@toolplane/plugin-mcp",
+    "@toolplane/testkit",
+  ],
+  "@toolplane/plugin-langchain": [
+    "@toolplane/foundation",
+    "@toolplane/plugin-openai",
+    "@toolplane/exec",
+    "@toolplane/plugin-mcp",
+    "@toolplane/testkit",
+  ],
   "@toolplane/testkit": ["@toolplane/foundation", "@toolplane/exec"],
 }
 
-/** Workspace imports allowed only in a package's tests (its devDependencies), on top of {@link ALLOWED}. */
-const ALLOWED_IN_TESTS: Record<string, readonly string[]> = {
-  "@toolplane/plugin-ai-sdk": ["@toolplane/exec", "@toolplane/plugin-mcp", "@toolplane/testkit"],
-  "@toolplane/plugin-langchain": ["@toolplane/exec", "@toolplane/plugin-mcp", "@toolplane/testkit"],
+/** Narrower rules for what a package's published `src/` may import (its tests may use the rest of ALLOWED). */
+const SRC_ALLOWED: Record<string, readonly string[]> = {
+  "@toolplane/plugin-anthropic": ["@toolplane/foundation"],
+  "@toolplane/plugin-gemini": ["@toolplane/foundation"],
+  "@toolplane/plugin-ai-sdk": ["@toolplane/foundation", "@toolplane/plugin-openai"],
+  "@toolplane/plugin-langchain": ["@toolplane/foundation", "@toolplane/plugin-openai"],
 }
 
 /** Packages at the top of the stack (the CLI assembles plugins into a gateway), exempt from "never a plugin". */
@@ -115,11 +134,7 @@ const violations = (
         continue
       }
       if (target === pkg.name) continue
-      const inTests = relative(pkg.dir, file).startsWith("test/")
-      const allowed =
-        ALLOWED[pkg.name] && inTests
-          ? [...ALLOWED[pkg.name]!, ...(ALLOWED_IN_TESTS[pkg.name] ?? [])]
-          : ALLOWED[pkg.name]
+      const allowed = ALLOWED[pkg.name]
       if (pkg.layer === "packages" && !TOP_LEVEL.has(pkg.name) && known.plugins.has(target)) {
         problems.push(`${rel}: ${pkg.name} imports plugin ${target}`)
       } else if (allowed !== undefined && !allowed.includes(target)) {
@@ -233,6 +248,18 @@ describe("layering", () => {
     (_name, pkg) => {
       const files = sourceFiles(pkg.dir).filter((f) => !f.includes(`${pkg.dir}/node_modules`))
       expect(violations(pkg, files, importsOf)).toEqual([])
+    },
+  )
+
+  it.each(packages.filter((p) => SRC_ALLOWED[p.name] !== undefined).map((p) => [p.name, p] as const))(
+    "%s src/ imports only what its published code may use",
+    (name, pkg) => {
+      const src = sourceFiles(join(pkg.dir, "src"))
+      const used = src.flatMap(importsOf).filter((spec) => spec.startsWith("@toolplane/"))
+      expect(used.filter((spec) => !SRC_ALLOWED[name]!.includes(spec))).toEqual([])
+      const manifest = JSON.parse(readFileSync(join(pkg.dir, "package.json"), "utf8"))
+      const deps = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies })
+      expect(deps.filter((d) => names.has(d) && !SRC_ALLOWED[name]!.includes(d))).toEqual([])
     },
   )
 
