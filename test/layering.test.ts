@@ -46,7 +46,7 @@ const sourceFiles = (dir: string): string[] => {
   const out: string[] = []
   const walk = (d: string) => {
     for (const entry of readdirSync(d, { withFileTypes: true })) {
-      if (entry.name === "node_modules" || entry.name === "dist") continue
+      if (entry.name === "node_modules" || entry.name === "dist" || entry.name.startsWith(".")) continue
       const p = join(d, entry.name)
       if (entry.isDirectory()) walk(p)
       else if (/\.(ts|tsx|mts|js|mjs)$/.test(entry.name) && !/^(tsup|vitest)\.config\./.test(entry.name))
