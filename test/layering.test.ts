@@ -74,7 +74,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   "@toolplane/foundation": [],
   "@toolplane/discovery": ["@toolplane/foundation"],
   "@toolplane/compose": ["@toolplane/foundation", "@toolplane/discovery"],
-  "@toolplane/exec": ["@toolplane/foundation", "@toolplane/discovery"],
+  "@toolplane/exec": ["@toolplane/foundation"],
   "@toolplane/bench-kit": [],
 }
 
