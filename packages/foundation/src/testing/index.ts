@@ -171,3 +171,4 @@ export {
   type DefinitionServiceOptions,
   definitionService,
 } from "./definitionService.js"
+export { type EnricherContractOptions, enricherContract } from "./enricherContract.js"
