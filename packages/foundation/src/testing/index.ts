@@ -166,6 +166,7 @@ export const backendContract = (
   })
 }
 
+export { type AdapterContractOptions, adapterContract } from "./adapterContract.js"
 export {
   type DefinitionService,
   type DefinitionServiceOptions,
