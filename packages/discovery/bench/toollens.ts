@@ -214,3 +214,8 @@ export function foldOf(id: string, k: number): number {
   }
   return (h >>> 0) % k
 }
+
+export function formatMetrics(label: string, m: Metrics): string {
+  const cols = ["R@3", "R@5", "N@3", "N@5", "C@3", "C@5"] as const
+  return `${label.padEnd(34)} ${cols.map((c) => `${c} ${m[c].toFixed(2).padStart(6)}`).join("  ")}  (${m.queries} queries)`
+}

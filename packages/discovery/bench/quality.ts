@@ -11,12 +11,12 @@
  */
 import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
-import { heading, markdownTable } from "@toolplane/bench-kit"
 import { Searcher, type SearcherOptions, ToolIndex } from "../src/index.js"
 import {
   type Corpus,
   DEFAULT_DIR,
   foldOf,
+  formatMetrics,
   loadCorpus,
   loadQrels,
   loadQueries,
@@ -168,19 +168,9 @@ function main(): void {
     )
     return
   }
-  console.log(
-    heading(
-      "Tool search quality on ToolLens (COLT metrics, %)",
-      `${corpus.tools.size} tools, ${queries.length} queries (${queriesFile}), ${seconds.toFixed(1)} s`,
-    ),
-  )
-  const cols = ["R@3", "R@5", "N@3", "N@5", "C@3", "C@5"] as const
-  console.log(
-    markdownTable(
-      ["setting", ...cols, "queries"],
-      Object.entries(results).map(([label, m]) => [label, ...cols.map((c) => m[c].toFixed(2)), m.queries]),
-    ),
-  )
+  console.log(`ToolLens quality: ${corpus.tools.size} tools, ${queries.length} queries (${queriesFile})`)
+  for (const [label, m] of Object.entries(results)) console.log(formatMetrics(label, m))
+  console.log(`(${seconds.toFixed(1)} s)`)
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) main()

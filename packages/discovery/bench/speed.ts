@@ -9,10 +9,9 @@
  * Corpus: ToolLens tools (../shared/bench/toollens) replicated under varied namespaces up to the
  * size; without ToolLens, a deterministic synthetic corpus (seeded RNG) and no quality columns.
  */
-import { heading, markdownTable, percentile } from "@toolplane/bench-kit"
 import { type SearchableTool, Searcher, ToolIndex } from "../src/index.js"
 import { COMPETITORS, type Doc, type Engine } from "./competitors.js"
-import { buildSearcher, crossValidate, evaluate as evaluateOurs, examplesOf } from "./quality.bench.js"
+import { buildSearcher, crossValidate, evaluate as evaluateOurs, examplesOf } from "./quality.js"
 import {
   type Corpus,
   DEFAULT_DIR,
@@ -103,6 +102,11 @@ function toText(t: SearchableTool): string {
   return [t.category, t.title, t.namespace, t.name, t.description, props].filter(Boolean).join(" ")
 }
 
+function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? Number.NaN
+}
+
 interface Row {
   library: string
   tools: number
@@ -127,7 +131,7 @@ async function timeQueries(
     times.push(performance.now() - t0)
     if (performance.now() - start > QUERY_BUDGET_MS && times.length >= 30) break
   }
-  return { p50: percentile(times, 50), p99: percentile(times, 99), n: times.length }
+  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99), n: times.length }
 }
 
 async function competitorQuality(
@@ -249,28 +253,14 @@ async function main(): Promise<void> {
   }
   const f = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(3))
   console.log(
-    heading(
-      "Tool search: index build and query latency, ours versus other libraries",
-      `one build per library and size, query latency over up to ${MAX_QUERIES} queries (${QUERY_BUDGET_MS} ms budget)`,
-    ),
+    "\n| library | tools | build ms | query p50 ms | query p99 ms | N@5 zero-shot | N@5 with examples |",
   )
-  console.log(
-    markdownTable(
-      ["library", "tools", "build ms", "query p50 ms", "query p99 ms", "N@5 zero-shot", "N@5 with examples"],
-      rows.map((r) => {
-        const q = quality.get(r.library.split(" + ")[0]!)
-        return [
-          r.library,
-          r.tools,
-          f(r.buildMs),
-          f(r.p50),
-          f(r.p99),
-          q === undefined ? "n/a" : q.zeroShot.toFixed(2),
-          q === undefined ? "n/a" : q.examples.toFixed(2),
-        ]
-      }),
-    ),
-  )
+  console.log("| --- | --- | --- | --- | --- | --- | --- |")
+  for (const r of rows) {
+    const q = quality.get(r.library.split(" + ")[0]!)
+    const qs = q === undefined ? "n/a | n/a" : `${q.zeroShot.toFixed(2)} | ${q.examples.toFixed(2)}`
+    console.log(`| ${r.library} | ${r.tools} | ${f(r.buildMs)} | ${f(r.p50)} | ${f(r.p99)} | ${qs} |`)
+  }
   console.log(
     `\nN@5: ToolLens training split; ours: zero-shot on all ${queries.length} queries, examples by 5-fold CV; others: every ${QUALITY_STEP}th query, examples appended to documents (5-fold CV). ${seconds.toFixed(0)} s in all.`,
   )
