@@ -82,10 +82,10 @@ export interface AISDKApprovalOptions {
  * @example
  * ```ts
  * const approval = aiSdkApproval({ needsApproval: (tool) => tool.annotations?.readOnlyHint !== true })
- * const runner = createRunner({ backends, approver: approval.approver })
- * const { tools } = await toAISDKTools(runner, { approval })
- * const result = await generateText({ model, tools, messages, stopWhen: stepCountIs(5) })
- * // result.content holds "tool-approval-request" parts for tools that ask; answer them with
+ * // the runner: createRunner({ backends, approver: approval.approver }) (@toolplane/exec)
+ * const { tools, toolApproval } = await toAISDKTools(runner, { approval })
+ * // generateText({ model, tools, toolApproval, messages }): its content holds "tool-approval-request"
+ * // parts for tools that ask; answer them with
  * // { role: "tool", content: [{ type: "tool-approval-response", approvalId, approved: true }] }
  * ```
  * @since 0.2.0

@@ -69,9 +69,16 @@ const settle = async (value: unknown): Promise<unknown> => {
  *
  * @example
  * ```ts
- * const weather = tool({ description: "Weather", inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => ({ city, temp: 21 }) })
- * const backend = await fromAISDKTools({ weather }, { namespace: "ai", requiresApproval: () => false })
- * const runner = createRunner({ backends: [backend] })
+ * import { tool as aiTool } from "ai"
+ * import { z } from "zod"
+ *
+ * const forecast = aiTool({
+ *   description: "Weather",
+ *   inputSchema: z.object({ city: z.string() }),
+ *   execute: async ({ city }) => ({ city, temp: 21 }),
+ * })
+ * const backend = await fromAISDKTools({ forecast }, { namespace: "ai", requiresApproval: () => false })
+ * // createRunner({ backends: [backend] }) (@toolplane/exec)
  * ```
  * @since 0.2.0
  */

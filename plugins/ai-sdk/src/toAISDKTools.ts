@@ -98,6 +98,9 @@ const withSignal = (init: ExecutionContextInit, signal: AbortSignal | undefined)
  *
  * @example
  * ```ts
+ * import { generateText, type LanguageModel, stepCountIs } from "ai"
+ *
+ * declare const model: LanguageModel
  * const { tools } = await toAISDKTools(service)
  * const { text } = await generateText({ model, tools, prompt: "Weather in Oslo?", stopWhen: stepCountIs(5) })
  * ```

@@ -48,8 +48,16 @@ export interface LangChainBackend extends Backend {
  *
  * @example
  * ```ts
- * const search = tool(async ({ q }) => `results for ${q}`, { name: "search", description: "Web search", schema: z.object({ q: z.string() }) })
- * const runner = createRunner({ backends: [fromLangChainTools([search], { requiresApproval: () => false })] })
+ * import { tool as lcTool } from "@langchain/core/tools"
+ * import { z } from "zod"
+ *
+ * const search = lcTool(async ({ q }) => `results for ${q}`, {
+ *   name: "search",
+ *   description: "Web search",
+ *   schema: z.object({ q: z.string() }),
+ * })
+ * const backend = fromLangChainTools([search], { requiresApproval: () => false })
+ * // createRunner({ backends: [backend] }) (@toolplane/exec)
  * ```
  * @since 0.2.0
  */

@@ -47,8 +47,13 @@ export interface RunLangChainToolCallsOptions {
  *
  * @example
  * ```ts
- * const ai = await model.bindTools(set.tools).invoke(messages)
- * messages.push(ai, ...(await runLangChainToolCalls(service, ai, { tools: set })))
+ * import { type BaseMessage, HumanMessage } from "@langchain/core/messages"
+ * import { ChatOpenAI } from "@langchain/openai"
+ *
+ * const set = await toLangChainTools(service)
+ * const history: BaseMessage[] = [new HumanMessage("Weather in Oslo?")]
+ * const ai = await new ChatOpenAI({ model: "gpt-4.1" }).bindTools(set.tools).invoke(history)
+ * history.push(ai, ...(await runLangChainToolCalls(service, ai, { tools: set })))
  * ```
  * @since 0.2.0
  */

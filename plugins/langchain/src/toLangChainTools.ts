@@ -84,6 +84,8 @@ const signalOf = (init: ExecutionContextInit, signal: AbortSignal | undefined) =
  *
  * @example
  * ```ts
+ * import { ChatOpenAI } from "@langchain/openai"
+ *
  * const { tools } = await toLangChainTools(service)
  * const ai = await new ChatOpenAI({ model: "gpt-4.1" }).bindTools(tools).invoke("Weather in Oslo?")
  * ```

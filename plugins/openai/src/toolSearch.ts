@@ -87,9 +87,11 @@ const defaultDescription = (namespace: string, tools: readonly Tool[]): string =
  *
  * @example
  * ```ts
+ * import { listAllTools } from "@toolplane/foundation"
+ *
  * const set = toOpenAIToolSearch(await listAllTools(service))
- * const response = await client.responses.create({ model: "gpt-5.4", input, tools: set.tools })
- * input.push(...response.output, ...(await runToolCalls(service, response, { tools: set })))
+ * const response = await client.responses.create({ model, input: "Weather in Oslo?", tools: set.tools })
+ * const outputs = await runToolCalls(service, response, { tools: set }) // send with the next request
  * ```
  * @since 0.2.0
  */
