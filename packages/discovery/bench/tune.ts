@@ -4,7 +4,7 @@
  *   tsx bench/tune.ts zs|cv '<start options JSON>' [subsample]
  */
 import type { SearcherOptions } from "../src/index.js"
-import { buildSearcher, crossValidate, evaluate } from "./quality.js"
+import { buildSearcher, crossValidate, evaluate } from "./evaluate.js"
 import { DEFAULT_DIR, loadCorpus, loadQrels, loadQueries } from "./toollens.js"
 
 const corpus = loadCorpus(`${DEFAULT_DIR}corpus.jsonl`)

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import { buildSearcher, crossValidate, evaluate, examplesOf } from "../bench/quality.js"
+import { buildSearcher, crossValidate, evaluate, examplesOf } from "../bench/evaluate.js"
 import {
   DEFAULT_DIR,
   loadCorpus,

@@ -11,7 +11,7 @@
  */
 import { type SearchableTool, Searcher, ToolIndex } from "../src/index.js"
 import { COMPETITORS, type Doc, type Engine } from "./competitors.js"
-import { buildSearcher, crossValidate, evaluate as evaluateOurs, examplesOf } from "./quality.js"
+import { buildSearcher, crossValidate, evaluate as evaluateOurs, examplesOf } from "./evaluate.js"
 import {
   type Corpus,
   DEFAULT_DIR,

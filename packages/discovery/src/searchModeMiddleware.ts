@@ -36,10 +36,11 @@ import {
   type ToolService,
   type Validator,
 } from "@toolplane/foundation"
-import { type DocCaps, type DocLevel, describeTool, summaryLine } from "./docs.js"
-import { defaultSearchCodec } from "./searchCursor.js"
-import { Searcher, type SearcherOptions } from "./searcher.js"
-import { ToolIndex } from "./tool-index.js"
+import { defaultSearchCodec } from "./internal/searchCursor.js"
+import { Searcher } from "./searcher.js"
+import type { SearcherOptions } from "./searcherOptions.js"
+import { type DocCaps, type DocLevel, describeTool, summaryLine } from "./toolDocs.js"
+import { ToolIndex } from "./toolIndex.js"
 
 /**
  * Options of {@link searchMode}.
