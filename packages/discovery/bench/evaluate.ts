@@ -3,6 +3,7 @@
  * corpus with examples, metrics over queries, K-fold cross-validation.
  */
 import { Searcher, type SearcherOptions, ToolIndex } from "../src/index.js"
+import type { Engine } from "./competitors.js"
 import { type Corpus, foldOf, MetricAccumulator, type Metrics, type Query } from "./toollens.js"
 
 /** Builds a searcher over the corpus with the given examples (corpus id → intents). */
@@ -62,6 +63,23 @@ export function crossValidate(
     const test = queries.filter((q) => foldOf(q.id, k) === f)
     const searcher = buildSearcher(corpus, examplesOf(train, qrels), options)
     evaluate(searcher, corpus, test, qrels, acc)
+  }
+  return acc.result()
+}
+
+/** Zero-shot metrics of another engine (one text field per tool: the corpus' raw text). */
+export async function evaluateEngine(
+  engine: Engine,
+  corpus: Corpus,
+  queries: readonly Query[],
+  qrels: ReadonlyMap<string, readonly string[]>,
+): Promise<Metrics> {
+  await engine.build([...corpus.raw].map(([id, text]) => ({ id, text })))
+  const acc = new MetricAccumulator()
+  for (const q of queries) {
+    const gold = qrels.get(q.id)
+    if (gold === undefined || gold.length === 0) continue
+    acc.add(await engine.search(q.text, 5), gold)
   }
   return acc.result()
 }

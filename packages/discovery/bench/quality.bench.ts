@@ -20,37 +20,10 @@
 import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import type { SearcherOptions } from "../src/index.js"
-import { type Engine, plainBm25Engine, winkEngine } from "./competitors.js"
+import { plainBm25Engine, winkEngine } from "./competitors.js"
 import { loadJsonl, loadMetaTool, loadToolLens, METATOOL_DIR } from "./datasets.js"
-import { buildSearcher, crossValidate, evaluate, examplesOf } from "./evaluate.js"
-import {
-  type Corpus,
-  DEFAULT_DIR,
-  formatMetrics,
-  loadQrels,
-  loadQueries,
-  MetricAccumulator,
-  type Metrics,
-  missing,
-  type Query,
-} from "./toollens.js"
-
-/** Zero-shot metrics of another engine (one text field per tool: the corpus' raw text). */
-export async function evaluateEngine(
-  engine: Engine,
-  corpus: Corpus,
-  queries: readonly Query[],
-  qrels: ReadonlyMap<string, readonly string[]>,
-): Promise<Metrics> {
-  await engine.build([...corpus.raw].map(([id, text]) => ({ id, text })))
-  const acc = new MetricAccumulator()
-  for (const q of queries) {
-    const gold = qrels.get(q.id)
-    if (gold === undefined || gold.length === 0) continue
-    acc.add(await engine.search(q.text, 5), gold)
-  }
-  return acc.result()
-}
+import { buildSearcher, crossValidate, evaluate, evaluateEngine, examplesOf } from "./evaluate.js"
+import { DEFAULT_DIR, formatMetrics, loadQrels, loadQueries, type Metrics, missing } from "./toollens.js"
 
 function parseArgs(argv: string[]): Record<string, string | true> {
   const out: Record<string, string | true> = {}

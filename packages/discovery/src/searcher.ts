@@ -1,5 +1,5 @@
 import type { CursorCodec } from "@toolplane/foundation"
-import { Analyzer, ENGLISH_STOP_WORDS } from "./analyzer.js"
+import { Analyzer, DEFAULT_STOP_WORDS } from "./analyzer.js"
 import type { Embedder } from "./embedder.js"
 import { Bm25fEngine } from "./internal/bm25f.js"
 import { CoverageReranker } from "./internal/coverage.js"
@@ -151,7 +151,7 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     this.codecOption = checkCodec(options.codec)
     const o = resolveSearcherOptions(options)
     this.analyzer = new Analyzer(o.analyzer)
-    this.stopWords = this.analyzer.stopWords ?? ENGLISH_STOP_WORDS
+    this.stopWords = this.analyzer.stopWords ?? DEFAULT_STOP_WORDS
     this.engine = new Bm25fEngine({
       k1: o.k1,
       weights: FIELD_NAMES.map((f) => o.weights[f]),
