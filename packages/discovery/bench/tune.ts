@@ -6,11 +6,11 @@
  * Corpora: the ToolLens training split and MetaTool (../shared). Queries of fold 4 of 5 (hash of the
  * query id) are held out and never seen here; every `step`-th remaining query is used. "zs" scores
  * zero-shot ranking, "cv" 4-fold CV with examples inside the tuning folds. The objective is the
- * worst corpus' N@5 relative to a plain BM25 on the same queries (zs), or the worst corpus' N@5
+ * worst corpus' N@5 relative to wink-bm25-text-search on the same queries (zs), or the worst corpus' N@5
  * relative to the start options (cv). PATHS=weights.name,k1,... PASSES=2.
  */
 import type { SearcherOptions } from "../src/index.js"
-import { plainBm25Engine } from "./competitors.js"
+import { winkEngine } from "./competitors.js"
 import { type Dataset, loadMetaTool, loadToolLens } from "./datasets.js"
 import { buildSearcher, crossValidate, evaluate, evaluateEngine } from "./evaluate.js"
 import { DEFAULT_DIR, foldOf } from "./toollens.js"
@@ -56,7 +56,7 @@ const refs: number[] = []
 for (const d of datasets)
   refs.push(
     mode === "zs"
-      ? (await evaluateEngine(plainBm25Engine(), d.corpus, d.queries, d.qrels))["N@5"]
+      ? (await evaluateEngine(winkEngine(), d.corpus, d.queries, d.qrels))["N@5"]
       : score(d, start),
   )
 console.log("references", datasets.map((d, i) => `${d.name} ${refs[i]!.toFixed(2)}`).join(", "))
@@ -76,7 +76,7 @@ show(bestRun, best)
 for (let pass = 0; pass < Number(process.env.PASSES ?? 2); pass++) {
   for (const p of paths) {
     const cur = get(best, p) ?? 1
-    const unit = p.at(-1) === "b" || p.includes("b") || p.at(-1) === "weight" || p.at(-1) === "stopWordWeight"
+    const unit = p.at(-1) === "b" || p.includes("b") || p.at(-1) === "weight" || p.at(-1) === "stopWordWeight" || p.at(-1) === "requestWordWeight"
     const cands = unit
       ? [cur - 0.2, cur - 0.1, cur + 0.1, cur + 0.2].filter((v) => v >= 0 && v <= 1)
       : cur === 0

@@ -98,6 +98,18 @@ export interface AnalyzerOptions {
 }
 
 /**
+ * Words of how people ask rather than of what they ask for ("can you help me find information
+ * about ..."): common in queries, rare in tool descriptions, so IDF alone would make them count. The
+ * searcher weighs them `requestWordWeight` on the query side.
+ */
+export const REQUEST_WORDS: readonly string[] = (
+  "provide help find information specifically specific looking including detailed assist know give show " +
+  "available recommend interested comprehensive various suggest make using planning focusing based " +
+  "starting located within get tell fetch retrieve obtain display check some any currently possible " +
+  "options option details kind type sure way able thanks tool app service"
+).split(" ")
+
+/**
  * Function words of Chinese and Japanese (particles, copulas, pronouns) that the segmenter returns as
  * words of their own; removed with the stop words.
  */

@@ -5,6 +5,12 @@
  */
 export { Analyzer, type AnalyzerOptions, ENGLISH_STOP_WORDS, splitWords, tokenize } from "./analyzer.js"
 export type { Embedder } from "./embedder.js"
+export {
+  fileIntentStore,
+  type IntentStore,
+  type LearnedIntents,
+  memoryIntentStore,
+} from "./intentStore.js"
 export { reciprocalRankFusion, type ScoredId, weightedScoreFusion } from "./rankFusion.js"
 export { FIELD_NAMES, type FieldName, type SearchableTool } from "./searchableTool.js"
 export { SearchError, type SearchErrorCode } from "./searchError.js"
@@ -17,8 +23,10 @@ export type {
   SearcherPreset,
 } from "./searcherOptions.js"
 export {
+  type LearnOptions,
   SEARCH_MODE_TOOLS,
   type SearchModeOptions,
+  type SearchVisibility,
   type SearchToolsHit,
   type SearchToolsResult,
   searchMode,

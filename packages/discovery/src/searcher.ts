@@ -1,5 +1,5 @@
 import type { CursorCodec } from "@toolplane/foundation"
-import { Analyzer, DEFAULT_STOP_WORDS } from "./analyzer.js"
+import { Analyzer, DEFAULT_STOP_WORDS, REQUEST_WORDS } from "./analyzer.js"
 import type { Embedder } from "./embedder.js"
 import { Bm25fEngine } from "./internal/bm25f.js"
 import { CoverageReranker } from "./internal/coverage.js"
@@ -56,6 +56,14 @@ export interface SearchOptions {
   readonly tags?: readonly string[]
   /** Only tools of this category (or of one of these). */
   readonly category?: string | readonly string[]
+  /**
+   * Only tools for which this returns `true`: the caller's visibility (capability filters, auth
+   * scopes). Hits, `total` and pages count visible tools only. The predicate is not part of the
+   * cursor binding: bind cursors to the caller (`caller`) whose visibility it is.
+   *
+   * @since 0.2.0
+   */
+  readonly visible?: (toolId: string) => boolean
 }
 
 /**
@@ -134,6 +142,9 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
   private readonly stopWordWeight: number
   private readonly confidence: number
   private readonly stopWords: ReadonlySet<string>
+  /** analyzed forms of the request words, and their query weight */
+  private readonly requestTerms: ReadonlySet<string>
+  private readonly requestWordWeight: number
   private readonly records: (ToolRecord | undefined)[] = []
   private readonly slotOf = new Map<string, number>()
   private readonly freeSlots: number[] = []
@@ -152,6 +163,10 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     const o = resolveSearcherOptions(options)
     this.analyzer = new Analyzer(o.analyzer)
     this.stopWords = this.analyzer.stopWords ?? DEFAULT_STOP_WORDS
+    this.requestWordWeight = o.requestWordWeight
+    this.requestTerms = new Set(
+      REQUEST_WORDS.map((w) => this.analyzer.term(w)).filter((t): t is string => t !== undefined),
+    )
     this.engine = new Bm25fEngine({
       k1: o.k1,
       weights: FIELD_NAMES.map((f) => o.weights[f]),
@@ -403,7 +418,8 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
         weights.push(w)
       }
     }
-    for (const t of analyzed) push(t, 1)
+    const rw = analyzer === this.analyzer ? this.requestWordWeight : 1
+    for (const t of analyzed) push(t, rw !== 1 && this.requestTerms.has(t) ? rw : 1)
     if (phrases > 0) {
       for (let i = 0; i + 1 < analyzed.length; i++) push(`${analyzed[i]}\u0001${analyzed[i + 1]}`, phrases)
     }
@@ -512,9 +528,16 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     if (tags !== undefined && (!Array.isArray(tags) || tags.some((t) => typeof t !== "string"))) {
       throw new SearchError("InvalidOptions", "tags must be an array of strings")
     }
-    if (ns === undefined && cat === undefined && (tags === undefined || tags.length === 0)) return undefined
+    const visible = options.visible
+    if (visible !== undefined && typeof visible !== "function")
+      throw new SearchError("InvalidOptions", "visible must be a function (toolId) => boolean")
+    if (ns === undefined && cat === undefined && (tags === undefined || tags.length === 0)) {
+      if (visible === undefined) return undefined
+      return (slot) => visible(this.records[slot]!.id)
+    }
     return (slot) => {
       const r = this.records[slot]!
+      if (visible !== undefined && !visible(r.id)) return false
       if (ns !== undefined && !ns.includes(r.tool.namespace)) return false
       if (cat !== undefined && (r.tool.category === undefined || !cat.includes(r.tool.category))) return false
       if (tags !== undefined) for (const t of tags) if (!r.tags.has(t)) return false

@@ -152,6 +152,13 @@ export interface SearcherOptions {
    */
   readonly coverage?: { readonly discount?: number; readonly depth?: number }
   /**
+   * Query weight of words of asking rather than of the task ("help", "find", "provide",
+   * "information", ...), in [0, 1]: they still break ties, but cannot decide a ranking.
+   *
+   * @since 0.2.0
+   */
+  readonly requestWordWeight?: number
+  /**
    * Query weight of word pairs (adjacent terms indexed as phrase terms); `0` disables phrase
    * terms (and does not index them).
    */

@@ -15,6 +15,7 @@ export interface ResolvedSearcherOptions {
   readonly b: Readonly<Record<FieldName, number>>
   readonly analyzer: AnalyzerOptions
   readonly phrases: number
+  readonly requestWordWeight: number
   readonly coverage: { readonly discount: number; readonly depth: number }
   /** `undefined` when example voting is off. */
   readonly examples:
@@ -77,6 +78,7 @@ const TOOLLENS: Preset = {
   },
   analyzer: { minTokenLength: 2 },
   phrases: 0,
+  requestWordWeight: 1,
   coverage: { discount: 0, depth: 20 },
   examples: {
     ...TOOLLENS_VOTING,
@@ -163,6 +165,8 @@ export function resolveSearcherOptions(options: SearcherOptions): ResolvedSearch
   }
   const phrases = options.phrases ?? preset.phrases
   checkNumber("phrases", phrases, 0, 100)
+  const requestWordWeight = options.requestWordWeight ?? preset.requestWordWeight
+  checkNumber("requestWordWeight", requestWordWeight, 0, 1)
   const coverage = {
     discount: options.coverage?.discount ?? preset.coverage.discount,
     depth: options.coverage?.depth ?? preset.coverage.depth,
@@ -175,6 +179,7 @@ export function resolveSearcherOptions(options: SearcherOptions): ResolvedSearch
     b,
     analyzer: options.analyzer ?? preset.analyzer,
     phrases,
+    requestWordWeight,
     coverage,
     examples,
     hybrid: options.hybrid,
