@@ -76,7 +76,12 @@ show(bestRun, best)
 for (let pass = 0; pass < Number(process.env.PASSES ?? 2); pass++) {
   for (const p of paths) {
     const cur = get(best, p) ?? 1
-    const unit = p.at(-1) === "b" || p.includes("b") || p.at(-1) === "weight" || p.at(-1) === "stopWordWeight" || p.at(-1) === "requestWordWeight"
+    const unit =
+      p.at(-1) === "b" ||
+      p.includes("b") ||
+      p.at(-1) === "weight" ||
+      p.at(-1) === "stopWordWeight" ||
+      p.at(-1) === "requestWordWeight"
     const cands = unit
       ? [cur - 0.2, cur - 0.1, cur + 0.1, cur + 0.2].filter((v) => v >= 0 && v <= 1)
       : cur === 0
