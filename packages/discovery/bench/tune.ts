@@ -3,15 +3,17 @@
  *
  *   tsx bench/tune.ts zs|cv '<start options JSON>' [step]
  *
- * Corpora: the ToolLens training split and MetaTool (../shared). Queries of fold 4 of 5 (hash of the
- * query id) are held out and never seen here; every `step`-th remaining query is used. "zs" scores
+ * Corpora: the ToolLens training split and MetaTool (../shared), whose queries of fold 4 of 5 (hash of
+ * the query id) are held out and never seen here (every `step`-th remaining query is used), and the
+ * small corpus of bench/data (the MCP servers this repository installs, 62 queries written for them;
+ * MCP=0 leaves it out). "zs" scores
  * zero-shot ranking, "cv" 4-fold CV with examples inside the tuning folds. The objective is the
  * worst corpus' N@5 relative to wink-bm25-text-search on the same queries (zs), or the worst corpus' N@5
  * relative to the start options (cv). PATHS=weights.name,k1,... PASSES=2.
  */
 import type { SearcherOptions } from "../src/index.js"
 import { winkEngine } from "./competitors.js"
-import { type Dataset, loadMetaTool, loadToolLens } from "./datasets.js"
+import { type Dataset, loadJsonl, loadMetaTool, loadToolLens } from "./datasets.js"
 import { buildSearcher, crossValidate, evaluate, evaluateEngine } from "./evaluate.js"
 import { DEFAULT_DIR, foldOf } from "./toollens.js"
 
@@ -26,6 +28,15 @@ const datasets: Dataset[] = [
   ),
   loadMetaTool(),
 ].map((d) => ({ ...d, queries: d.queries.filter((q, i) => foldOf(q.id, 5) !== 4 && i % step === 0) }))
+// a third, small corpus: the MCP servers this repository installs, with queries written for them (all used)
+if (process.env.MCP !== "0")
+  datasets.push({
+    ...loadJsonl(
+      new URL("data/mcpServers.tools.jsonl", import.meta.url).pathname,
+      new URL("data/mcpServers.queries.jsonl", import.meta.url).pathname,
+    ),
+    name: "MCP servers",
+  })
 
 type Path = string[]
 const get = (o: Record<string, unknown>, p: Path): number => {
