@@ -26,9 +26,9 @@ export {
   type LearnOptions,
   SEARCH_MODE_TOOLS,
   type SearchModeOptions,
-  type SearchVisibility,
   type SearchToolsHit,
   type SearchToolsResult,
+  type SearchVisibility,
   searchMode,
 } from "./searchModeMiddleware.js"
 export {

@@ -247,7 +247,9 @@ describe("learning intent examples from use", () => {
     expect(found.hits.map((h) => h.id)).toContain("notes/archive")
     await svc.callTool({ name: CALL, arguments: { id: "notes/archive" }, context: ctx })
     await new Promise((r) => setTimeout(r, 50))
-    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ "notes/archive": ["stash this note away for later"] })
+    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({
+      "notes/archive": ["stash this note away for later"],
+    })
 
     // a new deployment over the same file ranks the tool first for that wording
     const next = applyMiddleware(notesService(), searchMode({ learn: { store: fileIntentStore(path) } }))
