@@ -12,10 +12,16 @@ import { buildSearcher, evaluate, evaluateEngine } from "./evaluate.js"
 import { DEFAULT_DIR, foldOf } from "./toollens.js"
 
 const datasets = [
-  loadToolLens(`${DEFAULT_DIR}corpus.jsonl`, `${DEFAULT_DIR}train.queries.jsonl`, `${DEFAULT_DIR}train.qrels.tsv`),
+  loadToolLens(
+    `${DEFAULT_DIR}corpus.jsonl`,
+    `${DEFAULT_DIR}train.queries.jsonl`,
+    `${DEFAULT_DIR}train.qrels.tsv`,
+  ),
   loadMetaTool(),
 ].map((d) => ({ ...d, queries: d.queries.filter((q) => foldOf(q.id, 5) === 4) }))
-console.log("| corpus (held-out fold) | queries | default | toollens preset | wink-bm25-text-search | plain BM25 |")
+console.log(
+  "| corpus (held-out fold) | queries | default | toollens preset | wink-bm25-text-search | plain BM25 |",
+)
 console.log("| --- | --- | --- | --- | --- | --- |")
 for (const d of datasets) {
   const ours = (o: SearcherOptions) =>

@@ -98,7 +98,8 @@ for (let pass = 0; pass < Number(process.env.PASSES ?? 2); pass++) {
       p.includes("b") ||
       p.at(-1) === "weight" ||
       p.at(-1) === "stopWordWeight" ||
-      p.at(-1) === "requestWordWeight" || p.at(-1) === "discount"
+      p.at(-1) === "requestWordWeight" ||
+      p.at(-1) === "discount"
     const cands = unit
       ? [cur - 0.2, cur - 0.1, cur + 0.1, cur + 0.2].filter((v) => v >= 0 && v <= 1)
       : cur === 0
