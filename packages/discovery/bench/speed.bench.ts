@@ -6,6 +6,8 @@
  *
  *   pnpm --filter @toolplane/discovery bench [-- --quick] [--json] [--baseline DIR]
  *
+ * --no-competitors: ours only. --no-quality: no N@5 columns. BENCH_SIZES=1000,10000 (catalog sizes),
+ * BENCH_ROUNDS=7 (rounds of the baseline comparison).
  * --baseline DIR: another version of this package's sources (DIR/src/index.ts, e.g. main's, extracted
  * with `git archive main packages/discovery/src`, with a `node_modules` link to this package's): its
  * Searcher is timed against ours on the same tools and queries, in interleaved rounds, and the
@@ -37,7 +39,8 @@ const BASELINE = argv.includes("--baseline") ? argv[argv.indexOf("--baseline") +
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
 const QUICK = args.has("--quick")
 const JSON_OUT = args.has("--json")
-const SIZES = [1000, 10_000]
+const SIZES = (process.env.BENCH_SIZES ?? "1000,10000").split(",").map(Number)
+const NO_COMPETITORS = args.has("--no-competitors")
 const QUERY_BUDGET_MS = QUICK ? 400 : 1500
 const MAX_QUERIES = QUICK ? 300 : 2000
 const NO_QUALITY = args.has("--no-quality")
@@ -296,7 +299,7 @@ async function main(): Promise<void> {
       })
     }
     const docs = noEx.map((t) => ({ id: t.id, text: toText(t) }))
-    for (const make of COMPETITORS) {
+    for (const make of NO_COMPETITORS ? [] : COMPETITORS) {
       const e = make()
       const b0 = performance.now()
       await e.build(docs)

@@ -202,7 +202,7 @@ function segmentRun(run: string, out: string[]): void {
  * @since 0.1.0
  */
 export function splitWords(text: string): string[] {
-  const spaced = text.normalize("NFKC").replace(CAMEL_LOWER_UPPER, "$1 $2").replace(CAMEL_ACRONYM, "$1 $2")
+  const spaced = text.replace(CAMEL_LOWER_UPPER, "$1 $2").replace(CAMEL_ACRONYM, "$1 $2")
   const folded = spaced.normalize("NFKD").replace(COMBINING_MARKS, "").normalize("NFKC").toLowerCase()
   const out: string[] = []
   for (const m of folded.matchAll(WORD)) {
@@ -257,8 +257,18 @@ export class Analyzer {
 
   /** Analyzes text into terms (duplicates kept, in order). */
   analyze(text: string): string[] {
+    return this.analyzeWords(splitWords(text))
+  }
+
+  /**
+   * Analyzes the words of {@link splitWords} into terms (duplicates kept, in order): for analyzing one
+   * text with several analyzers after splitting it once.
+   *
+   * @since 0.2.0
+   */
+  analyzeWords(words: readonly string[]): string[] {
     const out: string[] = []
-    for (const w of splitWords(text)) {
+    for (const w of words) {
       const t = this.term(w)
       if (t !== undefined) out.push(t)
     }

@@ -1,5 +1,5 @@
 import type { CursorCodec } from "@toolplane/foundation"
-import { Analyzer, DEFAULT_STOP_WORDS, REQUEST_WORDS } from "./analyzer.js"
+import { Analyzer, DEFAULT_STOP_WORDS, REQUEST_WORDS, splitWords } from "./analyzer.js"
 import type { Embedder } from "./embedder.js"
 import { Bm25fEngine } from "./internal/bm25f.js"
 import { CoverageReranker } from "./internal/coverage.js"
@@ -211,8 +211,10 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
   search(query: string, options: SearchOptions = {}): SearchResult {
     const { limit, offset } = this.pageOf(options, SEARCH_CURSOR_PURPOSE, query)
     const accept = this.filterOf(options)
-    const q = this.queryTerms(query)
-    const eq = this.exampleQuery(query)
+    if (typeof query !== "string") throw new SearchError("InvalidOptions", "query must be a string")
+    const words = splitWords(query)
+    const q = this.queryTerms(words)
+    const eq = this.exampleQuery(words)
     if (q.tokens === 0 && (eq === undefined || eq.tokens === 0))
       return this.withCursor(this.browse(limit, offset, accept), SEARCH_CURSOR_PURPOSE, query, options)
     const acc = this.score(q, eq, accept)
@@ -242,8 +244,9 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     ]
       .filter((x) => typeof x === "string")
       .join(" \n ")
-    const q = this.queryTerms(text)
-    const eq = this.exampleQuery(text)
+    const words = splitWords(text)
+    const q = this.queryTerms(words)
+    const eq = this.exampleQuery(words)
     if (q.terms.length === 0 && (eq === undefined || eq.terms.length === 0))
       return { hits: [], total: 0, offset, limit }
     const acc = this.score(q, eq, accept)
@@ -399,15 +402,12 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     return ids
   }
 
-  private queryTerms(
-    query: string,
-    analyzer: Analyzer = this.analyzer,
-    phrases = this.phraseWeight,
-  ): { terms: number[]; weights: number[]; tokens: number } {
-    if (typeof query !== "string") throw new SearchError("InvalidOptions", "query must be a string")
+  /** The lexical query: terms of the main analyzer, request words weighed `requestWordWeight`. */
+  private queryTerms(words: readonly string[]): { terms: number[]; weights: number[]; tokens: number } {
+    const phrases = this.phraseWeight
     const terms: number[] = []
     const weights: number[] = []
-    const analyzed = analyzer.analyze(query)
+    const analyzed = this.analyzer.analyzeWords(words)
     const push = (t: string, w: number) => {
       const id = this.vocab.lookup(t)
       if (id === undefined) return
@@ -418,7 +418,7 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
         weights.push(w)
       }
     }
-    const rw = analyzer === this.analyzer ? this.requestWordWeight : 1
+    const rw = this.requestWordWeight
     for (const t of analyzed) push(t, rw !== 1 && this.requestTerms.has(t) ? rw : 1)
     if (phrases > 0) {
       for (let i = 0; i + 1 < analyzed.length; i++) push(`${analyzed[i]}\u0001${analyzed[i + 1]}`, phrases)
@@ -431,9 +431,9 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
    * informative terms (1; stop words and word pairs 0) whose IDF measures how much of the query a
    * matching example covers.
    */
-  private exampleQuery(query: string): ExampleQuery | undefined {
+  private exampleQuery(words: readonly string[]): ExampleQuery | undefined {
     if (this.examples === undefined || this.examples.size === 0 || this.exampleWeight === 0) return undefined
-    const analyzed = this.exampleAnalyzer!.analyze(query)
+    const analyzed = this.exampleAnalyzer!.analyzeWords(words)
     const terms: number[] = []
     const weights: number[] = []
     const info: number[] = []

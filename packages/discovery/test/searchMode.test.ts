@@ -118,7 +118,10 @@ const rejection = async (promise: Promise<unknown>): Promise<unknown> => {
 describe("search mode over 5,000 tools", () => {
   const tools = makeTools(5000)
   const inner = innerService(tools)
-  const service = applyMiddleware(inner.service, searchMode({ codec, visibility: "shared" }))
+  const service = applyMiddleware(
+    inner.service,
+    searchMode({ codec, visibility: "shared", refreshMs: 3_600_000 }),
+  )
 
   it("reaches every tool through its three meta-tools", async () => {
     const context = makeContext({ callerId: "agent-1" })
