@@ -1,0 +1,424 @@
+/**
+ * The prefetch engine behind `createRunner({ prefetch })`: watches each caller's real calls, invalidates
+ * on writes, plans follow-ups (declared links, learned patterns), runs the safe ones speculatively through
+ * the runner's own pipeline, and serves a caller's matching call from them.
+ *
+ * @since 0.2.0
+ */
+import { trace } from "@opentelemetry/api"
+import {
+  type CallToolRequest,
+  type ExecutionContext,
+  isExecutionContext,
+  makeContext,
+  type ToolResult,
+} from "@toolplane/foundation"
+import { callContext, NEVER_ABORTED } from "../context.js"
+import { requiresApproval } from "../pipeline/approve.js"
+import { openScope } from "../pipeline/deadline.js"
+import type { ToolEntry } from "../pipeline/resolve.js"
+import { canonicalJson } from "./canonical.js"
+import { Learner, type LearnerSettings } from "./learner.js"
+import { type PrefetchMeters, prefetchMeters } from "./metrics.js"
+import type { PrefetchOptions } from "./options.js"
+import type { PrefetchStats, Prefetcher } from "./Prefetcher.js"
+import { declaredProposals, type Proposal, resultJson } from "./planner.js"
+
+/**
+ * What the runner gives its prefetch engine.
+ *
+ * @since 0.2.0
+ */
+export interface PrefetchHost {
+  /** The resolved entry of a visible tool, or `undefined`. */
+  entry(toolId: string): ToolEntry | undefined
+  /** Runs a call through the runner's whole pipeline. */
+  run(request: CallToolRequest): Promise<ToolResult>
+}
+
+interface Pending {
+  readonly key: string
+  readonly host: string | undefined
+  readonly controller: AbortController
+  readonly started: number
+  finished: number | undefined
+  /** Settles with the result, or `undefined` when the speculative call failed. */
+  readonly promise: Promise<ToolResult | undefined>
+  timer: ReturnType<typeof setTimeout> | undefined
+  running: boolean
+}
+
+interface CallerScope {
+  readonly callerId: string | undefined
+  readonly pending: Map<string, Pending>
+  /** Calls of this caller to tools that are not read-only, running now. */
+  writes: number
+  learner: Learner | undefined
+}
+
+interface Facts {
+  readonly readOnly: boolean
+  readonly eligible: boolean
+}
+
+const ANONYMOUS = "\u0000anonymous"
+const noop = (): void => {}
+
+/**
+ * The engine; the runner calls {@link PrefetchEngine.call} around each call.
+ *
+ * @since 0.2.0
+ */
+export class PrefetchEngine implements Prefetcher {
+  readonly #host: PrefetchHost
+  readonly #declared: boolean
+  readonly #learning: LearnerSettings | undefined
+  readonly #maxParallel: number
+  readonly #perHost: number
+  readonly #maxPerCall: number
+  readonly #ttlMs: number
+  readonly #idempotent: boolean
+  readonly #anonymous: boolean
+  readonly #meters: PrefetchMeters | undefined
+  readonly #callers = new Map<string, CallerScope>()
+  readonly #facts = new WeakMap<ToolEntry, Facts>()
+  readonly #speculative = new WeakSet<ExecutionContext>()
+  readonly #hosts = new Map<string, number>()
+  #inFlight = 0
+  #closed = false
+  #calls = 0
+  #issued = 0
+  #hits = 0
+  #wasted = 0
+  #cancelled = 0
+  #invalidated = 0
+  #skipped = 0
+  #timeSavedMs = 0
+
+  constructor(options: PrefetchOptions, host: PrefetchHost) {
+    this.#host = host
+    this.#declared = options.declared !== false
+    const learning = options.learning ?? true
+    this.#learning =
+      learning === false
+        ? undefined
+        : {
+            window: Math.max(1, Math.floor((learning === true ? undefined : learning.window) ?? 3)),
+            minConfidence: (learning === true ? undefined : learning.minConfidence) ?? 0.45,
+            minSupport: Math.max(1, (learning === true ? undefined : learning.minSupport) ?? 2),
+          }
+    this.#maxParallel = Math.max(0, Math.floor(options.maxParallel ?? 4))
+    this.#perHost = Math.max(0, Math.floor(options.perHost ?? 2))
+    this.#maxPerCall = Math.max(0, Math.floor(options.maxPerCall ?? 4))
+    this.#ttlMs = Math.max(1, options.ttlMs ?? 5000)
+    this.#idempotent = options.idempotent === true
+    this.#anonymous = options.anonymous === true
+    this.#meters = options.metrics === false ? undefined : prefetchMeters()
+  }
+
+  stats(): PrefetchStats {
+    return {
+      calls: this.#calls,
+      issued: this.#issued,
+      hits: this.#hits,
+      wasted: this.#wasted,
+      cancelled: this.#cancelled,
+      invalidated: this.#invalidated,
+      skipped: this.#skipped,
+      inFlight: this.#inFlight,
+      timeSavedMs: this.#timeSavedMs,
+    }
+  }
+
+  invalidate(callerId?: string): number {
+    if (callerId !== undefined) {
+      const scope = this.#callers.get(callerId)
+      return scope === undefined ? 0 : this.#drop(scope, true)
+    }
+    let n = 0
+    for (const scope of this.#callers.values()) n += this.#drop(scope, true)
+    return n
+  }
+
+  close(): void {
+    this.#closed = true
+    this.invalidate()
+    this.#callers.clear()
+  }
+
+  #factsOf(entry: ToolEntry): Facts {
+    let facts = this.#facts.get(entry)
+    if (facts === undefined) {
+      const a = entry.tool.annotations
+      const readOnly = a?.readOnlyHint === true
+      facts = { readOnly, eligible: readOnly || (this.#idempotent && a?.idempotentHint === true) }
+      this.#facts.set(entry, facts)
+    }
+    return facts
+  }
+
+  #scope(caller: string): CallerScope {
+    let scope = this.#callers.get(caller)
+    if (scope === undefined) {
+      scope = {
+        callerId: caller === ANONYMOUS ? undefined : caller,
+        pending: new Map(),
+        writes: 0,
+        learner: this.#learning === undefined ? undefined : new Learner(this.#learning),
+      }
+      this.#callers.set(caller, scope)
+    }
+    return scope
+  }
+
+  /** Drops every pending prefetch of a scope; `invalidated` counts them as invalidations. */
+  #drop(scope: CallerScope, invalidated: boolean): number {
+    const n = scope.pending.size
+    if (n === 0) return 0
+    for (const p of scope.pending.values()) this.#discard(p)
+    scope.pending.clear()
+    if (invalidated) {
+      this.#invalidated += n
+      this.#meters?.invalidated.add(n)
+    }
+    return n
+  }
+
+  /** A prefetch leaves the cache unused: wasted, and aborted if still running. */
+  #discard(p: Pending): void {
+    if (p.timer !== undefined) clearTimeout(p.timer)
+    this.#wasted++
+    this.#meters?.wasted.add(1)
+    if (p.running) {
+      this.#cancelled++
+      this.#meters?.cancelled.add(1)
+      p.controller.abort(new Error("prefetch dropped unused"))
+    }
+  }
+
+  /** Runs one real call (`next`) with prefetch around it. */
+  call(request: CallToolRequest, next: (request: CallToolRequest) => Promise<ToolResult>): Promise<ToolResult> {
+    const context = request.context
+    if (context !== undefined && isExecutionContext(context) && this.#speculative.has(context)) return next(request)
+    const callerId = context?.callerId
+    if (this.#closed || (callerId === undefined && !this.#anonymous)) return next(request)
+    const entry = typeof request.name === "string" ? this.#host.entry(request.name) : undefined
+    if (entry === undefined) return next(request)
+    this.#calls++
+    const caller = callerId ?? ANONYMOUS
+    const facts = this.#factsOf(entry)
+    if (!facts.readOnly) {
+      // A write may change what any pending prefetch of this caller read: drop them, and issue none
+      // until it is done.
+      const scope = this.#scope(caller)
+      this.#drop(scope, true)
+      scope.writes++
+      const done = () => {
+        scope.writes--
+      }
+      return next(request).then(
+        (result) => {
+          done()
+          this.#completed(scope, entry, request.arguments ?? {}, result)
+          return result
+        },
+        (error: unknown) => {
+          done()
+          throw error
+        },
+      )
+    }
+    const scope = this.#callers.get(caller)
+    const args = request.arguments ?? {}
+    if (scope !== undefined && scope.pending.size > 0) {
+      const key = `${entry.id}\u0000${canonicalJson(args)}`
+      const p = scope.pending.get(key)
+      if (p !== undefined) {
+        scope.pending.delete(key)
+        return this.#serve(scope, entry, request, args, p, next)
+      }
+    }
+    const completed = (result: ToolResult): ToolResult => {
+      this.#completed(scope ?? this.#scope(caller), entry, args, result)
+      return result
+    }
+    return next(request).then(completed)
+  }
+
+  async #serve(
+    scope: CallerScope,
+    entry: ToolEntry,
+    request: CallToolRequest,
+    args: Readonly<Record<string, unknown>>,
+    p: Pending,
+    next: (request: CallToolRequest) => Promise<ToolResult>,
+  ): Promise<ToolResult> {
+    if (p.timer !== undefined) clearTimeout(p.timer)
+    const asked = performance.now()
+    let result: ToolResult | undefined
+    if (!p.running) result = await p.promise
+    else {
+      const ctx = callContext(request.context)
+      const cancellable = ctx.signal !== NEVER_ABORTED
+      if (!cancellable && ctx.deadline === undefined) result = await p.promise
+      else {
+        // The caller may cancel or time out while waiting: then the speculative call is aborted too.
+        const guard = openScope(ctx, entry.id, ctx.deadline, cancellable)
+        try {
+          result = await Promise.race([p.promise, guard.aborted])
+        } catch (error) {
+          this.#discard(p)
+          throw error
+        } finally {
+          guard.dispose()
+        }
+      }
+    }
+    if (result === undefined) {
+      // The speculative call failed: make the real one.
+      this.#wasted++
+      this.#meters?.wasted.add(1)
+      const real = await next(request)
+      this.#completed(scope, entry, args, real)
+      return real
+    }
+    const saved = Math.max(0, (p.finished ?? asked) - p.started)
+    this.#hits++
+    this.#timeSavedMs += saved
+    if (this.#meters !== undefined) {
+      this.#meters.hits.add(1, { "toolplane.tool.id": entry.id })
+      this.#meters.timeSaved.add(saved, { "toolplane.tool.id": entry.id })
+    }
+    const span = trace.getActiveSpan()
+    if (span !== undefined) {
+      span.setAttribute("toolplane.prefetch.hit", true)
+      span.setAttribute("toolplane.prefetch.saved_ms", saved)
+    }
+    this.#completed(scope, entry, args, result)
+    return result
+  }
+
+  /** A real call completed: learn from it and plan the next ones. */
+  #completed(
+    scope: CallerScope,
+    entry: ToolEntry,
+    args: Readonly<Record<string, unknown>>,
+    result: ToolResult,
+  ): void {
+    if (this.#closed) return
+    const learner = scope.learner
+    if (learner !== undefined) learner.observe(entry.id, args, resultJson(result))
+    if (scope.writes > 0 || this.#maxPerCall === 0) return
+    let proposals: Proposal[] | undefined
+    if (this.#declared && entry.enrichers.length > 0)
+      proposals = declaredProposals(entry.enrichers, entry.id, result, this.#maxPerCall)
+    if (learner !== undefined) {
+      const learned = learner.propose()
+      if (learned.length > 0) proposals = proposals === undefined ? learned : [...proposals, ...learned]
+    }
+    if (proposals === undefined || proposals.length === 0) return
+    this.#plan(scope, scope.callerId, proposals).catch(noop)
+  }
+
+  async #plan(scope: CallerScope, callerId: string | undefined, proposals: Proposal[]): Promise<void> {
+    let issued = 0
+    const seen = new Set<string>()
+    for (const proposal of proposals) {
+      if (issued >= this.#maxPerCall) break
+      const key = `${proposal.toolId}\u0000${canonicalJson(proposal.arguments)}`
+      if (seen.has(key) || scope.pending.has(key)) continue
+      seen.add(key)
+      if (await this.#issue(scope, callerId, proposal, key)) issued++
+    }
+  }
+
+  #skip(): false {
+    this.#skipped++
+    this.#meters?.skipped.add(1)
+    return false
+  }
+
+  /** Applies every safety rule, then starts the speculative call. */
+  async #issue(scope: CallerScope, callerId: string | undefined, proposal: Proposal, key: string): Promise<boolean> {
+    const entry = this.#host.entry(proposal.toolId)
+    if (entry === undefined || !this.#factsOf(entry).eligible) return this.#skip()
+    if (await requiresApproval(entry)) return this.#skip()
+    let checked = entry.validator.validate(proposal.arguments)
+    if (checked instanceof Promise) checked = await checked
+    if (!checked.ok) return this.#skip()
+    // Everything below is synchronous: the caps and the caller's state cannot change under it.
+    if (this.#closed || scope.writes > 0 || scope.pending.has(key)) return this.#skip()
+    if (this.#inFlight >= this.#maxParallel) return this.#skip()
+    const args = checked.value as Readonly<Record<string, unknown>>
+    let host: string | undefined
+    for (let i = 0; i < entry.enrichers.length && host === undefined; i++)
+      host = entry.enrichers[i]!.rateLimitHost(entry.id, args)
+    for (let i = 0; i < entry.enrichers.length && host === undefined; i++)
+      host = entry.enrichers[i]!.valueModel(entry.id)?.rateLimitHost
+    if (host !== undefined && (this.#hosts.get(host) ?? 0) >= this.#perHost) return this.#skip()
+    const limits = entry.limits
+    if (limits !== undefined) {
+      // Never past a rate limit: only a token available now, never a wait, never a refusal.
+      for (const bucket of limits.buckets) if (bucket.tokens < 1) return this.#skip()
+      const hostBucket = limits.hostBucket?.(args)
+      if (hostBucket !== undefined && hostBucket.tokens < 1) return this.#skip()
+      for (const semaphore of limits.semaphores) if (semaphore.active >= semaphore.max) return this.#skip()
+    }
+    const controller = new AbortController()
+    const ctx = makeContext(
+      callerId === undefined ? { signal: controller.signal } : { callerId, signal: controller.signal },
+    )
+    this.#speculative.add(ctx)
+    this.#inFlight++
+    if (host !== undefined) this.#hosts.set(host, (this.#hosts.get(host) ?? 0) + 1)
+    this.#issued++
+    this.#meters?.issued.add(1, { "toolplane.tool.id": entry.id })
+    let pending: Pending | undefined
+    const settle = () => {
+      this.#inFlight--
+      if (host !== undefined) {
+        const n = (this.#hosts.get(host) ?? 1) - 1
+        if (n === 0) this.#hosts.delete(host)
+        else this.#hosts.set(host, n)
+      }
+      pending!.running = false
+      pending!.finished = performance.now()
+    }
+    const promise = this.#host.run({ name: entry.id, arguments: proposal.arguments, context: ctx }).then(
+      (result) => {
+        settle()
+        return result
+      },
+      () => {
+        settle()
+        // A failed prefetch is never served: forget it (the caller's call runs for real).
+        if (scope.pending.get(key) === pending) {
+          scope.pending.delete(key)
+          if (pending!.timer !== undefined) clearTimeout(pending!.timer)
+          this.#wasted++
+          this.#meters?.wasted.add(1)
+        }
+        return undefined
+      },
+    )
+    pending = {
+      key,
+      host,
+      controller,
+      started: performance.now(),
+      finished: undefined,
+      promise,
+      timer: undefined,
+      running: true,
+    }
+    pending.timer = setTimeout(() => {
+      if (scope.pending.get(key) !== pending) return
+      scope.pending.delete(key)
+      pending!.timer = undefined
+      this.#discard(pending!)
+    }, this.#ttlMs)
+    pending.timer.unref?.()
+    scope.pending.set(key, pending)
+    return true
+  }
+}

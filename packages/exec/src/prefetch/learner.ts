@@ -1,0 +1,230 @@
+/**
+ * Online learning of one caller's call patterns: which tool follows which, and where each argument of the
+ * follow-up came from (an argument or a result field of one of the last calls, or the value the tool got
+ * last time). Starts from nothing; every completed call is one observation.
+ *
+ * @since 0.2.0
+ */
+import { canonicalJson } from "./canonical.js"
+import type { Proposal } from "./planner.js"
+
+/** One completed call of the caller, with its values indexed by canonical JSON. */
+interface Step {
+  readonly tool: string
+  readonly args: Readonly<Record<string, unknown>>
+  /** canonical value -> argument names holding it */
+  readonly argIndex: Map<string, string[]>
+  /** canonical value -> result pointers holding it (built on first use) */
+  resultIndex: Map<string, string[]> | undefined
+  readonly result: unknown
+}
+
+interface Transition {
+  count: number
+  /** argument name -> source -> times the source held the argument's value */
+  readonly sources: Map<string, Map<string, number>>
+  /** canonical list of argument names -> times */
+  readonly shapes: Map<string, number>
+}
+
+const MAX_LEAVES = 256
+const MAX_ARRAY = 16
+const MAX_DEPTH = 5
+
+const escapePointer = (key: string): string => key.replace(/~/g, "~0").replace(/\//g, "~1")
+
+/** Indexes the scalar leaves and small arrays of a result by canonical JSON. */
+const indexResult = (value: unknown): Map<string, string[]> => {
+  const index = new Map<string, string[]>()
+  let leaves = 0
+  const add = (key: string, pointer: string) => {
+    const list = index.get(key)
+    if (list === undefined) index.set(key, [pointer])
+    else if (list.length < 8) list.push(pointer)
+  }
+  const walk = (v: unknown, pointer: string, depth: number): void => {
+    if (leaves >= MAX_LEAVES) return
+    if (v === null || typeof v !== "object") {
+      leaves++
+      add(canonicalJson(v), pointer)
+      return
+    }
+    if (depth >= MAX_DEPTH) return
+    if (Array.isArray(v)) {
+      if (v.length <= MAX_ARRAY && v.every((x) => x === null || typeof x !== "object")) {
+        leaves++
+        add(canonicalJson(v), pointer)
+      }
+      for (let i = 0; i < v.length && i < MAX_ARRAY; i++) walk(v[i], `${pointer}/${i}`, depth + 1)
+      return
+    }
+    for (const key of Object.keys(v)) walk((v as Record<string, unknown>)[key], `${pointer}/${escapePointer(key)}`, depth + 1)
+  }
+  walk(value, "", 0)
+  return index
+}
+
+/**
+ * Resolves a JSON pointer (RFC 6901) in a value; `undefined` when it leads nowhere.
+ *
+ * @since 0.2.0
+ */
+export const resolvePointer = (value: unknown, pointer: string): unknown => {
+  if (pointer === "") return value
+  if (!pointer.startsWith("/")) return undefined
+  let current: unknown = value
+  for (const raw of pointer.slice(1).split("/")) {
+    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~")
+    if (current === null || typeof current !== "object") return undefined
+    if (Array.isArray(current)) {
+      if (!/^(0|[1-9]\d*)$/.test(key)) return undefined
+      current = current[Number(key)]
+    } else {
+      if (!Object.hasOwn(current, key)) return undefined
+      current = (current as Record<string, unknown>)[key]
+    }
+  }
+  return current
+}
+
+const increment = <K>(map: Map<K, number>, key: K): void => {
+  map.set(key, (map.get(key) ?? 0) + 1)
+}
+
+/**
+ * Settings of a {@link Learner}.
+ *
+ * @since 0.2.0
+ */
+export interface LearnerSettings {
+  readonly window: number
+  readonly minConfidence: number
+  readonly minSupport: number
+}
+
+/**
+ * One caller's learned patterns.
+ *
+ * @since 0.2.0
+ */
+export class Learner {
+  readonly #settings: LearnerSettings
+  readonly #history: Step[] = []
+  /** tool -> times a call followed it */
+  readonly #seen = new Map<string, number>()
+  readonly #follow = new Map<string, Map<string, Transition>>()
+  /** tool -> arguments of its last call */
+  readonly #last = new Map<string, Readonly<Record<string, unknown>>>()
+
+  constructor(settings: LearnerSettings) {
+    this.#settings = settings
+  }
+
+  #resultIndex(step: Step): Map<string, string[]> {
+    if (step.resultIndex === undefined) step.resultIndex = indexResult(step.result)
+    return step.resultIndex
+  }
+
+  /** Records a completed call and learns from how it relates to the calls before it. */
+  observe(tool: string, args: Readonly<Record<string, unknown>>, result: unknown): void {
+    const history = this.#history
+    const argIndex = new Map<string, string[]>()
+    const keys = Object.keys(args).sort()
+    const canon: string[] = []
+    for (const key of keys) {
+      const c = canonicalJson(args[key])
+      canon.push(c)
+      const list = argIndex.get(c)
+      if (list === undefined) argIndex.set(c, [key])
+      else list.push(key)
+    }
+    if (history.length > 0) {
+      const prev = history[history.length - 1]!.tool
+      increment(this.#seen, prev)
+      let next = this.#follow.get(prev)
+      if (next === undefined) this.#follow.set(prev, (next = new Map()))
+      let t = next.get(tool)
+      if (t === undefined) next.set(tool, (t = { count: 0, sources: new Map(), shapes: new Map() }))
+      t.count++
+      increment(t.shapes, keys.join("\u0000"))
+      const last = this.#last.get(tool)
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!
+        const value = canon[i]!
+        let sources = t.sources.get(key)
+        if (sources === undefined) t.sources.set(key, (sources = new Map()))
+        if (last !== undefined && Object.hasOwn(last, key) && canonicalJson(last[key]) === value)
+          increment(sources, "c")
+        const depth = Math.min(this.#settings.window, history.length)
+        for (let k = 1; k <= depth; k++) {
+          const step = history[history.length - k]!
+          for (const name of step.argIndex.get(value) ?? []) increment(sources, `a${k}:${name}`)
+          for (const pointer of this.#resultIndex(step).get(value) ?? []) increment(sources, `r${k}:${pointer}`)
+        }
+      }
+    }
+    history.push({ tool, args, argIndex, resultIndex: undefined, result })
+    if (history.length > this.#settings.window) history.shift()
+    this.#last.set(tool, args)
+  }
+
+  #valueOf(source: string, tool: string, key: string): { ok: true; value: unknown } | { ok: false } {
+    if (source === "c") {
+      const last = this.#last.get(tool)
+      return last !== undefined && Object.hasOwn(last, key) ? { ok: true, value: last[key] } : { ok: false }
+    }
+    const colon = source.indexOf(":")
+    const k = Number(source.slice(1, colon))
+    const step = this.#history[this.#history.length - k]
+    if (step === undefined) return { ok: false }
+    const path = source.slice(colon + 1)
+    if (source[0] === "a") return Object.hasOwn(step.args, path) ? { ok: true, value: step.args[path] } : { ok: false }
+    const value = resolvePointer(step.result, path)
+    return value === undefined ? { ok: false } : { ok: true, value }
+  }
+
+  /** The calls likely to come next, with their estimated probability (at least `minConfidence`). */
+  propose(): Proposal[] {
+    const history = this.#history
+    if (history.length === 0) return []
+    const prev = history[history.length - 1]!.tool
+    const next = this.#follow.get(prev)
+    if (next === undefined) return []
+    const seen = this.#seen.get(prev) ?? 0
+    const { minConfidence, minSupport } = this.#settings
+    const out: Proposal[] = []
+    for (const [tool, t] of next) {
+      if (t.count < minSupport) continue
+      // One pseudo-observation of "something else" keeps a single sighting from being a certainty.
+      let confidence = t.count / (seen + 1)
+      if (confidence < minConfidence) continue
+      let shape = ""
+      let best = 0
+      for (const [s, n] of t.shapes)
+        if (n > best) {
+          best = n
+          shape = s
+        }
+      confidence *= best / t.count
+      const args: Record<string, unknown> = {}
+      for (const key of shape === "" ? [] : shape.split("\u0000")) {
+        const sources = [...(t.sources.get(key) ?? new Map<string, number>())].sort((a, b) => b[1] - a[1])
+        let found = false
+        for (const [source, n] of sources) {
+          const v = this.#valueOf(source, tool, key)
+          if (!v.ok) continue
+          args[key] = v.value
+          confidence *= n / (t.count + 1)
+          found = true
+          break
+        }
+        if (!found || confidence < minConfidence) {
+          confidence = 0
+          break
+        }
+      }
+      if (confidence >= minConfidence) out.push({ toolId: tool, arguments: args, confidence, origin: "learned" })
+    }
+    return out.sort((a, b) => b.confidence - a.confidence)
+  }
+}
