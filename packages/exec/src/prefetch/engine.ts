@@ -104,7 +104,7 @@ export class PrefetchEngine implements Prefetcher {
         ? undefined
         : {
             window: Math.max(1, Math.floor((learning === true ? undefined : learning.window) ?? 3)),
-            minConfidence: (learning === true ? undefined : learning.minConfidence) ?? 0.45,
+            minConfidence: (learning === true ? undefined : learning.minConfidence) ?? 0.25,
             minSupport: Math.max(1, (learning === true ? undefined : learning.minSupport) ?? 2),
           }
     this.#maxParallel = Math.max(0, Math.floor(options.maxParallel ?? 4))

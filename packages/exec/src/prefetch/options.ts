@@ -14,7 +14,7 @@ export interface PrefetchLearningOptions {
   readonly window?: number
   /**
    * Smallest estimated probability that a proposed call is the next one, with these exact arguments.
-   * Default 0.45.
+   * Default 0.25.
    */
   readonly minConfidence?: number
   /** Observations of a transition before it may be used. Default 2. */
