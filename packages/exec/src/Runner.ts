@@ -155,6 +155,7 @@ class Runner implements ToolRunner {
               }
             },
             run: (request) => this.callTool(request),
+            pending: () => this.#pending,
           })
     this.registry.onChange(() => {
       this.#stale = true

@@ -34,10 +34,13 @@ export interface PrefetchHost {
   entry(toolId: string): ToolEntry | undefined
   /** Runs a call through the runner's whole pipeline. */
   run(request: CallToolRequest): Promise<ToolResult>
+  /** Settles when pending registrations and refreshes are done; `undefined` when none are. */
+  pending(): Promise<void> | undefined
 }
 
 interface Pending {
   readonly key: string
+  readonly backend: string
   readonly host: string | undefined
   readonly controller: AbortController
   readonly started: number
@@ -84,6 +87,8 @@ export class PrefetchEngine implements Prefetcher {
   readonly #facts = new WeakMap<ToolEntry, Facts>()
   readonly #speculative = new WeakSet<ExecutionContext>()
   readonly #hosts = new Map<string, number>()
+  /** Backend name -> calls to its tools that are not read-only, running now (any caller). */
+  readonly #writing = new Map<string, number>()
   #inFlight = 0
   #closed = false
   #calls = 0
@@ -184,6 +189,21 @@ export class PrefetchEngine implements Prefetcher {
     return n
   }
 
+  /** Drops a scope's pending prefetches of one backend's tools (another caller wrote there). */
+  #dropBackend(scope: CallerScope, backend: string): void {
+    let n = 0
+    for (const [key, p] of scope.pending)
+      if (p.backend === backend) {
+        scope.pending.delete(key)
+        this.#discard(p)
+        n++
+      }
+    if (n > 0) {
+      this.#invalidated += n
+      this.#meters?.invalidated.add(n)
+    }
+  }
+
   /** A prefetch leaves the cache unused: wasted, and aborted if still running. */
   #discard(p: Pending): void {
     if (p.timer !== undefined) clearTimeout(p.timer)
@@ -202,19 +222,31 @@ export class PrefetchEngine implements Prefetcher {
     if (context !== undefined && isExecutionContext(context) && this.#speculative.has(context)) return next(request)
     const callerId = context?.callerId
     if (this.#closed || (callerId === undefined && !this.#anonymous)) return next(request)
+    const pending = this.#host.pending()
+    if (pending !== undefined)
+      return pending.then(
+        () => this.call(request, next),
+        () => next(request),
+      )
     const entry = typeof request.name === "string" ? this.#host.entry(request.name) : undefined
     if (entry === undefined) return next(request)
     this.#calls++
     const caller = callerId ?? ANONYMOUS
     const facts = this.#factsOf(entry)
     if (!facts.readOnly) {
-      // A write may change what any pending prefetch of this caller read: drop them, and issue none
-      // until it is done.
+      // A write may change what any pending prefetch of this caller read, and what other callers'
+      // prefetches on the same backend read: drop them, and issue none there until it is done.
       const scope = this.#scope(caller)
+      const backend = entry.backendName
       this.#drop(scope, true)
+      for (const other of this.#callers.values()) if (other !== scope) this.#dropBackend(other, backend)
       scope.writes++
+      this.#writing.set(backend, (this.#writing.get(backend) ?? 0) + 1)
       const done = () => {
         scope.writes--
+        const n = this.#writing.get(backend)! - 1
+        if (n === 0) this.#writing.delete(backend)
+        else this.#writing.set(backend, n)
       }
       return next(request).then(
         (result) => {
@@ -347,7 +379,8 @@ export class PrefetchEngine implements Prefetcher {
     if (checked instanceof Promise) checked = await checked
     if (!checked.ok) return this.#skip()
     // Everything below is synchronous: the caps and the caller's state cannot change under it.
-    if (this.#closed || scope.writes > 0 || scope.pending.has(key)) return this.#skip()
+    if (this.#closed || scope.writes > 0 || scope.pending.has(key) || this.#writing.has(entry.backendName))
+      return this.#skip()
     if (this.#inFlight >= this.#maxParallel) return this.#skip()
     const args = checked.value as Readonly<Record<string, unknown>>
     let host: string | undefined
@@ -358,11 +391,12 @@ export class PrefetchEngine implements Prefetcher {
     if (host !== undefined && (this.#hosts.get(host) ?? 0) >= this.#perHost) return this.#skip()
     const limits = entry.limits
     if (limits !== undefined) {
-      // Never past a rate limit: only a token available now, never a wait, never a refusal.
-      for (const bucket of limits.buckets) if (bucket.tokens < 1) return this.#skip()
-      const hostBucket = limits.hostBucket?.(args)
-      if (hostBucket !== undefined && hostBucket.tokens < 1) return this.#skip()
-      for (const semaphore of limits.semaphores) if (semaphore.active >= semaphore.max) return this.#skip()
+      // Never past a rate limit: a speculative call takes no token (a real call could then be refused or
+      // delayed), so a tool under a rate limit is never prefetched; nor one whose concurrency cap is full
+      // or refuses.
+      if (limits.buckets.length > 0 || limits.hostBucket?.(args) !== undefined) return this.#skip()
+      for (const semaphore of limits.semaphores)
+        if (semaphore.mode === "reject" || semaphore.active >= semaphore.max) return this.#skip()
     }
     const controller = new AbortController()
     const ctx = makeContext(
@@ -403,6 +437,7 @@ export class PrefetchEngine implements Prefetcher {
     )
     pending = {
       key,
+      backend: entry.backendName,
       host,
       controller,
       started: performance.now(),
