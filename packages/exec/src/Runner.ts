@@ -265,7 +265,9 @@ class Runner implements ToolRunner {
     const prefetch = this.prefetch
     if (this.#tracing && tracingActive())
       return traced(String(request.name), request.id ?? request.context?.callId, (span) =>
-        prefetch === undefined ? this.#call(request, span) : prefetch.call(request, (r) => this.#call(r, span)),
+        prefetch === undefined
+          ? this.#call(request, span)
+          : prefetch.call(request, (r) => this.#call(r, span)),
       )
     if (prefetch === undefined) return this.#call(request, undefined)
     return prefetch.call(request, (r) => this.#call(r, undefined))
@@ -318,9 +320,12 @@ class Runner implements ToolRunner {
     }
     // 8. output
     if (entry.outputValidator !== undefined) await validateOutput(entry.id, entry.outputValidator, result)
-    if (result.continuation != null || result.nextCursor !== undefined)
-      return signContinuation(this.cursorCodec, result, entry.id, ctx.callerId, raw)
-    return result
+    const out =
+      result.continuation != null || result.nextCursor !== undefined
+        ? signContinuation(this.cursorCodec, result, entry.id, ctx.callerId, raw)
+        : result
+    if (this.prefetch !== undefined) this.prefetch.completed(entry, raw, ctx, out)
+    return out
   }
 
   async #guarded(

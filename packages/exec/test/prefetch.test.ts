@@ -178,7 +178,11 @@ describe("prefetch: cache, scoping, invalidation, expiry", () => {
     await runner.callTool({ name: "kv/list", arguments: {}, context: { callerId: "A" } })
     await settle(runner)
     expect(service.executions.filter((e) => e.tool === "kv/get")).toHaveLength(2)
-    const result = await runner.callTool({ name: "kv/get", arguments: { key: "b" }, context: { callerId: "A" } })
+    const result = await runner.callTool({
+      name: "kv/get",
+      arguments: { key: "b" },
+      context: { callerId: "A" },
+    })
     expect(result.structuredContent).toEqual({ key: "b", value: "2" })
     expect(service.executions.filter((e) => e.tool === "kv/get")).toHaveLength(2)
     const stats = runner.prefetch!.stats()
@@ -239,7 +243,9 @@ describe("prefetch: cache, scoping, invalidation, expiry", () => {
           name: "l",
           categories: [],
           valueModel: (id) =>
-            id === "s/start" ? { followUps: [{ toolId: "s/read", projection: "/n", projectionArg: "n" }] } : undefined,
+            id === "s/start"
+              ? { followUps: [{ toolId: "s/read", projection: "/n", projectionArg: "n" }] }
+              : undefined,
         }),
       ],
       prefetch: { learning: false },
@@ -298,7 +304,9 @@ describe("prefetch: cache, scoping, invalidation, expiry", () => {
           name: "l",
           categories: [],
           valueModel: (id) =>
-            id === "t/start" ? { followUps: [{ toolId: "t/slow", projection: "/n", projectionArg: "n" }] } : undefined,
+            id === "t/start"
+              ? { followUps: [{ toolId: "t/slow", projection: "/n", projectionArg: "n" }] }
+              : undefined,
         }),
       ],
       prefetch: { learning: false, ttlMs: 20 },
@@ -336,7 +344,9 @@ describe("prefetch: cache, scoping, invalidation, expiry", () => {
           name: "l",
           categories: [],
           valueModel: (id) =>
-            id === "w/start" ? { followUps: [{ toolId: "w/slow", projection: "/n", projectionArg: "n" }] } : undefined,
+            id === "w/start"
+              ? { followUps: [{ toolId: "w/slow", projection: "/n", projectionArg: "n" }] }
+              : undefined,
         }),
       ],
       prefetch: { learning: false },
@@ -371,7 +381,9 @@ describe("prefetch: cache, scoping, invalidation, expiry", () => {
           name: "l",
           categories: [],
           valueModel: (id) =>
-            id === "w/start" ? { followUps: [{ toolId: "w/held", projection: "/n", projectionArg: "n" }] } : undefined,
+            id === "w/start"
+              ? { followUps: [{ toolId: "w/held", projection: "/n", projectionArg: "n" }] }
+              : undefined,
         }),
       ],
       prefetch: { learning: false },
@@ -395,7 +407,9 @@ describe("prefetch: cache, scoping, invalidation, expiry", () => {
   it("never issues a prefetch whose arguments fail validation", async () => {
     const { runner, service } = makeRunner({ learning: false })
     // kv/put -> kv/get(key: "") fails min(1): skipped.
-    await runner.callTool({ name: "kv/put", arguments: { key: "", value: "v" }, context: { callerId: "A" } }).catch(() => {})
+    await runner
+      .callTool({ name: "kv/put", arguments: { key: "", value: "v" }, context: { callerId: "A" } })
+      .catch(() => {})
     const list = makeRunner({ learning: false }).runner
     void list
     await settle(runner)
@@ -422,7 +436,11 @@ describe("prefetch: learning", () => {
     for (const q of ["x", "y", "z", "w", "v", "u"]) {
       await runner.callTool({ name: "p/a", arguments: { q }, context: ctx })
       await tick(2)
-      const r = await runner.callTool({ name: "p/b", arguments: { id: `${q}-id`, mode: "full" }, context: ctx })
+      const r = await runner.callTool({
+        name: "p/b",
+        arguments: { id: `${q}-id`, mode: "full" },
+        context: ctx,
+      })
       expect(r.structuredContent).toEqual({ id: `${q}-id`, mode: "full", detail: `${q}-id`.length })
     }
     const stats = runner.prefetch!.stats()

@@ -26,7 +26,7 @@ import {
   type JsonSchema,
   type Tool,
 } from "@toolplane/foundation"
-import { canonicalJson, createRunner, type PrefetchOptions } from "../../src/index.js"
+import { canonicalJson, createRunner, type PrefetchOptions, type ToolRunner } from "../../src/index.js"
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 
@@ -80,9 +80,13 @@ if (!existsSync(sourceDir) || !existsSync(docDir))
 // ------------------------------------------------------------------------------------ prerequisites
 const python = spawnSync("python3", ["-c", "import mpmath"], { encoding: "utf8" })
 if (python.error !== undefined)
-  fail("python3 is missing: the benchmark runs BFCL's reference implementations (Python) and needs python3 with mpmath")
+  fail(
+    "python3 is missing: the benchmark runs BFCL's reference implementations (Python) and needs python3 with mpmath",
+  )
 if (python.status !== 0)
-  fail("the Python module mpmath is missing (BFCL's MathAPI needs it): install it, e.g. `pip install mpmath` or `apt-get install python3-mpmath`")
+  fail(
+    "the Python module mpmath is missing (BFCL's MathAPI needs it): install it, e.g. `pip install mpmath` or `apt-get install python3-mpmath`",
+  )
 
 // ----------------------------------------------------------------------------------------------- data
 interface Session {
@@ -108,20 +112,6 @@ const sessions: Session[] = readJsonl(questionsPath)
   }))
 if (sessions.length === 0) fail("no session has an answer")
 
-const DOCS: Record<string, string> = {
-  GorillaFileSystem: "gorilla_file_system",
-  MathAPI: "math_api",
-  MessageAPI: "message_api",
-  TwitterAPI: "posting_api",
-  TicketAPI: "ticket_api",
-  TradingBot: "trading_bot",
-  TravelAPI: "travel_booking",
-  VehicleControlAPI: "vehicle_control",
-  WebSearchAPI: "web_search",
-  MemoryAPI_kv: "memory_kv",
-  MemoryAPI_vector: "memory_vector",
-  MemoryAPI_rec_sum: "memory_rec_sum",
-}
 
 interface Annotations {
   readonly readOnly: Record<string, string[]>
@@ -152,7 +142,10 @@ const toSchema = (p: Record<string, unknown>): JsonSchema => {
   }
   if (p.properties !== undefined)
     out.properties = Object.fromEntries(
-      Object.entries(p.properties as Record<string, Record<string, unknown>>).map(([k, v]) => [k, toSchema(v)]),
+      Object.entries(p.properties as Record<string, Record<string, unknown>>).map(([k, v]) => [
+        k,
+        toSchema(v),
+      ]),
     )
   if (Array.isArray(p.required) && p.required.length > 0) out.required = p.required
   if (p.items !== undefined) out.items = toSchema(p.items as Record<string, unknown>)
@@ -183,11 +176,16 @@ for (const file of readdirSync(docDir).filter((f) => f.endsWith(".json"))) {
 // --------------------------------------------------------------------------------- python subprocess
 class Python {
   readonly #child: ChildProcess
-  readonly #waiting = new Map<number, { resolve: (v: Record<string, unknown>) => void; reject: (e: Error) => void }>()
+  readonly #waiting = new Map<
+    number,
+    { resolve: (v: Record<string, unknown>) => void; reject: (e: Error) => void }
+  >()
   #next = 1
 
   constructor() {
-    this.#child = spawn("python3", [join(HERE, "bfcl_server.py"), sourceDir], { stdio: ["pipe", "pipe", "inherit"] })
+    this.#child = spawn("python3", [join(HERE, "bfcl_server.py"), sourceDir], {
+      stdio: ["pipe", "pipe", "inherit"],
+    })
     createInterface({ input: this.#child.stdout! }).on("line", (line) => {
       const reply = JSON.parse(line) as Record<string, unknown>
       const w = this.#waiting.get(reply.id as number)
@@ -254,29 +252,33 @@ const missing = (await py.request("check", { classes: [...new Set(sessions.flatM
 if (missing.length > 0) fail(`cannot load BFCL classes (missing Python modules?): ${missing.join("; ")}`)
 
 const CALLER = "bfcl-agent"
-let current = ""
 
-const backend = defineBackend({
-  name: "bfcl",
-  kind: "python",
-  toolSchemas: () => [...tools.values()],
-  requiresApproval: (id) => !readOnly.has(id.slice("bfcl/".length)),
-  async execute(call, ctx) {
-    const session = current
-    const reply = await py.request("call", { session, name: call.toolId.slice("bfcl/".length), args: call.arguments })
-    try {
-      await sleep(toolMs * scale, ctx.signal)
-    } catch {
-      throw new Cancelled({ toolId: call.toolId, reason: "aborted" })
-    }
-    const value = reply.result
-    const structured =
-      value !== null && typeof value === "object" && !Array.isArray(value)
-        ? (value as Record<string, unknown>)
-        : { result: value as unknown }
-    return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: structured }
-  },
-})
+/** One backend per mode: calls go to the Python instances of the session that mode is replaying. */
+const makeBackend = (mode: { session: string }) =>
+  defineBackend({
+    name: "bfcl",
+    kind: "python",
+    toolSchemas: () => [...tools.values()],
+    requiresApproval: (id) => !readOnly.has(id.slice("bfcl/".length)),
+    async execute(call, ctx) {
+      const reply = await py.request("call", {
+        session: mode.session,
+        name: call.toolId.slice("bfcl/".length),
+        args: call.arguments,
+      })
+      try {
+        await sleep(toolMs * scale, ctx.signal)
+      } catch {
+        throw new Cancelled({ toolId: call.toolId, reason: "aborted" })
+      }
+      const value = reply.result
+      const structured =
+        value !== null && typeof value === "object" && !Array.isArray(value)
+          ? (value as Record<string, unknown>)
+          : { result: value as unknown }
+      return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: structured }
+    },
+  })
 
 const provider = defineEnricher({
   name: "bfcl-provider",
@@ -292,7 +294,8 @@ const provider = defineEnricher({
     }
   },
   rateLimitHost: (id, args) => {
-    if (annotations.hosts[id.slice("bfcl/".length)] !== "url" || typeof args.url !== "string") return undefined
+    if (annotations.hosts[id.slice("bfcl/".length)] !== "url" || typeof args.url !== "string")
+      return undefined
     try {
       return new URL(args.url).host
     } catch {
@@ -301,100 +304,119 @@ const provider = defineEnricher({
   },
 })
 
-const runMode = async (label: string, prefetch: PrefetchOptions | undefined): Promise<ModeRun> => {
-  const runner = createRunner({
-    backends: [backend],
-    enrichers: [provider],
-    approver: { approve: async () => true },
-    retry: false,
-    ...(prefetch === undefined ? {} : { prefetch }),
-  })
-  await runner.ready()
-  const results: string[][] = []
-  const states: string[] = []
-  let calls = 0
-  let eligible = 0
-  let toolWait = 0
-  let sessionTime = 0
-  for (const [i, session] of sessions.entries()) {
-    current = `${label}:${session.id}`
-    const loaded = await py.request("load", {
-      session: current,
-      classes: session.classes,
-      config: session.config,
-      ground_truth: session.groundTruth,
-      long_context: session.id.includes("long_context"),
-    })
-    const turns = loaded.calls as { name: string; args: Record<string, unknown> }[][]
-    const out: string[] = []
-    let first = true
-    for (const turn of turns)
-      for (const call of turn) {
-        if (!first) {
-          await sleep(thinkMs * scale)
-          sessionTime += thinkMs * scale
-        }
-        first = false
-        calls++
-        if (readOnly.has(call.name)) eligible++
-        const started = performance.now()
-        try {
-          const result = await runner.callTool({
-            name: toolId(call.name),
-            arguments: call.args,
-            context: { callerId: CALLER },
-          })
-          out.push(canonicalJson(result.structuredContent ?? result.content))
-        } catch (error) {
-          out.push(`error:${isToolError(error) ? error._tag : String(error)}`)
-        }
-        const waited = performance.now() - started
-        toolWait += waited
-        sessionTime += waited
-      }
-    // The conversation is over: its pending prefetches are of no use (what was learned stays).
-    runner.prefetch?.invalidate(CALLER)
-    results.push(out)
-    states.push(canonicalJson((await py.request("state", { session: current })).state))
-    await py.request("drop", { session: current })
-    if (!asJson && (i + 1) % 50 === 0) log(`  ${label}: ${i + 1}/${sessions.length} sessions`)
-  }
-  const stats = runner.prefetch?.stats()
-  await runner.close()
-  const issued = stats?.issued ?? 0
-  const hits = stats?.hits ?? 0
+interface Mode {
+  readonly label: string
+  readonly runner: ToolRunner
+  readonly target: { session: string }
+  readonly results: string[][]
+  readonly states: string[]
+  calls: number
+  eligible: number
+  toolWait: number
+  sessionTime: number
+}
+
+const makeMode = (label: string, prefetch: PrefetchOptions | undefined): Mode => {
+  const target = { session: "" }
   return {
-    results,
-    states,
-    report: {
-      calls,
-      eligible,
-      issued,
-      hits,
-      hitRate: eligible === 0 ? 0 : (100 * hits) / eligible,
-      precision: issued === 0 ? 0 : (100 * hits) / issued,
-      wastedPerCall: calls === 0 ? 0 : (stats?.wasted ?? 0) / calls,
-      toolWaitMs: toolWait / scale,
-      sessionMs: sessionTime / scale,
-      timeSavedPct: 0,
-      differences: 0,
-    },
+    label,
+    target,
+    runner: createRunner({
+      backends: [makeBackend(target)],
+      enrichers: [provider],
+      approver: { approve: async () => true },
+      retry: false,
+      ...(prefetch === undefined ? {} : { prefetch }),
+    }),
+    results: [],
+    states: [],
+    calls: 0,
+    eligible: 0,
+    toolWait: 0,
+    sessionTime: 0,
   }
 }
 
-const modes: [string, PrefetchOptions | undefined][] = [
-  ["off", undefined],
-  ["declaredOnly", { learning: false, ttlMs: ttlMs * scale }],
-  ["learning", { ttlMs: ttlMs * scale }],
+/** Replays one session through one mode's runner. */
+const replay = async (mode: Mode, session: Session): Promise<void> => {
+  mode.target.session = `${mode.label}:${session.id}`
+  const loaded = await py.request("load", {
+    session: mode.target.session,
+    classes: session.classes,
+    config: session.config,
+    ground_truth: session.groundTruth,
+    long_context: session.id.includes("long_context"),
+  })
+  const turns = loaded.calls as { name: string; args: Record<string, unknown> }[][]
+  const out: string[] = []
+  let first = true
+  for (const turn of turns)
+    for (const call of turn) {
+      if (!first) {
+        await sleep(thinkMs * scale)
+        mode.sessionTime += thinkMs * scale
+      }
+      first = false
+      mode.calls++
+      if (readOnly.has(call.name)) mode.eligible++
+      const started = performance.now()
+      try {
+        const result = await mode.runner.callTool({
+          name: toolId(call.name),
+          arguments: call.args,
+          context: { callerId: CALLER },
+        })
+        out.push(canonicalJson(result.structuredContent ?? result.content))
+      } catch (error) {
+        out.push(`error:${isToolError(error) ? error._tag : String(error)}`)
+      }
+      const waited = performance.now() - started
+      mode.toolWait += waited
+      mode.sessionTime += waited
+    }
+  // The conversation is over: its pending prefetches are of no use (what was learned stays).
+  mode.runner.prefetch?.invalidate(CALLER)
+  mode.results.push(out)
+  mode.states.push(canonicalJson((await py.request("state", { session: mode.target.session })).state))
+  await py.request("drop", { session: mode.target.session })
+}
+
+const report = (mode: Mode): ModeReport => {
+  const stats = mode.runner.prefetch?.stats()
+  const issued = stats?.issued ?? 0
+  const hits = stats?.hits ?? 0
+  return {
+    calls: mode.calls,
+    eligible: mode.eligible,
+    issued,
+    hits,
+    hitRate: mode.eligible === 0 ? 0 : (100 * hits) / mode.eligible,
+    precision: issued === 0 ? 0 : (100 * hits) / issued,
+    wastedPerCall: mode.calls === 0 ? 0 : (stats?.wasted ?? 0) / mode.calls,
+    toolWaitMs: mode.toolWait / scale,
+    sessionMs: mode.sessionTime / scale,
+    timeSavedPct: 0,
+    differences: 0,
+  }
+}
+
+const modeList = [
+  makeMode("off", undefined),
+  makeMode("declaredOnly", { learning: false, ttlMs: ttlMs * scale }),
+  makeMode("learning", { ttlMs: ttlMs * scale }),
 ]
 log(
-  `BFCL multi-turn replay: ${sessions.length} sessions, tool ${toolMs} ms, think ${thinkMs} ms (timers at ${scale}x)`,
+  `BFCL multi-turn replay: ${sessions.length} sessions, tool ${toolMs} ms, think ${thinkMs} ms (timers at ${scale}x); modes interleaved per session`,
 )
-const runs = new Map<string, ModeRun>()
-for (const [label, options] of modes) {
-  log(`running ${label}...`)
-  runs.set(label, await runMode(label, options))
+for (const [i, session] of sessions.entries()) {
+  // Modes take turns session by session, so machine load falls on all of them alike.
+  for (const mode of i % 2 === 0 ? modeList : [...modeList].reverse()) await replay(mode, session)
+  if ((i + 1) % 50 === 0) log(`  ${i + 1}/${sessions.length} sessions`)
 }
+const runs = new Map<string, ModeRun>(
+  modeList.map((m) => [m.label, { results: m.results, states: m.states, report: report(m) }]),
+)
+await Promise.all(modeList.map((m) => m.runner.close()))
 py.close()
 
 // --------------------------------------------------------------------------------------- comparison
@@ -406,7 +428,10 @@ for (const [label, run] of runs) {
     session.forEach((result, j) => {
       if (result !== off.results[i]![j]) {
         differences++
-        if (!asJson) log(`  DIFFERENCE ${label} ${sessions[i]!.id} call ${j}: ${result.slice(0, 120)} vs ${off.results[i]![j]!.slice(0, 120)}`)
+        if (!asJson)
+          log(
+            `  DIFFERENCE ${label} ${sessions[i]!.id} call ${j}: ${result.slice(0, 120)} vs ${off.results[i]![j]!.slice(0, 120)}`,
+          )
       }
     })
     if (run.states[i] !== off.states[i]) {
@@ -419,7 +444,17 @@ for (const [label, run] of runs) {
 }
 
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits
-const keys = ["calls", "eligible", "issued", "hits", "hitRate", "precision", "wastedPerCall", "timeSavedPct", "differences"] as const
+const keys = [
+  "calls",
+  "eligible",
+  "issued",
+  "hits",
+  "hitRate",
+  "precision",
+  "wastedPerCall",
+  "timeSavedPct",
+  "differences",
+] as const
 const pick = (r: ModeReport) => ({
   ...Object.fromEntries(keys.map((k) => [k, k === "wastedPerCall" ? round(r[k], 3) : round(r[k])])),
   toolWaitMs: Math.round(r.toolWaitMs),
@@ -438,7 +473,19 @@ if (asJson) {
     ["declared only", declared],
     ["declared + learning", learning],
   ]
-  const header = ["mode", "calls", "eligible", "issued", "hits", "hit rate", "precision", "wasted/call", "tool wait s", "session s", "saved"]
+  const header = [
+    "mode",
+    "calls",
+    "eligible",
+    "issued",
+    "hits",
+    "hit rate",
+    "precision",
+    "wasted/call",
+    "tool wait s",
+    "session s",
+    "saved",
+  ]
   const table = rows.map(([name, r]) => [
     name,
     String(r.calls),
@@ -454,6 +501,10 @@ if (asJson) {
   ])
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)))
   for (const row of [header, ...table]) log(row.map((c, i) => c.padStart(widths[i]!)).join("  "))
-  log(totalDifferences === 0 ? "results and final states: identical in all modes" : `${totalDifferences} DIFFERENCES`)
+  log(
+    totalDifferences === 0
+      ? "results and final states: identical in all modes"
+      : `${totalDifferences} DIFFERENCES`,
+  )
 }
 process.exit(totalDifferences === 0 ? 0 : 1)

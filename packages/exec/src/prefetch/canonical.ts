@@ -22,4 +22,7 @@ const canonicalValue = (value: unknown): unknown => {
  *
  * @since 0.2.0
  */
-export const canonicalJson = (value: unknown): string => JSON.stringify(canonicalValue(value)) ?? "null"
+export const canonicalJson = (value: unknown): string =>
+  (value === null || typeof value !== "object"
+    ? JSON.stringify(value)
+    : JSON.stringify(canonicalValue(value))) ?? "null"

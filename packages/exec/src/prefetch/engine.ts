@@ -21,7 +21,7 @@ import { canonicalJson } from "./canonical.js"
 import { Learner, type LearnerSettings } from "./learner.js"
 import { type PrefetchMeters, prefetchMeters } from "./metrics.js"
 import type { PrefetchOptions } from "./options.js"
-import type { PrefetchStats, Prefetcher } from "./Prefetcher.js"
+import type { Prefetcher, PrefetchStats } from "./Prefetcher.js"
 import { declaredProposals, type Proposal, resultJson } from "./planner.js"
 
 /**
@@ -40,6 +40,8 @@ export interface PrefetchHost {
 
 interface Pending {
   readonly key: string
+  /** The rule that proposed it (previous tool, follow-up, origin), for precision feedback. */
+  readonly rule: Feedback
   readonly backend: string
   readonly host: string | undefined
   readonly controller: AbortController
@@ -51,7 +53,17 @@ interface Pending {
   running: boolean
 }
 
+/** How often one rule's prefetches were served. */
+interface Feedback {
+  issued: number
+  hits: number
+  /** Proposals held back since the last probe. */
+  held: number
+}
+
 interface CallerScope {
+  /** Rule (`origin:previous>follow-up`) -> outcome of its prefetches. */
+  readonly feedback: Map<string, Feedback>
   readonly callerId: string | undefined
   readonly pending: Map<string, Pending>
   /** Calls of this caller to tools that are not read-only, running now. */
@@ -80,6 +92,7 @@ export class PrefetchEngine implements Prefetcher {
   readonly #perHost: number
   readonly #maxPerCall: number
   readonly #ttlMs: number
+  readonly #minPrecision: number
   readonly #idempotent: boolean
   readonly #anonymous: boolean
   readonly #meters: PrefetchMeters | undefined
@@ -116,6 +129,7 @@ export class PrefetchEngine implements Prefetcher {
     this.#perHost = Math.max(0, Math.floor(options.perHost ?? 2))
     this.#maxPerCall = Math.max(0, Math.floor(options.maxPerCall ?? 4))
     this.#ttlMs = Math.max(1, options.ttlMs ?? 5000)
+    this.#minPrecision = Math.min(1, Math.max(0, options.minPrecision ?? 0.3))
     this.#idempotent = options.idempotent === true
     this.#anonymous = options.anonymous === true
     this.#meters = options.metrics === false ? undefined : prefetchMeters()
@@ -166,6 +180,7 @@ export class PrefetchEngine implements Prefetcher {
     let scope = this.#callers.get(caller)
     if (scope === undefined) {
       scope = {
+        feedback: new Map(),
         callerId: caller === ANONYMOUS ? undefined : caller,
         pending: new Map(),
         writes: 0,
@@ -217,9 +232,13 @@ export class PrefetchEngine implements Prefetcher {
   }
 
   /** Runs one real call (`next`) with prefetch around it. */
-  call(request: CallToolRequest, next: (request: CallToolRequest) => Promise<ToolResult>): Promise<ToolResult> {
+  call(
+    request: CallToolRequest,
+    next: (request: CallToolRequest) => Promise<ToolResult>,
+  ): Promise<ToolResult> {
     const context = request.context
-    if (context !== undefined && isExecutionContext(context) && this.#speculative.has(context)) return next(request)
+    if (context !== undefined && isExecutionContext(context) && this.#speculative.has(context))
+      return next(request)
     const callerId = context?.callerId
     if (this.#closed || (callerId === undefined && !this.#anonymous)) return next(request)
     const pending = this.#host.pending()
@@ -240,29 +259,11 @@ export class PrefetchEngine implements Prefetcher {
       const backend = entry.backendName
       this.#drop(scope, true)
       for (const other of this.#callers.values()) if (other !== scope) this.#dropBackend(other, backend)
-      scope.writes++
-      this.#writing.set(backend, (this.#writing.get(backend) ?? 0) + 1)
-      const done = () => {
-        scope.writes--
-        const n = this.#writing.get(backend)! - 1
-        if (n === 0) this.#writing.delete(backend)
-        else this.#writing.set(backend, n)
-      }
-      return next(request).then(
-        (result) => {
-          done()
-          this.#completed(scope, entry, request.arguments ?? {}, result)
-          return result
-        },
-        (error: unknown) => {
-          done()
-          throw error
-        },
-      )
+      return this.#write(scope, backend, entry, request, next)
     }
     const scope = this.#callers.get(caller)
-    const args = request.arguments ?? {}
     if (scope !== undefined && scope.pending.size > 0) {
+      const args = request.arguments ?? {}
       const key = `${entry.id}\u0000${canonicalJson(args)}`
       const p = scope.pending.get(key)
       if (p !== undefined) {
@@ -270,11 +271,44 @@ export class PrefetchEngine implements Prefetcher {
         return this.#serve(scope, entry, request, args, p, next)
       }
     }
-    const completed = (result: ToolResult): ToolResult => {
-      this.#completed(scope ?? this.#scope(caller), entry, args, result)
-      return result
+    // The runner reports the completion through `completed` (no wrapper on the common path).
+    return next(request)
+  }
+
+  /** The runner's hook after a call to a read-only tool completed (writes complete in `call`). */
+  completed(
+    entry: ToolEntry,
+    args: Readonly<Record<string, unknown>>,
+    ctx: ExecutionContext,
+    result: ToolResult,
+  ): void {
+    if (this.#closed || this.#speculative.has(ctx)) return
+    const callerId = ctx.callerId
+    if (callerId === undefined && !this.#anonymous) return
+    if (!this.#factsOf(entry).readOnly) return
+    this.#completed(this.#scope(callerId ?? ANONYMOUS), entry, args, result)
+  }
+
+  async #write(
+    scope: CallerScope,
+    backend: string,
+    entry: ToolEntry,
+    request: CallToolRequest,
+    next: (request: CallToolRequest) => Promise<ToolResult>,
+  ): Promise<ToolResult> {
+    scope.writes++
+    this.#writing.set(backend, (this.#writing.get(backend) ?? 0) + 1)
+    let result: ToolResult
+    try {
+      result = await next(request)
+    } finally {
+      scope.writes--
+      const n = this.#writing.get(backend)! - 1
+      if (n === 0) this.#writing.delete(backend)
+      else this.#writing.set(backend, n)
     }
-    return next(request).then(completed)
+    this.#completed(scope, entry, request.arguments ?? {}, result)
+    return result
   }
 
   async #serve(
@@ -310,12 +344,11 @@ export class PrefetchEngine implements Prefetcher {
       // The speculative call failed: make the real one.
       this.#wasted++
       this.#meters?.wasted.add(1)
-      const real = await next(request)
-      this.#completed(scope, entry, args, real)
-      return real
+      return next(request)
     }
     const saved = Math.max(0, (p.finished ?? asked) - p.started)
     this.#hits++
+    p.rule.hits++
     this.#timeSavedMs += saved
     if (this.#meters !== undefined) {
       this.#meters.hits.add(1, { "toolplane.tool.id": entry.id })
@@ -349,10 +382,31 @@ export class PrefetchEngine implements Prefetcher {
       if (learned.length > 0) proposals = proposals === undefined ? learned : [...proposals, ...learned]
     }
     if (proposals === undefined || proposals.length === 0) return
-    this.#plan(scope, scope.callerId, proposals).catch(noop)
+    this.#plan(scope, scope.callerId, entry.id, proposals).catch(noop)
   }
 
-  async #plan(scope: CallerScope, callerId: string | undefined, proposals: Proposal[]): Promise<void> {
+  /**
+   * Precision feedback: a rule (declared link or learned pattern, from one tool to another) whose
+   * prefetches of this caller were mostly not used is held back, with one probe every few proposals so
+   * it can recover when the caller's habits change.
+   */
+  #ruleOf(scope: CallerScope, from: string, proposal: Proposal): Feedback | undefined {
+    const name = `${proposal.origin}:${from}>${proposal.toolId}`
+    let rule = scope.feedback.get(name)
+    if (rule === undefined) scope.feedback.set(name, (rule = { issued: 0, hits: 0, held: 0 }))
+    if (rule.issued >= 4 && (rule.hits + 1) / (rule.issued + 2) < this.#minPrecision) {
+      if (++rule.held < 8) return undefined
+      rule.held = 0
+    }
+    return rule
+  }
+
+  async #plan(
+    scope: CallerScope,
+    callerId: string | undefined,
+    from: string,
+    proposals: Proposal[],
+  ): Promise<void> {
     let issued = 0
     const seen = new Set<string>()
     for (const proposal of proposals) {
@@ -360,7 +414,9 @@ export class PrefetchEngine implements Prefetcher {
       const key = `${proposal.toolId}\u0000${canonicalJson(proposal.arguments)}`
       if (seen.has(key) || scope.pending.has(key)) continue
       seen.add(key)
-      if (await this.#issue(scope, callerId, proposal, key)) issued++
+      const rule = this.#ruleOf(scope, from, proposal)
+      if (rule === undefined) continue
+      if (await this.#issue(scope, callerId, proposal, key, rule)) issued++
     }
   }
 
@@ -371,7 +427,13 @@ export class PrefetchEngine implements Prefetcher {
   }
 
   /** Applies every safety rule, then starts the speculative call. */
-  async #issue(scope: CallerScope, callerId: string | undefined, proposal: Proposal, key: string): Promise<boolean> {
+  async #issue(
+    scope: CallerScope,
+    callerId: string | undefined,
+    proposal: Proposal,
+    key: string,
+    rule: Feedback,
+  ): Promise<boolean> {
     const entry = this.#host.entry(proposal.toolId)
     if (entry === undefined || !this.#factsOf(entry).eligible) return this.#skip()
     if (await requiresApproval(entry)) return this.#skip()
@@ -406,6 +468,7 @@ export class PrefetchEngine implements Prefetcher {
     this.#inFlight++
     if (host !== undefined) this.#hosts.set(host, (this.#hosts.get(host) ?? 0) + 1)
     this.#issued++
+    rule.issued++
     this.#meters?.issued.add(1, { "toolplane.tool.id": entry.id })
     let pending: Pending | undefined
     const settle = () => {
@@ -437,6 +500,7 @@ export class PrefetchEngine implements Prefetcher {
     )
     pending = {
       key,
+      rule,
       backend: entry.backendName,
       host,
       controller,

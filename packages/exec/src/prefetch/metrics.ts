@@ -35,7 +35,10 @@ export const prefetchMeters = (): PrefetchMeters => {
     hits: counter("hits", "Real calls served from a prefetch"),
     wasted: counter("wasted", "Speculative calls whose result was never served"),
     cancelled: counter("cancelled", "Speculative calls aborted while running"),
-    invalidated: counter("invalidated", "Prefetches dropped because their caller called a non-read-only tool"),
+    invalidated: counter(
+      "invalidated",
+      "Prefetches dropped because their caller called a non-read-only tool",
+    ),
     skipped: counter("skipped", "Proposed prefetches refused by a safety rule or a cap"),
     timeSaved: counter("time_saved", "Tool-wait time saved for callers", "ms"),
   }

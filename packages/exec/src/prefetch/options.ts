@@ -39,6 +39,12 @@ export interface PrefetchOptions {
   /** Largest number of prefetches proposed after one call. Default 4. */
   readonly maxPerCall?: number
   /**
+   * Precision feedback: a rule (a declared link or a learned pattern from one tool to another) whose
+   * prefetches for a caller were served less often than this fraction (after 4 of them) is held back, with
+   * an occasional probe. 0 turns it off. Default 0.3.
+   */
+  readonly minPrecision?: number
+  /**
    * How long a prefetched result waits for the caller's call, from its start (ms). When it expires unused it
    * is dropped and, if still running, its signal is aborted. Default 5000.
    */

@@ -50,7 +50,11 @@ export const resultJson = (result: ToolResult): JsonValue => {
  *
  * @since 0.2.0
  */
-export const projectLink = (result: JsonValue, link: FollowUpLink, max: number): Record<string, unknown>[] => {
+export const projectLink = (
+  result: JsonValue,
+  link: FollowUpLink,
+  max: number,
+): Record<string, unknown>[] => {
   const selected = link.projection === undefined ? result : resolvePointer(result, link.projection)
   if (selected === undefined) return []
   if (link.projection === undefined && link.projectionArg === undefined) return [{}]
