@@ -112,7 +112,6 @@ const sessions: Session[] = readJsonl(questionsPath)
   }))
 if (sessions.length === 0) fail("no session has an answer")
 
-
 interface Annotations {
   readonly readOnly: Record<string, string[]>
   readonly links: Record<string, FollowUpLink[]>
