@@ -9,7 +9,7 @@
  * [--tool-ms 300] [--json] [--scale 0.04] [--limit N]`.
  *
  * Time model: `tool-ms` of latency per backend call, `think-ms` of model time before every call but the
- * first of a session. Real timers run at `scale` times the nominal durations (default 0.04, so the 200
+ * first of a session. Real timers run at `scale` times the nominal durations (default 0.05, so the 200
  * sessions take a few minutes); every figure printed is converted back to nominal milliseconds.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
@@ -57,7 +57,7 @@ const questionsFile = flag("questions") ?? fail("--questions FILE is required")
 const answersFile = flag("answers") ?? fail("--answers FILE is required")
 const thinkMs = num("think-ms", 1000)
 const toolMs = num("tool-ms", 300)
-const scale = num("scale", 0.04)
+const scale = num("scale", 0.05)
 if (scale <= 0) fail("--scale must be positive")
 const limit = flag("limit") === undefined ? Number.POSITIVE_INFINITY : num("limit", 0)
 const ttlMs = num("ttl-ms", 4 * (thinkMs + toolMs))
@@ -260,13 +260,15 @@ const makeBackend = (mode: { session: string }) =>
     toolSchemas: () => [...tools.values()],
     requiresApproval: (id) => !readOnly.has(id.slice("bfcl/".length)),
     async execute(call, ctx) {
+      // The simulated latency includes the Python round trip: the call takes tool-ms in all.
+      const started = performance.now()
       const reply = await py.request("call", {
         session: mode.session,
         name: call.toolId.slice("bfcl/".length),
         args: call.arguments,
       })
       try {
-        await sleep(toolMs * scale, ctx.signal)
+        await sleep(Math.max(0, toolMs * scale - (performance.now() - started)), ctx.signal)
       } catch {
         throw new Cancelled({ toolId: call.toolId, reason: "aborted" })
       }
