@@ -108,6 +108,7 @@ class Runner implements ToolRunner {
   readonly limits: LimitSet
   readonly cursorCodec: CursorCodec
   readonly prefetch: PrefetchEngine | undefined
+  readonly #untraced = (request: CallToolRequest): Promise<ToolResult> => this.#call(request, undefined)
   readonly #options: RunnerOptions
   readonly #enrichers: readonly import("@toolplane/foundation").Enricher[]
   readonly #approver: Approver | undefined
@@ -270,7 +271,7 @@ class Runner implements ToolRunner {
           : prefetch.call(request, (r) => this.#call(r, span)),
       )
     if (prefetch === undefined) return this.#call(request, undefined)
-    return prefetch.call(request, (r) => this.#call(r, undefined))
+    return prefetch.call(request, this.#untraced)
   }
 
   async #call(request: CallToolRequest, span: CallSpan | undefined): Promise<ToolResult> {

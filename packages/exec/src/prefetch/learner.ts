@@ -19,6 +19,17 @@ interface Step {
   readonly result: unknown
 }
 
+interface Successors {
+  /** Times a call followed the tool. */
+  seen: number
+  /** Transitions that are not muted (0: nothing to propose, without looking further). */
+  live: number
+  readonly next: Map<string, Transition>
+}
+
+const NOTHING: Proposal[] = []
+Object.freeze(NOTHING)
+
 interface Transition {
   count: number
   /** Observations whose argument sources were learned. */
@@ -130,8 +141,8 @@ export class Learner {
   readonly #settings: LearnerSettings
   readonly #history: Step[] = []
   /** tool -> times a call followed it */
-  readonly #seen = new Map<string, number>()
-  readonly #follow = new Map<string, Map<string, Transition>>()
+  /** previous tool -> what followed it */
+  readonly #follow = new Map<string, Successors>()
   /** tool -> arguments of its last call */
   readonly #last = new Map<string, Readonly<Record<string, unknown>>>()
 
@@ -149,18 +160,21 @@ export class Learner {
     const history = this.#history
     if (history.length > 0) {
       const prev = history[history.length - 1]!.tool
-      increment(this.#seen, prev)
-      let next = this.#follow.get(prev)
-      if (next === undefined) this.#follow.set(prev, (next = new Map()))
-      let t = next.get(tool)
-      if (t === undefined)
-        next.set(
+      let node = this.#follow.get(prev)
+      if (node === undefined) this.#follow.set(prev, (node = { seen: 0, live: 0, next: new Map() }))
+      node.seen++
+      let t = node.next.get(tool)
+      if (t === undefined) {
+        node.next.set(
           tool,
           (t = { count: 0, learned: 0, muted: false, resumeAt: 0, sources: new Map(), shapes: new Map() }),
         )
+        node.live++
+      }
       t.count++
       if (t.muted && t.count >= t.resumeAt) {
         t.muted = false
+        node.live++
         t.learned = 0
         t.sources.clear()
         t.shapes.clear()
@@ -169,6 +183,7 @@ export class Learner {
         this.#learnSources(t, tool, args)
         if (t.learned >= TRIAL && !this.#predictable(t)) {
           t.muted = true
+          node.live--
           t.resumeAt = t.count * 4
         }
       }
@@ -251,14 +266,13 @@ export class Learner {
   /** The calls likely to come next, with their estimated probability (at least `minConfidence`). */
   propose(): Proposal[] {
     const history = this.#history
-    if (history.length === 0) return []
-    const prev = history[history.length - 1]!.tool
-    const next = this.#follow.get(prev)
-    if (next === undefined) return []
-    const seen = this.#seen.get(prev) ?? 0
+    if (history.length === 0) return NOTHING
+    const node = this.#follow.get(history[history.length - 1]!.tool)
+    if (node === undefined || node.live === 0) return NOTHING
+    const seen = node.seen
     const { minConfidence, minSupport } = this.#settings
     const out: Proposal[] = []
-    for (const [tool, t] of next) {
+    for (const [tool, t] of node.next) {
       if (t.count < minSupport || t.muted || t.learned === 0) continue
       // One pseudo-observation of "something else" keeps a single sighting from being a certainty.
       let confidence = t.count / (seen + 1)
