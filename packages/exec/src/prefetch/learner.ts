@@ -7,6 +7,7 @@
  */
 import { canonicalJson } from "./canonical.js"
 import type { Proposal } from "./planner.js"
+import { resolvePointer } from "./pointer.js"
 
 /** One completed call of the caller, with its values indexed by canonical JSON. */
 interface Step {
@@ -89,29 +90,6 @@ const indexResult = (value: unknown): Map<string, string[]> => {
   const state: IndexState = { index: new Map(), leaves: 0 }
   walkResult(state, value, "", 0)
   return state.index
-}
-
-/**
- * Resolves a JSON pointer (RFC 6901) in a value; `undefined` when it leads nowhere.
- *
- * @since 0.2.0
- */
-export const resolvePointer = (value: unknown, pointer: string): unknown => {
-  if (pointer === "") return value
-  if (!pointer.startsWith("/")) return undefined
-  let current: unknown = value
-  for (const raw of pointer.slice(1).split("/")) {
-    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~")
-    if (current === null || typeof current !== "object") return undefined
-    if (Array.isArray(current)) {
-      if (!/^(0|[1-9]\d*)$/.test(key)) return undefined
-      current = current[Number(key)]
-    } else {
-      if (!Object.hasOwn(current, key)) return undefined
-      current = (current as Record<string, unknown>)[key]
-    }
-  }
-  return current
 }
 
 /** Observations of a transition before deciding whether its arguments are predictable. */

@@ -6,7 +6,7 @@
  * @since 0.2.0
  */
 import type { Enricher, FollowUpLink, JsonValue, ToolResult } from "@toolplane/foundation"
-import { resolvePointer } from "./learner.js"
+import { resolvePointer } from "./pointer.js"
 
 /**
  * A proposed speculative call.
