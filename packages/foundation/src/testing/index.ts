@@ -167,6 +167,10 @@ export const backendContract = (
 }
 
 export {
+  type DefinitionBackendOptions,
+  definitionBackend,
+} from "./definitionBackend.js"
+export {
   type DefinitionService,
   type DefinitionServiceOptions,
   definitionService,
