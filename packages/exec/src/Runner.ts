@@ -24,9 +24,11 @@ import {
   type BackendResult,
   BackendUnavailable,
   type CallToolRequest,
+  ConfigError,
   type CursorCodec,
   causeOf,
   deriveContext,
+  type Enricher,
   type ExecutionContext,
   type ExecutionContextInit,
   InvalidArguments,
@@ -75,6 +77,13 @@ export interface ToolRunner extends ToolService {
   register(backend: Backend): Promise<void>
   /** Unregisters a backend (without closing it). Returns whether it was registered. */
   unregister(name: string): Promise<boolean>
+  /**
+   * Adds an enricher after the present ones; listings and calls from now on apply it. Throws
+   * `ConfigError` when an enricher of that name is present.
+   */
+  addEnricher(enricher: Enricher): void
+  /** Removes an enricher by name. Returns whether it was present. */
+  removeEnricher(name: string): boolean
   /** Every backend's health, including backends whose tool list could not be read. */
   health(): Promise<Record<string, BackendHealth>>
   /** Unregisters and closes every backend. */
@@ -100,7 +109,7 @@ class Runner implements ToolRunner {
   readonly limits: LimitSet
   readonly cursorCodec: CursorCodec
   readonly #options: RunnerOptions
-  readonly #enrichers: readonly import("@toolplane/foundation").Enricher[]
+  #enrichers: readonly Enricher[]
   readonly #approver: Approver | undefined
   readonly #pageSize: number
   readonly #tracing: boolean
@@ -386,6 +395,26 @@ class Runner implements ToolRunner {
     this.#unsubscribe.delete(name)
     this.#failed.delete(name)
     return this.registry.unregister(name)
+  }
+
+  addEnricher(enricher: Enricher): void {
+    if (this.#enrichers.some((e) => e.name === enricher.name))
+      throw new ConfigError({
+        path: "enrichers",
+        reason: `an enricher named "${enricher.name}" is registered`,
+      })
+    this.#enrichers = [...this.#enrichers, enricher]
+    this.#stale = true
+    this.#entries.clear()
+  }
+
+  removeEnricher(name: string): boolean {
+    const kept = this.#enrichers.filter((e) => e.name !== name)
+    if (kept.length === this.#enrichers.length) return false
+    this.#enrichers = kept
+    this.#stale = true
+    this.#entries.clear()
+    return true
   }
 
   async health(): Promise<Record<string, BackendHealth>> {
