@@ -174,7 +174,7 @@ const finish = <D extends ToolDefinition<any, any>>(definition: D): D => {
  * const hello = defineTool({
  *   id: "demo/hello",
  *   input: z.object({ name: z.string() }),
- *   handler: ({ name }) => Effect.map(Greeter.asEffect(), (g) => g.greet(name)),
+ *   handler: ({ name }) => Effect.map(Greeter, (g) => g.greet(name)),
  * })
  * const HelloBackend = backendLayer(Effect.map(bindHandlers([hello]), (defs) => localBackend(defs)))
  * // HelloBackend requires Greeter (and Backends): provide it with a Layer
