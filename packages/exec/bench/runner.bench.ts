@@ -8,14 +8,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import {
-  type Backend,
-  defineTool,
-  makeContext,
-  runDefinition,
-  ToolNotFound,
-  textResult,
-} from "@toolplane/foundation"
+import { defineTool, makeContext, textResult } from "@toolplane/foundation"
+import { definitionBackend } from "@toolplane/foundation/testing"
 import { z } from "zod"
 import { createRunner } from "../src/index.js"
 
@@ -31,20 +25,7 @@ const weather = defineTool({
 })
 
 /** The same in-process backend as @toolplane/plugin-local's localBackend (exec may not import plugins). */
-const local: Backend = {
-  name: "weather",
-  execute: (call, ctx) =>
-    call.toolId === weather.id
-      ? runDefinition(weather, call, ctx)
-      : Promise.reject(new ToolNotFound({ toolId: call.toolId, suggestions: [] })),
-  supportedTools: async () => [weather.id],
-  toolSchemas: async () => [weather],
-  metadata: () => ({ name: "weather", kind: "local" }),
-  healthCheck: async () => true,
-  requiresApproval: async () => false,
-  onToolsChanged: () => () => {},
-  close: async () => {},
-}
+const local = definitionBackend([weather], { name: "weather" })
 
 const args = { city: "Oslo" }
 

@@ -97,6 +97,8 @@ export interface ToolRunner extends ToolService {
 }
 
 const EMPTY_ARGS: Readonly<Record<string, unknown>> = Object.freeze({})
+/** Foundation's mark on a signal that only Effect fiber interruption aborts (see its `fromContextual`). */
+const INTERRUPT_ONLY = Symbol.for("@toolplane/foundation/interruptOnlySignal")
 const noop = (): void => {}
 
 interface Visible {
@@ -283,8 +285,11 @@ class Runner implements ToolRunner {
     const deadline =
       ctx.deadline ?? (entry.timeoutMs === undefined ? undefined : Date.now() + entry.timeoutMs)
     const cancellable = ctx.signal !== NEVER_ABORTED
+    // A signal only fiber interruption aborts (the Effect face's) needs no race: the interrupted fiber
+    // stops waiting by itself; the backend still sees the abort.
+    const interruptOnly = cancellable && (ctx.signal as { [INTERRUPT_ONLY]?: true })[INTERRUPT_ONLY] === true
     let result: BackendResult
-    if (deadline === undefined && !cancellable && entry.limits === undefined) {
+    if (deadline === undefined && (!cancellable || interruptOnly) && entry.limits === undefined) {
       if (span !== undefined) span.attempt(1)
       try {
         result = await entry.backend.execute(call, ctx)
@@ -292,7 +297,7 @@ class Runner implements ToolRunner {
         if (entry.retry === undefined) throw error
         result = await retryAfter(entry.retry, error, () => entry.backend.execute(call, ctx), {
           toolId: entry.id,
-          signal: undefined,
+          signal: interruptOnly ? ctx.signal : undefined,
           deadline: undefined,
           onAttempt: span?.attempt,
         })

@@ -19,10 +19,11 @@ import {
   Enrichers,
   type Tool,
   type ToolError,
+  type ToolResult,
   toolServiceToEffect,
   toToolError,
 } from "@toolplane/foundation"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Tracer } from "effect"
 import { approverFromEffect, EffectApprover } from "./Approver.js"
 import type { CallAllOptions, CallAllResult } from "./callAll.js"
 import type { RunnerOptions } from "./options.js"
@@ -52,8 +53,29 @@ export interface EffectToolRunner extends EffectToolService {
 export const EffectToolRunner: Context.Service<EffectToolRunner, EffectToolRunner> =
   Context.Service<EffectToolRunner>("@toolplane/exec/EffectToolRunner")
 
+const traced = (
+  call: Effect.Effect<ToolResult, ToolError>,
+  request: CallToolRequest,
+  runner: ToolRunner,
+): Effect.Effect<ToolResult, ToolError> =>
+  call.pipe(
+    Effect.tap((result) =>
+      Effect.annotateCurrentSpan("toolplane.outcome", result.isError ? "tool_error" : "ok"),
+    ),
+    Effect.tapError((error) => Effect.annotateCurrentSpan("toolplane.outcome", outcomeOf(error))),
+    Effect.withSpan(`execute_tool ${request.name}`, {
+      attributes: {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": request.name,
+        "toolplane.tool.id": request.name,
+        "toolplane.backend": runner.registry.resolve(request.name)?.backend.name ?? "(unknown)",
+      },
+    }),
+  )
+
 /**
- * Views a plain runner as an {@link EffectToolRunner}, with an Effect span per call.
+ * Views a plain runner as an {@link EffectToolRunner}, with an Effect span `execute_tool <id>` per call
+ * when a tracer is installed.
  *
  * @since 0.2.0
  */
@@ -63,19 +85,13 @@ export const toolRunnerToEffect = (runner: ToolRunner): EffectToolRunner => {
     plain: runner,
     listTools: service.listTools,
     callTool: (request) =>
-      service.callTool(request).pipe(
-        Effect.tap((result) =>
-          Effect.annotateCurrentSpan("toolplane.outcome", result.isError ? "tool_error" : "ok"),
-        ),
-        Effect.tapError((error) => Effect.annotateCurrentSpan("toolplane.outcome", outcomeOf(error))),
-        Effect.withSpan(`execute_tool ${request.name}`, {
-          attributes: {
-            "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": request.name,
-            "toolplane.tool.id": request.name,
-            "toolplane.backend": runner.registry.resolve(request.name)?.backend.name ?? "(unknown)",
-          },
-        }),
+      Effect.withFiber((fiber) =>
+        // Effect's built-in tracer keeps spans in memory only: as the plain runner skips OpenTelemetry
+        // spans until an SDK is registered, the Effect face makes a span only when a tracer is installed
+        // (`Effect.withTracer`, `@effect/opentelemetry`). A span costs more than the call itself.
+        fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer
+          ? service.callTool(request)
+          : traced(service.callTool(request), request, runner),
       ),
     listAll: Effect.tryPromise({
       try: () => runner.listAll(),

@@ -153,6 +153,33 @@ describe("Layers contributing to the runner", () => {
     expect(out.plain).toEqual([{ type: "text", text: "hi" }])
   })
 
+  it("interrupting a call aborts the signal its backend sees", async () => {
+    let seen: AbortSignal | undefined
+    const slow = defineBackend({
+      name: "slow",
+      toolSchemas: () => [weather],
+      requiresApproval: () => false,
+      execute: (_call, ctx) =>
+        new Promise((resolve) => {
+          seen = ctx.signal
+          ctx.signal.addEventListener("abort", () => resolve(textResult("stopped")))
+        }),
+    })
+    const App = backendLayer(slow).pipe(Layer.provideMerge(toolRunnerLayer()))
+    const outcome = await Effect.runPromise(
+      Effect.flatMap(EffectToolRunner, (r) =>
+        r.callTool({ name: "weather/current", arguments: { city: "Oslo" } }),
+      ).pipe(
+        Effect.timeout("30 millis"),
+        Effect.map(() => "finished"),
+        Effect.catchTag("TimeoutError", () => Effect.succeed("interrupted")),
+        Effect.provide(App),
+      ),
+    )
+    expect(outcome).toBe("interrupted")
+    expect(seen?.aborted).toBe(true)
+  })
+
   it("the approver comes from its own Layer", async () => {
     const gated = defineTool({ id: "ops/deploy", handler: () => "deployed" })
     const contributions = backendLayer(definitionBackend([gated], { name: "ops", approval: () => true }))

@@ -17,6 +17,16 @@ import { Cancelled, causeOf, ExecutionFailed, isToolError, type ToolError } from
 const NO_INIT: ExecutionContextInit = Object.freeze({})
 
 /**
+ * Marks a signal that only fiber interruption aborts. Whoever waits on a call made with it is the
+ * interrupted fiber, which stops waiting by itself; so the runner (`@toolplane/exec`) passes such a
+ * signal to the backend without racing the call against it. A global symbol, so exec reads it without
+ * importing foundation's internals.
+ *
+ * @since 0.2.0
+ */
+export const INTERRUPT_ONLY: unique symbol = Symbol.for("@toolplane/foundation/interruptOnlySignal")
+
+/**
  * Lifts a promise-returning function that takes a context into an Effect: interrupting the fiber aborts
  * the context's signal, which is how a cancelled Effect program stops a running tool. One
  * `AbortController` per call; a caller's own signal is linked to it with one listener (no
@@ -35,7 +45,8 @@ export const fromContextual = <A, E>(
     const controller = new AbortController()
     const outer = init.signal !== neverAborted ? init.signal : undefined
     let unlink: (() => void) | undefined
-    if (outer !== undefined) {
+    if (outer === undefined) Object.defineProperty(controller.signal, INTERRUPT_ONLY, { value: true })
+    else {
       if (outer.aborted) controller.abort(outer.reason)
       else {
         const onAbort = () => controller.abort(outer.reason)
