@@ -15,6 +15,7 @@
 import { join } from "node:path"
 import { allowList, approverLayer, EffectToolRunner, toolRunnerLayer } from "@toolplane/exec"
 import {
+  type Backends,
   backendLayer,
   bindHandlers,
   defineEffectEnricher,
