@@ -6,7 +6,6 @@
  */
 import {
   Cancelled,
-  causeOf,
   type ExecutionContext,
   type ExecutionContextInit,
   ExecutionFailed,
