@@ -149,7 +149,7 @@ const acquireRunner = (options: RunnerOptions) =>
  *
  * @example
  * ```ts
- * const App = Layer.mergeAll(backendLayer(localBackend([weather])), enricherLayer(auth)).pipe(
+ * const App = Layer.mergeAll(backendLayer(localBackend([weather]))).pipe(
  *   Layer.provideMerge(toolRunnerLayer()),
  *   Layer.provide(approverLayer(allowList(["weather/*"]))),
  * )

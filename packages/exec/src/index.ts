@@ -22,7 +22,7 @@ export {
   approveWith,
   EffectApprover,
 } from "./Approver.js"
-export type { ConcurrencyOptions, Semaphore } from "./Concurrency.js"
+export { type ConcurrencyOptions, Semaphore } from "./Concurrency.js"
 export { type CallAllOptions, type CallAllResult, callAll } from "./callAll.js"
 export type {
   LimitsOptions,
@@ -33,4 +33,4 @@ export type {
 } from "./options.js"
 export { createRunner, type ToolRunner } from "./Runner.js"
 export { EffectToolRunner, toolRunnerLayer, toolRunnerToEffect } from "./RunnerService.js"
-export type { RateLimitOptions, TokenBucket } from "./TokenBucket.js"
+export { type RateLimitOptions, TokenBucket } from "./TokenBucket.js"

@@ -236,7 +236,7 @@ export interface EffectBackendSpec<R> {
  *   toolSchemas: Effect.succeed([makeTool({ id: "clock/now", inputSchema: { type: "object" } })]),
  *   execute: (call) =>
  *     call.toolId === "clock/now"
- *       ? Effect.map(Clock.currentTimeMillis, (ms) => textResult(new Date(ms).toISOString()))
+ *       ? Effect.sync(() => textResult(new Date().toISOString()))
  *       : Effect.fail(new ToolNotFound({ toolId: call.toolId, suggestions: ["clock/now"] })),
  *   requiresApproval: () => Effect.succeed(false),
  * })

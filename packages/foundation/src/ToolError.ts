@@ -518,7 +518,7 @@ export const isToolError = (value: unknown): value is ToolError =>
  *
  * @example
  * ```ts
- * Effect.tryPromise({ try: () => fetchIt(), catch: (error) => toToolError(error, "web/fetch") })
+ * Effect.tryPromise({ try: () => fetch("https://example.com"), catch: (error) => toToolError(error, "web/fetch") })
  * ```
  * @since 0.2.0
  */

@@ -169,7 +169,7 @@ const finish = <D extends ToolDefinition<any, any>>(definition: D): D => {
  * returned definitions need nothing but the call context and can be served by any backend.
  *
  * @example
- * ```ts
+ * ```ts no-check
  * class Greeter extends Context.Service<Greeter, { greet(name: string): string }>()("Greeter") {}
  * const hello = defineTool({
  *   id: "demo/hello",

@@ -28,7 +28,7 @@ export interface DefinitionBackendOptions {
  * (validating unless the call says it is validated); an unknown id is `ToolNotFound` with suggestions.
  *
  * @example
- * ```ts
+ * ```ts no-check
  * const runner = createRunner({ backends: [definitionBackend([weather], { name: "weather" })] })
  * ```
  * @since 0.2.0
