@@ -31,6 +31,15 @@ export type {
   RunnerOptions,
   ScopeLimits,
 } from "./options.js"
+export { canonicalJson } from "./prefetch/canonical.js"
+export type { PrefetchLearningOptions, PrefetchOptions } from "./prefetch/options.js"
+export {
+  type EffectPrefetcher,
+  type Prefetcher,
+  type PrefetchStats,
+  prefetcherFromEffect,
+  prefetcherToEffect,
+} from "./prefetch/Prefetcher.js"
 export { createRunner, type ToolRunner } from "./Runner.js"
 export { EffectToolRunner, toolRunnerLayer, toolRunnerToEffect } from "./RunnerService.js"
 export { type RateLimitOptions, TokenBucket } from "./TokenBucket.js"
