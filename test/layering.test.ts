@@ -74,6 +74,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   "@toolplane/discovery": ["@toolplane/foundation"],
   "@toolplane/compose": ["@toolplane/foundation", "@toolplane/discovery"],
   "@toolplane/exec": ["@toolplane/foundation", "@toolplane/discovery"],
+  // Durable runs execute skills (compose) through any tool service; its tests use a real runner (exec).
+  "@toolplane/durable": ["@toolplane/foundation", "@toolplane/compose", "@toolplane/exec"],
 }
 
 /** Packages at the top of the stack (the CLI assembles plugins into a gateway), exempt from "never a plugin". */
