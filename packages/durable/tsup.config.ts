@@ -1,3 +1,4 @@
 import { packageBuild } from "../../tsup.base.js"
 
-export default packageBuild()
+// `node:sqlite` exists only with its `node:` prefix: keep the prefix on builtin imports.
+export default packageBuild({ removeNodeProtocol: false })
