@@ -120,6 +120,8 @@ export const openDurableRunner = (options: DurableRunnerOptions): DurableRunner 
     if (run.info.status === "completed" || run.info.status === "failed") return run.info
     const known = await tools()
     const plan = (await planner()).plan(run.skill as Skill)
+    // The journal as it was when this resumption began: steps are only ever written by this execution.
+    const journaledSteps = journal.steps(runId)
     let index = 0
     let suspended = false
     const journaled: ToolService = {
@@ -137,7 +139,7 @@ export const openDurableRunner = (options: DurableRunnerOptions): DurableRunner 
           })
         const position = { id: step.id, index: index - 1, tool: step.tool }
         const tool = known.get(step.tool)
-        const entry = journal.step(runId, step.id)
+        const entry = journaledSteps.get(step.id)
         if (entry?.status === "completed") return entry.result!
         let args: Readonly<Record<string, unknown>> = request.arguments ?? {}
         if ((entry === undefined || entry.status === "awaiting_approval") && needsApproval(step, tool)) {

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { DatabaseSync } from "node:sqlite"
+import { DatabaseSync, type StatementSync } from "node:sqlite"
 import type { RunInfo, RunStatus, StepInfo, StepStatus } from "../run.js"
 
 const SCHEMA = `
@@ -92,20 +92,30 @@ export class Journal {
     this.db.exec(SCHEMA)
   }
 
+  readonly #statements = new Map<string, StatementSync>()
+
+  /** A prepared statement, prepared once per journal. */
+  #sql(text: string): StatementSync {
+    let statement = this.#statements.get(text)
+    if (statement === undefined) {
+      statement = this.db.prepare(text)
+      this.#statements.set(text, statement)
+    }
+    return statement
+  }
+
   close(): void {
     if (this.db.isOpen) this.db.close()
   }
 
   createRun(id: string, skill: unknown, input: unknown, now: number): void {
-    this.db
-      .prepare(
-        "INSERT INTO toolplane_runs (id, skill, input, status, created_at, updated_at) VALUES (?, ?, ?, 'running', ?, ?)",
-      )
-      .run(id, JSON.stringify(skill), JSON.stringify(input), now, now)
+    this.#sql(
+      "INSERT INTO toolplane_runs (id, skill, input, status, created_at, updated_at) VALUES (?, ?, ?, 'running', ?, ?)",
+    ).run(id, JSON.stringify(skill), JSON.stringify(input), now, now)
   }
 
   runRow(id: string): { skill: unknown; input: Record<string, unknown>; info: RunInfo } | undefined {
-    const row = this.db.prepare("SELECT * FROM toolplane_runs WHERE id = ?").get(id) as RunRow | undefined
+    const row = this.#sql("SELECT * FROM toolplane_runs WHERE id = ?").get(id) as RunRow | undefined
     if (row === undefined) return undefined
     return {
       skill: JSON.parse(row.skill),
@@ -117,9 +127,9 @@ export class Journal {
   #info(row: RunRow): RunInfo {
     const skill = JSON.parse(row.skill) as { name?: string }
     const steps = (
-      this.db
-        .prepare("SELECT * FROM toolplane_steps WHERE run_id = ? ORDER BY idx")
-        .all(row.id) as unknown as StepRow[]
+      this.#sql("SELECT * FROM toolplane_steps WHERE run_id = ? ORDER BY idx").all(
+        row.id,
+      ) as unknown as StepRow[]
     ).map(toStep)
     return {
       runId: row.id,
@@ -134,25 +144,42 @@ export class Journal {
 
   list(status?: RunStatus): RunInfo[] {
     const rows = (status === undefined
-      ? this.db.prepare("SELECT * FROM toolplane_runs ORDER BY created_at, id").all()
-      : this.db
-          .prepare("SELECT * FROM toolplane_runs WHERE status = ? ORDER BY created_at, id")
-          .all(status)) as unknown as RunRow[]
+      ? this.#sql("SELECT * FROM toolplane_runs ORDER BY created_at, id").all()
+      : this.#sql("SELECT * FROM toolplane_runs WHERE status = ? ORDER BY created_at, id").all(
+          status,
+        )) as unknown as RunRow[]
     return rows.map((r) => this.#info(r))
   }
 
   setRunStatus(id: string, status: RunStatus, error: unknown, now: number): void {
-    this.db
-      .prepare("UPDATE toolplane_runs SET status = ?, error = ?, updated_at = ? WHERE id = ?")
-      .run(status, error === undefined ? null : JSON.stringify(error), now, id)
+    this.#sql("UPDATE toolplane_runs SET status = ?, error = ?, updated_at = ? WHERE id = ?").run(
+      status,
+      error === undefined ? null : JSON.stringify(error),
+      now,
+      id,
+    )
   }
 
   step(runId: string, stepId: string): (StepInfo & { inputSchema?: unknown }) | undefined {
-    const row = this.db
-      .prepare("SELECT * FROM toolplane_steps WHERE run_id = ? AND step_id = ?")
-      .get(runId, stepId) as StepRow | undefined
+    const row = this.#sql("SELECT * FROM toolplane_steps WHERE run_id = ? AND step_id = ?").get(
+      runId,
+      stepId,
+    ) as StepRow | undefined
     if (row === undefined) return undefined
     return { ...toStep(row), ...(row.input_schema !== null ? { inputSchema: parse(row.input_schema) } : {}) }
+  }
+
+  /** Every journaled step of a run by id (one query), with its tool's input schema. */
+  steps(runId: string): Map<string, StepInfo & { inputSchema?: unknown }> {
+    const rows = this.#sql("SELECT * FROM toolplane_steps WHERE run_id = ?").all(
+      runId,
+    ) as unknown as StepRow[]
+    return new Map(
+      rows.map((row) => [
+        row.step_id,
+        { ...toStep(row), ...(row.input_schema !== null ? { inputSchema: parse(row.input_schema) } : {}) },
+      ]),
+    )
   }
 
   /** Records a step waiting for approval (the run is suspended by the caller). */
@@ -164,22 +191,20 @@ export class Journal {
     expiresAt: number | null,
     now: number,
   ): void {
-    this.db
-      .prepare(
-        `INSERT INTO toolplane_steps (run_id, step_id, idx, tool, status, arguments, input_schema, expires_at, updated_at)
+    this.#sql(
+      `INSERT INTO toolplane_steps (run_id, step_id, idx, tool, status, arguments, input_schema, expires_at, updated_at)
          VALUES (?, ?, ?, ?, 'awaiting_approval', ?, ?, ?, ?)
          ON CONFLICT (run_id, step_id) DO NOTHING`,
-      )
-      .run(
-        runId,
-        step.id,
-        step.index,
-        step.tool,
-        JSON.stringify(args),
-        inputSchema === undefined ? null : JSON.stringify(inputSchema),
-        expiresAt,
-        now,
-      )
+    ).run(
+      runId,
+      step.id,
+      step.index,
+      step.tool,
+      JSON.stringify(args),
+      inputSchema === undefined ? null : JSON.stringify(inputSchema),
+      expiresAt,
+      now,
+    )
   }
 
   /** Moves a step from `awaiting_approval` to `to`; false when it was not waiting (a concurrent decision). */
@@ -190,39 +215,33 @@ export class Journal {
     fields: { approvedArguments?: unknown; reason?: string },
     now: number,
   ): boolean {
-    const changed = this.db
-      .prepare(
-        `UPDATE toolplane_steps SET status = ?, approved_arguments = ?, reason = ?, updated_at = ?
+    const changed = this.#sql(
+      `UPDATE toolplane_steps SET status = ?, approved_arguments = ?, reason = ?, updated_at = ?
          WHERE run_id = ? AND step_id = ? AND status = 'awaiting_approval'`,
-      )
-      .run(
-        to,
-        fields.approvedArguments === undefined ? null : JSON.stringify(fields.approvedArguments),
-        fields.reason ?? null,
-        now,
-        runId,
-        stepId,
-      )
+    ).run(
+      to,
+      fields.approvedArguments === undefined ? null : JSON.stringify(fields.approvedArguments),
+      fields.reason ?? null,
+      now,
+      runId,
+      stepId,
+    )
     return Number(changed.changes) === 1
   }
 
   /** Marks a step started (inserting it, or moving an approved or interrupted one); counts the execution. */
   start(runId: string, step: { id: string; index: number; tool: string }, args: unknown, now: number): void {
-    this.db
-      .prepare(
-        `INSERT INTO toolplane_steps (run_id, step_id, idx, tool, status, arguments, executions, updated_at)
+    this.#sql(
+      `INSERT INTO toolplane_steps (run_id, step_id, idx, tool, status, arguments, executions, updated_at)
          VALUES (?, ?, ?, ?, 'started', ?, 1, ?)
          ON CONFLICT (run_id, step_id) DO UPDATE SET status = 'started', executions = executions + 1,
            updated_at = excluded.updated_at`,
-      )
-      .run(runId, step.id, step.index, step.tool, JSON.stringify(args), now)
+    ).run(runId, step.id, step.index, step.tool, JSON.stringify(args), now)
   }
 
   finish(runId: string, stepId: string, status: "completed" | "failed", result: unknown, now: number): void {
-    this.db
-      .prepare(
-        "UPDATE toolplane_steps SET status = ?, result = ?, updated_at = ? WHERE run_id = ? AND step_id = ?",
-      )
-      .run(status, JSON.stringify(result), now, runId, stepId)
+    this.#sql(
+      "UPDATE toolplane_steps SET status = ?, result = ?, updated_at = ? WHERE run_id = ? AND step_id = ?",
+    ).run(status, JSON.stringify(result), now, runId, stepId)
   }
 }
