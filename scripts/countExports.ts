@@ -18,6 +18,8 @@ const packages = [
   "plugins/local",
   "plugins/mcp",
   "plugins/openai",
+  "plugins/anthropic",
+  "plugins/gemini",
 ]
 
 interface Entry {

@@ -45,7 +45,8 @@ export const fromContextual = <A, E>(
     const controller = new AbortController()
     const outer = init.signal !== neverAborted ? init.signal : undefined
     let unlink: (() => void) | undefined
-    if (outer === undefined) Object.defineProperty(controller.signal, INTERRUPT_ONLY, { value: true })
+    // A plain assignment: defining a property on a host object costs about a microsecond more.
+    if (outer === undefined) (controller.signal as { [INTERRUPT_ONLY]?: true })[INTERRUPT_ONLY] = true
     else {
       if (outer.aborted) controller.abort(outer.reason)
       else {
