@@ -166,6 +166,7 @@ export const backendContract = (
   })
 }
 
+export { type AdapterContractOptions, adapterContract } from "./adapterContract.js"
 export {
   type DefinitionBackendOptions,
   definitionBackend,
@@ -175,3 +176,4 @@ export {
   type DefinitionServiceOptions,
   definitionService,
 } from "./definitionService.js"
+export { type EnricherContractOptions, enricherContract } from "./enricherContract.js"
