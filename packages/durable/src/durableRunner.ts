@@ -88,9 +88,15 @@ const isIdempotent = (tool: Tool | undefined): boolean =>
  *
  * @example
  * ```ts
+ * import { defineSkill } from "@toolplane/compose"
+ *
+ * const deploy = defineSkill({
+ *   name: "deploy",
+ *   steps: [{ id: "deploy", tool: "ops/deploy", inputs: { version: { $ref: "$input#/version" } } }],
+ * })
  * const durable = openDurableRunner({ file: "runs.db", service: runner })
  * await durable.recover() // continue what a previous process left
- * const run = await durable.start(deploySkill, { version: "1.2.3" })
+ * const run = await durable.start(deploy, { version: "1.2.3" })
  * if (run.status === "suspended") await durable.approve(run.runId, "deploy")
  * ```
  * @since 0.2.0

@@ -112,8 +112,11 @@ export const makeRunStore = (journal: Journal, now: () => number = Date.now): Ru
  * @example
  * ```ts
  * const store = openRunStore("runs.db")
- * for (const run of store.list({ status: "suspended" })) console.log(run.runId, run.skill)
- * await store.approve(runId, "send", { arguments: { to: "ops@example.com" } })
+ * for (const run of store.list({ status: "suspended" })) {
+ *   const waiting = run.steps.find((s) => s.status === "awaiting_approval")
+ *   if (waiting?.tool === "mail/send")
+ *     await store.approve(run.runId, waiting.stepId, { arguments: { to: "ops@example.com" } })
+ * }
  * store.close()
  * ```
  * @since 0.2.0
