@@ -68,6 +68,16 @@ export interface DurableRunner {
   resume(runId: string): Promise<RunInfo>
   /** Resumes every run left `running` (by a crash) or `suspended`; call it once at start-up. */
   recover(): Promise<RunInfo[]>
+  /**
+   * Resumes the suspended runs that have a decision to apply (approved, rejected or expired in any
+   * process, or an approval now overdue); returns them after resumption.
+   */
+  poll(): Promise<RunInfo[]>
+  /**
+   * Polls every `intervalMs` (default 1000) until `stop()`: how a long-running process picks up
+   * decisions taken elsewhere (`toolplane runs approve`). The timer does not keep the process alive.
+   */
+  watch(options?: { readonly intervalMs?: number }): { stop(): void }
   /** Approves a waiting step (see `RunStore.approve`) and resumes the run. */
   approve(runId: string, stepId: string, options?: ApproveOptions): Promise<RunInfo>
   /** Rejects a waiting step and resumes the run, which fails with `ApprovalDenied`. */
@@ -221,6 +231,13 @@ export const openDurableRunner = (options: DurableRunnerOptions): DurableRunner 
     return promise
   }
 
+  const resumeAll = async (runIds: readonly string[]): Promise<RunInfo[]> => {
+    const out: RunInfo[] = []
+    for (const runId of runIds) out.push(await resume(runId))
+    return out
+  }
+  const poll = () => resumeAll(journal.decidedRuns(now()))
+
   return {
     start: async (skill, input = {}) => {
       ;(await planner()).plan(skill)
@@ -229,11 +246,21 @@ export const openDurableRunner = (options: DurableRunnerOptions): DurableRunner 
       return resume(runId)
     },
     resume,
-    recover: async () => {
-      const runs = [...journal.list("running"), ...journal.list("suspended")]
-      const out: RunInfo[] = []
-      for (const run of runs) out.push(await resume(run.runId))
-      return out
+    recover: () => resumeAll([...journal.list("running"), ...journal.list("suspended")].map((r) => r.runId)),
+    poll,
+    watch: (watchOptions = {}) => {
+      let busy = false
+      const timer = setInterval(() => {
+        if (busy || !journal.db.isOpen) return
+        busy = true
+        poll()
+          .catch(() => {})
+          .finally(() => {
+            busy = false
+          })
+      }, watchOptions.intervalMs ?? 1000)
+      timer.unref()
+      return { stop: () => clearInterval(timer) }
     },
     approve: async (runId, stepId, approveOptions) => {
       await store.approve(runId, stepId, approveOptions)

@@ -200,4 +200,42 @@ describe("openDurableRunner", () => {
     expect(done.steps[2]!.result!.structuredContent).toEqual({ value: 9 })
     durable.close()
   })
+
+  it("picks up decisions taken in another process with poll() and watch()", async () => {
+    const file = runFile()
+    const { calls, runner } = world()
+    // The runner's clock runs ahead of the store's (real) one when the test moves it forward.
+    let ahead = 0
+    const durable = openDurableRunner({
+      file,
+      service: runner,
+      approvalTtlMs: 60_000,
+      now: () => Date.now() + ahead,
+    })
+    const approved = await durable.start(skill, { start: 1 })
+    const untouched = await durable.start(skill, { start: 1 })
+    const overdue = await durable.start(skill, { start: 1 })
+    const store = openRunStore(file)
+    await store.approve(approved.runId, "b")
+    expect((await durable.poll()).map((r) => [r.runId, r.status])).toEqual([[approved.runId, "completed"]])
+    expect(durable.show(untouched.runId).status).toBe("suspended")
+    store.reject(untouched.runId, "b", { reason: "no" })
+    ahead = 60_001
+    const watcher = durable.watch({ intervalMs: 10 })
+    const deadline = Date.now() + 10_000
+    while (durable.list({ status: "suspended" }).length > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10))
+    watcher.stop()
+    store.close()
+    expect(durable.show(untouched.runId).steps[1]!.status).toBe("rejected")
+    expect(durable.show(overdue.runId).steps[1]!.status).toBe("expired")
+    expect(
+      durable
+        .list({ status: "failed" })
+        .map((r) => r.runId)
+        .sort(),
+    ).toEqual([untouched.runId, overdue.runId].sort())
+    expect(calls.filter((c) => c === "t/write")).toHaveLength(1)
+    durable.close()
+  })
 })

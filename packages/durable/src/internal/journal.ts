@@ -182,6 +182,17 @@ export class Journal {
     )
   }
 
+  /** Suspended runs with a decision to apply: a step approved, rejected or expired, or an approval overdue. */
+  decidedRuns(now: number): string[] {
+    const rows = this.#sql(
+      `SELECT DISTINCT r.id AS id, r.created_at FROM toolplane_runs r JOIN toolplane_steps s ON s.run_id = r.id
+       WHERE r.status = 'suspended' AND (s.status IN ('approved', 'rejected', 'expired')
+         OR (s.status = 'awaiting_approval' AND s.expires_at IS NOT NULL AND s.expires_at <= ?))
+       ORDER BY r.created_at, r.id`,
+    ).all(now) as unknown as { id: string }[]
+    return rows.map((r) => r.id)
+  }
+
   /** Records a step waiting for approval (the run is suspended by the caller). */
   awaitApproval(
     runId: string,
