@@ -10,14 +10,16 @@
  */
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
+import { benchSettings, compare, median } from "@toolplane/bench-kit"
 import { defineTool } from "@toolplane/foundation"
 import { definitionBackend } from "@toolplane/foundation/testing"
 import { Effect } from "effect"
 import { z } from "zod"
 import { createRunner, toolRunnerToEffect } from "../src/index.js"
 
-const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 300)
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9)
+const settings = benchSettings({ rounds: 14, roundMs: 200 })
+const ROUND_MS = settings.roundMs
+const ROUNDS = settings.rounds
 const BATCH = 200
 const BASELINE = process.env.BENCH_BASELINE
 
@@ -94,32 +96,17 @@ if (BASELINE) {
 const check = await Effect.runPromise(effectRunner.callTool(request))
 if ((check.content[0] as { text: string }).text !== "Sunny in Oslo, 21°C") throw new Error("wrong answer")
 
-/**
- * Warms every case up, then runs interleaved rounds (load on a shared machine hits all alike), in
- * reversed order every other round so no case always runs first.
- */
+/** The bench kit's interleaved rounds over batches of calls; records µs per call of each round. */
 const measure = async (cases: readonly Case[]): Promise<void> => {
-  for (const c of cases) await c.batch(5000)
-  for (let r = 0; r < ROUNDS; r++) {
-    for (const c of r % 2 === 0 ? cases : [...cases].reverse()) {
-      let n = 0
-      const start = performance.now()
-      let elapsed = 0
-      while (elapsed < ROUND_MS) {
-        await c.batch(BATCH)
-        n += BATCH
-        elapsed = performance.now() - start
-      }
-      c.samples.push((elapsed * 1000) / n)
-    }
-  }
+  const results = await compare(
+    cases.map((c) => ({ name: c.name, fn: () => c.batch(BATCH) })),
+    { rounds: ROUNDS, roundMs: ROUND_MS },
+  )
+  results.forEach((r, i) => {
+    cases[i]!.samples.push(...r.rounds.map((us) => us / BATCH))
+  })
 }
 
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
-}
 const table = (cases: readonly Case[], reference: Case): void => {
   console.log("| case | µs/call (median) | ratio |")
   console.log("| --- | ---: | ---: |")
