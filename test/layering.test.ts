@@ -96,6 +96,8 @@ const ALLOWED: Record<string, readonly string[]> = {
     "@toolplane/testkit",
   ],
   "@toolplane/testkit": ["@toolplane/foundation", "@toolplane/exec"],
+  // durable: foundation and compose in src/; exec only in its tests (a real runner as the tool service)
+  "@toolplane/durable": ["@toolplane/foundation", "@toolplane/compose", "@toolplane/exec"],
 }
 
 /** Narrower rules for what a package's published `src/` may import (its tests may use the rest of ALLOWED). */
@@ -104,6 +106,7 @@ const SRC_ALLOWED: Record<string, readonly string[]> = {
   "@toolplane/plugin-gemini": ["@toolplane/foundation"],
   "@toolplane/plugin-ai-sdk": ["@toolplane/foundation", "@toolplane/plugin-openai"],
   "@toolplane/plugin-langchain": ["@toolplane/foundation", "@toolplane/plugin-openai"],
+  "@toolplane/durable": ["@toolplane/foundation", "@toolplane/compose"],
 }
 
 /** The private benchmark kit: importable from `bench/` folders only, a devDependency at most. */

@@ -4,7 +4,7 @@
  * backend.
  */
 import { createOpenAI } from "@ai-sdk/openai"
-import { allowAll } from "@toolplane/exec"
+import { approveAll } from "@toolplane/exec"
 import {
   aborted,
   type ChatServer,
@@ -27,7 +27,7 @@ const model = () => createOpenAI({ baseURL: server.baseURL, apiKey: "sk-test" })
 
 describe("generateText with Toolplane tools", () => {
   it("a full loop: parallel calls, an unknown tool, bad arguments, invalid JSON and a failing tool", async () => {
-    const runner = makeRunner(allowAll())
+    const runner = makeRunner(approveAll())
     const { tools, names } = await toAISDKTools(runner)
     expect(Object.keys(tools).sort()).toEqual([
       "math__add",
@@ -88,7 +88,7 @@ describe("generateText with Toolplane tools", () => {
   })
 
   it("through the Responses API provider, images go back as input_image content", async () => {
-    const runner = makeRunner(allowAll())
+    const runner = makeRunner(approveAll())
     const { tools } = await toAISDKTools(runner)
     const start = server.requests.length
     server.script = (_b, i) =>
@@ -120,7 +120,7 @@ describe("generateText with Toolplane tools", () => {
   })
 
   it("the SDK's abort signal reaches the tool", async () => {
-    const runner = makeRunner(allowAll())
+    const runner = makeRunner(approveAll())
     const { tools } = await toAISDKTools(runner)
     const start = server.requests.length
     server.script = (_b, i) => (i === start ? { calls: [["s1", "ops__slow", "{}"]] } : { text: "never" })

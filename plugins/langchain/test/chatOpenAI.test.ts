@@ -5,7 +5,7 @@
  */
 import { type AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages"
 import { ChatOpenAI } from "@langchain/openai"
-import { allowAll } from "@toolplane/exec"
+import { approveAll } from "@toolplane/exec"
 import {
   aborted,
   type ChatServer,
@@ -33,7 +33,7 @@ const chat = () =>
 
 describe("ChatOpenAI with Toolplane tools", () => {
   it("a full loop with runLangChainToolCalls: parallel calls, unknown tool, bad arguments, invalid JSON, a failing tool", async () => {
-    const runner = makeRunner(allowAll())
+    const runner = makeRunner(approveAll())
     const set = await toLangChainTools(runner)
     const start = server.requests.length
     server.script = (_b, i) =>
@@ -132,7 +132,7 @@ describe("ChatOpenAI with Toolplane tools", () => {
   })
 
   it("bad arguments through LangChain's own validation name what was wrong", async () => {
-    const set = await toLangChainTools(makeRunner(allowAll()))
+    const set = await toLangChainTools(makeRunner(approveAll()))
     const weather = set.tools.find((t) => t.name === "weather__current")!
     await expect(
       weather.invoke({ id: "v1", name: "weather__current", args: { city: 5 }, type: "tool_call" }),
@@ -143,7 +143,7 @@ describe("ChatOpenAI with Toolplane tools", () => {
   })
 
   it("the run's abort signal reaches the tool", async () => {
-    const set = await toLangChainTools(makeRunner(allowAll()))
+    const set = await toLangChainTools(makeRunner(approveAll()))
     const slow = set.tools.find((t) => t.name === "ops__slow")!
     const controller = new AbortController()
     aborted.value = undefined
