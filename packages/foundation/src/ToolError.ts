@@ -320,6 +320,36 @@ export class ConversionFailed extends Data.TaggedError("ConversionFailed")<{
 }
 
 /**
+ * No resource has this URI (and no resource template of a visible provider matches it).
+ *
+ * @since 0.2.0
+ */
+export class ResourceNotFound extends Data.TaggedError("ResourceNotFound")<{
+  readonly uri: string
+}> {
+  readonly code = "RESOURCE_NOT_FOUND"
+  override get message(): string {
+    return `Unknown resource "${this.uri}"`
+  }
+}
+
+/**
+ * No prompt has this name. `suggestions` holds the closest known names, best first.
+ *
+ * @since 0.2.0
+ */
+export class PromptNotFound extends Data.TaggedError("PromptNotFound")<{
+  readonly name: string
+  readonly suggestions: readonly string[]
+}> {
+  readonly code = "PROMPT_NOT_FOUND"
+  override get message(): string {
+    const hint = this.suggestions.length > 0 ? `; did you mean ${list(this.suggestions)}?` : ""
+    return `Unknown prompt "${this.name}"${hint}`
+  }
+}
+
+/**
  * Every error Toolplane produces.
  *
  * @since 0.1.0
@@ -341,6 +371,8 @@ export type ToolError =
   | ExpiredCursor
   | ConfigError
   | ConversionFailed
+  | ResourceNotFound
+  | PromptNotFound
 
 const constructors = {
   ToolNotFound,
@@ -359,6 +391,8 @@ const constructors = {
   ExpiredCursor,
   ConfigError,
   ConversionFailed,
+  ResourceNotFound,
+  PromptNotFound,
 } as const
 
 /**
@@ -436,6 +470,8 @@ const REQUIRED: Record<ToolErrorTag, Readonly<Record<string, FieldKind>>> = {
   ExpiredCursor: { expiredAt: num },
   ConfigError: { path: str, reason: str },
   ConversionFailed: { toolId: str, adapter: str, reason: str },
+  ResourceNotFound: { uri: str },
+  PromptNotFound: { name: str, suggestions: arr },
 }
 
 const hasKind = (value: unknown, kind: FieldKind): boolean =>

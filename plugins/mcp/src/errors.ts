@@ -39,6 +39,9 @@ const PROTOCOL: Partial<Record<ToolError["_tag"], number>> = {
   ToolConflict: ErrorCode.InternalError,
   ConfigError: ErrorCode.InternalError,
   ConversionFailed: ErrorCode.InternalError,
+  // MCP 2025-11-25 (server/resources, server/prompts): unknown resource -32002, unknown prompt -32602.
+  ResourceNotFound: -32002,
+  PromptNotFound: ErrorCode.InvalidParams,
 }
 
 /**

@@ -40,6 +40,7 @@ import {
   type Tool,
   type ToolError,
   ToolNotFound,
+  withResources,
   type Validator,
 } from "@toolplane/foundation"
 import { CURSOR_META_KEY } from "../adapter.js"
@@ -53,6 +54,7 @@ import {
   type ReconnectOptions,
 } from "./connection.js"
 import { listRemoteTools, type RemoteTool, toBackendResult, toProgress } from "./mapping.js"
+import { mcpResourceSide } from "./resources.js"
 
 /**
  * Which MCP server a backend talks to. `name` is the backend's name and its tools' namespace.
@@ -330,6 +332,13 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     return refreshing
   }
 
+  const resourceSide = mcpResourceSide({
+    backend: name,
+    connect: () => connection.connect({ failFast: true }),
+    maxPages,
+    timeoutMs: callTimeoutMs,
+  })
+
   const connection = new McpConnection(config.stdio ? { stdio: config.stdio } : { http: config.http! }, {
     name,
     clientInfo: options.clientInfo ?? { name: "toolplane", version: "0.1.0" },
@@ -338,6 +347,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     reconnect: options.reconnect ?? {},
     ...(forward ? { capabilities: { sampling: {}, elicitation: {} } } : {}),
     setup: (client) => {
+      resourceSide.setup(client)
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
         refresh().catch(() => {})
       })
@@ -369,6 +379,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     },
     onConnected: async (client) => {
       await load(client)
+      await resourceSide.onConnected(client)
     },
     onStatus: () => {
       if (statusListeners.size === 0) return
@@ -546,5 +557,5 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     },
     refresh,
   }
-  return backend
+  return withResources(backend, resourceSide.provider)
 }

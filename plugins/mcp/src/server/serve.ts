@@ -7,21 +7,31 @@
  *
  * @since 0.1.0
  */
+import { randomUUID } from "node:crypto"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  CompleteRequestSchema,
   CreateMessageResultSchema,
   ElicitResultSchema,
   ErrorCode,
+  GetPromptRequestSchema,
   type Implementation,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   type LoggingLevel,
   McpError,
+  ReadResourceRequestSchema,
+  type ServerCapabilities,
   type ServerNotification,
   type ServerRequest,
   SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js"
 import {
   type ExecutionContext,
@@ -29,6 +39,7 @@ import {
   isToolError,
   listAllTools,
   makeContext,
+  type ResourceCatalog,
   ToolNotFound,
   type ToolResult,
   type ToolService,
@@ -85,6 +96,14 @@ export interface McpServeOptions {
   readonly context?: (info: McpRequestInfo) => Partial<ExecutionContextInit>
   /** Receives internal failures (anything that is not a typed error). */
   readonly onError?: (error: unknown) => void
+  /**
+   * Resources, resource templates, prompts and completions served next to the tools (e.g.
+   * `@toolplane/compose`'s `resourceCatalog` over the backends). Only the kinds it offers are
+   * advertised; its list changes and resource updates are sent to the clients concerned.
+   *
+   * @since 0.2.0
+   */
+  readonly catalog?: ResourceCatalog
 }
 
 /**
@@ -172,10 +191,35 @@ export class McpExposure {
   #names: Promise<Map<string, string>> | undefined
   #unwatch: (() => void) | undefined
 
+  /** Servers by the subscriber id they use for resource subscriptions. */
+  readonly #subscribers = new Map<string, Server>()
+  readonly #unwatchCatalog: (() => void)[] = []
+  /** What each server advertised (a list change is sent only for kinds it advertised). */
+  readonly #capabilities = new WeakMap<Server, ServerCapabilities>()
+
   constructor(service: ToolService, options: McpServeOptions) {
     this.service = service
     this.options = options
     this.#unwatch = options.watch?.(() => this.notifyToolsChanged())
+    const catalog = options.catalog
+    if (catalog) {
+      this.#unwatchCatalog.push(
+        catalog.onListChanged((kind) => {
+          for (const server of this.#servers) {
+            const caps = this.#capabilities.get(server)
+            if (kind === "resources" && caps?.resources) server.sendResourceListChanged()
+            else if (kind === "prompts" && caps?.prompts) server.sendPromptListChanged()
+          }
+        }),
+        catalog.onResourceUpdated((uri, subscribers) => {
+          for (const id of subscribers)
+            this.#subscribers
+              .get(id)
+              ?.sendResourceUpdated({ uri })
+              .catch(() => {})
+        }),
+      )
+    }
   }
 
   get servers(): ReadonlySet<Server> {
@@ -192,6 +236,7 @@ export class McpExposure {
   dispose(): void {
     this.#unwatch?.()
     this.#unwatch = undefined
+    for (const off of this.#unwatchCatalog.splice(0)) off()
   }
 
   /** One controller per call in progress, so a shutdown can cancel them (cheaper than AbortSignal.any). */
@@ -251,14 +296,113 @@ export class McpExposure {
     throw toolErrorToMcpError(new ToolNotFound({ toolId: mcpName, suggestions: [] }))
   }
 
+  /** Answers resources, templates, prompts and completions from the catalog (the kinds it offers). */
+  #catalogHandlers(
+    server: Server,
+    catalog: ResourceCatalog,
+    offered: ReturnType<ResourceCatalog["capabilities"]>,
+    subscriber: string,
+    exposeStacks: boolean,
+  ): void {
+    const guard = async <A>(run: () => Promise<A>): Promise<A> => {
+      try {
+        return await run()
+      } catch (error) {
+        if (isToolError(error)) throw toolErrorToMcpError(error, exposeStacks)
+        if (error instanceof McpError) throw error
+        this.options.onError?.(error)
+        throw new McpError(ErrorCode.InternalError, "Internal error")
+      }
+    }
+    const ctx = (extra: Extra) => this.#context(extra, {})
+    const cursorOf = (params: { cursor?: string } | undefined) =>
+      params?.cursor !== undefined ? { cursor: params.cursor } : {}
+    if (offered.resources) {
+      server.setRequestHandler(ListResourcesRequestSchema, (request, extra) =>
+        guard(async () => {
+          const page = await catalog.listResources({ ...cursorOf(request.params), context: ctx(extra) })
+          return {
+            resources: page.items as never,
+            ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+          }
+        }),
+      )
+      server.setRequestHandler(ListResourceTemplatesRequestSchema, (request, extra) =>
+        guard(async () => {
+          const page = await catalog.listResourceTemplates({ ...cursorOf(request.params), context: ctx(extra) })
+          return {
+            resourceTemplates: page.items as never,
+            ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+          }
+        }),
+      )
+      server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+        guard(async () => (await catalog.readResource(request.params.uri, ctx(extra))) as never),
+      )
+      if (offered.resources.subscribe) {
+        server.setRequestHandler(SubscribeRequestSchema, (request, extra) =>
+          guard(async () => {
+            await catalog.subscribe(request.params.uri, subscriber, ctx(extra))
+            return {}
+          }),
+        )
+        server.setRequestHandler(UnsubscribeRequestSchema, (request) =>
+          guard(async () => {
+            await catalog.unsubscribe(request.params.uri, subscriber)
+            return {}
+          }),
+        )
+      }
+    }
+    if (offered.prompts) {
+      server.setRequestHandler(ListPromptsRequestSchema, (request, extra) =>
+        guard(async () => {
+          const page = await catalog.listPrompts({ ...cursorOf(request.params), context: ctx(extra) })
+          return {
+            prompts: page.items as never,
+            ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+          }
+        }),
+      )
+      server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
+        guard(
+          async () =>
+            (await catalog.getPrompt(
+              request.params.name,
+              (request.params.arguments ?? {}) as Record<string, string>,
+              ctx(extra),
+            )) as never,
+        ),
+      )
+    }
+    if (offered.completions) {
+      server.setRequestHandler(CompleteRequestSchema, (request, extra) =>
+        guard(async () => ({
+          completion: (await catalog.complete(request.params as never, ctx(extra))) as never,
+        })),
+      )
+    }
+  }
+
   /** A new SDK server (one per client connection) answering from the service. */
   createServer(): Server {
     const options = this.options
     const naming = options.naming ?? "dotted"
     const extensions = options.extensions ?? true
     const exposeStacks = options.exposeStacks ?? false
+    const catalog = options.catalog
+    const offered = catalog?.capabilities() ?? {}
+    const capabilities: ServerCapabilities = {
+      tools: { listChanged: true },
+      logging: {},
+      ...(offered.resources
+        ? { resources: { listChanged: true, ...(offered.resources.subscribe ? { subscribe: true } : {}) } }
+        : {}),
+      ...(offered.prompts ? { prompts: { listChanged: true } } : {}),
+      ...(offered.completions ? { completions: {} } : {}),
+    }
     const server = new Server(options.serverInfo ?? { name: "toolplane", version: "0.1.0" }, {
-      capabilities: { tools: { listChanged: true }, logging: {} },
+      capabilities,
       ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
     })
     let minLevel = 0
@@ -335,10 +479,16 @@ export class McpExposure {
         tracked.release()
       }
     })
+    this.#capabilities.set(server, capabilities)
+    const subscriber = randomUUID()
+    if (catalog) this.#catalogHandlers(server, catalog, offered, subscriber, exposeStacks)
     this.#servers.add(server)
+    this.#subscribers.set(subscriber, server)
     const previous = server.onclose
     server.onclose = () => {
       this.#servers.delete(server)
+      this.#subscribers.delete(subscriber)
+      catalog?.unsubscribeAll(subscriber).catch(() => {})
       previous?.()
     }
     return server
