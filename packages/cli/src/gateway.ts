@@ -11,11 +11,15 @@ import { dirname, isAbsolute, join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import {
   allowIds,
+  type CatalogItemRef,
+  type CatalogSource,
   denyIds,
+  type GatewayResourceCatalog,
   gatewayStack,
   hideDestructive,
   makeSelection,
   readOnlyOnly,
+  resourceCatalog,
   type ToolFilter,
   tagsAny,
   tagsNone,
@@ -27,8 +31,11 @@ import {
   type BackendHealth,
   ConfigError,
   type CursorCodec,
+  type ExecutionContext,
   isToolDefinition,
   makeCursorCodec,
+  resourceProviderOf,
+  type Tool,
   type ToolDefinition,
   type ToolService,
 } from "@toolplane/foundation"
@@ -71,6 +78,8 @@ export interface OpenGatewayOptions {
    * aliases and composites cannot be checked, so the service is then the bare runner.
    */
   readonly requireAllBackends?: boolean
+  /** Narrows which resources, templates and prompts a caller sees (e.g. by token scopes). */
+  readonly visible?: (item: CatalogItemRef, ctx: ExecutionContext) => boolean
   /** Warn when no cursor secret is configured (only meaningful for a server). Default true. */
   readonly warnRandomCursorKey?: boolean
 }
@@ -87,6 +96,8 @@ export interface Gateway {
   readonly runner: ToolRunner
   readonly config: GatewayConfig
   readonly cursorCodec: CursorCodec
+  /** Resources, resource templates, prompts and completions of every backend that offers them. */
+  readonly catalog: GatewayResourceCatalog
   /** Health and tool count of every configured backend. */
   health(): Promise<Record<string, BackendHealth>>
   /** Subscribes to changes of the served tool list. */
@@ -204,6 +215,52 @@ const makeBackend = async (
   return backend
 }
 
+/** The resource providers of the backends that run (in configuration order). */
+const catalogSources = (config: GatewayConfig, backends: readonly (Backend | undefined)[]): CatalogSource[] =>
+  config.backends.flatMap((b, i) => {
+    const provider = backends[i] ? resourceProviderOf(backends[i]) : undefined
+    return provider ? [{ name: b.name, provider }] : []
+  })
+
+/**
+ * Which resources and prompts callers see: a backend's `filter.resources` / `filter.prompts` switch its
+ * kinds off, its `allow` / `deny` patterns apply to prompt ids (`backend/prompt`), and `extra` (caller
+ * scopes) narrows further.
+ */
+const catalogVisibility = (
+  config: GatewayConfig,
+  extra: OpenGatewayOptions["visible"],
+): ((item: CatalogItemRef, ctx: ExecutionContext) => boolean) => {
+  const rules = new Map(
+    config.backends.map((b) => {
+      const f = b.filter
+      const ids = [
+        ...(f?.allow?.length ? [allowIds(...f.allow)] : []),
+        ...(f?.deny?.length ? [denyIds(...f.deny)] : []),
+      ]
+      return [
+        b.name,
+        {
+          resources: f?.resources !== false,
+          prompts: f?.prompts !== false,
+          promptIds: (id: string) => ids.every((test) => test({ id } as Tool)),
+        },
+      ] as const
+    }),
+  )
+  return (item, ctx) => {
+    const rule = rules.get(item.source)
+    if (!rule) return false
+    if (
+      item.kind === "prompt"
+        ? !rule.prompts || !rule.promptIds(`${item.source}/${item.name}`)
+        : !rule.resources
+    )
+      return false
+    return extra ? extra(item, ctx) : true
+  }
+}
+
 /**
  * The cursor codec of a gateway: keyed by the secret in the configured environment variable, or by a
  * random per-process key (with a warning: cursors then do not survive a restart or reach a replica).
@@ -315,10 +372,17 @@ export const openGateway = async (
     for (const invalidate of invalidators) invalidate()
     for (const l of listeners) l()
   })
+  const catalog = resourceCatalog(catalogSources(config, backends), {
+    codec,
+    pageSize: config.server.page_size,
+    promptNames: config.server.tool_names === "name" ? "name" : "dotted",
+    visible: catalogVisibility(config, options.visible),
+  })
   const gatewayOver = (service: ToolService): Gateway => ({
     service,
     runner,
     config,
+    catalog,
     cursorCodec: codec,
     health: () => runner.health(),
     onToolsChanged: (listener) => {
@@ -327,6 +391,7 @@ export const openGateway = async (
     },
     close: async () => {
       unsubscribe()
+      catalog.close()
       await runner.close()
     },
   })
@@ -369,6 +434,7 @@ export const openGateway = async (
     return gatewayOver(service)
   } catch (error) {
     unsubscribe()
+    catalog.close()
     await runner.close().catch(() => {})
     await closeAll()
     throw inConfigFile(error)

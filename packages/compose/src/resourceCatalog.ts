@@ -26,12 +26,10 @@ import {
   type Completion,
   type CursorCodec,
   type ExecutionContext,
-  type GetPromptResult,
   isToolError,
   makeCursorCodec,
   type Prompt,
   PromptNotFound,
-  type ReadResourceResult,
   type Resource,
   type ResourceCapabilities,
   type ResourceCatalog,
@@ -106,7 +104,10 @@ const parseQualified = (uri: string): { source: string; uri: string } | undefine
   const slash = rest.indexOf("/")
   if (slash <= 0) return undefined
   try {
-    return { source: decodeURIComponent(rest.slice(0, slash)), uri: decodeURIComponent(rest.slice(slash + 1)) }
+    return {
+      source: decodeURIComponent(rest.slice(0, slash)),
+      uri: decodeURIComponent(rest.slice(slash + 1)),
+    }
   } catch {
     return undefined
   }
@@ -187,7 +188,8 @@ export const resourceCatalog = (
   const subscriptions = new Map<string, { source: string; original: string; subscribers: Set<string> }>()
 
   const fire = (kind: CatalogKind) => {
-    for (const key of [...cache.keys()]) if (key.startsWith(kind === "resources" ? "resource" : "prompt")) cache.delete(key)
+    for (const key of [...cache.keys()])
+      if (key.startsWith(kind === "resources" ? "resource" : "prompt")) cache.delete(key)
     for (const listener of [...listListeners]) {
       try {
         listener(kind)
@@ -220,7 +222,8 @@ export const resourceCatalog = (
       }
     sources = [...next]
     for (const source of sources) if (!unsubscribers.has(source.name)) attach(source)
-    for (const [served, sub] of subscriptions) if (!sources.some((s) => s.name === sub.source)) subscriptions.delete(served)
+    for (const [served, sub] of subscriptions)
+      if (!sources.some((s) => s.name === sub.source)) subscriptions.delete(served)
     cache.clear()
     fire("resources")
     fire("prompts")
@@ -343,7 +346,10 @@ export const resourceCatalog = (
   const sourceNamed = (name: string) => sources.find((s) => s.name === name)
 
   /** The backend (and its own URI) a served URI belongs to, in routing order. */
-  const routesFor = async (uri: string, ctx: ExecutionContext): Promise<{ source: CatalogSource; uri: string }[]> => {
+  const routesFor = async (
+    uri: string,
+    ctx: ExecutionContext,
+  ): Promise<{ source: CatalogSource; uri: string }[]> => {
     const seen = (source: string, original: string) =>
       visible({ source, kind: "resource", name: original }, ctx)
     const qualified = parseQualified(uri)
@@ -361,7 +367,8 @@ export const resourceCatalog = (
         matchesUriTemplate(t.original, uri) &&
         visible({ source: t.source, kind: "resourceTemplate", name: t.original }, ctx),
     )
-    const candidates = byTemplate.length > 0 ? byTemplate.map((t) => sourceNamed(t.source)) : offering("resources")
+    const candidates =
+      byTemplate.length > 0 ? byTemplate.map((t) => sourceNamed(t.source)) : offering("resources")
     return [...new Set(candidates)]
       .filter((s): s is CatalogSource => s !== undefined && seen(s.name, uri))
       .map((source) => ({ source, uri }))
@@ -376,7 +383,8 @@ export const resourceCatalog = (
   const resolvePrompt = async (name: string, ctx: ExecutionContext): Promise<Served<Prompt>> => {
     const listing = await prompts(ctx)
     const served = listing.byKey.get(name)
-    if (served && visible({ source: served.source, kind: "prompt", name: served.original }, ctx)) return served
+    if (served && visible({ source: served.source, kind: "prompt", name: served.original }, ctx))
+      return served
     const names = listing.sorted
       .filter((p) => visible({ source: p.source, kind: "prompt", name: p.original }, ctx))
       .map((p) => p.key)
@@ -392,7 +400,9 @@ export const resourceCatalog = (
       for (const s of sources) {
         const c = s.provider.capabilities()
         if (c.resources)
-          caps.resources = { subscribe: (caps.resources?.subscribe ?? false) || c.resources.subscribe === true }
+          caps.resources = {
+            subscribe: (caps.resources?.subscribe ?? false) || c.resources.subscribe === true,
+          }
         if (c.prompts) caps.prompts = {}
         if (c.completions) caps.completions = {}
       }
@@ -403,7 +413,13 @@ export const resourceCatalog = (
         s.key === s.original ? s.item : { ...s.item, uri: s.key },
       ),
     listResourceTemplates: async (request) =>
-      page(await templates(request.context), "resourceTemplate", "resources/templates/list", request, (s) => s.item),
+      page(
+        await templates(request.context),
+        "resourceTemplate",
+        "resources/templates/list",
+        request,
+        (s) => s.item,
+      ),
     readResource: async (uri, ctx) => {
       const routes = await routesFor(uri, ctx)
       let notFound: unknown
@@ -498,7 +514,10 @@ export const resourceCatalog = (
       const owners = qualified
         ? [{ source: qualified.source, original: qualified.uri }]
         : (await templates(ctx)).sorted
-            .filter((t) => t.original === uri && visible({ source: t.source, kind: "resourceTemplate", name: uri }, ctx))
+            .filter(
+              (t) =>
+                t.original === uri && visible({ source: t.source, kind: "resourceTemplate", name: uri }, ctx),
+            )
             .map((t) => ({ source: t.source, original: t.original }))
       for (const owner of owners) {
         const provider = sourceNamed(owner.source)?.provider

@@ -168,7 +168,11 @@ export interface ResourceProvider {
   /** Subscribes to updates of subscribed resources; returns an unsubscribe function. */
   onResourceUpdated?(listener: (uri: string) => void): () => void
   listPrompts?(ctx: ExecutionContext): Promise<readonly Prompt[]>
-  getPrompt?(name: string, args: Readonly<Record<string, string>>, ctx: ExecutionContext): Promise<GetPromptResult>
+  getPrompt?(
+    name: string,
+    args: Readonly<Record<string, string>>,
+    ctx: ExecutionContext,
+  ): Promise<GetPromptResult>
   complete?(request: CompleteRequest, ctx: ExecutionContext): Promise<Completion>
   /** Subscribes to list changes of a kind (and capability changes); returns an unsubscribe function. */
   onListChanged?(listener: (kind: CatalogKind) => void): () => void
@@ -244,7 +248,11 @@ export interface ResourceCatalog {
   /** Updates of subscribed resources, with the subscribers to tell. */
   onResourceUpdated(listener: (uri: string, subscribers: readonly string[]) => void): () => void
   listPrompts(request: CatalogListRequest): Promise<CatalogPage<Prompt>>
-  getPrompt(name: string, args: Readonly<Record<string, string>>, ctx: ExecutionContext): Promise<GetPromptResult>
+  getPrompt(
+    name: string,
+    args: Readonly<Record<string, string>>,
+    ctx: ExecutionContext,
+  ): Promise<GetPromptResult>
   complete(request: CompleteRequest, ctx: ExecutionContext): Promise<Completion>
   /** List changes of a kind. */
   onListChanged(listener: (kind: CatalogKind) => void): () => void

@@ -63,14 +63,26 @@ export const serveCommand = defineCommand({
         byName.set(name, tool.id)
       }
       if (transport === "stdio") {
-        const handle = await serveStdio(gateway.service, { serverInfo, watch, naming })
+        const handle = await serveStdio(gateway.service, {
+          serverInfo,
+          watch,
+          naming,
+          catalog: gateway.catalog,
+        })
         ctx.io.stderr(`toolplane: serving ${count} tools over stdio (MCP); waiting for a client on stdin\n`)
         await Promise.race([handle.closed, untilSignal()])
         await handle.close()
       } else {
         let handle: Awaited<ReturnType<typeof serveHttp>>
         try {
-          handle = await serveHttp(gateway.service, { serverInfo, watch, naming, host, port })
+          handle = await serveHttp(gateway.service, {
+            serverInfo,
+            watch,
+            naming,
+            host,
+            port,
+            catalog: gateway.catalog,
+          })
         } catch (error) {
           const code = (error as NodeJS.ErrnoException).code
           if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL" || code === "ENOTFOUND")

@@ -40,6 +40,10 @@ export const FilterConfig = z.strictObject({
   tags_none: z.array(z.string()).optional(),
   read_only: z.boolean().optional(),
   hide_destructive: z.boolean().optional(),
+  /** Serve the backend's resources and resource templates (default true). */
+  resources: z.boolean().optional(),
+  /** Serve the backend's prompts (default true); `allow`/`deny` also apply to their ids `backend/prompt`. */
+  prompts: z.boolean().optional(),
 })
 
 /** @since 0.1.0 */

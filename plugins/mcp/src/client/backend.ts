@@ -40,8 +40,8 @@ import {
   type Tool,
   type ToolError,
   ToolNotFound,
-  withResources,
   type Validator,
+  withResources,
 } from "@toolplane/foundation"
 import { CURSOR_META_KEY } from "../adapter.js"
 import { isUnreachable, mcpFailureToToolError, toolErrorFromResult } from "../errors.js"
@@ -290,7 +290,10 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
   }
 
   const load = async (client: Client): Promise<readonly Tool[]> => {
-    const listed = await listRemoteTools(client, name, { maxPages, timeoutMs: healthTimeoutMs })
+    // A server without the tools capability (resources or prompts only) has no tools to list.
+    const listed = client.getServerCapabilities()?.tools
+      ? await listRemoteTools(client, name, { maxPages, timeoutMs: healthTimeoutMs })
+      : { tools: [], warnings: [] }
     const next = new Map<string, Entry>()
     for (const remote of listed.tools) next.set(remote.tool.name, { ...remote })
     const nextTools = listed.tools.map((r) => r.tool)

@@ -96,7 +96,10 @@ export const mcpResourceSide = (options: {
       : mapped
   }
 
-  const request = async <A>(run: (client: Client, signal: AbortSignal) => Promise<A>, ctx?: ExecutionContext) => {
+  const request = async <A>(
+    run: (client: Client, signal: AbortSignal) => Promise<A>,
+    ctx?: ExecutionContext,
+  ) => {
     const client = await options.connect()
     return run(client, ctx?.signal ?? new AbortController().signal)
   }
@@ -119,7 +122,10 @@ export const mcpResourceSide = (options: {
       request(
         (client, signal) =>
           allPages(maxPages, async (cursor) => {
-            const page = await client.listResources(cursor !== undefined ? { cursor } : {}, requestOptions(signal))
+            const page = await client.listResources(
+              cursor !== undefined ? { cursor } : {},
+              requestOptions(signal),
+            )
             return { items: page.resources, nextCursor: page.nextCursor }
           }),
         ctx,
@@ -137,9 +143,11 @@ export const mcpResourceSide = (options: {
         ctx,
       ),
     readResource: (uri, ctx) =>
-      request((client, signal) => client.readResource({ uri }, requestOptions(signal)), ctx).catch((error) => {
-        throw typed(error, () => new ResourceNotFound({ uri }))
-      }),
+      request((client, signal) => client.readResource({ uri }, requestOptions(signal)), ctx).catch(
+        (error) => {
+          throw typed(error, () => new ResourceNotFound({ uri }))
+        },
+      ),
     subscribeResource: async (uri) => {
       subscribed.add(uri)
       try {
@@ -162,7 +170,10 @@ export const mcpResourceSide = (options: {
       request(
         (client, signal) =>
           allPages(maxPages, async (cursor) => {
-            const page = await client.listPrompts(cursor !== undefined ? { cursor } : {}, requestOptions(signal))
+            const page = await client.listPrompts(
+              cursor !== undefined ? { cursor } : {},
+              requestOptions(signal),
+            )
             return { items: page.prompts, nextCursor: page.nextCursor }
           }),
         ctx,

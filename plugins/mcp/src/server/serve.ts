@@ -329,7 +329,10 @@ export class McpExposure {
       )
       server.setRequestHandler(ListResourceTemplatesRequestSchema, (request, extra) =>
         guard(async () => {
-          const page = await catalog.listResourceTemplates({ ...cursorOf(request.params), context: ctx(extra) })
+          const page = await catalog.listResourceTemplates({
+            ...cursorOf(request.params),
+            context: ctx(extra),
+          })
           return {
             resourceTemplates: page.items as never,
             ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
