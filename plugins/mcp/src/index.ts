@@ -30,9 +30,20 @@ export {
   type NodeStreamableHttpTransportOptions,
 } from "./client/nodeHttpTransport.js"
 export * from "./errors.js"
+export {
+  type JwtAuthOptions,
+  jwtAuth,
+  type McpAuthFailure,
+  type McpCaller,
+  type McpHttpAuth,
+  type StaticToken,
+  staticTokenAuth,
+} from "./server/auth.js"
 export * from "./server/dnsRebinding.js"
 export { type McpHttpServerHandle, type ServeHttpOptions, serveHttp } from "./server/http.js"
 export {
+  CALLER_SCOPES_KEY,
+  callerScopes,
   createMcpServer,
   type McpRequestInfo,
   type McpServeOptions,

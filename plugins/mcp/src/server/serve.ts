@@ -63,6 +63,12 @@ export interface McpRequestInfo {
   readonly sessionId?: string
   /** The OAuth client id, when an auth middleware validated a token. */
   readonly clientId?: string
+  /**
+   * The validated token's scopes (with `serveHttp`'s `auth`).
+   *
+   * @since 0.2.0
+   */
+  readonly scopes?: readonly string[]
   readonly requestId: string | number
   /** HTTP request headers (Streamable HTTP only). */
   readonly headers?: Readonly<Record<string, string | string[] | undefined>>
@@ -104,6 +110,24 @@ export interface McpServeOptions {
    * @since 0.2.0
    */
   readonly catalog?: ResourceCatalog
+}
+
+/**
+ * The context metadata key under which a call or listing made with a validated token carries the
+ * token's scopes (`readonly string[]`), for middleware that narrows what a caller sees.
+ *
+ * @since 0.2.0
+ */
+export const CALLER_SCOPES_KEY = "toolplane.dev/scopes"
+
+/**
+ * The scopes of the token a call or listing was made with, or `undefined` when it was not authenticated.
+ *
+ * @since 0.2.0
+ */
+export const callerScopes = (ctx: ExecutionContext): readonly string[] | undefined => {
+  const scopes = ctx.metadata[CALLER_SCOPES_KEY]
+  return Array.isArray(scopes) ? (scopes as string[]) : undefined
 }
 
 /**
@@ -162,6 +186,7 @@ const requestInfoOf = (extra: Extra): McpRequestInfo => ({
   requestId: extra.requestId,
   ...(extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {}),
   ...(extra.authInfo?.clientId !== undefined ? { clientId: extra.authInfo.clientId } : {}),
+  ...(extra.authInfo ? { scopes: extra.authInfo.scopes } : {}),
   ...(extra.requestInfo?.headers ? { headers: extra.requestInfo.headers as McpRequestInfo["headers"] } : {}),
 })
 
@@ -271,7 +296,11 @@ export class McpExposure {
       ...(info.clientId !== undefined ? { callerId: info.clientId } : {}),
       ...custom,
       ...init,
-      metadata: { ...(custom.metadata ?? {}), ...(init.metadata ?? {}) },
+      metadata: {
+        ...(info.scopes !== undefined ? { [CALLER_SCOPES_KEY]: info.scopes } : {}),
+        ...(custom.metadata ?? {}),
+        ...(init.metadata ?? {}),
+      },
       signal: custom.signal
         ? AbortSignal.any([custom.signal, init.signal ?? extra.signal])
         : (init.signal ?? extra.signal),
