@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { z } from "zod"
 import { callerScopes, jwtAuth, type McpHttpServerHandle, serveHttp, staticTokenAuth } from "../src/index.js"
 
+type KeyObjectLike = Awaited<ReturnType<typeof generateKeyPair>>["privateKey"]
+
 const ISSUER = "https://auth.test"
 const AUDIENCE = "https://gateway.test/mcp"
 
@@ -55,15 +57,15 @@ const initialize = (url: string, authorization?: string) =>
   })
 
 describe("serveHttp with JWT authentication", () => {
-  let privateKey: CryptoKey
-  let otherKey: CryptoKey
+  let privateKey: KeyObjectLike
+  let otherKey: KeyObjectLike
   let jwks: { keys: JWK[] }
   let server: McpHttpServerHandle
   const { service, state } = countingService()
 
   const token = (
     claims: Record<string, unknown> = {},
-    options: { key?: CryptoKey; exp?: string | number; aud?: string } = {},
+    options: { key?: KeyObjectLike; exp?: string | number; aud?: string } = {},
   ) =>
     new SignJWT({ client_id: "agent-1", scope: "mcp tools", ...claims })
       .setProtectedHeader({ alg: "ES256", kid: "k1" })

@@ -314,7 +314,7 @@ describe("serveHttp on a wildcard address", () => {
   let handle: McpHttpServerHandle
   let local: string
   beforeAll(async () => {
-    handle = await serveHttp(demoService(), { host: "0.0.0.0" })
+    handle = await serveHttp(demoService(), { host: "0.0.0.0", allowUnauthenticated: true })
     local = `http://127.0.0.1:${handle.port}/mcp`
   })
   afterAll(async () => {
