@@ -4,9 +4,11 @@
  *
  * @since 0.1.0
  */
-import { ConfigError, listAllTools } from "@toolplane/foundation"
-import { mcpToolName, serveHttp, serveStdio } from "@toolplane/plugin-mcp"
+import { dirname } from "node:path"
+import { applyMiddleware, ConfigError, listAllTools } from "@toolplane/foundation"
+import { isLoopbackHost, mcpToolName, serveHttp, serveStdio } from "@toolplane/plugin-mcp"
 import { defineCommand, EXIT, UsageError } from "../command.js"
+import { httpAuthFromConfig, scopePolicy } from "../httpAuth.js"
 import { open } from "./shared.js"
 
 const untilSignal = (): Promise<string> =>
@@ -43,7 +45,23 @@ export const serveCommand = defineCommand({
     if (ctx.invocation.positionals.length > 0)
       throw new UsageError(`unexpected argument "${ctx.invocation.positionals[0]}"`)
 
-    const gateway = await open(ctx, { warnRandomCursorKey: true })
+    const authConfig = ctx.config.server.auth
+    const auth =
+      transport === "http" && authConfig
+        ? httpAuthFromConfig(authConfig, ctx.io.env, dirname(ctx.file), ctx.file)
+        : undefined
+    if (transport === "http" && !auth && !isLoopbackHost(host))
+      throw new ConfigError({
+        path: "server.auth",
+        reason: `refusing to serve ${host} (not a loopback address) without authentication: add [server.auth] with tokens = [{ env = "TOOLPLANE_TOKEN", client = "me" }] (static bearer tokens) or jwks_url / jwks_file + issuer + audience (OAuth JWT validation), or bind 127.0.0.1`,
+        file: ctx.file,
+      })
+    const policy = scopePolicy(authConfig)
+    const gateway = await open(ctx, {
+      warnRandomCursorKey: true,
+      ...(policy ? { visible: policy.visible } : {}),
+    })
+    const service = policy ? applyMiddleware(gateway.service, policy.middleware) : gateway.service
     const serverInfo = { name: ctx.config.server.name, version: "0.1.0" }
     const watch = (notify: () => void) => gateway.onToolsChanged(notify)
     const naming = ctx.config.server.tool_names
@@ -63,7 +81,7 @@ export const serveCommand = defineCommand({
         byName.set(name, tool.id)
       }
       if (transport === "stdio") {
-        const handle = await serveStdio(gateway.service, {
+        const handle = await serveStdio(service, {
           serverInfo,
           watch,
           naming,
@@ -75,13 +93,14 @@ export const serveCommand = defineCommand({
       } else {
         let handle: Awaited<ReturnType<typeof serveHttp>>
         try {
-          handle = await serveHttp(gateway.service, {
+          handle = await serveHttp(service, {
             serverInfo,
             watch,
             naming,
             host,
             port,
             catalog: gateway.catalog,
+            ...(auth ? { auth } : {}),
           })
         } catch (error) {
           const code = (error as NodeJS.ErrnoException).code
