@@ -42,6 +42,7 @@ import {
 import { localBackend } from "@toolplane/plugin-local"
 import { type McpBackend, mcpBackend } from "@toolplane/plugin-mcp"
 import type { BackendConfig, GatewayConfig } from "./config/schema.js"
+import { gatewayApprover } from "./elicitApproval.js"
 import { filterBackend } from "./filterBackend.js"
 
 /**
@@ -345,9 +346,13 @@ export const openGateway = async (
     throw failures[0]!.error
   }
   const limits = config.limits
+  const approvalModes = new Map(
+    config.backends.flatMap((b) => (b.approval !== undefined ? [[b.name, b.approval] as const] : [])),
+  )
   const runner = createRunner({
     backends: live,
     cursorCodec: codec,
+    ...(approvalModes.size > 0 ? { approver: gatewayApprover(approvalModes) } : {}),
     pageSize: config.server.page_size,
     ...(limits.call_timeout_ms !== undefined ? { defaultTimeoutMs: limits.call_timeout_ms } : {}),
     ...(limits.retries !== undefined

@@ -467,7 +467,7 @@ export const resourceCatalog = (
     },
     unsubscribe: async (uri, subscriber) => {
       const entry = subscriptions.get(uri)
-      if (!entry || !entry.subscribers.delete(subscriber) || entry.subscribers.size > 0) return
+      if (!entry?.subscribers.delete(subscriber) || entry.subscribers.size > 0) return
       subscriptions.delete(uri)
       await sourceNamed(entry.source)
         ?.provider.unsubscribeResource?.(entry.original)

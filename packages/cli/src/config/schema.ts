@@ -60,6 +60,12 @@ export const BackendConfig = z
     filter: FilterConfig.optional(),
     /** `true`: every call needs approval; `false`: none does; omitted: the backend default (local: all but read-only tools; MCP: all). A gateway has no approver, so calls needing approval fail with ApprovalRequired. */
     require_approval: z.boolean().optional(),
+    /**
+     * What happens to a call that needs approval: `"elicit"` asks the calling user through MCP
+     * elicitation (a client without elicitation gets ApprovalRequired), `"deny"` refuses it
+     * (ApprovalDenied), `"allow"` runs it. Omitted: ApprovalRequired (no approver).
+     */
+    approval: z.enum(["elicit", "deny", "allow"]).optional(),
     timeout_ms: z.number().int().positive().optional(),
   })
   .superRefine((backend, ctx) => {
