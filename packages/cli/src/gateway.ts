@@ -79,6 +79,19 @@ export interface OpenGatewayOptions {
    * aliases and composites cannot be checked, so the service is then the bare runner.
    */
   readonly requireAllBackends?: boolean
+  /**
+   * Keep serving when an MCP backend cannot connect at start: it is reported down (health, events) and
+   * reconnected with backoff in the background; its tools appear (a tool-list change) when it comes
+   * back. Aliases and composite tools that need a down backend are left out (with a warning). Takes
+   * precedence over `requireAllBackends`.
+   *
+   * @since 0.2.0
+   */
+  readonly reconnect?: boolean
+  /** How long an MCP backend may take to connect. Default 30 000 ms. @since 0.2.0 */
+  readonly connectTimeoutMs?: number
+  /** Reconnection backoff of down backends: first delay and cap. Default 250 ms and 10 000 ms. @since 0.2.0 */
+  readonly reconnectDelayMs?: { readonly initial?: number; readonly max?: number }
   /** Narrows which resources, templates and prompts a caller sees (e.g. by token scopes). */
   readonly visible?: (item: CatalogItemRef, ctx: ExecutionContext) => boolean
   /** Warn when no cursor secret is configured (only meaningful for a server). Default true. */
@@ -182,7 +195,10 @@ const makeBackend = async (
     const mcp = config.mcp!
     const approval =
       config.require_approval === undefined ? {} : { requiresApproval: config.require_approval }
-    const timeout = config.timeout_ms !== undefined ? { callTimeoutMs: config.timeout_ms } : {}
+    const timeout = {
+      ...(config.timeout_ms !== undefined ? { callTimeoutMs: config.timeout_ms } : {}),
+      ...(options.connectTimeoutMs !== undefined ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
+    }
     backend =
       "command" in mcp
         ? mcpBackend(
@@ -204,6 +220,13 @@ const makeBackend = async (
     try {
       await (backend as McpBackend).connect()
     } catch (error) {
+      if (options.reconnect) {
+        // Kept (unconnected) for the reconnection loop of openGateway.
+        const kept = config.filter
+          ? filterBackend(backend, (tool) => makeSelection(backendFilter(config.filter!)).admits(tool))
+          : backend
+        throw new DownBackend(kept, backend as McpBackend, error)
+      }
       // A backend that failed to start must not keep a process or a retry timer alive.
       await backend.close().catch(() => {})
       throw error
@@ -214,6 +237,17 @@ const makeBackend = async (
     backend = filterBackend(backend, (tool) => selection.admits(tool))
   }
   return backend
+}
+
+/** A backend that could not connect at start, kept for reconnection (`reconnect: true`). */
+class DownBackend extends Error {
+  constructor(
+    readonly backend: Backend,
+    readonly mcp: McpBackend,
+    readonly error: unknown,
+  ) {
+    super((error as Error)?.message ?? String(error))
+  }
 }
 
 /** The resource providers of the backends that run (in configuration order). */
@@ -318,6 +352,8 @@ export const openGateway = async (
   }
   const backends: Backend[] = []
   const failures: { name: string; error: unknown }[] = []
+  /** Backends down at start, reconnecting (`reconnect`). */
+  const down = new Map<string, { backend: Backend; mcp: McpBackend; error: string; since: number }>()
   await Promise.all(
     config.backends.map(async (b, i) => {
       const started = Date.now()
@@ -328,6 +364,22 @@ export const openGateway = async (
         backends[i] = backend
         emit({ type: "connected", backend: b.name, tools, ms: Date.now() - started })
       } catch (error) {
+        if (error instanceof DownBackend) {
+          down.set(b.name, {
+            backend: error.backend,
+            mcp: error.mcp,
+            error: error.message,
+            since: Date.now(),
+          })
+          emit({
+            type: "failed",
+            backend: b.name,
+            error: `${error.message} (serving without it; reconnecting in the background)`,
+            ms: Date.now() - started,
+            cause: error.error,
+          })
+          return
+        }
         failures.push({ name: b.name, error })
         emit({
           type: "failed",
@@ -377,31 +429,80 @@ export const openGateway = async (
     for (const invalidate of invalidators) invalidate()
     for (const l of listeners) l()
   })
-  const catalog = resourceCatalog(catalogSources(config, backends), {
-    codec,
-    pageSize: config.server.page_size,
-    promptNames: config.server.tool_names === "name" ? "name" : "dotted",
-    visible: catalogVisibility(config, options.visible),
-  })
+  const catalog = resourceCatalog(
+    catalogSources(
+      config,
+      config.backends.map((b, i) => backends[i] ?? down.get(b.name)?.backend),
+    ),
+    {
+      codec,
+      pageSize: config.server.page_size,
+      promptNames: config.server.tool_names === "name" ? "name" : "dotted",
+      visible: catalogVisibility(config, options.visible),
+    },
+  )
   const gatewayOver = (service: ToolService): Gateway => ({
     service,
     runner,
     config,
     catalog,
     cursorCodec: codec,
-    health: () => runner.health(),
+    health: async () => {
+      const report = await runner.health()
+      for (const [name, d] of down)
+        report[name] = {
+          healthy: false,
+          tools: 0,
+          error: `down since ${new Date(d.since).toISOString()}: ${d.error}; reconnecting`,
+        }
+      return report
+    },
     onToolsChanged: (listener) => {
       listeners.add(listener)
       return () => listeners.delete(listener)
     },
     close: async () => {
+      closed = true
+      for (const timer of retryTimers.values()) clearTimeout(timer)
       unsubscribe()
       catalog.close()
       await runner.close()
+      await Promise.all([...down.values()].map((d) => d.backend.close().catch(() => {})))
     },
   })
+  let closed = false
+  const retryTimers = new Map<string, ReturnType<typeof setTimeout>>()
+  const initialDelay = options.reconnectDelayMs?.initial ?? 250
+  const maxDelay = options.reconnectDelayMs?.max ?? 10_000
+  /** Reconnects a down backend with exponential backoff; registers it (a tool-list change) once back. */
+  const retry = (name: string, attempt: number) => {
+    const delay = Math.min(maxDelay, initialDelay * 2 ** attempt) * (0.8 + Math.random() * 0.4)
+    const timer = setTimeout(async () => {
+      const d = down.get(name)
+      if (closed || !d) return
+      const started = Date.now()
+      try {
+        await d.mcp.connect()
+        if (closed) return
+        await runner.register(d.backend)
+        down.delete(name)
+        emit({
+          type: "connected",
+          backend: name,
+          tools: (await d.backend.toolSchemas()).length,
+          ms: Date.now() - started,
+        })
+      } catch (error) {
+        d.error = (error as Error).message
+        retry(name, attempt + 1)
+      }
+    }, delay)
+    timer.unref?.()
+    retryTimers.set(name, timer)
+  }
   try {
     await runner.ready()
+    for (const name of down.keys()) retry(name, 0)
     if (failures.length > 0) {
       emit({
         type: "warning",
@@ -409,6 +510,21 @@ export const openGateway = async (
       })
       return gatewayOver(runner)
     }
+    // Aliases and composites that need a down backend cannot be checked: left out until a restart or reload.
+    const needsDown = (id: string) => down.has(id.slice(0, id.indexOf("/")))
+    const aliases = Object.fromEntries(Object.entries(config.aliases).filter(([id]) => !needsDown(id)))
+    const composites = config.composite_tools.filter((c) => !c.tools.some(needsDown))
+    const dropped = [
+      ...Object.keys(config.aliases)
+        .filter(needsDown)
+        .map((id) => `alias of ${id}`),
+      ...config.composite_tools.filter((c) => c.tools.some(needsDown)).map((c) => `composite ${c.name}`),
+    ]
+    if (dropped.length > 0)
+      emit({
+        type: "warning",
+        message: `${[...down.keys()].join(", ")} down at start: serving without ${dropped.join(", ")}`,
+      })
     const service = await gatewayStack(runner, {
       codec,
       changes: (invalidate) => {
@@ -422,10 +538,10 @@ export const openGateway = async (
         validateSchema: false,
         ...(limits.max_argument_bytes !== undefined ? { maxArgumentBytes: limits.max_argument_bytes } : {}),
       },
-      ...(Object.keys(config.aliases).length > 0 ? { aliases: config.aliases } : {}),
-      ...(config.composite_tools.length > 0
+      ...(Object.keys(aliases).length > 0 ? { aliases } : {}),
+      ...(composites.length > 0
         ? {
-            composites: config.composite_tools.map((c) => ({
+            composites: composites.map((c) => ({
               name: c.name,
               tools: c.tools,
               strategy: c.strategy,

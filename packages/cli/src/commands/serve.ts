@@ -25,9 +25,10 @@ const untilSignal = (): Promise<string> =>
 /** @since 0.1.0 */
 export const serveCommand = defineCommand({
   name: "serve",
-  summary: "serve the configured gateway over MCP\n[--transport stdio|http] [--host 127.0.0.1] [--port N]",
+  summary:
+    "serve the configured gateway over MCP\n[--transport stdio|http] [--host 127.0.0.1] [--port N] [--require-all-backends]",
   maxPositionals: 0,
-  flags: { transport: "string", host: "string", port: "string" },
+  flags: { transport: "string", host: "string", port: "string", "require-all-backends": "boolean" },
   run: async (ctx) => {
     const { values } = ctx.invocation
     const transport = values.transport ?? ctx.config.server.transport

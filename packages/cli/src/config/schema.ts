@@ -94,6 +94,10 @@ export const LimitsConfig = z.strictObject({
   max_concurrency_per_backend: z.number().int().positive().optional(),
   max_argument_bytes: z.number().int().positive().optional(),
   retries: z.number().int().min(0).max(10).optional(),
+  /** How long an MCP backend may take to connect (spawn + initialize + tools/list). Default 30000. */
+  connect_timeout_ms: z.number().int().positive().optional(),
+  /** Longest wait between reconnection attempts of a backend that was down at start. Default 10000. */
+  reconnect_max_delay_ms: z.number().int().positive().optional(),
 })
 
 /** What a token scope lets its holder see and call. @since 0.2.0 */
