@@ -25,7 +25,7 @@ import {
   type ResourceProvider,
   type ToolError,
 } from "@toolplane/foundation"
-import { mcpFailureToToolError } from "../errors.js"
+import { mcpFailureToToolError, unprefixed } from "../errors.js"
 
 /**
  * The provider and the hooks its backend's connection calls.
@@ -87,9 +87,15 @@ export const mcpResourceSide = (options: {
     }
   }
 
-  const typed = (error: unknown, notFound: () => ToolError): ToolError => {
-    if (error instanceof McpError && (error.code === -32002 || error.code === ErrorCode.InvalidParams))
+  /** A typed error for a failed request; another server error passes through (code and message once). */
+  const typed = (error: unknown, notFound: () => ToolError): ToolError | McpError => {
+    if (
+      error instanceof McpError &&
+      (error.code === -32002 ||
+        (error.code === ErrorCode.InvalidParams && /not found|unknown/i.test(error.message)))
+    )
       return notFound()
+    if (error instanceof McpError) return unprefixed(error)
     const mapped = mcpFailureToToolError(error, { backend, toolId: `${backend}/(resources)` })
     return mapped._tag === "ExecutionFailed"
       ? new BackendUnavailable({ backend, reason: causeOf(error).message })

@@ -156,7 +156,11 @@ const readJsonBody = (req: IncomingMessage, res: ServerResponse): Promise<unknow
 
 const jsonRpcError = (res: ServerResponse, status: number, code: number, message: string): void => {
   if (res.headersSent) return
-  res.writeHead(status, { "content-type": "application/json" })
+  // A 413 is sent before the body was read: the connection cannot be reused, so say so.
+  res.writeHead(status, {
+    "content-type": "application/json",
+    ...(status === 413 ? { connection: "close" } : {}),
+  })
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }))
 }
 
@@ -428,6 +432,21 @@ export const serveHttp = async (
       if (req.method === "POST" && isJsonBody(req)) {
         const body = await readJsonBody(req, res)
         if (body === undefined) return
+        if (Array.isArray(body) && body.length === 0)
+          return jsonRpcError(res, 400, -32600, "Invalid Request: the body is an empty JSON array")
+        // A client that goes away before its answer cancels its calls (and their upstream calls).
+        const calls = (Array.isArray(body) ? body : [body]).filter(
+          (m): m is { id: string | number } =>
+            typeof m === "object" &&
+            m !== null &&
+            (m as { method?: unknown }).method === "tools/call" &&
+            "id" in m,
+        )
+        if (calls.length > 0)
+          res.once("close", () => {
+            if (res.writableFinished) return
+            for (const call of calls) exposure.abortRequest(sessionId, call.id, "the client disconnected")
+          })
         // The SDK's web-standard transport directly, without the per-request Node ⇄ web conversion.
         const web = webTransportOf(session.transport)
         if (web)

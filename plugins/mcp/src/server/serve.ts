@@ -52,7 +52,46 @@ import {
   NEXT_CURSOR_META_KEY,
   toMcpTool,
 } from "../adapter.js"
-import { callFailureToMcp, toolErrorToMcpError } from "../errors.js"
+import { callFailureToMcp, toolErrorToMcpError, unprefixed, wireError } from "../errors.js"
+
+/** A readable account of a zod error (`params.name: expected string, received number`). */
+const describeIssues = (error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }) =>
+  error.issues
+    .slice(0, 5)
+    .map(
+      (i) => `${i.path.map(String).join(".") || "(request)"}: ${i.message.replace(/^Invalid input: /, "")}`,
+    )
+    .join("; ")
+
+const isZodError = (error: unknown): error is { issues: { path: PropertyKey[]; message: string }[] } =>
+  typeof error === "object" && error !== null && Array.isArray((error as { issues?: unknown }).issues)
+
+/**
+ * The SDK server, with two corrections to what its handlers send: a request whose params do not match
+ * the method's schema is `-32602 Invalid params` with a readable message (the SDK answers `-32603` with
+ * a zod dump), and an error message is sent without the "MCP error CODE:" prefix (the client adds it).
+ */
+class GatewayServer extends Server {
+  override setRequestHandler: Server["setRequestHandler"] = (schema, handler) => {
+    super.setRequestHandler(schema, handler)
+    const method = (schema as unknown as { shape: { method: { value: string } } }).shape.method.value
+    // The SDK keeps handlers in a private map; the wrapper sees the parse failure and the handler's error.
+    const handlers = (
+      this as unknown as { _requestHandlers: Map<string, (r: unknown, e: unknown) => Promise<unknown>> }
+    )._requestHandlers
+    const inner = handlers.get(method)
+    if (!inner) return
+    handlers.set(method, async (request, extra) => {
+      try {
+        return await inner(request, extra)
+      } catch (error) {
+        if (isZodError(error))
+          throw wireError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${describeIssues(error)}`)
+        throw error instanceof McpError ? unprefixed(error) : error
+      }
+    })
+  }
+}
 
 /**
  * Information about the MCP request a call came from, for mapping it to a context.
@@ -272,18 +311,34 @@ export class McpExposure {
     for (const call of this.#calls) call.abort(new Error(reason))
   }
 
+  /** Calls in progress by session and request id, for a transport that sees its client go away. */
+  readonly #byRequest = new Map<string, AbortController>()
+
+  /**
+   * Cancels the call a request of a session started (its client disconnected before the answer): the
+   * call's signal aborts, which cancels an upstream call too (`notifications/cancelled`).
+   */
+  abortRequest(sessionId: string | undefined, requestId: string | number, reason: string): void {
+    this.#byRequest.get(`${sessionId ?? ""}\u0000${requestId}`)?.abort(new Error(reason))
+  }
+
   /** A signal for one call that aborts with the request's own signal or on shutdown, and its release. */
-  #callSignal(request: AbortSignal): { readonly signal: AbortSignal; readonly release: () => void } {
+  #callSignal(
+    request: AbortSignal,
+    key: string,
+  ): { readonly signal: AbortSignal; readonly release: () => void } {
     const controller = new AbortController()
     const follow = () => controller.abort(request.reason)
     if (request.aborted) follow()
     else request.addEventListener("abort", follow, { once: true })
     this.#calls.add(controller)
+    this.#byRequest.set(key, controller)
     return {
       signal: controller.signal,
       release: () => {
         request.removeEventListener("abort", follow)
         this.#calls.delete(controller)
+        if (this.#byRequest.get(key) === controller) this.#byRequest.delete(key)
       },
     }
   }
@@ -433,7 +488,7 @@ export class McpExposure {
       ...(offered.prompts ? { prompts: { listChanged: true } } : {}),
       ...(offered.completions ? { completions: {} } : {}),
     }
-    const server = new Server(options.serverInfo ?? { name: "toolplane", version: "0.1.0" }, {
+    const server = new GatewayServer(options.serverInfo ?? { name: "toolplane", version: "0.1.0" }, {
       capabilities,
       ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
     })
@@ -464,7 +519,7 @@ export class McpExposure {
       const meta = params._meta as Record<string, unknown> | undefined
       const progressToken = meta?.progressToken as string | number | undefined
       const cursor = meta?.[CURSOR_META_KEY]
-      const tracked = this.#callSignal(extra.signal)
+      const tracked = this.#callSignal(extra.signal, `${extra.sessionId ?? ""}\u0000${extra.requestId}`)
       try {
         const id = await this.#resolveId(params.name)
         const context = this.#context(extra, {
