@@ -401,6 +401,26 @@ export const openGateway = async (
   const approvalModes = new Map(
     config.backends.flatMap((b) => (b.approval !== undefined ? [[b.name, b.approval] as const] : [])),
   )
+  /** Only the operator's word makes an MCP tool retryable; a module's annotations are its author's. */
+  const idempotentRules = new Map(
+    config.backends.map((b) => [
+      b.name,
+      {
+        mcp: b.mcp !== undefined,
+        rule:
+          b.idempotent === undefined || typeof b.idempotent === "boolean"
+            ? () => b.idempotent === true
+            : (id: string) => allowIds(...(b.idempotent as string[]))({ id } as Tool),
+      },
+    ]),
+  )
+  const retryable = (tool: Tool): boolean => {
+    const backend = runner.registry.resolve(tool.id)?.backend.name
+    const rule = backend === undefined ? undefined : idempotentRules.get(backend)
+    if (rule === undefined) return false
+    if (rule.rule(tool.id)) return true
+    return !rule.mcp && (tool.annotations?.idempotentHint === true || tool.annotations?.readOnlyHint === true)
+  }
   const runner = createRunner({
     backends: live,
     cursorCodec: codec,
@@ -408,7 +428,12 @@ export const openGateway = async (
     pageSize: config.server.page_size,
     ...(limits.call_timeout_ms !== undefined ? { defaultTimeoutMs: limits.call_timeout_ms } : {}),
     ...(limits.retries !== undefined
-      ? { retry: limits.retries === 0 ? false : { maxAttempts: limits.retries + 1 } }
+      ? {
+          retry:
+            limits.retries === 0
+              ? false
+              : { maxAttempts: limits.retries + 1, when: (tool: Tool) => retryable(tool) },
+        }
       : {}),
     limits: {
       ...(limits.max_concurrency_per_backend !== undefined

@@ -10,7 +10,12 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
-import { type ResourceCatalog, resourceProviderOf } from "@toolplane/foundation"
+import {
+  type ExecutionContext,
+  type ResourceCatalog,
+  resourceProviderOf,
+  type ToolService,
+} from "@toolplane/foundation"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { z } from "zod"
 import { type McpHttpServerHandle, mcpBackend, serveHttp } from "../src/index.js"
@@ -193,5 +198,39 @@ describe("errors relayed from an upstream MCP server", () => {
     expect(error?.message).toMatch(/^MCP error -32602: /)
     expect(error?.message.match(/MCP error/g)).toHaveLength(1)
     await client.close()
+  })
+})
+
+describe("progress across a retried call", () => {
+  it("stays monotonic when the second attempt starts counting again", async () => {
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+    const service: ToolService = {
+      listTools: async () => ({ tools: [] }),
+      callTool: async ({ context }) => {
+        const ctx = context as ExecutionContext
+        // Attempt 1 reports 1..3 of 3 and fails; attempt 2 (a retry below the server) reports 1..2 of 2.
+        for (const p of [1, 2, 3]) {
+          ctx.reportProgress({ progress: p, total: 3 })
+          await sleep(20)
+        }
+        for (const p of [1, 2]) {
+          ctx.reportProgress({ progress: p, total: 2, message: `retry step ${p}` })
+          await sleep(20)
+        }
+        return { content: [{ type: "text", text: "done" }] }
+      },
+    }
+    const server = await serveHttp(service, { naming: { toMcp: (t) => t.name, fromMcp: (n) => `x/${n}` } })
+    const client = new Client({ name: "t", version: "1" })
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)))
+    const seen: number[] = []
+    await client.callTool({ name: "anything", arguments: {} }, undefined, {
+      onprogress: (p) => {
+        seen.push(p.progress)
+      },
+    })
+    expect(seen).toEqual([1, 2, 3, 4, 5])
+    await client.close()
+    await server.close()
   })
 })

@@ -66,6 +66,12 @@ export const BackendConfig = z
      * (ApprovalDenied), `"allow"` runs it. Omitted: ApprovalRequired (no approver).
      */
     approval: z.enum(["elicit", "deny", "allow"]).optional(),
+    /**
+     * Which of this backend's tools may be re-sent after a failure (`limits.retries`): `true` (all),
+     * tool ids or patterns. An MCP server's own annotations are untrusted hints and never make a tool
+     * retried; a module's (in-process code the operator installed) do.
+     */
+    idempotent: z.union([z.boolean(), z.array(pattern)]).optional(),
     timeout_ms: z.number().int().positive().optional(),
   })
   .superRefine((backend, ctx) => {

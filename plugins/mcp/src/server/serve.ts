@@ -519,6 +519,9 @@ export class McpExposure {
       const meta = params._meta as Record<string, unknown> | undefined
       const progressToken = meta?.progressToken as string | number | undefined
       const cursor = meta?.[CURSOR_META_KEY]
+      let lastRaw = Number.NEGATIVE_INFINITY
+      let lastSent = Number.NEGATIVE_INFINITY
+      let offset = 0
       const tracked = this.#callSignal(extra.signal, `${extra.sessionId ?? ""}\u0000${extra.requestId}`)
       try {
         const id = await this.#resolveId(params.name)
@@ -526,7 +529,18 @@ export class McpExposure {
           signal: tracked.signal,
           ...(progressToken !== undefined
             ? {
-                onProgress: (p) => {
+                onProgress: (raw) => {
+                  // Progress must only increase: a retried call starts counting again, so its progress is
+                  // continued from where the caller last was (and its total dropped) instead of going back.
+                  if (raw.progress < lastRaw) offset = lastSent
+                  lastRaw = raw.progress
+                  const progress = offset + raw.progress
+                  if (progress <= lastSent && lastSent !== Number.NEGATIVE_INFINITY) return
+                  lastSent = progress
+                  const p =
+                    offset > 0
+                      ? { progress, ...(raw.message !== undefined ? { message: raw.message } : {}) }
+                      : raw
                   extra
                     .sendNotification({
                       method: "notifications/progress",
