@@ -92,6 +92,15 @@ export interface OpenGatewayOptions {
   readonly connectTimeoutMs?: number
   /** Reconnection backoff of down backends: first delay and cap. Default 250 ms and 10 000 ms. @since 0.2.0 */
   readonly reconnectDelayMs?: { readonly initial?: number; readonly max?: number }
+  /**
+   * Backends of a previous gateway to use instead of starting new ones, where their configuration is
+   * unchanged (hot reload).
+   *
+   * @since 0.2.0
+   */
+  readonly reuse?: ReadonlyMap<string, { readonly config: BackendConfig; readonly backend: Backend }>
+  /** The cursor codec to keep (hot reload: cursors issued before stay valid). @since 0.2.0 */
+  readonly cursorCodec?: CursorCodec
   /** Narrows which resources, templates and prompts a caller sees (e.g. by token scopes). */
   readonly visible?: (item: CatalogItemRef, ctx: ExecutionContext) => boolean
   /** Warn when no cursor secret is configured (only meaningful for a server). Default true. */
@@ -116,7 +125,15 @@ export interface Gateway {
   health(): Promise<Record<string, BackendHealth>>
   /** Subscribes to changes of the served tool list. */
   onToolsChanged(listener: () => void): () => void
-  close(): Promise<void>
+  /**
+   * The connected backends by name, with the configuration each was made from (a reload reuses the
+   * unchanged ones).
+   *
+   * @since 0.2.0
+   */
+  backends(): ReadonlyMap<string, { readonly config: BackendConfig; readonly backend: Backend }>
+  /** Closes the gateway and its backends, except those named in `keep` (handed to a new gateway). */
+  close(options?: { readonly keep?: ReadonlySet<string> }): Promise<void>
 }
 
 const configPath = (i: number, key: string) => `backends[${i}].${key}`
@@ -344,19 +361,29 @@ export const openGateway = async (
       : error
   let codec: CursorCodec
   try {
-    codec = gatewayCursorCodec(config, env, (message) => {
-      if (options.warnRandomCursorKey !== false) emit({ type: "warning", message })
-    })
+    codec =
+      options.cursorCodec ??
+      gatewayCursorCodec(config, env, (message) => {
+        if (options.warnRandomCursorKey !== false) emit({ type: "warning", message })
+      })
   } catch (error) {
     throw inConfigFile(error)
   }
   const backends: Backend[] = []
   const failures: { name: string; error: unknown }[] = []
+  /** Backends taken over from `reuse` (never closed here). */
+  const reused = new Set<string>()
   /** Backends down at start, reconnecting (`reconnect`). */
   const down = new Map<string, { backend: Backend; mcp: McpBackend; error: string; since: number }>()
   await Promise.all(
     config.backends.map(async (b, i) => {
       const started = Date.now()
+      const previous = options.reuse?.get(b.name)
+      if (previous && JSON.stringify(previous.config) === JSON.stringify(b)) {
+        backends[i] = previous.backend
+        reused.add(b.name)
+        return
+      }
       emit({ type: "connecting", backend: b.name })
       try {
         const backend = await makeBackend(b, i, { ...options, baseDir })
@@ -392,7 +419,8 @@ export const openGateway = async (
     }),
   )
   const live = backends.filter(Boolean)
-  const closeAll = () => Promise.all(live.map((b) => b.close().catch(() => {})))
+  const closeAll = () =>
+    Promise.all(live.filter((b) => !reused.has(b.name)).map((b) => b.close().catch(() => {})))
   if (failures.length > 0 && options.requireAllBackends !== false) {
     await closeAll()
     throw failures[0]!.error
@@ -486,11 +514,18 @@ export const openGateway = async (
       listeners.add(listener)
       return () => listeners.delete(listener)
     },
-    close: async () => {
+    backends: () =>
+      new Map(
+        config.backends.flatMap((b, i) =>
+          backends[i] && !down.has(b.name) ? [[b.name, { config: b, backend: backends[i]! }] as const] : [],
+        ),
+      ),
+    close: async (closeOptions) => {
       closed = true
       for (const timer of retryTimers.values()) clearTimeout(timer)
       unsubscribe()
       catalog.close()
+      for (const name of closeOptions?.keep ?? []) await runner.unregister(name)
       await runner.close()
       await Promise.all([...down.values()].map((d) => d.backend.close().catch(() => {})))
     },
@@ -581,6 +616,7 @@ export const openGateway = async (
   } catch (error) {
     unsubscribe()
     catalog.close()
+    for (const name of reused) await runner.unregister(name).catch(() => false)
     await runner.close().catch(() => {})
     await closeAll()
     throw inConfigFile(error)

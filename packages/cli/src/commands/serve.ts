@@ -4,12 +4,70 @@
  *
  * @since 0.1.0
  */
-import { dirname } from "node:path"
-import { applyMiddleware, ConfigError, listAllTools } from "@toolplane/foundation"
-import { isLoopbackHost, mcpToolName, serveHttp, serveStdio } from "@toolplane/plugin-mcp"
-import { defineCommand, EXIT, UsageError } from "../command.js"
-import { httpAuthFromConfig, scopePolicy } from "../httpAuth.js"
-import { open } from "./shared.js"
+import { type FSWatcher, watch as watchFs } from "node:fs"
+import { basename, dirname } from "node:path"
+import { ConfigError, listAllTools } from "@toolplane/foundation"
+import { isLoopbackHost, serveHttp, serveStdio } from "@toolplane/plugin-mcp"
+import { type CommandContext, defineCommand, EXIT, UsageError } from "../command.js"
+import { loadConfig } from "../config/load.js"
+import type { GatewayConfig } from "../config/schema.js"
+import { type OpenGatewayOptions, openGateway } from "../gateway.js"
+import { type LiveGateway, liveGateway } from "../liveGateway.js"
+import { progressPrinter } from "./shared.js"
+
+/**
+ * Reloads the configuration when its file changes (debounced) or on SIGHUP; prints what changed, or
+ * why the new configuration was rejected. Returns a function that stops watching.
+ */
+const watchConfig = (ctx: CommandContext, live: LiveGateway): (() => void) => {
+  const file = ctx.file
+  const reload = (why: string) => {
+    live
+      .reload(() => loadConfig(file))
+      .then((outcome) => {
+        if (!outcome.ok) {
+          const error = outcome.error as Error
+          const text = error instanceof ConfigError ? `configuration error: ${error.message}` : error.message
+          ctx.io.stderr(
+            `toolplane: reload (${why}) rejected, still serving the previous configuration: ${text}\n`,
+          )
+          return
+        }
+        const parts = [
+          outcome.added.length > 0 ? `added ${outcome.added.join(", ")}` : "",
+          outcome.removed.length > 0 ? `removed ${outcome.removed.join(", ")}` : "",
+          outcome.changed.length > 0 ? `changed ${outcome.changed.join(", ")}` : "",
+        ].filter(Boolean)
+        ctx.io.stderr(
+          `toolplane: reloaded ${file} (${why}): ${parts.length > 0 ? parts.join("; ") : "backends unchanged"}; serving ${outcome.tools} tools\n`,
+        )
+        if (outcome.restartNeeded.length > 0)
+          ctx.io.stderr(
+            `toolplane: warning: ${outcome.restartNeeded.join(", ")} changed; takes effect after a restart\n`,
+          )
+      })
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let watcher: FSWatcher | undefined
+  try {
+    // The directory, not the file: editors replace files (a rename), which ends a watch on the file.
+    watcher = watchFs(dirname(file), (_event, name) => {
+      if (name !== null && name !== basename(file)) return
+      clearTimeout(timer)
+      timer = setTimeout(() => reload("file changed"), 150)
+    })
+    watcher.on("error", () => {})
+  } catch {
+    ctx.io.stderr(`toolplane: warning: cannot watch ${file}; reload with SIGHUP\n`)
+  }
+  const onHup = () => reload("SIGHUP")
+  process.on("SIGHUP", onHup)
+  return () => {
+    clearTimeout(timer)
+    watcher?.close()
+    process.off("SIGHUP", onHup)
+  }
+}
 
 const untilSignal = (): Promise<string> =>
   new Promise((resolve) => {
@@ -47,46 +105,51 @@ export const serveCommand = defineCommand({
       throw new UsageError(`unexpected argument "${ctx.invocation.positionals[0]}"`)
 
     const authConfig = ctx.config.server.auth
-    const auth =
-      transport === "http" && authConfig
-        ? httpAuthFromConfig(authConfig, ctx.io.env, dirname(ctx.file), ctx.file)
-        : undefined
-    if (transport === "http" && !auth && !isLoopbackHost(host))
+    if (transport === "http" && !authConfig && !isLoopbackHost(host))
       throw new ConfigError({
         path: "server.auth",
         reason: `refusing to serve ${host} (not a loopback address) without authentication: add [server.auth] with tokens = [{ env = "TOOLPLANE_TOKEN", client = "me" }] (static bearer tokens) or jwks_url / jwks_file + issuer + audience (OAuth JWT validation), or bind 127.0.0.1`,
         file: ctx.file,
       })
-    const policy = scopePolicy(authConfig)
-    const gateway = await open(ctx, {
-      warnRandomCursorKey: true,
-      ...(policy ? { visible: policy.visible } : {}),
+    const baseDir = dirname(ctx.file)
+    const reconnect = values["require-all-backends"] !== true
+    const openWith = (config: GatewayConfig, extra: Partial<OpenGatewayOptions>) =>
+      openGateway(config, {
+        file: ctx.file,
+        baseDir,
+        env: ctx.io.env,
+        onEvent: progressPrinter(ctx.io),
+        warnRandomCursorKey: true,
+        // A backend down at start is served without (and reconnected) unless --require-all-backends.
+        reconnect,
+        ...(config.limits.connect_timeout_ms !== undefined
+          ? { connectTimeoutMs: config.limits.connect_timeout_ms }
+          : {}),
+        ...(config.limits.reconnect_max_delay_ms !== undefined
+          ? { reconnectDelayMs: { max: config.limits.reconnect_max_delay_ms } }
+          : {}),
+        ...extra,
+      })
+    const live = await liveGateway(ctx.config, {
+      open: openWith,
+      transport,
+      env: ctx.io.env,
+      baseDir,
+      file: ctx.file,
     })
-    const service = policy ? applyMiddleware(gateway.service, policy.middleware) : gateway.service
+    const { service, auth } = live
     const serverInfo = { name: ctx.config.server.name, version: "0.1.0" }
-    const watch = (notify: () => void) => gateway.onToolsChanged(notify)
+    const watch = (notify: () => void) => live.watch(notify)
     const naming = ctx.config.server.tool_names
+    const stopReloading = watchConfig(ctx, live)
     try {
-      const tools = await listAllTools(gateway.service)
-      const count = tools.length
-      const byName = new Map<string, string>()
-      for (const tool of tools) {
-        const name = mcpToolName(tool, naming)
-        const other = byName.get(name)
-        if (other !== undefined)
-          throw new ConfigError({
-            path: "server.tool_names",
-            reason: `"${naming}" gives "${other}" and "${tool.id}" the same MCP name "${name}"; use "dotted" or an alias`,
-            file: ctx.file,
-          })
-        byName.set(name, tool.id)
-      }
+      const count = (await listAllTools(live.current().service)).length
       if (transport === "stdio") {
         const handle = await serveStdio(service, {
           serverInfo,
           watch,
           naming,
-          catalog: gateway.catalog,
+          catalog: live.catalog,
         })
         ctx.io.stderr(`toolplane: serving ${count} tools over stdio (MCP); waiting for a client on stdin\n`)
         await Promise.race([handle.closed, untilSignal()])
@@ -100,7 +163,7 @@ export const serveCommand = defineCommand({
             naming,
             host,
             port,
-            catalog: gateway.catalog,
+            catalog: live.catalog,
             ...(auth ? { auth } : {}),
           })
         } catch (error) {
@@ -130,7 +193,8 @@ export const serveCommand = defineCommand({
       }
       return EXIT.ok
     } finally {
-      await gateway.close()
+      stopReloading()
+      await live.close()
     }
   },
 })
