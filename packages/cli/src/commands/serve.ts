@@ -69,12 +69,19 @@ const watchConfig = (ctx: CommandContext, live: LiveGateway): (() => void) => {
   }
 }
 
+/**
+ * Resolves with the first SIGINT/SIGTERM. The handlers stay installed until the process exits: Ctrl+C
+ * under `pnpm start` delivers SIGINT several times (the terminal's process group, then relays by pnpm
+ * and tsx), and a repeat arriving during the shutdown must not kill the process by signal (which pnpm
+ * reports as a failed command). A third signal forces the exit.
+ */
 const untilSignal = (): Promise<string> =>
   new Promise((resolve) => {
+    let received = 0
     const onSignal = (signal: string) => {
-      process.off("SIGINT", onSignal)
-      process.off("SIGTERM", onSignal)
-      resolve(signal)
+      received++
+      if (received === 1) resolve(signal)
+      else if (received >= 3) process.exit(130)
     }
     process.on("SIGINT", onSignal)
     process.on("SIGTERM", onSignal)
