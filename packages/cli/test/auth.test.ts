@@ -108,7 +108,7 @@ describe("toolplane serve with [server.auth]", () => {
       quotient: 2,
     })
     await expect(math.callTool({ name: "notes.echo", arguments: { message: "x" } })).rejects.toThrow(
-      /Unknown tool "notes\/echo"/,
+      /^MCP error -32602: Unknown tool "notes\.echo"(; did you mean "math\.divide"\?)?$/,
     )
     expect((await math.listPrompts()).prompts).toEqual([])
     expect((await math.listResources()).resources).toEqual([])

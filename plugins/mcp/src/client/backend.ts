@@ -474,9 +474,8 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
       const typed = mcpFailureToToolError(error, { backend: name, toolId, timeoutMs })
       if (typed._tag === "BackendUnavailable" && !(error instanceof McpError)) connection.suspect(error)
       if (typed._tag === "ToolNotFound") refresh().catch(() => {})
-      throw typed._tag === "ToolNotFound" && typed.toolId === toolId && typed.suggestions.length === 0
-        ? toolNotFound(toolId)
-        : typed
+      // The server names the tool and its suggestions in its own MCP names; callers of this backend use ids.
+      throw typed._tag === "ToolNotFound" ? toolNotFound(toolId) : typed
     } finally {
       ctx.signal.removeEventListener("abort", onAbort)
       inFlight.delete(flight)

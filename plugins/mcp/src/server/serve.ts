@@ -40,6 +40,7 @@ import {
   listAllTools,
   makeContext,
   type ResourceCatalog,
+  suggestToolIds,
   ToolNotFound,
   type ToolResult,
   type ToolService,
@@ -366,8 +367,7 @@ export class McpExposure {
     const naming = this.options.naming ?? "dotted"
     const direct = canonicalIdOf(mcpName, naming)
     if (direct !== undefined) return direct
-    if (naming === "dotted" || naming === "id")
-      throw toolErrorToMcpError(new ToolNotFound({ toolId: mcpName, suggestions: [] }))
+    if (naming === "dotted" || naming === "id") throw new ToolNotFound({ toolId: mcpName, suggestions: [] })
     for (let round = 0; round < 2; round++) {
       this.#names ??= listAllTools(this.service).then(
         (tools) => new Map(tools.map((t) => [mcpToolName(t, naming), t.id])),
@@ -377,7 +377,32 @@ export class McpExposure {
       if (id !== undefined) return id
       if (this.#names === names) this.#names = undefined
     }
-    throw toolErrorToMcpError(new ToolNotFound({ toolId: mcpName, suggestions: [] }))
+    throw new ToolNotFound({ toolId: mcpName, suggestions: [] })
+  }
+
+  /**
+   * The not-found error a client should see for the name it sent: suggestions are MCP names it can call
+   * (from its own listing, so never a tool hidden from it), and a tool id sent where the MCP name differs
+   * (`math/add` for `math.add`) suggests that name first.
+   */
+  async #notFoundFor(sent: string, extra: Extra): Promise<ToolNotFound> {
+    const naming = this.options.naming ?? "dotted"
+    let tools: readonly { id: string; name: string }[] = []
+    try {
+      tools = (await listAllTools(this.service, { context: this.#context(extra, {}) })).map((t) => ({
+        id: t.id,
+        name: mcpToolName(t, naming),
+      }))
+    } catch {
+      // No listing: no suggestions.
+    }
+    const byId = tools.find((t) => t.id === sent && t.name !== sent)
+    const names = tools.map((t) => t.name)
+    const suggestions = suggestToolIds(sent, names).filter((n) => n !== byId?.name)
+    return new ToolNotFound({
+      toolId: sent,
+      suggestions: byId ? [byId.name, ...suggestions].slice(0, 3) : suggestions,
+    })
   }
 
   /** Answers resources, templates, prompts and completions from the catalog (the kinds it offers). */
@@ -573,7 +598,10 @@ export class McpExposure {
           context,
         })
         return toMcpResult(result)
-      } catch (error) {
+      } catch (caught) {
+        let error = caught
+        if (isToolError(error) && error._tag === "ToolNotFound")
+          error = await this.#notFoundFor(params.name, extra)
         if (!isToolError(error) && !(error instanceof McpError)) options.onError?.(error)
         return callFailureToMcp(error, exposeStacks)
       } finally {
