@@ -164,8 +164,11 @@ const makeListing = <A>(entries: Served<A>[]): Listing<A> => {
  *
  * @example
  * ```ts
- * const catalog = resourceCatalog([{ name: "docs", provider: docsProvider }], { codec })
- * await serveHttp(service, { catalog })
+ * import { makeContext, resourceProviderOf } from "@toolplane/foundation"
+ *
+ * const docs = myBackend()
+ * const catalog = resourceCatalog([{ name: docs.name, provider: resourceProviderOf(docs)! }], { codec })
+ * const page = await catalog.listResources({ context: makeContext() }) // serveHttp(service, { catalog })
  * ```
  * @since 0.2.0
  */

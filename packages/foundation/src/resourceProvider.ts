@@ -186,7 +186,7 @@ const PROVIDER: unique symbol = Symbol.for("@toolplane/foundation/resourceProvid
  *
  * @example
  * ```ts
- * const docs = withResources(localBackend(tools, { name: "docs" }), {
+ * const docs = withResources(myBackend(), {
  *   capabilities: () => ({ resources: {} }),
  *   listResources: async () => [{ uri: "docs://readme", name: "README", mimeType: "text/markdown" }],
  *   readResource: async (uri) => ({ contents: [{ uri, mimeType: "text/markdown", text: "# Docs" }] }),
