@@ -108,6 +108,26 @@ export {
 } from "./JsonSchema.js"
 export { normalizeJsonSchema, type SchemaNormalization } from "./normalizeSchema.js"
 export {
+  type CatalogKind,
+  type CatalogListRequest,
+  type CatalogPage,
+  type CompleteRequest,
+  type Completion,
+  type CompletionRef,
+  type GetPromptResult,
+  type Prompt,
+  type PromptArgument,
+  type PromptMessage,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceCapabilities,
+  type ResourceCatalog,
+  type ResourceProvider,
+  type ResourceTemplate,
+  resourceProviderOf,
+  withResources,
+} from "./resourceProvider.js"
+export {
   byId,
   EMPTY_INPUT_SCHEMA,
   makeTool,
@@ -139,7 +159,9 @@ export {
   InvalidOutput,
   InvalidTool,
   isToolError,
+  PromptNotFound,
   RateLimited,
+  ResourceNotFound,
   retryableByDefault,
   TaggedToolError,
   Timeout,
