@@ -24,9 +24,11 @@ import {
   type BackendResult,
   BackendUnavailable,
   type CallToolRequest,
+  ConfigError,
   type CursorCodec,
   causeOf,
   deriveContext,
+  type Enricher,
   type ExecutionContext,
   type ExecutionContextInit,
   InvalidArguments,
@@ -58,6 +60,8 @@ import { makeEntry, type ToolEntry, toolNotFound } from "./pipeline/resolve.js"
 import { retryAfter } from "./pipeline/retry.js"
 import { type CallSpan, traced, tracingActive } from "./pipeline/trace.js"
 import { validateOutput } from "./pipeline/validateOutput.js"
+import { PrefetchEngine } from "./prefetch/engine.js"
+import type { Prefetcher } from "./prefetch/Prefetcher.js"
 
 /**
  * The runner: a {@link ToolService} plus registration, health and pagination helpers.
@@ -75,6 +79,13 @@ export interface ToolRunner extends ToolService {
   register(backend: Backend): Promise<void>
   /** Unregisters a backend (without closing it). Returns whether it was registered. */
   unregister(name: string): Promise<boolean>
+  /**
+   * Adds an enricher after the present ones; listings and calls from now on apply it. Throws
+   * `ConfigError` when an enricher of that name is present.
+   */
+  addEnricher(enricher: Enricher): void
+  /** Removes an enricher by name. Returns whether it was present. */
+  removeEnricher(name: string): boolean
   /** Every backend's health, including backends whose tool list could not be read. */
   health(): Promise<Record<string, BackendHealth>>
   /** Unregisters and closes every backend. */
@@ -85,9 +96,17 @@ export interface ToolRunner extends ToolService {
   readonly limits: LimitSet
   /** The codec signing listing and continuation cursors. */
   readonly cursorCodec: CursorCodec
+  /**
+   * The speculative prefetcher (counters, invalidation) when `prefetch` is configured.
+   *
+   * @since 0.2.0
+   */
+  readonly prefetch: Prefetcher | undefined
 }
 
 const EMPTY_ARGS: Readonly<Record<string, unknown>> = Object.freeze({})
+/** Foundation's mark on a signal that only Effect fiber interruption aborts (see its `fromContextual`). */
+const INTERRUPT_ONLY = Symbol.for("@toolplane/foundation/interruptOnlySignal")
 const noop = (): void => {}
 
 interface Visible {
@@ -99,8 +118,10 @@ class Runner implements ToolRunner {
   readonly registry: BackendRegistry
   readonly limits: LimitSet
   readonly cursorCodec: CursorCodec
+  readonly prefetch: PrefetchEngine | undefined
+  readonly #untraced = (request: CallToolRequest): Promise<ToolResult> => this.#call(request, undefined)
   readonly #options: RunnerOptions
-  readonly #enrichers: readonly import("@toolplane/foundation").Enricher[]
+  #enrichers: readonly Enricher[]
   readonly #approver: Approver | undefined
   readonly #pageSize: number
   readonly #tracing: boolean
@@ -134,6 +155,20 @@ class Runner implements ToolRunner {
             : [randomCursorKey()]),
         ...(options.cursorTtlMs !== undefined ? { ttlMs: options.cursorTtlMs } : {}),
       })
+    this.prefetch =
+      options.prefetch === undefined || options.prefetch === false
+        ? undefined
+        : new PrefetchEngine(options.prefetch === true ? {} : options.prefetch, {
+            entry: (name) => {
+              try {
+                return this.#entries.get(name) ?? this.#resolve(name)
+              } catch {
+                return undefined
+              }
+            },
+            run: (request) => this.callTool(request),
+            pending: () => this.#pending,
+          })
     this.registry.onChange(() => {
       this.#stale = true
       this.#entries.clear()
@@ -239,11 +274,15 @@ class Runner implements ToolRunner {
   }
 
   callTool(request: CallToolRequest): Promise<ToolResult> {
+    const prefetch = this.prefetch
     if (this.#tracing && tracingActive())
       return traced(String(request.name), request.id ?? request.context?.callId, (span) =>
-        this.#call(request, span),
+        prefetch === undefined
+          ? this.#call(request, span)
+          : prefetch.call(request, (r) => this.#call(r, span)),
       )
-    return this.#call(request, undefined)
+    if (prefetch === undefined) return this.#call(request, undefined)
+    return prefetch.call(request, this.#untraced)
   }
 
   async #call(request: CallToolRequest, span: CallSpan | undefined): Promise<ToolResult> {
@@ -274,8 +313,11 @@ class Runner implements ToolRunner {
     const deadline =
       ctx.deadline ?? (entry.timeoutMs === undefined ? undefined : Date.now() + entry.timeoutMs)
     const cancellable = ctx.signal !== NEVER_ABORTED
+    // A signal only fiber interruption aborts (the Effect face's) needs no race: the interrupted fiber
+    // stops waiting by itself; the backend still sees the abort.
+    const interruptOnly = cancellable && (ctx.signal as { [INTERRUPT_ONLY]?: true })[INTERRUPT_ONLY] === true
     let result: BackendResult
-    if (deadline === undefined && !cancellable && entry.limits === undefined) {
+    if (deadline === undefined && (!cancellable || interruptOnly) && entry.limits === undefined) {
       if (span !== undefined) span.attempt(1)
       try {
         result = await entry.backend.execute(call, ctx)
@@ -283,7 +325,7 @@ class Runner implements ToolRunner {
         if (entry.retry === undefined) throw error
         result = await retryAfter(entry.retry, error, () => entry.backend.execute(call, ctx), {
           toolId: entry.id,
-          signal: undefined,
+          signal: interruptOnly ? ctx.signal : undefined,
           deadline: undefined,
           onAttempt: span?.attempt,
         })
@@ -293,9 +335,12 @@ class Runner implements ToolRunner {
     }
     // 8. output
     if (entry.outputValidator !== undefined) await validateOutput(entry.id, entry.outputValidator, result)
-    if (result.continuation != null || result.nextCursor !== undefined)
-      return signContinuation(this.cursorCodec, result, entry.id, ctx.callerId, raw)
-    return result
+    const out =
+      result.continuation != null || result.nextCursor !== undefined
+        ? signContinuation(this.cursorCodec, result, entry.id, ctx.callerId, raw)
+        : result
+    if (this.prefetch !== undefined) this.prefetch.completed(entry, raw, ctx, out)
+    return out
   }
 
   async #guarded(
@@ -388,6 +433,26 @@ class Runner implements ToolRunner {
     return this.registry.unregister(name)
   }
 
+  addEnricher(enricher: Enricher): void {
+    if (this.#enrichers.some((e) => e.name === enricher.name))
+      throw new ConfigError({
+        path: "enrichers",
+        reason: `an enricher named "${enricher.name}" is registered`,
+      })
+    this.#enrichers = [...this.#enrichers, enricher]
+    this.#stale = true
+    this.#entries.clear()
+  }
+
+  removeEnricher(name: string): boolean {
+    const kept = this.#enrichers.filter((e) => e.name !== name)
+    if (kept.length === this.#enrichers.length) return false
+    this.#enrichers = kept
+    this.#stale = true
+    this.#entries.clear()
+    return true
+  }
+
   async health(): Promise<Record<string, BackendHealth>> {
     await this.#ready.catch(noop)
     const report = await this.registry.health()
@@ -396,6 +461,7 @@ class Runner implements ToolRunner {
   }
 
   async close(): Promise<void> {
+    this.prefetch?.close()
     await this.#ready.catch(noop)
     const backends = this.registry.backends()
     for (const off of this.#unsubscribe.values()) off()

@@ -1,26 +1,45 @@
 /**
  * @toolplane/exec: the runner, the innermost tool service. The call pipeline (resolve, validate, enrich,
  * approve, limit, deadline, retry, validate output, trace), tool-result pagination with signed
- * continuation cursors and `callAll`, approvers, concurrency caps and token buckets.
+ * continuation cursors and `callAll`, approvers, concurrency caps and token buckets; the Effect face
+ * (`EffectToolRunner`, `toolRunnerLayer`, `EffectApprover`, `approverLayer`).
+ *
+ * Every export is listed here; the pipeline steps (`src/pipeline/`) are not part of the public API.
  *
  * @packageDocumentation
  * @since 0.1.0
  */
-export * from "./Approver.js"
-export * from "./Concurrency.js"
-export * from "./callAll.js"
-export type * from "./options.js"
-export { CALL_CURSOR_PURPOSE } from "./pipeline/continuation.js"
-export { LimitSet } from "./pipeline/limits.js"
 export {
-  backoffMs,
-  isIdempotent,
-  isRetryable,
-  type RetryPolicy,
-  retryAfter,
-  retryPolicyFor,
-} from "./pipeline/retry.js"
-export { tracingActive } from "./pipeline/trace.js"
-export * from "./Runner.js"
-export * from "./RunnerService.js"
-export * from "./TokenBucket.js"
+  type ApprovalDecision,
+  type ApprovalRequest,
+  type Approver,
+  allowList,
+  approveAll,
+  approveNone,
+  approverFromEffect,
+  approverLayer,
+  approverToEffect,
+  approveWith,
+  EffectApprover,
+} from "./Approver.js"
+export { type ConcurrencyOptions, Semaphore } from "./Concurrency.js"
+export { type CallAllOptions, type CallAllResult, callAll } from "./callAll.js"
+export type {
+  LimitsOptions,
+  RetryOptions,
+  RetryWhen,
+  RunnerOptions,
+  ScopeLimits,
+} from "./options.js"
+export { canonicalJson } from "./prefetch/canonical.js"
+export type { PrefetchLearningOptions, PrefetchOptions } from "./prefetch/options.js"
+export {
+  type EffectPrefetcher,
+  type Prefetcher,
+  type PrefetchStats,
+  prefetcherFromEffect,
+  prefetcherToEffect,
+} from "./prefetch/Prefetcher.js"
+export { createRunner, type ToolRunner } from "./Runner.js"
+export { EffectToolRunner, toolRunnerLayer, toolRunnerToEffect } from "./RunnerService.js"
+export { type RateLimitOptions, TokenBucket } from "./TokenBucket.js"

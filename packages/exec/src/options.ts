@@ -6,6 +6,7 @@
 import type { Backend, CursorCodec, CursorKey, Enricher, SelectionPolicy, Tool } from "@toolplane/foundation"
 import type { Approver } from "./Approver.js"
 import type { ConcurrencyOptions } from "./Concurrency.js"
+import type { PrefetchOptions } from "./prefetch/options.js"
 import type { RateLimitOptions } from "./TokenBucket.js"
 
 /**
@@ -45,9 +46,10 @@ export interface LimitsOptions {
 export type RetryWhen = "idempotent" | "always" | "never" | ((tool: Tool) => boolean)
 
 /**
- * Retry with exponential backoff and jitter. Only failures that may be transient are retried
- * (`ExecutionFailed`, `BackendUnavailable`, `RateLimited` raised by a backend), never invalid arguments,
- * approval, cancellation, timeouts or invalid output, and never past the call's deadline.
+ * Retry with exponential backoff and jitter. Only failures that say they may be transient are retried
+ * (the error's `retryable` property: `ExecutionFailed` unless marked otherwise, `BackendUnavailable`,
+ * `RateLimited`), never invalid arguments, approval, cancellation, timeouts or invalid output, and never
+ * past the call's deadline.
  *
  * @since 0.1.0
  */
@@ -107,4 +109,10 @@ export interface RunnerOptions {
    * OpenTelemetry SDK registers a tracer provider.
    */
   readonly tracing?: boolean
+  /**
+   * Speculative prefetch of likely follow-up read-only calls (`true` for the defaults). Off by default.
+   *
+   * @since 0.2.0
+   */
+  readonly prefetch?: PrefetchOptions | boolean
 }

@@ -6,7 +6,19 @@
  * @packageDocumentation
  * @since 0.1.0
  */
-export * from "./adapter.js"
+export {
+  canonicalIdOf,
+  ERROR_META_KEY,
+  fromMcpTool,
+  type McpAdapterOptions,
+  type McpNaming,
+  type McpTool,
+  mcpAdapter,
+  mcpToolName,
+  sanitizeToolName,
+  TOOL_META_KEY,
+  toMcpTool,
+} from "./adapter.js"
 export {
   type McpBackend,
   type McpBackendConfig,
@@ -29,10 +41,37 @@ export {
   NodeStreamableHttpTransport,
   type NodeStreamableHttpTransportOptions,
 } from "./client/nodeHttpTransport.js"
-export * from "./errors.js"
-export * from "./server/dnsRebinding.js"
+export {
+  callFailureToMcp,
+  isUnreachable,
+  type McpErrorKind,
+  mcpErrorKind,
+  mcpFailureToToolError,
+  toolErrorFromResult,
+  toolErrorToMcpError,
+  toolErrorToResult,
+} from "./errors.js"
+export {
+  type JwtAuthOptions,
+  jwtAuth,
+  type McpAuthFailure,
+  type McpCaller,
+  type McpHttpAuth,
+  type StaticToken,
+  staticTokenAuth,
+} from "./server/auth.js"
+export {
+  checkDnsRebinding,
+  type DnsRebindingPolicy,
+  dnsRebindingPolicy,
+  isLoopbackHost,
+  isWildcardHost,
+  localHostnames,
+} from "./server/dnsRebinding.js"
 export { type McpHttpServerHandle, type ServeHttpOptions, serveHttp } from "./server/http.js"
 export {
+  CALLER_SCOPES_KEY,
+  callerScopes,
   createMcpServer,
   type McpRequestInfo,
   type McpServeOptions,
