@@ -24,3 +24,18 @@ export { tracingActive } from "./pipeline/trace.js"
 export * from "./Runner.js"
 export * from "./RunnerService.js"
 export * from "./TokenBucket.js"
+// Sandbox contract and code mode (issue 17)
+export {
+  defaultSandboxLimits,
+  type EffectSandbox,
+  type HostFunction,
+  hostErrorJson,
+  isSandboxRunError,
+  type Sandbox,
+  type SandboxLimits,
+  type SandboxRunError,
+  type SandboxRunRequest,
+  type SandboxRunResult,
+  sandboxFromEffect,
+  sandboxToEffect,
+} from "./sandbox/Sandbox.js"

@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { Data } from "effect"
+import { SandboxCrashed, SandboxError, SandboxLimit, SandboxMemory, SandboxTimeout } from "./SandboxError.js"
 
 /**
  * One problem found while validating a value against a schema.
@@ -341,6 +342,11 @@ export type ToolError =
   | ExpiredCursor
   | ConfigError
   | ConversionFailed
+  | SandboxTimeout
+  | SandboxMemory
+  | SandboxLimit
+  | SandboxError
+  | SandboxCrashed
 
 const constructors = {
   ToolNotFound,
@@ -359,6 +365,11 @@ const constructors = {
   ExpiredCursor,
   ConfigError,
   ConversionFailed,
+  SandboxTimeout,
+  SandboxMemory,
+  SandboxLimit,
+  SandboxError,
+  SandboxCrashed,
 } as const
 
 /**
@@ -436,6 +447,11 @@ const REQUIRED: Record<ToolErrorTag, Readonly<Record<string, FieldKind>>> = {
   ExpiredCursor: { expiredAt: num },
   ConfigError: { path: str, reason: str },
   ConversionFailed: { toolId: str, adapter: str, reason: str },
+  SandboxTimeout: { timeoutMs: num },
+  SandboxMemory: { limitBytes: num },
+  SandboxLimit: { limit: str, max: num },
+  SandboxError: { cause: obj },
+  SandboxCrashed: { reason: str },
 }
 
 const hasKind = (value: unknown, kind: FieldKind): boolean =>
