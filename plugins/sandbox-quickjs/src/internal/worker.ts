@@ -24,7 +24,13 @@ const memory = new WebAssembly.Memory({
   maximum: Math.ceil(data.maxMemoryBytes / PAGE),
 })
 const module = await newQuickJSWASMModuleFromVariant(
-  newVariant(releaseSync, { wasmModule: data.wasmModule, wasmMemory: memory }),
+  newVariant(releaseSync, {
+    wasmModule: data.wasmModule,
+    wasmMemory: memory,
+    // The engine's own diagnostics (e.g. a failed assertion while freeing a runtime after an
+    // out-of-memory run) are not the host's output; the worker is discarded in that case anyway.
+    emscriptenModule: { print: () => {}, printErr: () => {} } as object,
+  }),
 )
 
 type Stop = "timeout" | "output" | "calls" | "aborted"
@@ -282,14 +288,12 @@ const finish = (run: Run, end: End): void => {
       },
     }
   } else {
-    message = { ...base, failure: { tag: "SandboxCrashed", reason: end.reason } }
+    const reason = end.kind === "crashed" ? end.reason : "the run ended without an outcome"
+    message = { ...base, failure: { tag: "SandboxCrashed", reason } }
   }
-  // An out-of-memory error the program did not catch is a memory failure, not a program error.
-  if (
-    message.failure?.tag === "SandboxError" &&
-    /out of memory/i.test(message.failure.json ?? "") &&
-    !/never settled/.test(message.failure.json ?? "")
-  )
+  // An out-of-memory error the program did not catch is a memory failure, not a program error. QuickJS
+  // throws `null` when it cannot even allocate the error object.
+  if (message.failure?.tag === "SandboxError" && end.kind === "outcome" && nearMemoryLimit(run, message.failure.json))
     message = { ...base, failure: { tag: "SandboxMemory" } }
   for (const deferred of run.pending.values()) deferred.dispose()
   run.pending.clear()
@@ -306,6 +310,18 @@ const finish = (run: Run, end: End): void => {
   if (current === run) current = undefined
   send({ ...message, retire })
   if (!retire) setImmediate(prepareSpare)
+}
+
+const nearMemoryLimit = (run: Run, json: string): boolean => {
+  if (/out of memory/i.test(json)) return true
+  try {
+    const usage = run.engine.runtime.computeMemoryUsage()
+    const size = run.engine.ctx.dump(usage) as { malloc_size?: number }
+    usage.dispose()
+    return (size.malloc_size ?? 0) > run.limits.memoryBytes * 0.7 || memory.buffer.byteLength > data.maxMemoryBytes * 0.9
+  } catch {
+    return true
+  }
 }
 
 const guarded = (f: () => void): void => {
