@@ -25,6 +25,8 @@ export * from "./Runner.js"
 export * from "./RunnerService.js"
 export * from "./TokenBucket.js"
 // Sandbox contract and code mode (issue 17)
+export { callPath, declareToolset, schemaType, toolDeclaration } from "./codeMode/declaration.js"
+export { type CodeExecutorOptions, callValue, codeExecutor } from "./codeMode/executor.js"
 export {
   defaultSandboxLimits,
   type EffectSandbox,

@@ -7,6 +7,7 @@
 export * from "./Adapter.js"
 export * from "./Backend.js"
 export * from "./BackendRegistry.js"
+export * from "./CodeExecutor.js"
 export * from "./Content.js"
 export * from "./Cursor.js"
 export * from "./defineTool.js"
