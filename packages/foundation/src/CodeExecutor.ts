@@ -50,8 +50,15 @@ export interface CodeExecutor {
   ): Promise<CodeExecution>
   /** The declaration of `tools` as the program sees them. */
   declare(tools: readonly Tool[]): ToolsetDeclaration
-  /** The declarations of the `limit` tools matching `query` best (the `search` fallback for large toolsets). */
-  search(tools: readonly Tool[], query: string, limit?: number): readonly { readonly id: string; readonly declaration: string }[]
+  /**
+   * The `limit` tools matching `query` best (the `search` fallback for large toolsets): id, how a program
+   * calls it (`tools.ns.name`) and its declaration.
+   */
+  search(
+    tools: readonly Tool[],
+    query: string,
+    limit?: number,
+  ): readonly { readonly id: string; readonly call: string; readonly declaration: string }[]
 }
 
 /**

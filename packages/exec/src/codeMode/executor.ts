@@ -91,7 +91,11 @@ export const codeExecutor = (options: CodeExecutorOptions): CodeExecutor => {
   return {
     declare: (tools) => declareToolset(tools, { maxChars }),
     search: (tools, query, limit) =>
-      searchIn(tools, query, limit).map((tool) => ({ id: tool.id, declaration: toolDeclaration(tool) })),
+      searchIn(tools, query, limit).map((tool) => ({
+        id: tool.id,
+        call: callPath(tool),
+        declaration: toolDeclaration(tool),
+      })),
     execute: async (code, { tools: service, context }): Promise<CodeExecution> => {
       const ctx: ExecutionContext = toContext(context)
       const init: ExecutionContextInit = contextToInit(ctx)
