@@ -2,9 +2,10 @@
  * Enforces the layering of docs/architecture.md by reading every package's sources and manifest:
  * foundation imports no workspace package; compose never imports exec; nothing under packages/ imports a
  * plugin; plugins never import each other... unless declared below; and every cross-package import goes
- * through the package name (its public `src/index.ts`), never into another package's files.
+ * through the package name (its public `src/index.ts`), never into another package's files. Inside a
+ * package, relative imports form no cycle (type-only imports included: a cycle is a design knot either way).
  */
-import { readdirSync, readFileSync, statSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { join, relative } from "node:path"
 import { describe, expect, it } from "vitest"
 
@@ -120,6 +121,95 @@ const violations = (
   return problems
 }
 
+/** Resolves a relative import specifier of `from` to a source file, or undefined when it names none. */
+const resolveRelative = (from: string, spec: string): string | undefined => {
+  const base = join(from, "..", spec)
+  const candidates = [
+    base,
+    base.replace(/\.(m?)js$/, ".$1ts"),
+    base.replace(/\.js$/, ".tsx"),
+    `${base}.ts`,
+    join(base, "index.ts"),
+  ]
+  return candidates.find((c) => /\.(ts|tsx|mts|js|mjs)$/.test(c) && existsSync(c))
+}
+
+/** The relative-import graph of a package's files: file -> files it imports. */
+const importGraph = (files: readonly string[]): Map<string, string[]> => {
+  const graph = new Map<string, string[]>()
+  for (const file of files)
+    graph.set(
+      file,
+      importsOf(file)
+        .filter((spec) => spec.startsWith("."))
+        .map((spec) => resolveRelative(file, spec))
+        .filter((target): target is string => target !== undefined),
+    )
+  return graph
+}
+
+/**
+ * Every import cycle of a graph, one per strongly connected component with more than one node (or a
+ * node importing itself), each as a path that starts and ends at the same node.
+ */
+const findCycles = (graph: ReadonlyMap<string, readonly string[]>): string[][] => {
+  // Tarjan's strongly connected components, recursive (package graphs are small).
+  let counter = 0
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const components: string[][] = []
+  const visit = (node: string) => {
+    index.set(node, counter)
+    low.set(node, counter)
+    counter++
+    stack.push(node)
+    onStack.add(node)
+    for (const next of graph.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next)
+        low.set(node, Math.min(low.get(node)!, low.get(next)!))
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!))
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: string[] = []
+      let top: string
+      do {
+        top = stack.pop()!
+        onStack.delete(top)
+        component.push(top)
+      } while (top !== node)
+      if (component.length > 1 || (graph.get(node) ?? []).includes(node)) components.push(component)
+    }
+  }
+  for (const node of [...graph.keys()].sort()) if (!index.has(node)) visit(node)
+  // Report each component as one concrete cycle: walk from its first node inside the component back to it.
+  return components.map((component) => {
+    const members = new Set(component)
+    const start = [...component].sort()[0]!
+    const previous = new Map<string, string>()
+    const queue = [start]
+    while (queue.length > 0) {
+      const node = queue.shift()!
+      for (const next of graph.get(node) ?? []) {
+        if (!members.has(next)) continue
+        if (next === start) {
+          const path = [start]
+          for (let at: string | undefined = node; at !== start && at !== undefined; at = previous.get(at))
+            path.splice(1, 0, at)
+          return [...path, start]
+        }
+        if (!previous.has(next)) {
+          previous.set(next, node)
+          queue.push(next)
+        }
+      }
+    }
+    return [...component, component[0]!]
+  })
+}
+
 describe("layering", () => {
   it("finds the workspace packages", () => {
     expect(names.has("@toolplane/foundation")).toBe(true)
@@ -146,6 +236,40 @@ describe("layering", () => {
       }
     },
   )
+
+  it.each(packages.map((p) => [p.name, p] as const))(
+    "%s has no import cycle between its files",
+    (_name, pkg) => {
+      const cycles = findCycles(importGraph(sourceFiles(pkg.dir)))
+      expect(cycles.map((cycle) => cycle.map((f) => relative(pkg.dir, f)).join(" -> "))).toEqual([])
+    },
+  )
+
+  it("finds import cycles (the check can fail)", () => {
+    const graph = new Map<string, string[]>([
+      ["cli.ts", ["commands/call.ts", "output.ts"]],
+      ["commands/call.ts", ["cli.ts", "output.ts"]],
+      ["output.ts", []],
+      ["a.ts", ["b.ts"]],
+      ["b.ts", ["c.ts"]],
+      ["c.ts", ["a.ts"]],
+      ["self.ts", ["self.ts"]],
+      ["dag.ts", ["output.ts", "a.ts"]],
+    ])
+    expect(
+      findCycles(graph)
+        .map((c) => c.join(" -> "))
+        .sort(),
+    ).toEqual(["a.ts -> b.ts -> c.ts -> a.ts", "cli.ts -> commands/call.ts -> cli.ts", "self.ts -> self.ts"])
+    expect(
+      findCycles(
+        new Map([
+          ["x.ts", ["y.ts"]],
+          ["y.ts", []],
+        ]),
+      ),
+    ).toEqual([])
+  })
 
   it("detects a forbidden import (the check can fail)", () => {
     const known = {

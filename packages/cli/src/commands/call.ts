@@ -12,7 +12,7 @@ import {
   ToolNotFound,
   toolErrorToJson,
 } from "@toolplane/foundation"
-import { type CommandContext, EXIT, UsageError } from "../cli.js"
+import { defineCommand, EXIT, UsageError } from "../command.js"
 import { json } from "../output.js"
 import { withGateway } from "./shared.js"
 
@@ -44,30 +44,39 @@ const renderBlock = (block: ContentBlock): string => {
 }
 
 /** @since 0.1.0 */
-export const callCommand = async (ctx: CommandContext): Promise<number> => {
-  const [toolId, ...extra] = ctx.invocation.positionals
-  if (toolId === undefined) throw new UsageError("call needs a TOOL_ID")
-  if (extra.length > 0)
-    throw new UsageError(`unexpected argument "${extra[0]}" (pass arguments with --args JSON)`)
-  const args = parseArgsJson(ctx.invocation.values.args)
-  return withGateway(ctx, async (gateway) => {
-    try {
-      const result = await gateway.service.callTool({ name: toolId, arguments: args })
-      if (ctx.invocation.values.json) ctx.io.stdout(json(result))
-      else {
-        const text = result.content.map(renderBlock).join("\n")
-        ctx.io.stdout(`${text}${text.endsWith("\n") || text === "" ? "" : "\n"}`)
+export const callCommand = defineCommand({
+  name: "call",
+  synopsis: "TOOL_ID",
+  summary: "call a tool [--args JSON] [--json]",
+  maxPositionals: 1,
+  flags: { json: "boolean", args: "string" },
+  run: async (ctx) => {
+    const [toolId, ...extra] = ctx.invocation.positionals
+    if (toolId === undefined) throw new UsageError("call needs a TOOL_ID")
+    if (extra.length > 0)
+      throw new UsageError(`unexpected argument "${extra[0]}" (pass arguments with --args JSON)`)
+    const args = parseArgsJson(ctx.invocation.values.args)
+    return withGateway(ctx, async (gateway) => {
+      try {
+        const result = await gateway.service.callTool({ name: toolId, arguments: args })
+        if (ctx.invocation.values.json) ctx.io.stdout(json(result))
+        else {
+          const text = result.content.map(renderBlock).join("\n")
+          ctx.io.stdout(`${text}${text.endsWith("\n") || text === "" ? "" : "\n"}`)
+        }
+        return result.isError ? EXIT.toolError : EXIT.ok
+      } catch (error) {
+        if (!isToolError(error)) throw error
+        if (ctx.invocation.values.json) ctx.io.stdout(json({ error: toolErrorToJson(error) }))
+        ctx.io.stderr(`toolplane: ${error._tag}: ${error.message}\n`)
+        if (error._tag === "ApprovalRequired")
+          ctx.io.stderr(
+            "toolplane: a gateway has no one to ask; set require_approval = false on the backend serving this tool to allow it\n",
+          )
+        return error instanceof ToolNotFound || error instanceof InvalidArguments
+          ? EXIT.usage
+          : EXIT.toolError
       }
-      return result.isError ? EXIT.toolError : EXIT.ok
-    } catch (error) {
-      if (!isToolError(error)) throw error
-      if (ctx.invocation.values.json) ctx.io.stdout(json({ error: toolErrorToJson(error) }))
-      ctx.io.stderr(`toolplane: ${error._tag}: ${error.message}\n`)
-      if (error._tag === "ApprovalRequired")
-        ctx.io.stderr(
-          "toolplane: a gateway has no one to ask; set require_approval = false on the backend serving this tool to allow it\n",
-        )
-      return error instanceof ToolNotFound || error instanceof InvalidArguments ? EXIT.usage : EXIT.toolError
-    }
-  })
-}
+    })
+  },
+})

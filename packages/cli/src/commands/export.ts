@@ -7,49 +7,55 @@
 import { type FeatureLossWarning, listAllTools } from "@toolplane/foundation"
 import { toMcpTool } from "@toolplane/plugin-mcp"
 import { toOpenAITools } from "@toolplane/plugin-openai"
-import { type CommandContext, EXIT, UsageError } from "../cli.js"
+import { defineCommand, EXIT, UsageError } from "../command.js"
 import { json, table } from "../output.js"
 import { withGateway } from "./shared.js"
 
 /** @since 0.1.0 */
-export const exportCommand = async (ctx: CommandContext): Promise<number> => {
-  const format = ctx.invocation.values.format ?? "mcp"
-  if (format !== "mcp" && format !== "openai")
-    throw new UsageError(`--format must be "mcp" or "openai", got "${format}"`)
-  return withGateway(ctx, async (gateway) => {
-    const tools = await listAllTools(gateway.service)
-    let exported: { name: string }[]
-    let warnings: FeatureLossWarning[]
-    let body: unknown
-    if (format === "mcp") {
-      const conversions = tools.map((t) => toMcpTool(t, { naming: ctx.config.server.tool_names }))
-      exported = conversions.map((c) => ({ name: c.value.name }))
-      warnings = conversions.flatMap((c) => [...c.warnings])
-      body = { format, tools: conversions.map((c) => c.value), warnings }
-    } else {
-      const out = toOpenAITools(tools, { strict: true })
-      exported = out.tools.map((t) => ({
-        name: "function" in t ? t.function.name : (t as { name: string }).name,
-      }))
-      warnings = [...out.warnings]
-      body = { format, tools: out.tools, warnings }
-    }
-    if (ctx.invocation.values.json) ctx.io.stdout(json(body))
-    else {
-      ctx.io.stdout(
-        `${table(
-          ["NAME"],
-          exported.map((e) => [e.name]),
-        )}\n\n${exported.length} tools exported as ${format}\n`,
-      )
-      if (warnings.length > 0)
+export const exportCommand = defineCommand({
+  name: "export",
+  summary: "export the tools [--format mcp|openai] [--json]",
+  maxPositionals: 0,
+  flags: { json: "boolean", format: "string" },
+  run: async (ctx) => {
+    const format = ctx.invocation.values.format ?? "mcp"
+    if (format !== "mcp" && format !== "openai")
+      throw new UsageError(`--format must be "mcp" or "openai", got "${format}"`)
+    return withGateway(ctx, async (gateway) => {
+      const tools = await listAllTools(gateway.service)
+      let exported: { name: string }[]
+      let warnings: FeatureLossWarning[]
+      let body: unknown
+      if (format === "mcp") {
+        const conversions = tools.map((t) => toMcpTool(t, { naming: ctx.config.server.tool_names }))
+        exported = conversions.map((c) => ({ name: c.value.name }))
+        warnings = conversions.flatMap((c) => [...c.warnings])
+        body = { format, tools: conversions.map((c) => c.value), warnings }
+      } else {
+        const out = toOpenAITools(tools, { strict: true })
+        exported = out.tools.map((t) => ({
+          name: "function" in t ? t.function.name : (t as { name: string }).name,
+        }))
+        warnings = [...out.warnings]
+        body = { format, tools: out.tools, warnings }
+      }
+      if (ctx.invocation.values.json) ctx.io.stdout(json(body))
+      else {
         ctx.io.stdout(
-          `\n${table(
-            ["TOOL", "FEATURE", "PATH", "NOTE"],
-            warnings.map((w) => [w.toolId ?? "", w.feature, w.path, w.message ?? ""]),
-          )}\n\n${warnings.length} feature-loss warnings\n`,
+          `${table(
+            ["NAME"],
+            exported.map((e) => [e.name]),
+          )}\n\n${exported.length} tools exported as ${format}\n`,
         )
-    }
-    return EXIT.ok
-  })
-}
+        if (warnings.length > 0)
+          ctx.io.stdout(
+            `\n${table(
+              ["TOOL", "FEATURE", "PATH", "NOTE"],
+              warnings.map((w) => [w.toolId ?? "", w.feature, w.path, w.message ?? ""]),
+            )}\n\n${warnings.length} feature-loss warnings\n`,
+          )
+      }
+      return EXIT.ok
+    })
+  },
+})

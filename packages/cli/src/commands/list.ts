@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { listAllTools, type Tool } from "@toolplane/foundation"
-import { type CommandContext, EXIT } from "../cli.js"
+import { defineCommand, EXIT } from "../command.js"
 import { firstLine, json, table } from "../output.js"
 import { withGateway } from "./shared.js"
 
@@ -35,17 +35,23 @@ export const toolJson = (tool: Tool) => ({
 })
 
 /** @since 0.1.0 */
-export const listCommand = (ctx: CommandContext): Promise<number> =>
-  withGateway(ctx, async (gateway) => {
-    const tools = await listAllTools(gateway.service)
-    if (ctx.invocation.values.json) ctx.io.stdout(json({ tools: tools.map(toolJson) }))
-    else {
-      ctx.io.stdout(
-        `${table(
-          ["TOOL", "HINTS", "DESCRIPTION"],
-          tools.map((t) => [t.id, hints(t), firstLine(t.title ?? t.description)]),
-        )}\n\n${tools.length} tools\n`,
-      )
-    }
-    return EXIT.ok
-  })
+export const listCommand = defineCommand({
+  name: "list",
+  summary: "list the gateway's tools [--json]",
+  maxPositionals: 0,
+  flags: { json: "boolean" },
+  run: (ctx) =>
+    withGateway(ctx, async (gateway) => {
+      const tools = await listAllTools(gateway.service)
+      if (ctx.invocation.values.json) ctx.io.stdout(json({ tools: tools.map(toolJson) }))
+      else {
+        ctx.io.stdout(
+          `${table(
+            ["TOOL", "HINTS", "DESCRIPTION"],
+            tools.map((t) => [t.id, hints(t), firstLine(t.title ?? t.description)]),
+          )}\n\n${tools.length} tools\n`,
+        )
+      }
+      return EXIT.ok
+    }),
+})

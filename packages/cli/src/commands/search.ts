@@ -5,44 +5,51 @@
  */
 import { Searcher, type SearchToolsResult, summaryLine, ToolIndex } from "@toolplane/discovery"
 import { listAllTools } from "@toolplane/foundation"
-import { type CommandContext, EXIT, UsageError } from "../cli.js"
+import { defineCommand, EXIT, UsageError } from "../command.js"
 import { json, table } from "../output.js"
 import { withGateway } from "./shared.js"
 
 /** @since 0.1.0 */
-export const searchCommand = async (ctx: CommandContext): Promise<number> => {
-  const query = ctx.invocation.positionals.join(" ").trim()
-  if (query === "") throw new UsageError("search needs a QUERY")
-  const limitText = ctx.invocation.values.limit ?? "10"
-  const limit = Number(limitText)
-  if (!/^\d+$/.test(limitText) || !Number.isInteger(limit) || limit < 1 || limit > 1000)
-    throw new UsageError(`--limit must be an integer from 1 to 1000, got "${limitText}"`)
-  return withGateway(ctx, async (gateway) => {
-    let rows: { id: string; score: number; summary: string }[]
-    if (ctx.config.tool_exposure === "search") {
-      // The gateway lists only its meta-tools: ask its own search tool, which indexes everything behind it.
-      const result = await gateway.service.callTool({
-        name: "toolplane/search_tools",
-        arguments: { query, limit: Math.min(limit, 50) },
-      })
-      rows = [...((result.structuredContent as SearchToolsResult | undefined)?.hits ?? [])]
-    } else {
-      const tools = await listAllTools(gateway.service)
-      const searcher = new Searcher(new ToolIndex(tools))
-      const { hits } = searcher.search(query, { limit })
-      const byId = new Map(tools.map((t) => [t.id, t]))
-      rows = hits.map((h) => ({ id: h.id, score: h.score, summary: summaryLine(byId.get(h.id)!) }))
-    }
-    if (ctx.invocation.values.json) ctx.io.stdout(json({ query, hits: rows }))
-    else
-      ctx.io.stdout(
-        rows.length === 0
-          ? `No tool matches "${query}".\n`
-          : `${table(
-              ["TOOL", "SCORE", "SUMMARY"],
-              rows.map((r) => [r.id, r.score.toFixed(2), r.summary]),
-            )}\n`,
-      )
-    return EXIT.ok
-  })
-}
+export const searchCommand = defineCommand({
+  name: "search",
+  synopsis: "QUERY",
+  summary: "search the gateway's tools [--limit N] [--json]",
+  maxPositionals: Number.POSITIVE_INFINITY,
+  flags: { json: "boolean", limit: "string" },
+  run: async (ctx) => {
+    const query = ctx.invocation.positionals.join(" ").trim()
+    if (query === "") throw new UsageError("search needs a QUERY")
+    const limitText = ctx.invocation.values.limit ?? "10"
+    const limit = Number(limitText)
+    if (!/^\d+$/.test(limitText) || !Number.isInteger(limit) || limit < 1 || limit > 1000)
+      throw new UsageError(`--limit must be an integer from 1 to 1000, got "${limitText}"`)
+    return withGateway(ctx, async (gateway) => {
+      let rows: { id: string; score: number; summary: string }[]
+      if (ctx.config.tool_exposure === "search") {
+        // The gateway lists only its meta-tools: ask its own search tool, which indexes everything behind it.
+        const result = await gateway.service.callTool({
+          name: "toolplane/search_tools",
+          arguments: { query, limit: Math.min(limit, 50) },
+        })
+        rows = [...((result.structuredContent as SearchToolsResult | undefined)?.hits ?? [])]
+      } else {
+        const tools = await listAllTools(gateway.service)
+        const searcher = new Searcher(new ToolIndex(tools))
+        const { hits } = searcher.search(query, { limit })
+        const byId = new Map(tools.map((t) => [t.id, t]))
+        rows = hits.map((h) => ({ id: h.id, score: h.score, summary: summaryLine(byId.get(h.id)!) }))
+      }
+      if (ctx.invocation.values.json) ctx.io.stdout(json({ query, hits: rows }))
+      else
+        ctx.io.stdout(
+          rows.length === 0
+            ? `No tool matches "${query}".\n`
+            : `${table(
+                ["TOOL", "SCORE", "SUMMARY"],
+                rows.map((r) => [r.id, r.score.toFixed(2), r.summary]),
+              )}\n`,
+        )
+      return EXIT.ok
+    })
+  },
+})

@@ -4,8 +4,31 @@
  * @since 0.1.0
  */
 import { dirname } from "node:path"
-import { type CommandContext, progressPrinter } from "../cli.js"
-import { type Gateway, type OpenGatewayOptions, openGateway } from "../gateway.js"
+import type { CliIO, CommandContext } from "../command.js"
+import { type Gateway, type GatewayEvent, type OpenGatewayOptions, openGateway } from "../gateway.js"
+
+/**
+ * Prints gateway start-up progress to stderr.
+ *
+ * @since 0.1.0
+ */
+export const progressPrinter =
+  (io: CliIO) =>
+  (event: GatewayEvent): void => {
+    switch (event.type) {
+      case "connecting":
+        io.stderr(`toolplane: connecting ${event.backend}…\n`)
+        break
+      case "connected":
+        io.stderr(`toolplane: ${event.backend} ready (${event.tools} tools, ${event.ms} ms)\n`)
+        break
+      case "failed":
+        io.stderr(`toolplane: ${event.backend} failed after ${event.ms} ms: ${event.error}\n`)
+        break
+      case "warning":
+        io.stderr(`toolplane: warning: ${event.message}\n`)
+    }
+  }
 
 /**
  * Opens the gateway of the command's config, printing connection progress to stderr.

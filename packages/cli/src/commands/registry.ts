@@ -1,0 +1,23 @@
+/**
+ * Every `toolplane` command, in the order the help lists them. A new command is one module under
+ * `commands/` plus one line here.
+ *
+ * @since 0.2.0
+ */
+import type { Command } from "../command.js"
+import { callCommand } from "./call.js"
+import { checkCommand } from "./check.js"
+import { exportCommand } from "./export.js"
+import { listCommand } from "./list.js"
+import { searchCommand } from "./search.js"
+import { serveCommand } from "./serve.js"
+
+/** @since 0.2.0 */
+export const COMMANDS: readonly Command[] = [
+  serveCommand,
+  listCommand,
+  searchCommand,
+  callCommand,
+  exportCommand,
+  checkCommand,
+]
