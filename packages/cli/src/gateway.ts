@@ -21,6 +21,7 @@ import {
   tagsNone,
 } from "@toolplane/compose"
 import { searchMode } from "@toolplane/discovery"
+import { codeModeExposure } from "./codeExposure.js"
 import { createRunner, type ToolRunner } from "@toolplane/exec"
 import {
   type Backend,
@@ -315,6 +316,7 @@ export const openGateway = async (
     for (const invalidate of invalidators) invalidate()
     for (const l of listeners) l()
   })
+  const code = config.tool_exposure === "code" ? codeModeExposure(config.code) : undefined
   const gatewayOver = (service: ToolService): Gateway => ({
     service,
     runner,
@@ -327,6 +329,7 @@ export const openGateway = async (
     },
     close: async () => {
       unsubscribe()
+      await code?.close()
       await runner.close()
     },
   })
@@ -365,10 +368,13 @@ export const openGateway = async (
           }
         : {}),
       ...(config.tool_exposure === "search" ? { searchMode: searchMode({ codec }) } : {}),
+      // Code mode replaces the listing like search mode does, so it takes the same outermost place.
+      ...(code ? { searchMode: code.middleware } : {}),
     })
     return gatewayOver(service)
   } catch (error) {
     unsubscribe()
+    await code?.close().catch(() => {})
     await runner.close().catch(() => {})
     await closeAll()
     throw inConfigFile(error)

@@ -47,12 +47,18 @@ const WORKER_URL = new URL(
   import.meta.url,
 )
 
-let compiled: Promise<WebAssembly.Module> | undefined
-const wasmModule = (): Promise<WebAssembly.Module> => {
+/** A compiled `WebAssembly.Module` (typed loosely: consumers' TypeScript setups may lack the wasm lib). */
+type CompiledModule = object
+const wasmApi = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<CompiledModule> } })
+  .WebAssembly
+
+let compiled: Promise<CompiledModule> | undefined
+/** The engine compiled once per process; workers instantiate it without compiling again. */
+const wasmModule = (): Promise<CompiledModule> => {
   compiled ??= (async () => {
     const require = createRequire(import.meta.url)
     const bytes = readFileSync(require.resolve("@jitl/quickjs-wasmfile-release-sync/wasm"))
-    return WebAssembly.compile(bytes)
+    return wasmApi.compile(bytes)
   })()
   return compiled
 }
