@@ -8,6 +8,7 @@
  */
 export * from "./adapter.js"
 export * from "./agentLoop.js"
+export { type OpenAICodeMode, type OpenAICodeModeOptions, openAICodeMode } from "./codeMode.js"
 export * from "./import.js"
 export * from "./names.js"
 export * from "./runToolCalls.js"

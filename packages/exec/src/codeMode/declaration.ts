@@ -104,12 +104,10 @@ export const schemaType = (schema: unknown, root: Schema = schema as Schema, dep
       })
       if (names.length > MAX_PROPS) fields.push("[more: string]: unknown")
       const extra = s.additionalProperties
-      if (names.length === 0) {
-        if (extra === false) return "{}"
-        if (typeof extra === "object" && extra !== null)
-          return `Record<string, ${schemaType(extra, root, depth + 1, seen + 1)}>`
-        return "Record<string, unknown>"
-      }
+      if (names.length === 0)
+        return typeof extra === "object" && extra !== null
+          ? `Record<string, ${schemaType(extra, root, depth + 1, seen + 1)}>`
+          : "{}"
       return `{ ${fields.join("; ")} }`
     }
     default:
