@@ -16,6 +16,7 @@ import {
   type ExecutionContext,
   type ExecutionContextInit,
   listAllTools,
+  neverAborted,
   type Tool,
   type ToolResult,
   type ToolService,
@@ -122,7 +123,10 @@ export const codeExecutor = (options: CodeExecutorOptions): CodeExecutor => {
             const result = await service.callTool({
               name: id,
               arguments: (args ?? {}) as Record<string, unknown>,
-              context: { ...init, signal: init.signal ? AbortSignal.any([init.signal, signal]) : signal },
+              context: {
+                ...init,
+                signal: init.signal && init.signal !== neverAborted ? AbortSignal.any([init.signal, signal]) : signal,
+              },
             })
             if (result.isError)
               throw new ExecutionFailed({
