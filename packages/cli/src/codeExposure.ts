@@ -14,7 +14,11 @@ export const codeModeExposure = (
   config: z.infer<typeof CodeConfig>,
 ): { readonly middleware: Middleware; readonly close: () => Promise<void> } => {
   const memoryBytes = config.memory_mb * 2 ** 20
-  const sandbox = quickJsSandbox({ maxWorkers: config.max_programs, warmWorkers: 1, maxMemoryBytes: memoryBytes })
+  const sandbox = quickJsSandbox({
+    maxWorkers: config.max_programs,
+    warmWorkers: 1,
+    maxMemoryBytes: memoryBytes,
+  })
   const executor = codeExecutor({
     sandbox,
     limits: {

@@ -21,7 +21,6 @@ import {
   tagsNone,
 } from "@toolplane/compose"
 import { searchMode } from "@toolplane/discovery"
-import { codeModeExposure } from "./codeExposure.js"
 import { createRunner, type ToolRunner } from "@toolplane/exec"
 import {
   type Backend,
@@ -35,6 +34,7 @@ import {
 } from "@toolplane/foundation"
 import { localBackend } from "@toolplane/plugin-local"
 import { type McpBackend, mcpBackend } from "@toolplane/plugin-mcp"
+import { codeModeExposure } from "./codeExposure.js"
 import type { BackendConfig, GatewayConfig } from "./config/schema.js"
 import { filterBackend } from "./filterBackend.js"
 

@@ -7,7 +7,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Connected, connectStdio, FIXTURES } from "./helpers/processes.js"
 
-describe("toolplane serve with tool_exposure = \"code\"", () => {
+describe('toolplane serve with tool_exposure = "code"', () => {
   let gateway: Connected
 
   beforeAll(async () => {
@@ -38,7 +38,10 @@ describe("toolplane serve with tool_exposure = \"code\"", () => {
       },
     })
     expect(result.isError).toBeFalsy()
-    const structured = result.structuredContent as { result: { sum: unknown; echoed: string; code: string }; logs: string[] }
+    const structured = result.structuredContent as {
+      result: { sum: unknown; echoed: string; code: string }
+      logs: string[]
+    }
     expect(String(structured.result.sum)).toContain("42")
     expect(structured.result.echoed).toBe("notes echo: hi")
     expect(structured.result.code).toBe("INVALID_ARGUMENTS")

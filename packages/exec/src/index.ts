@@ -9,6 +9,9 @@
 export * from "./Approver.js"
 export * from "./Concurrency.js"
 export * from "./callAll.js"
+// Sandbox contract and code mode (issue 17)
+export { callPath, declareToolset, schemaType, toolDeclaration } from "./codeMode/declaration.js"
+export { type CodeExecutorOptions, callValue, codeExecutor } from "./codeMode/executor.js"
 export type * from "./options.js"
 export { CALL_CURSOR_PURPOSE } from "./pipeline/continuation.js"
 export { LimitSet } from "./pipeline/limits.js"
@@ -23,10 +26,6 @@ export {
 export { tracingActive } from "./pipeline/trace.js"
 export * from "./Runner.js"
 export * from "./RunnerService.js"
-export * from "./TokenBucket.js"
-// Sandbox contract and code mode (issue 17)
-export { callPath, declareToolset, schemaType, toolDeclaration } from "./codeMode/declaration.js"
-export { type CodeExecutorOptions, callValue, codeExecutor } from "./codeMode/executor.js"
 export {
   defaultSandboxLimits,
   type EffectSandbox,
@@ -41,3 +40,4 @@ export {
   sandboxFromEffect,
   sandboxToEffect,
 } from "./sandbox/Sandbox.js"
+export * from "./TokenBucket.js"

@@ -5,9 +5,10 @@
  *
  * @since 0.2.0
  */
+
+import { text } from "./Content.js"
 import type { ExecutionContext, ExecutionContextInit } from "./ExecutionContext.js"
 import type { Tool } from "./Tool.js"
-import { text } from "./Content.js"
 import type { ToolResult } from "./ToolResult.js"
 import type { ToolService } from "./ToolService.js"
 

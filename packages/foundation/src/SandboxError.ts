@@ -7,7 +7,13 @@
  * @since 0.2.0
  */
 import { Data } from "effect"
-import type { ErrorCause } from "./ToolError.js"
+
+/** The program's error (the shape of `ErrorCause`; not imported, since ToolError.ts imports this file). */
+interface ProgramError {
+  readonly name: string
+  readonly message: string
+  readonly stack?: string | undefined
+}
 
 const withLogs = (message: string, logs: readonly string[] | undefined): string =>
   logs && logs.length > 0 ? `${message}\nConsole output before the failure:\n${logs.join("\n")}` : message
@@ -71,7 +77,7 @@ export class SandboxLimit extends Data.TaggedError("SandboxLimit")<{
  * @since 0.2.0
  */
 export class SandboxError extends Data.TaggedError("SandboxError")<{
-  readonly cause: ErrorCause
+  readonly cause: ProgramError
   readonly logs?: readonly string[] | undefined
 }> {
   readonly code = "SANDBOX_ERROR"

@@ -35,7 +35,10 @@ const backend = defineBackend({
   },
   requiresApproval: (id) => id === "ops/wipe",
 })
-const runner = createRunner({ backends: [backend], approver: approveWith(() => ({ approved: false, reason: "no" })) })
+const runner = createRunner({
+  backends: [backend],
+  approver: approveWith(() => ({ approved: false, reason: "no" })),
+})
 const sandbox = quickJsSandbox({ maxWorkers: 1 })
 afterAll(() => sandbox.close())
 
@@ -43,10 +46,15 @@ describe("openAICodeMode", () => {
   it("exports one function tool declaring the toolset", async () => {
     const code = await openAICodeMode(runner, { executor: codeExecutor({ sandbox }) })
     expect(code.tools).toHaveLength(1)
-    const tool = code.tools[0] as { type: string; function: { name: string; description: string; parameters: unknown } }
+    const tool = code.tools[0] as {
+      type: string
+      function: { name: string; description: string; parameters: unknown }
+    }
     expect(tool.type).toBe("function")
     expect(tool.function.name).toBe("toolplane__execute_code")
-    expect(tool.function.description).toContain("add(args: { a: number; b: number }): Promise<{ sum: number }>")
+    expect(tool.function.description).toContain(
+      "add(args: { a: number; b: number }): Promise<{ sum: number }>",
+    )
     expect(tool.function.description).toContain("wipe(args?: {}): Promise<string>")
   })
 
@@ -59,7 +67,11 @@ describe("openAICodeMode", () => {
       {
         role: "assistant",
         tool_calls: [
-          { id: "c1", type: "function", function: { name: "toolplane__execute_code", arguments: JSON.stringify({ code: program }) } },
+          {
+            id: "c1",
+            type: "function",
+            function: { name: "toolplane__execute_code", arguments: JSON.stringify({ code: program }) },
+          },
         ],
       },
       { tools: code.toolSet },
@@ -70,7 +82,14 @@ describe("openAICodeMode", () => {
     const responses = await openAICodeMode(runner, { executor: codeExecutor({ sandbox }), api: "responses" })
     const [item] = await runToolCalls(
       responses.service,
-      [{ type: "function_call", call_id: "r1", name: "toolplane__execute_code", arguments: JSON.stringify({ code: "for (;;) {}" }) }],
+      [
+        {
+          type: "function_call",
+          call_id: "r1",
+          name: "toolplane__execute_code",
+          arguments: JSON.stringify({ code: "for (;;) {}" }),
+        },
+      ],
       { tools: responses.toolSet, context: { timeoutMs: 300 } },
     )
     expect(item!.call_id).toBe("r1")

@@ -55,10 +55,14 @@ const runA = async (module: QuickJSWASMModule, code: string): Promise<unknown> =
 const main = async () => {
   const { runSandboxed } = await loadAsyncQuickJs(releaseAsyncify)
   const runB = (code: string) =>
-    runSandboxed(async ({ evalCode }) => evalCode(`const call = env.call; export default await (async () => { ${code} })()`), {
-      env: { call: async (x: number) => x },
-      memoryLimit: 64 * 1024 * 1024,
-    })
+    runSandboxed(
+      async ({ evalCode }) =>
+        evalCode(`const call = env.call; export default await (async () => { ${code} })()`),
+      {
+        env: { call: async (x: number) => x },
+        memoryLimit: 64 * 1024 * 1024,
+      },
+    )
 
   const moduleA = await newA()
   const loop = `let s = 0; for (let i = 0; i < ${CALLS}; i++) s += await call(i); return s`
@@ -83,17 +87,23 @@ const main = async () => {
     rows["cold start (new module) µs"]!.b.push(
       await time(() => loadAsyncQuickJs(newVariant(releaseAsyncify, {})), 3),
     )
-    rows["warm start (new context, eval, dispose) µs"]!.a.push(await time(() => runA(moduleA, "return 1"), 200))
+    rows["warm start (new context, eval, dispose) µs"]!.a.push(
+      await time(() => runA(moduleA, "return 1"), 200),
+    )
     rows["warm start (new context, eval, dispose) µs"]!.b.push(await time(() => runB("return 1"), 200))
     rows["host call from guest µs/call"]!.a.push((await time(() => runA(moduleA, loop), 1)) / CALLS)
     rows["host call from guest µs/call"]!.b.push((await time(() => runB(loop), 1)) / CALLS)
   }
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
-  console.log("candidate                                   A (core+sync, capped memory)   B (@sebastianwessel/quickjs)   B/A")
+  console.log(
+    "candidate                                   A (core+sync, capped memory)   B (@sebastianwessel/quickjs)   B/A",
+  )
   for (const [name, { a, b }] of Object.entries(rows)) {
     const ma = median(a)
     const mb = median(b)
-    console.log(`${name.padEnd(44)}${ma.toFixed(1).padStart(12)}${mb.toFixed(1).padStart(30)}${(mb / ma).toFixed(2).padStart(10)}x`)
+    console.log(
+      `${name.padEnd(44)}${ma.toFixed(1).padStart(12)}${mb.toFixed(1).padStart(30)}${(mb / ma).toFixed(2).padStart(10)}x`,
+    )
   }
   // Memory: wasm memory the module holds after the runs, and whether a retained typed-array bomb is capped.
   const bombA = await runA(

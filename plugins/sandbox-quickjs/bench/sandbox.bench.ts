@@ -75,7 +75,8 @@ const main = async () => {
   for (let i = 0; i < 50; i++) await sandbox.run({ code: "return 1" })
   for (let i = 0; i < 200; i++) await runner.callTool({ name: "t/noop", arguments: { i } })
   const CALLS = 200
-  const loop = (n: number) => `let s = 0; for (let i = 0; i < ${n}; i++) s += (await tools.t.noop({ i })).i; return s`
+  const loop = (n: number) =>
+    `let s = 0; for (let i = 0; i < ${n}; i++) s += (await tools.t.noop({ i })).i; return s`
   const check = await executor.execute(loop(CALLS), { tools: runner })
   if (check.result !== (CALLS * (CALLS - 1)) / 2) throw new Error(`wrong result ${String(check.result)}`)
 
@@ -122,20 +123,42 @@ const main = async () => {
 
   const row = (name: string, value: string, base: string, ratio: number) =>
     console.log(`${name.padEnd(46)}${value.padStart(22)}${base.padStart(26)}${ratio.toFixed(2).padStart(9)}x`)
-  console.log(`${"measure".padEnd(46)}${"sandbox".padStart(22)}${"baseline".padStart(26)}${"ratio".padStart(10)}`)
+  console.log(
+    `${"measure".padEnd(46)}${"sandbox".padStart(22)}${"baseline".padStart(26)}${"ratio".padStart(10)}`,
+  )
   row(
     "cold start p50 (vs bare worker start)",
     `${median(cold).toFixed(1)} ms`,
     `${median(coldBase).toFixed(1)} ms`,
     median(cold) / median(coldBase),
   )
-  row("cold start p99", `${pct(cold, 0.99).toFixed(1)} ms`, `${pct(coldBase, 0.99).toFixed(1)} ms`, pct(cold, 0.99) / pct(coldBase, 0.99))
-  row("warm start p50 (vs worker message round trip)", us(median(warm)), us(median(warmBase)), median(warm) / median(warmBase))
+  row(
+    "cold start p99",
+    `${pct(cold, 0.99).toFixed(1)} ms`,
+    `${pct(coldBase, 0.99).toFixed(1)} ms`,
+    pct(cold, 0.99) / pct(coldBase, 0.99),
+  )
+  row(
+    "warm start p50 (vs worker message round trip)",
+    us(median(warm)),
+    us(median(warmBase)),
+    median(warm) / median(warmBase),
+  )
   row("warm start p99", us(pct(warm, 0.99)), us(pct(warmBase, 0.99)), pct(warm, 0.99) / pct(warmBase, 0.99))
   const overhead = median(inProgram) - median(fromHost)
-  row("tool call in a program (vs same call from host)", us(median(inProgram)), us(median(fromHost)), median(inProgram) / median(fromHost))
+  row(
+    "tool call in a program (vs same call from host)",
+    us(median(inProgram)),
+    us(median(fromHost)),
+    median(inProgram) / median(fromHost),
+  )
   console.log(`  bridge overhead per call: ${us(overhead)} (goal <= 50 µs)`)
-  row("20-call program (vs 20 host calls)", us(median(program20)), us(median(host20)), median(program20) / median(host20))
+  row(
+    "20-call program (vs 20 host calls)",
+    us(median(program20)),
+    us(median(host20)),
+    median(program20) / median(host20),
+  )
 }
 
 await main()

@@ -48,9 +48,20 @@ const exampleGateway = async (): Promise<Tool[]> => {
   await client.connect(
     new StdioClientTransport({
       command: join(REPO, "node_modules", ".bin", "tsx"),
-      args: ["--conditions=@toolplane/source", join(REPO, "packages", "cli", "src", "main.ts"), "serve", "--config", "toolplane.toml", "--transport", "stdio"],
+      args: [
+        "--conditions=@toolplane/source",
+        join(REPO, "packages", "cli", "src", "main.ts"),
+        "serve",
+        "--config",
+        "toolplane.toml",
+        "--transport",
+        "stdio",
+      ],
       cwd: join(REPO, "examples", "gateway"),
-      env: { ...process.env, TOOLPLANE_CURSOR_SECRET: "bench-secret-0123456789abcdef0123456789" } as Record<string, string>,
+      env: { ...process.env, TOOLPLANE_CURSOR_SECRET: "bench-secret-0123456789abcdef0123456789" } as Record<
+        string,
+        string
+      >,
       stderr: "ignore",
     }),
   )
@@ -88,14 +99,18 @@ const slug = (s: string) =>
 
 const sampleSchema = (v: unknown, depth = 0): Record<string, unknown> => {
   if (depth > 6) return {}
-  if (Array.isArray(v)) return { type: "array", ...(v.length > 0 ? { items: sampleSchema(v[0], depth + 1) } : {}) }
+  if (Array.isArray(v))
+    return { type: "array", ...(v.length > 0 ? { items: sampleSchema(v[0], depth + 1) } : {}) }
   if (v !== null && typeof v === "object")
     return {
       type: "object",
       properties: Object.fromEntries(Object.entries(v).map(([k, x]) => [k, sampleSchema(x, depth + 1)])),
     }
   const s = String(v).toLowerCase()
-  return { type: s.startsWith("int") || s === "float" || s === "number" ? "number" : s === "bool" ? "boolean" : "string" }
+  return {
+    type:
+      s.startsWith("int") || s === "float" || s === "number" ? "number" : s === "bool" ? "boolean" : "string",
+  }
 }
 
 /** ToolLens corpus lines ("category_name:…, tool_name:…, api_name:…, api_description:…, …") as tools. */
@@ -139,7 +154,10 @@ const toolLens = (file: string): Tool[] => {
           properties: Object.fromEntries(
             [...required, ...optional].map((p) => [
               p.name!,
-              { type: p.type?.toLowerCase() === "number" ? "number" : "string", ...(p.description ? { description: p.description } : {}) },
+              {
+                type: p.type?.toLowerCase() === "number" ? "number" : "string",
+                ...(p.description ? { description: p.description } : {}),
+              },
             ]),
           ),
           required: required.map((p) => p.name!),

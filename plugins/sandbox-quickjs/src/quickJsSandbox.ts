@@ -12,7 +12,14 @@
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { Worker } from "node:worker_threads"
-import { defaultSandboxLimits, hostErrorJson, type Sandbox, type SandboxLimits, type SandboxRunRequest, type SandboxRunResult } from "@toolplane/exec"
+import {
+  defaultSandboxLimits,
+  hostErrorJson,
+  type Sandbox,
+  type SandboxLimits,
+  type SandboxRunRequest,
+  type SandboxRunResult,
+} from "@toolplane/exec"
 import {
   Cancelled,
   type ErrorCause,
@@ -49,8 +56,9 @@ const WORKER_URL = new URL(
 
 /** A compiled `WebAssembly.Module` (typed loosely: consumers' TypeScript setups may lack the wasm lib). */
 type CompiledModule = object
-const wasmApi = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<CompiledModule> } })
-  .WebAssembly
+const wasmApi = (
+  globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<CompiledModule> } }
+).WebAssembly
 
 let compiled: Promise<CompiledModule> | undefined
 /** The engine compiled once per process; workers instantiate it without compiling again. */
@@ -121,7 +129,9 @@ const failureOf = (wire: WireFailure, limits: RunLimits, logs: readonly string[]
 /** The program's own frames only (never the prelude's), at most 12 lines: a stack overflow repeats one frame thousands of times. */
 const trimStack = (stack: string): string => {
   const lines = stack.split("\n").filter((l) => l.trim() !== "" && !l.includes("toolplane-prelude.js"))
-  return lines.length > 12 ? [...lines.slice(0, 12), `    ... ${lines.length - 12} more frames`].join("\n") : lines.join("\n")
+  return lines.length > 12
+    ? [...lines.slice(0, 12), `    ... ${lines.length - 12} more frames`].join("\n")
+    : lines.join("\n")
 }
 
 const replyJson = (value: unknown): string => {
@@ -223,7 +233,11 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
     while (live < warm || (waiting.length > 0 && live < maxWorkers)) {
       const slot = spawn()
       live++
-      if (waiting.length > 0) void slot.ready.then(() => release(slot), () => {})
+      if (waiting.length > 0)
+        void slot.ready.then(
+          () => release(slot),
+          () => {},
+        )
     }
   }
 
@@ -329,7 +343,10 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
     const fn = active.request.functions?.[name]
     let reply: string
     if (fn === undefined || !Object.hasOwn(active.request.functions ?? {}, name)) {
-      reply = JSON.stringify({ ok: false, error: { name: "ReferenceError", message: `no host function "${name}"` } })
+      reply = JSON.stringify({
+        ok: false,
+        error: { name: "ReferenceError", message: `no host function "${name}"` },
+      })
     } else {
       try {
         const args = JSON.parse(json) as unknown[]
@@ -354,7 +371,8 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
     name: "quickjs",
     run: async (request) => {
       if (closed) throw new SandboxCrashed({ reason: "the sandbox is closed" })
-      if (request.signal?.aborted) throw new Cancelled({ toolId: "sandbox", reason: "cancelled before start" })
+      if (request.signal?.aborted)
+        throw new Cancelled({ toolId: "sandbox", reason: "cancelled before start" })
       const merged = { ...defaults, ...request.limits }
       const limits: RunLimits = {
         wallTimeMs: merged.wallTimeMs,
@@ -390,7 +408,13 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
         }
         request.signal?.addEventListener("abort", onAbort, { once: true })
         const names = Object.keys(request.functions ?? {})
-        slot.worker.postMessage({ type: "run", id: active.id, code: request.code, names, limits } satisfies ToWorker)
+        slot.worker.postMessage({
+          type: "run",
+          id: active.id,
+          code: request.code,
+          names,
+          limits,
+        } satisfies ToWorker)
       })
     },
     close: async () => {

@@ -76,7 +76,9 @@ const gated = (id: string) => id.startsWith("ops/")
 describe("code executor", () => {
   const runner = createRunner({
     backends: [backend("gh", [issues, deploy], gated), backend("wx", [weather])],
-    approver: approveWith((req) => (req.arguments as { n: number }).n % 2 === 0 || { approved: false, reason: "odd" }),
+    approver: approveWith(
+      (req) => (req.arguments as { n: number }).n % 2 === 0 || { approved: false, reason: "odd" },
+    ),
   })
 
   it("calls tools on two backends through the runner and returns result and logs", async () => {
@@ -172,15 +174,22 @@ describe("code executor", () => {
       ["null.boom", SandboxError],
     ] as const
     const failures = Promise.all(
-      hostile.map(([code]) => limited.execute(code, { tools: runner }).then(() => undefined, (e: unknown) => e)),
+      hostile.map(([code]) =>
+        limited.execute(code, { tools: runner }).then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+      ),
     )
     const served: unknown[] = []
     for (let i = 0; i < 20; i++)
       served.push((await runner.callTool({ name: "weather/forecast", arguments: { city: `c${i}` } })).content)
     const errors = await failures
-    hostile.forEach(([, type], i) => expect(errors[i], hostile[i]![0]).toBeInstanceOf(type))
+    for (const [i, [code, type]] of hostile.entries()) expect(errors[i], code).toBeInstanceOf(type)
     expect(served).toHaveLength(20)
-    const after = await executor.execute("return await tools.weather.forecast({ city: 'Rome' })", { tools: runner })
+    const after = await executor.execute("return await tools.weather.forecast({ city: 'Rome' })", {
+      tools: runner,
+    })
     expect(after.result).toBe("sunny in Rome")
   })
 })
@@ -192,7 +201,9 @@ describe("approval inside programs (property)", () => {
     fc.constant('try { await tools["ops"]["deploy"]({ n: N }) } catch (e) {}'),
     fc.constant("try { const f = tools.ops.deploy; await f({ n: N }) } catch (e) {}"),
     fc.constant("try { await __tool('ops/deploy', { n: N }) } catch (e) {}"),
-    fc.constant("await Promise.allSettled([tools.ops.deploy({ n: N }), tools.weather.forecast({ city: 'a' })])"),
+    fc.constant(
+      "await Promise.allSettled([tools.ops.deploy({ n: N }), tools.weather.forecast({ city: 'a' })])",
+    ),
     fc.constant(
       "try { const [hit] = await tools.$search('deploy a build', 1); await eval(hit.call)({ n: N }) } catch (e) {}",
     ),
@@ -200,9 +211,15 @@ describe("approval inside programs (property)", () => {
     fc.constant("tools.ops.deploy({ n: N }).catch(() => {})"),
   )
 
-  fcTest.prop([fc.array(statement, { minLength: 1, maxLength: 6 }), fc.array(fc.boolean(), { minLength: 6, maxLength: 6 })], {
-    numRuns: 25,
-  })("a program never runs an approval-required tool without approval", async (statements, decisions) => {
+  fcTest.prop(
+    [
+      fc.array(statement, { minLength: 1, maxLength: 6 }),
+      fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
+    ],
+    {
+      numRuns: 25,
+    },
+  )("a program never runs an approval-required tool without approval", async (statements, decisions) => {
     executed.length = 0
     const approved = new Set<number>()
     const runner = createRunner({

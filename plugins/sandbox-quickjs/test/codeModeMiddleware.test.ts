@@ -74,19 +74,25 @@ describe("codeMode middleware", () => {
     expect(tools.map((t) => t.id)).toEqual(["code/execute_code", "code/search"])
     expect(tools[0]!.description).toContain("40 tools, too many to list")
     expect(tools[0]!.description).not.toContain("tool_17(")
-    const found = await service.callTool({ name: "code/search", arguments: { query: "celsius to fahrenheit", limit: 1 } })
+    const found = await service.callTool({
+      name: "code/search",
+      arguments: { query: "celsius to fahrenheit", limit: 1 },
+    })
     expect(found.structuredContent).toEqual({
       tools: [
         {
           id: "bulk1/tool_17",
           call: "tools.bulk1.tool_17",
-          declaration: "/** Convert a temperature from celsius to fahrenheit. */ tool_17(args: { x: number }): Promise<string>",
+          declaration:
+            "/** Convert a temperature from celsius to fahrenheit. */ tool_17(args: { x: number }): Promise<string>",
         },
       ],
     })
     const ran = await service.callTool({
       name: "code/execute_code",
-      arguments: { code: "const [hit] = await tools.$search('celsius fahrenheit', 1); return await eval(hit.call)({ x: 100 })" },
+      arguments: {
+        code: "const [hit] = await tools.$search('celsius fahrenheit', 1); return await eval(hit.call)({ x: 100 })",
+      },
     })
     expect((ran.structuredContent as { result: string }).result).toBe("tool_17(100)")
   })

@@ -19,8 +19,8 @@ import {
   type ExecutionContextInit,
   InvalidArguments,
   listAllTools,
-  makeTool,
   type Middleware,
+  makeTool,
   structuredResult,
   type Tool,
   type ToolsetDeclaration,
@@ -82,7 +82,9 @@ export const codeMode =
     const ttl = options.listingTtlMs ?? 5000
     const executeId = `${namespace}/execute_code`
     const searchId = `${namespace}/search`
-    let cached: { at: number; tools: readonly Tool[]; declaration: ToolsetDeclaration; listing: readonly Tool[] } | undefined
+    let cached:
+      | { at: number; tools: readonly Tool[]; declaration: ToolsetDeclaration; listing: readonly Tool[] }
+      | undefined
     options.changes?.(() => {
       cached = undefined
     })
@@ -101,7 +103,8 @@ export const codeMode =
             properties: {
               code: {
                 type: "string",
-                description: "Body of an async JavaScript function, e.g. `const r = await tools.ns.tool({ a: 1 }); return r`",
+                description:
+                  "Body of an async JavaScript function, e.g. `const r = await tools.ns.tool({ a: 1 }); return r`",
               },
             },
             required: ["code"],

@@ -36,7 +36,8 @@ const topLevelOperator = (type: string): boolean => {
   return false
 }
 
-const literal = (v: unknown): string => (typeof v === "string" ? JSON.stringify(v) : String(JSON.stringify(v)))
+const literal = (v: unknown): string =>
+  typeof v === "string" ? JSON.stringify(v) : String(JSON.stringify(v))
 
 const resolveRef = (schema: Schema, root: Schema): Schema | undefined => {
   const ref = schema.$ref
@@ -63,7 +64,9 @@ export const schemaType = (schema: unknown, root: Schema = schema as Schema, dep
   if (ref) return schemaType(ref, root, depth, seen + 1)
   if ("const" in s) return literal(s.const)
   if (Array.isArray(s.enum))
-    return s.enum.length > MAX_UNION ? `${s.enum.slice(0, MAX_UNION).map(literal).join(" | ")} | ...` : s.enum.map(literal).join(" | ")
+    return s.enum.length > MAX_UNION
+      ? `${s.enum.slice(0, MAX_UNION).map(literal).join(" | ")} | ...`
+      : s.enum.map(literal).join(" | ")
   for (const key of ["anyOf", "oneOf"] as const) {
     const options = s[key]
     if (Array.isArray(options) && options.length > 0) {
@@ -132,7 +135,8 @@ export const toolDeclaration = (tool: Tool): string => {
   const args = schemaType(tool.inputSchema as JsonSchema as Schema)
   const props = (tool.inputSchema as Schema).properties as Record<string, unknown> | undefined
   const required = (tool.inputSchema as Schema).required
-  const optionalArgs = !props || Object.keys(props).length === 0 || !Array.isArray(required) || required.length === 0
+  const optionalArgs =
+    !props || Object.keys(props).length === 0 || !Array.isArray(required) || required.length === 0
   const result = tool.outputSchema ? schemaType(tool.outputSchema as Schema) : "string"
   const doc = oneLine(tool.description ?? tool.title)
   return `${doc ? `/** ${doc.replace(/\*\//g, "* /")} */ ` : ""}${memberName(tool.name)}(args${optionalArgs ? "?" : ""}: ${args}): Promise<${result}>`
@@ -140,7 +144,7 @@ export const toolDeclaration = (tool: Tool): string => {
 
 const HEADER = [
   "// Call tools from your program: `const r = await tools.<namespace>.<tool>(args)`.",
-  "// A failed call throws an Error with `code` (e.g. \"INVALID_ARGUMENTS\", \"APPROVAL_DENIED\") and `message`; catch it to recover.",
+  '// A failed call throws an Error with `code` (e.g. "INVALID_ARGUMENTS", "APPROVAL_DENIED") and `message`; catch it to recover.',
   "// Tools without an output type resolve to their text output. Return a JSON value; console.log output comes back too.",
 ]
 
@@ -154,7 +158,10 @@ const SEARCH_DECL =
  *
  * @since 0.2.0
  */
-export const declareToolset = (tools: readonly Tool[], options: { readonly maxChars?: number } = {}): ToolsetDeclaration => {
+export const declareToolset = (
+  tools: readonly Tool[],
+  options: { readonly maxChars?: number } = {},
+): ToolsetDeclaration => {
   const maxChars = options.maxChars ?? 16_000
   const byNamespace = new Map<string, Tool[]>()
   for (const tool of [...tools].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
@@ -170,13 +177,14 @@ export const declareToolset = (tools: readonly Tool[], options: { readonly maxCh
   }
   lines.push(SEARCH_DECL, "}")
   const full = lines.join("\n")
-  if (full.length <= maxChars) return { text: full, complete: true, listed: tools.length, total: tools.length }
+  if (full.length <= maxChars)
+    return { text: full, complete: true, listed: tools.length, total: tools.length }
   let namespaces = [...byNamespace].map(([ns, members]) => `${ns} (${members.length})`).join(", ")
   if (namespaces.length > maxChars / 2) namespaces = `${byNamespace.size} namespaces`
   const text = [
     ...HEADER,
     `// ${tools.length} tools, too many to list. Namespaces: ${namespaces}.`,
-    "// Find the tools you need first: `const found = await tools.$search(\"create a github issue\")`, then call them by `found[i].call`'s path.",
+    '// Find the tools you need first: `const found = await tools.$search("create a github issue")`, then call them by `found[i].call`\'s path.',
     "declare const tools: {",
     "  [namespace: string]: { [tool: string]: (args?: object) => Promise<unknown> }",
     SEARCH_DECL,

@@ -12,15 +12,14 @@ import {
   type CodeExecution,
   type CodeExecutor,
   type ContentBlock,
-  ExecutionFailed,
+  contextToInit,
   type ExecutionContext,
   type ExecutionContextInit,
+  ExecutionFailed,
   listAllTools,
   neverAborted,
   type Tool,
   type ToolResult,
-  type ToolService,
-  contextToInit,
   toContext,
 } from "@toolplane/foundation"
 import type { Sandbox, SandboxLimits } from "../sandbox/Sandbox.js"
@@ -52,7 +51,11 @@ const TOOLS_PRELUDE =
 export const callValue = (result: ToolResult): unknown => {
   if (result.structuredContent !== undefined) return result.structuredContent
   return result.content
-    .map((block: ContentBlock) => (block.type === "text" ? block.text : `[${block.type}${"mimeType" in block ? ` ${String(block.mimeType)}` : ""}]`))
+    .map((block: ContentBlock) =>
+      block.type === "text"
+        ? block.text
+        : `[${block.type}${"mimeType" in block ? ` ${String(block.mimeType)}` : ""}]`,
+    )
     .join("\n")
 }
 
@@ -111,7 +114,12 @@ export const codeExecutor = (options: CodeExecutorOptions): CodeExecutor => {
         limits: {
           ...options.limits,
           ...(ctx.deadline !== undefined
-            ? { wallTimeMs: Math.max(1, Math.min(options.limits?.wallTimeMs ?? Infinity, ctx.deadline - Date.now())) }
+            ? {
+                wallTimeMs: Math.max(
+                  1,
+                  Math.min(options.limits?.wallTimeMs ?? Infinity, ctx.deadline - Date.now()),
+                ),
+              }
             : {}),
         },
         signal: ctx.signal,
@@ -119,13 +127,20 @@ export const codeExecutor = (options: CodeExecutorOptions): CodeExecutor => {
           __tool: async ([id, args], { signal }) => {
             toolCalls++
             if (typeof id !== "string")
-              throw new ExecutionFailed({ toolId: String(id), cause: { name: "TypeError", message: "tool id must be a string" }, retryable: false })
+              throw new ExecutionFailed({
+                toolId: String(id),
+                cause: { name: "TypeError", message: "tool id must be a string" },
+                retryable: false,
+              })
             const result = await service.callTool({
               name: id,
               arguments: (args ?? {}) as Record<string, unknown>,
               context: {
                 ...init,
-                signal: init.signal && init.signal !== neverAborted ? AbortSignal.any([init.signal, signal]) : signal,
+                signal:
+                  init.signal && init.signal !== neverAborted
+                    ? AbortSignal.any([init.signal, signal])
+                    : signal,
               },
             })
             if (result.isError)

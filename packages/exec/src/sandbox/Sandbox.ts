@@ -28,7 +28,10 @@ import { Effect } from "effect"
  *
  * @since 0.2.0
  */
-export type HostFunction = (args: readonly unknown[], context: { readonly signal: AbortSignal }) => Promise<unknown>
+export type HostFunction = (
+  args: readonly unknown[],
+  context: { readonly signal: AbortSignal },
+) => Promise<unknown>
 
 /**
  * Limits of one run. Every limit fires with its typed error: `SandboxTimeout` (wall time),

@@ -3,11 +3,7 @@
  *
  * @since 0.2.0
  */
-import {
-  ApprovalDenied,
-  type SandboxFailure,
-  type ToolError,
-} from "@toolplane/foundation"
+import { ApprovalDenied, type SandboxFailure, type ToolError } from "@toolplane/foundation"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Sandbox, type SandboxRunRequest, sandboxToEffect } from "../sandbox/Sandbox.js"
@@ -69,7 +65,11 @@ export const sandboxContract = (
       expect(r.result).toEqual([2, 4, 6])
     }
     /** A hostile run must fail with `tag` within its limit plus slack; the host and the next run are fine. */
-    const contained = async (code: string, tags: readonly string[], rest: Omit<SandboxRunRequest, "code"> = {}) => {
+    const contained = async (
+      code: string,
+      tags: readonly string[],
+      rest: Omit<SandboxRunRequest, "code"> = {},
+    ) => {
       const started = Date.now()
       const o = await outcome(run(code, { limits: { wallTimeMs: timeoutMs }, ...rest }))
       const elapsed = Date.now() - started
@@ -100,15 +100,18 @@ export const sandboxContract = (
 
     it("bridges host functions with plain data both ways", async () => {
       const seen: unknown[] = []
-      const r = await run("const a = await echo({ n: 1, d: new Date(0) }, [2]); return [a, await add(2, 3)]", {
-        functions: {
-          echo: async (args) => {
-            seen.push(args)
-            return { got: args }
+      const r = await run(
+        "const a = await echo({ n: 1, d: new Date(0) }, [2]); return [a, await add(2, 3)]",
+        {
+          functions: {
+            echo: async (args) => {
+              seen.push(args)
+              return { got: args }
+            },
+            add: async ([a, b]) => (a as number) + (b as number),
           },
-          add: async ([a, b]) => (a as number) + (b as number),
         },
-      })
+      )
       expect(seen).toEqual([[{ n: 1, d: "1970-01-01T00:00:00.000Z" }, [2]]])
       expect(r.result).toEqual([{ got: [{ n: 1, d: "1970-01-01T00:00:00.000Z" }, [2]] }, 5])
       expect(r.hostCalls).toBe(2)
@@ -117,7 +120,11 @@ export const sandboxContract = (
     it("gives the program host errors as catchable values with their codes", async () => {
       const r = await run(
         "try { await deny() } catch (e) { return { isError: e instanceof Error, code: e.code, tag: e._tag, toolId: e.toolId, message: e.message } }",
-        { functions: { deny: async () => Promise.reject(new ApprovalDenied({ toolId: "a/b", reason: "no" })) } },
+        {
+          functions: {
+            deny: async () => Promise.reject(new ApprovalDenied({ toolId: "a/b", reason: "no" })),
+          },
+        },
       )
       expect(r.result).toEqual({
         isError: true,
@@ -133,10 +140,13 @@ export const sandboxContract = (
     })
 
     it("fails with SandboxError carrying the program's stack and logs", async () => {
-      const o = await outcome(run("console.log('before')\nfunction inner() { throw new TypeError('boom') }\ninner()"))
+      const o = await outcome(
+        run("console.log('before')\nfunction inner() { throw new TypeError('boom') }\ninner()"),
+      )
       expect(tagOf(o)).toBe("SandboxError")
-      const error = (o as { error: SandboxFailure & { cause: { name: string; message: string; stack?: string } } })
-        .error
+      const error = (
+        o as { error: SandboxFailure & { cause: { name: string; message: string; stack?: string } } }
+      ).error
       expect(error.cause).toMatchObject({ name: "TypeError", message: "boom" })
       expect(error.cause.stack).toMatch(/inner/)
       expect(error.logs).toEqual(["before"])
@@ -166,7 +176,9 @@ export const sandboxContract = (
         },
       )
       for (const [probe, value] of Object.entries(r.result as Record<string, unknown>))
-        expect(value === "undefined" || String(value).startsWith("threw"), `${probe}: ${String(value)}`).toBe(true)
+        expect(value === "undefined" || String(value).startsWith("threw"), `${probe}: ${String(value)}`).toBe(
+          true,
+        )
     })
 
     it("has no process, require, import(), fetch or timers unless provided", async () => {
@@ -212,9 +224,12 @@ export const sandboxContract = (
       await contained("return { get x() { throw new Error('gotcha') } }", ["SandboxError"])
       await contained("return new Proxy({}, { ownKeys() { throw new Error('trap') } })", ["SandboxError"])
       await contained("return { toJSON() { throw new Error('nope') } }", ["SandboxError"])
-      const thenable = await run("return { then: 1, value: 2 }")
-      expect(thenable.result).toEqual({ then: 1, value: 2 })
-      await contained("throw { get name() { throw new Error('x') }, get message() { throw 1 } }", ["SandboxError"])
+      // A thenable returned by the program is awaited inside it and only its settled value leaves.
+      const thenable = await run("return { then(resolve) { resolve('settled inside') } }")
+      expect(thenable.result).toBe("settled inside")
+      await contained("throw { get name() { throw new Error('x') }, get message() { throw 1 } }", [
+        "SandboxError",
+      ])
       await contained("return 10n", ["SandboxError"])
     })
 
@@ -224,16 +239,20 @@ export const sandboxContract = (
 
     it("stops asynchronous infinite loops with SandboxTimeout", async () => {
       await contained("for (;;) await null", ["SandboxTimeout"])
-      await contained("const spin = () => Promise.resolve().then(spin); spin(); await new Promise(() => {})", [
-        "SandboxTimeout",
-      ])
+      await contained(
+        "const spin = () => Promise.resolve().then(spin); spin(); await new Promise(() => {})",
+        ["SandboxTimeout"],
+      )
       await contained("for (;;) await ping()", ["SandboxTimeout", "SandboxLimit"], {
         functions: { ping: async () => 1 },
       })
     })
 
     it("stops native loops that never reach the engine's interrupt check", async () => {
-      await contained("return Array.prototype.join.call({ length: 2 ** 32 - 1 })", ["SandboxTimeout", "SandboxMemory"])
+      await contained("return Array.prototype.join.call({ length: 2 ** 32 - 1 })", [
+        "SandboxTimeout",
+        "SandboxMemory",
+      ])
       await contained("return Array.prototype.indexOf.call({ length: 2 ** 32 - 1 }, 1)", ["SandboxTimeout"])
     })
 
@@ -241,9 +260,13 @@ export const sandboxContract = (
       await contained("const keep = []; for (;;) keep.push(new Uint8Array(1 << 20))", ["SandboxMemory"], {
         limits: { wallTimeMs: 10_000 },
       })
-      await contained("const keep = []; for (let i = 0; ; i++) keep.push({ i, s: 'x' + i })", ["SandboxMemory"], {
-        limits: { wallTimeMs: 10_000 },
-      })
+      await contained(
+        "const keep = []; for (let i = 0; ; i++) keep.push({ i, s: 'x' + i })",
+        ["SandboxMemory"],
+        {
+          limits: { wallTimeMs: 10_000 },
+        },
+      )
       await contained("let s = 'xy'; for (;;) s = s + s", ["SandboxMemory", "SandboxError"], {
         limits: { wallTimeMs: 10_000 },
       })
@@ -252,8 +275,16 @@ export const sandboxContract = (
     it("contains deep recursion and deep JSON", async () => {
       const long = { limits: { wallTimeMs: 10_000 } }
       await contained("const f = (n) => f(n + 1) + 1; return f(0)", ["SandboxError"], long)
-      await contained("return JSON.parse('['.repeat(1e6) + ']'.repeat(1e6))", ["SandboxError", "SandboxMemory"], long)
-      await contained("let o = {}; for (let i = 0; i < 1e5; i++) o = { o }; return o", ["SandboxError", "SandboxMemory"], long)
+      await contained(
+        "return JSON.parse('['.repeat(1e6) + ']'.repeat(1e6))",
+        ["SandboxError", "SandboxMemory"],
+        long,
+      )
+      await contained(
+        "let o = {}; for (let i = 0; i < 1e5; i++) o = { o }; return o",
+        ["SandboxError", "SandboxMemory"],
+        long,
+      )
       let deep: unknown = {}
       for (let i = 0; i < 100_000; i++) deep = { deep }
       const r = await run("try { await get() ; return 'got' } catch (e) { return e.name }", {
@@ -265,9 +296,13 @@ export const sandboxContract = (
     })
 
     it("fails huge outputs with SandboxLimit", async () => {
-      const o = await contained("return 'x'.repeat(2 ** 20)", ["SandboxLimit"], { limits: { maxOutputBytes: 1000 } })
+      const o = await contained("return 'x'.repeat(2 ** 20)", ["SandboxLimit"], {
+        limits: { maxOutputBytes: 1000 },
+      })
       expect((o as { error: { limit: string } }).error.limit).toBe("output")
-      await contained("for (;;) console.log('spam')", ["SandboxLimit"], { limits: { maxOutputBytes: 10_000 } })
+      await contained("for (;;) console.log('spam')", ["SandboxLimit"], {
+        limits: { maxOutputBytes: 10_000 },
+      })
     })
 
     it("fails too many host calls with SandboxLimit", async () => {
@@ -288,13 +323,18 @@ export const sandboxContract = (
     it("ends a never-settling promise instead of hanging", async () => {
       await contained("await new Promise(() => {})", ["SandboxError", "SandboxTimeout"])
       await contained("await wait()", ["SandboxTimeout"], {
-        functions: { wait: (_args, { signal }) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("aborted")))) },
+        functions: {
+          wait: (_args, { signal }) =>
+            new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("aborted")))),
+        },
       })
     })
 
     it("cancels a run when its signal aborts", async () => {
       const controller = new AbortController()
-      const pending = outcome(run("for (;;) {}", { signal: controller.signal, limits: { wallTimeMs: 30_000 } }))
+      const pending = outcome(
+        run("for (;;) {}", { signal: controller.signal, limits: { wallTimeMs: 30_000 } }),
+      )
       setTimeout(() => controller.abort(), 50)
       expect(tagOf(await pending)).toBe("Cancelled")
       await healthy()
@@ -302,7 +342,11 @@ export const sandboxContract = (
 
     it("keeps other runs going while one runs away", async () => {
       const runaway = outcome(run("for (;;) {}", { limits: { wallTimeMs: timeoutMs * 3 } }))
-      const normal = await Promise.all([1, 2, 3].map((n) => run(`return await double(${n})`, { functions: { double: async ([x]) => (x as number) * 2 } })))
+      const normal = await Promise.all(
+        [1, 2, 3].map((n) =>
+          run(`return await double(${n})`, { functions: { double: async ([x]) => (x as number) * 2 } }),
+        ),
+      )
       expect(normal.map((r) => r.result)).toEqual([2, 4, 6])
       expect(tagOf(await runaway)).toBe("SandboxTimeout")
     })
@@ -312,7 +356,9 @@ export const sandboxContract = (
       const tag = await Effect.runPromise(
         effectSandbox.run({ code: "for (;;) {}", limits: { wallTimeMs: timeoutMs } }).pipe(
           Effect.map(() => "finished"),
-          Effect.catchTag("SandboxTimeout", (e) => Effect.succeed(`timeout ${(e as ToolError & { timeoutMs: number }).timeoutMs}`)),
+          Effect.catchTag("SandboxTimeout", (e) =>
+            Effect.succeed(`timeout ${(e as ToolError & { timeoutMs: number }).timeoutMs}`),
+          ),
         ),
       )
       expect(tag).toBe(`timeout ${timeoutMs}`)

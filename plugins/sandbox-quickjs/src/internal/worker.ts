@@ -205,7 +205,8 @@ const startRun = (message: Extract<ToWorker, { type: "run" }>): void => {
   names.dispose()
   if (installed.error) {
     installed.error.dispose()
-    return finish(run, { kind: "crashed", reason: "the sandbox prelude failed" })
+    finish(run, { kind: "crashed", reason: "the sandbox prelude failed" })
+    return
   }
   const finishHandle = installed.value
   const program = ctx.evalCode(`(async () => {${message.code}\n})()`, "program.js")
@@ -213,9 +214,13 @@ const startRun = (message: Extract<ToWorker, { type: "run" }>): void => {
     const described = describeHandle(ctx, program.error)
     program.error.dispose()
     finishHandle.dispose()
-    if (run.stop !== undefined) return finish(run, { kind: "stopped" })
+    if (run.stop !== undefined) {
+      finish(run, { kind: "stopped" })
+      return
+    }
     run.outcome = { ok: false, json: described }
-    return finish(run, { kind: "outcome" })
+    finish(run, { kind: "outcome" })
+    return
   }
   const attached = ctx.callFunction(finishHandle, ctx.undefined, program.value)
   program.value.dispose()
@@ -248,8 +253,14 @@ const pump = (run: Run): void => {
   const jobs = run.engine.runtime.executePendingJobs()
   if (jobs.error) jobs.error.dispose()
   if (run.stop === undefined && Date.now() > run.deadline) run.stop = "timeout"
-  if (run.stop !== undefined) return finish(run, { kind: "stopped" })
-  if (run.outcome !== undefined) return finish(run, { kind: "outcome" })
+  if (run.stop !== undefined) {
+    finish(run, { kind: "stopped" })
+    return
+  }
+  if (run.outcome !== undefined) {
+    finish(run, { kind: "outcome" })
+    return
+  }
   if (run.pending.size === 0)
     finish(run, {
       kind: "never",
@@ -293,7 +304,11 @@ const finish = (run: Run, end: End): void => {
   }
   // An out-of-memory error the program did not catch is a memory failure, not a program error. QuickJS
   // throws `null` when it cannot even allocate the error object.
-  if (message.failure?.tag === "SandboxError" && end.kind === "outcome" && nearMemoryLimit(run, message.failure.json))
+  if (
+    message.failure?.tag === "SandboxError" &&
+    end.kind === "outcome" &&
+    nearMemoryLimit(run, message.failure.json)
+  )
     message = { ...base, failure: { tag: "SandboxMemory" } }
   for (const deferred of run.pending.values()) deferred.dispose()
   run.pending.clear()
@@ -318,7 +333,10 @@ const nearMemoryLimit = (run: Run, json: string): boolean => {
     const usage = run.engine.runtime.computeMemoryUsage()
     const size = run.engine.ctx.dump(usage) as { malloc_size?: number }
     usage.dispose()
-    return (size.malloc_size ?? 0) > run.limits.memoryBytes * 0.7 || memory.buffer.byteLength > data.maxMemoryBytes * 0.9
+    return (
+      (size.malloc_size ?? 0) > run.limits.memoryBytes * 0.7 ||
+      memory.buffer.byteLength > data.maxMemoryBytes * 0.9
+    )
   } catch {
     return true
   }
