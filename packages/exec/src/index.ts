@@ -40,4 +40,5 @@ export {
   sandboxFromEffect,
   sandboxToEffect,
 } from "./sandbox/Sandbox.js"
+export { SandboxService } from "./sandbox/SandboxService.js"
 export * from "./TokenBucket.js"
