@@ -1,5 +1,5 @@
 /** The Effect face: SandboxService's Layer (closed with its scope) and the plain/Effect converters. */
-import { SandboxService, type Sandbox, sandboxFromEffect, sandboxToEffect } from "@toolplane/exec"
+import { type Sandbox, SandboxService, sandboxFromEffect, sandboxToEffect } from "@toolplane/exec"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { quickJsSandbox } from "../src/index.js"
@@ -38,7 +38,11 @@ describe("sandbox Effect face", () => {
       timeoutMs: 100,
     })
     const controller = new AbortController()
-    const pending = plain.run({ code: "for (;;) {}", signal: controller.signal, limits: { wallTimeMs: 20_000 } })
+    const pending = plain.run({
+      code: "for (;;) {}",
+      signal: controller.signal,
+      limits: { wallTimeMs: 20_000 },
+    })
     setTimeout(() => controller.abort(), 50)
     await expect(pending).rejects.toMatchObject({ _tag: "Cancelled" })
     await plain.close()
