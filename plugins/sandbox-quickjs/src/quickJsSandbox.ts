@@ -258,6 +258,7 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
   }
 
   const acquire = async (signal: AbortSignal | undefined): Promise<Slot> => {
+    let failures = 0
     for (;;) {
       const idle = [...slots].find((s) => !s.dead && s.active === undefined && !reserved.has(s))
       const slot =
@@ -281,9 +282,11 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
       reserved.add(slot)
       try {
         await slot.ready
-      } catch {
+      } catch (error) {
         reserved.delete(slot)
         if (closed) throw new SandboxCrashed({ reason: "the sandbox is closed" })
+        // A worker that cannot start (engine fails to load, thread limits) is not retried forever.
+        if (++failures >= 3) throw error
         continue
       } finally {
         reserved.delete(slot)
