@@ -63,4 +63,33 @@ describe('toolplane serve with tool_exposure = "code"', () => {
     })
     expect((again.structuredContent as { result: string }).result).toBe("notes echo: still here")
   })
+
+  it("fires each limit with its typed error while other calls keep being served", async () => {
+    const run = (code: string) =>
+      gateway.client.callTool({ name: "toolplane.execute_code", arguments: { code } }, undefined, {
+        timeout: 40_000,
+      })
+    const errorOf = (result: Awaited<ReturnType<typeof run>>) =>
+      (result._meta as Record<string, { _tag?: string; limit?: string }> | undefined)?.["toolplane.dev/error"]
+    const hostile = Promise.all([
+      run("for (;;) {}"),
+      run("const keep = []; for (;;) keep.push(new Uint8Array(1 << 20))"),
+      run("for (let i = 0; i < 30; i++) await tools.notes.echo({ message: String(i) })"),
+      run("return 'x'.repeat(200000)"),
+    ])
+    const served: string[] = []
+    for (let i = 0; i < 5; i++) {
+      const direct = await gateway.client.callTool({ name: "notes.echo", arguments: { message: `d${i}` } })
+      served.push((direct.content as { text: string }[])[0]!.text)
+    }
+    const [timeout, memory, calls, output] = await hostile
+    expect(served).toEqual(["d0", "d1", "d2", "d3", "d4"].map((m) => `notes echo: ${m}`))
+    for (const r of [timeout, memory, calls, output]) expect(r.isError).toBe(true)
+    expect(errorOf(timeout)?._tag).toBe("SandboxTimeout")
+    expect(errorOf(memory)?._tag).toBe("SandboxMemory")
+    expect(errorOf(calls)).toMatchObject({ _tag: "SandboxLimit", limit: "calls" })
+    expect(errorOf(output)).toMatchObject({ _tag: "SandboxLimit", limit: "output" })
+    const after = await run("return await tools.notes.echo({ message: 'after' })")
+    expect((after.structuredContent as { result: string }).result).toBe("notes echo: after")
+  }, 60_000)
 })
