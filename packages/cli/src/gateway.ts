@@ -34,7 +34,6 @@ import {
 } from "@toolplane/foundation"
 import { localBackend } from "@toolplane/plugin-local"
 import { type McpBackend, mcpBackend } from "@toolplane/plugin-mcp"
-import { codeModeExposure } from "./codeExposure.js"
 import type { BackendConfig, GatewayConfig } from "./config/schema.js"
 import { filterBackend } from "./filterBackend.js"
 
@@ -316,7 +315,11 @@ export const openGateway = async (
     for (const invalidate of invalidators) invalidate()
     for (const l of listeners) l()
   })
-  const code = config.tool_exposure === "code" ? codeModeExposure(config.code) : undefined
+  // Loaded only in code mode: the sandbox's engine is not part of every gateway's start-up.
+  const code =
+    config.tool_exposure === "code"
+      ? (await import("./codeExposure.js")).codeModeExposure(config.code)
+      : undefined
   const gatewayOver = (service: ToolService): Gateway => ({
     service,
     runner,
