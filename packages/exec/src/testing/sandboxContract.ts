@@ -231,6 +231,24 @@ export const sandboxContract = (
         "SandboxError",
       ])
       await contained("return 10n", ["SandboxError"])
+      // ... and so do arguments: a host function never sees a getter, a proxy or a function.
+      const seen: unknown[] = []
+      const args = await run(
+        `const out = []
+         for (const v of [{ get x() { throw new Error('getter') } }, new Proxy({}, { get() { throw 1 } }), { f() {}, n: 1 }])
+           try { out.push(await echo(v)) } catch (e) { out.push(e.name) }
+         return out`,
+        {
+          functions: {
+            echo: async ([v]) => {
+              seen.push(v)
+              return v
+            },
+          },
+        },
+      )
+      expect(args.result).toEqual(["TypeError", "TypeError", { n: 1 }])
+      expect(seen).toEqual([{ n: 1 }])
     })
 
     it("stops a synchronous infinite loop with SandboxTimeout", async () => {
