@@ -26,6 +26,7 @@ export const codeModeExposure = (
       memoryBytes,
       maxHostCalls: config.max_tool_calls,
       maxOutputBytes: config.max_output_bytes,
+      ...(config.cpu_time_ms !== undefined ? { cpuTimeMs: config.cpu_time_ms } : {}),
     },
   })
   return { middleware: codeMode({ executor }), close: () => sandbox.close() }

@@ -53,19 +53,24 @@ export class SandboxMemory extends Data.TaggedError("SandboxMemory")<{
 }
 
 /**
- * The program exceeded a counted limit: `"output"` (bytes of result plus console output) or `"calls"`
- * (number of host calls).
+ * The program exceeded a counted limit: `"output"` (bytes of result plus console output), `"calls"`
+ * (number of host calls) or `"cpu"` (milliseconds spent running, time waiting for host calls excluded).
  *
  * @since 0.2.0
  */
 export class SandboxLimit extends Data.TaggedError("SandboxLimit")<{
-  readonly limit: "output" | "calls"
+  readonly limit: "output" | "calls" | "cpu"
   readonly max: number
   readonly logs?: readonly string[] | undefined
 }> {
   readonly code = "SANDBOX_LIMIT"
   override get message(): string {
-    const what = this.limit === "output" ? `${this.max} bytes of output` : `${this.max} tool calls`
+    const what =
+      this.limit === "output"
+        ? `${this.max} bytes of output`
+        : this.limit === "calls"
+          ? `${this.max} tool calls`
+          : `${this.max} ms of CPU time`
     return withLogs(`The program exceeded its limit of ${what} and was stopped`, this.logs)
   }
 }

@@ -100,7 +100,12 @@ const failureOf = (wire: WireFailure, limits: RunLimits, logs: readonly string[]
     case "SandboxLimit":
       return new SandboxLimit({
         limit: wire.limit,
-        max: wire.limit === "output" ? limits.maxOutputBytes : limits.maxHostCalls,
+        max:
+          wire.limit === "output"
+            ? limits.maxOutputBytes
+            : wire.limit === "calls"
+              ? limits.maxHostCalls
+              : limits.cpuTimeMs,
         ...withLogs,
       })
     case "SandboxError": {
@@ -383,6 +388,7 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
         maxOutputBytes: merged.maxOutputBytes,
         maxHostCalls: merged.maxHostCalls,
         stackBytes: merged.stackBytes,
+        cpuTimeMs: merged.cpuTimeMs ?? 0,
       }
       const slot = await acquire(request.signal)
       return new Promise<SandboxRunResult>((resolve, reject) => {

@@ -118,6 +118,8 @@ export const CodeConfig = z.strictObject({
   max_tool_calls: z.number().int().positive().default(200),
   /** Cap on a program's result plus console output, in bytes. */
   max_output_bytes: z.number().int().positive().default(1_048_576),
+  /** Budget of time a program spends running (waiting for tool calls excluded); default: none. */
+  cpu_time_ms: z.number().int().positive().optional(),
   /** Programs running at once (one worker thread each). */
   max_programs: z.number().int().min(1).max(64).default(2),
 })

@@ -35,7 +35,7 @@ export type HostFunction = (
 
 /**
  * Limits of one run. Every limit fires with its typed error: `SandboxTimeout` (wall time),
- * `SandboxMemory` (memory), `SandboxLimit` (`"output"`, `"calls"`); a stack overflow is a catchable
+ * `SandboxMemory` (memory), `SandboxLimit` (`"output"`, `"calls"`, `"cpu"`); a stack overflow is a catchable
  * `RangeError`/`InternalError` inside the program.
  *
  * @since 0.2.0
@@ -51,6 +51,11 @@ export interface SandboxLimits {
   readonly maxHostCalls?: number
   /** Engine stack size. Default 256 KiB. */
   readonly stackBytes?: number
+  /**
+   * Budget of time spent running the program (the interrupt budget), time waiting for host calls
+   * excluded. Default: none (the wall-time limit applies).
+   */
+  readonly cpuTimeMs?: number
 }
 
 /**
@@ -58,7 +63,7 @@ export interface SandboxLimits {
  *
  * @since 0.2.0
  */
-export const defaultSandboxLimits: Required<SandboxLimits> = {
+export const defaultSandboxLimits: Required<Omit<SandboxLimits, "cpuTimeMs">> = {
   wallTimeMs: 5000,
   memoryBytes: 64 * 2 ** 20,
   maxOutputBytes: 2 ** 20,

@@ -338,6 +338,21 @@ export const sandboxContract = (
       expect(calls).toEqual([0, 1, 2, 3, 4])
     })
 
+    it("fails a program over its CPU budget with SandboxLimit, not counting time waiting for the host", async () => {
+      const o = await contained("for (;;) {}", ["SandboxLimit"], {
+        limits: { wallTimeMs: 20_000, cpuTimeMs: timeoutMs },
+      })
+      expect((o as { error: { limit: string; max: number } }).error).toMatchObject({
+        limit: "cpu",
+        max: timeoutMs,
+      })
+      const waited = await run("await slow(); return 'ok'", {
+        limits: { cpuTimeMs: 100, wallTimeMs: 20_000 },
+        functions: { slow: () => new Promise((resolve) => setTimeout(() => resolve(null), 400)) },
+      })
+      expect(waited.result).toBe("ok")
+    })
+
     it("ends a never-settling promise instead of hanging", async () => {
       await contained("await new Promise(() => {})", ["SandboxError", "SandboxTimeout"])
       await contained("await wait()", ["SandboxTimeout"], {

@@ -7,6 +7,8 @@ export interface RunLimits {
   readonly maxOutputBytes: number
   readonly maxHostCalls: number
   readonly stackBytes: number
+  /** Running-time budget; `0` for none. */
+  readonly cpuTimeMs: number
 }
 
 /** Parent to worker. */
@@ -25,7 +27,7 @@ export type ToWorker =
 export type WireFailure =
   | { readonly tag: "SandboxTimeout" }
   | { readonly tag: "SandboxMemory" }
-  | { readonly tag: "SandboxLimit"; readonly limit: "output" | "calls" }
+  | { readonly tag: "SandboxLimit"; readonly limit: "output" | "calls" | "cpu" }
   | { readonly tag: "SandboxError"; readonly json: string }
   | { readonly tag: "SandboxCrashed"; readonly reason: string }
   | { readonly tag: "Cancelled" }

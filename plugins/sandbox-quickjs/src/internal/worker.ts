@@ -33,7 +33,7 @@ const module = await newQuickJSWASMModuleFromVariant(
   }),
 )
 
-type Stop = "timeout" | "output" | "calls" | "aborted"
+type Stop = "timeout" | "output" | "calls" | "cpu" | "aborted"
 
 interface Run {
   readonly id: number
@@ -46,6 +46,9 @@ interface Run {
   hostCalls: number
   nextCall: number
   stop: Stop | undefined
+  /** Milliseconds spent running so far, and when the current slice started. */
+  cpuMs: number
+  sliceStart: number | undefined
   outcome: { ok: true; json: string } | { ok: false; json: string } | undefined
   ended: boolean
 }
@@ -126,6 +129,14 @@ const prepare = (): Engine => {
       run.stop = "timeout"
       return true
     }
+    if (
+      run.limits.cpuTimeMs > 0 &&
+      run.sliceStart !== undefined &&
+      run.cpuMs + performance.now() - run.sliceStart > run.limits.cpuTimeMs
+    ) {
+      run.stop = "cpu"
+      return true
+    }
     return false
   })
   const host = ctx.newObject()
@@ -195,6 +206,8 @@ const startRun = (message: Extract<ToWorker, { type: "run" }>): void => {
     hostCalls: 0,
     nextCall: 0,
     stop: undefined,
+    cpuMs: 0,
+    sliceStart: performance.now(),
     outcome: undefined,
     ended: false,
   }
@@ -250,8 +263,11 @@ const describeHandle = (ctx: QuickJSContext, handle: QuickJSHandle): string => {
 /** Runs queued jobs, then decides whether the run is over. */
 const pump = (run: Run): void => {
   if (run.ended) return
+  run.sliceStart ??= performance.now()
   const jobs = run.engine.runtime.executePendingJobs()
   if (jobs.error) jobs.error.dispose()
+  run.cpuMs += performance.now() - run.sliceStart
+  run.sliceStart = undefined
   if (run.stop === undefined && Date.now() > run.deadline) run.stop = "timeout"
   if (run.stop !== undefined) {
     finish(run, { kind: "stopped" })
@@ -284,7 +300,7 @@ const finish = (run: Run, end: End): void => {
     message =
       run.stop === "timeout"
         ? { ...base, failure: { tag: "SandboxTimeout" } }
-        : run.stop === "output" || run.stop === "calls"
+        : run.stop === "output" || run.stop === "calls" || run.stop === "cpu"
           ? { ...base, failure: { tag: "SandboxLimit", limit: run.stop } }
           : { ...base, failure: { tag: "Cancelled" } }
   } else if (end.kind === "never") {
