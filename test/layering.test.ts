@@ -74,6 +74,15 @@ const ALLOWED: Record<string, readonly string[]> = {
   "@toolplane/discovery": ["@toolplane/foundation"],
   "@toolplane/compose": ["@toolplane/foundation", "@toolplane/discovery"],
   "@toolplane/exec": ["@toolplane/foundation", "@toolplane/discovery"],
+  // provider plugins: foundation in src/; exec only in their tests (the runner as a real tool service)
+  "@toolplane/plugin-anthropic": ["@toolplane/foundation", "@toolplane/exec"],
+  "@toolplane/plugin-gemini": ["@toolplane/foundation", "@toolplane/exec"],
+}
+
+/** Narrower rules for what a package's published `src/` may import (its tests may use the rest of ALLOWED). */
+const SRC_ALLOWED: Record<string, readonly string[]> = {
+  "@toolplane/plugin-anthropic": ["@toolplane/foundation"],
+  "@toolplane/plugin-gemini": ["@toolplane/foundation"],
 }
 
 /** Packages at the top of the stack (the CLI assembles plugins into a gateway), exempt from "never a plugin". */
@@ -220,6 +229,18 @@ describe("layering", () => {
     (_name, pkg) => {
       const files = sourceFiles(pkg.dir).filter((f) => !f.includes(`${pkg.dir}/node_modules`))
       expect(violations(pkg, files, importsOf)).toEqual([])
+    },
+  )
+
+  it.each(packages.filter((p) => SRC_ALLOWED[p.name] !== undefined).map((p) => [p.name, p] as const))(
+    "%s src/ imports only what its published code may use",
+    (name, pkg) => {
+      const src = sourceFiles(join(pkg.dir, "src"))
+      const used = src.flatMap(importsOf).filter((spec) => spec.startsWith("@toolplane/"))
+      expect(used.filter((spec) => !SRC_ALLOWED[name]!.includes(spec))).toEqual([])
+      const manifest = JSON.parse(readFileSync(join(pkg.dir, "package.json"), "utf8"))
+      const deps = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies })
+      expect(deps.filter((d) => names.has(d) && !SRC_ALLOWED[name]!.includes(d))).toEqual([])
     },
   )
 
