@@ -2,11 +2,12 @@
  * Enforces the layering of docs/architecture.md by reading every package's sources and manifest:
  * foundation imports no workspace package; compose never imports exec; nothing under packages/ imports a
  * plugin; plugins never import each other... unless declared below; and every cross-package import goes
- * through the package name (its public `src/index.ts`), never into another package's files. Inside a
+ * through the package name (its public `src/index.ts`), never into another package's files. The private
+ * benchmark kit is used by `bench/` folders only and is never a dependency of a package. Inside a
  * package, relative imports form no cycle (type-only imports included: a cycle is a design knot either way).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
-import { join, relative } from "node:path"
+import { join, relative, sep } from "node:path"
 import { describe, expect, it } from "vitest"
 
 const root = join(import.meta.dirname, "..")
@@ -45,7 +46,7 @@ const sourceFiles = (dir: string): string[] => {
   const out: string[] = []
   const walk = (d: string) => {
     for (const entry of readdirSync(d, { withFileTypes: true })) {
-      if (entry.name === "node_modules" || entry.name === "dist") continue
+      if (entry.name === "node_modules" || entry.name === "dist" || entry.name.startsWith(".")) continue
       const p = join(d, entry.name)
       if (entry.isDirectory()) walk(p)
       else if (/\.(ts|tsx|mts|js|mjs)$/.test(entry.name) && !/^(tsup|vitest)\.config\./.test(entry.name))
@@ -74,6 +75,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   "@toolplane/discovery": ["@toolplane/foundation"],
   "@toolplane/compose": ["@toolplane/foundation", "@toolplane/discovery"],
   "@toolplane/exec": ["@toolplane/foundation", "@toolplane/discovery"],
+  "@toolplane/bench-kit": [],
   // provider plugins: foundation in src/; exec only in their tests (the runner as a real tool service)
   "@toolplane/plugin-anthropic": ["@toolplane/foundation", "@toolplane/exec"],
   "@toolplane/plugin-gemini": ["@toolplane/foundation", "@toolplane/exec"],
@@ -84,6 +86,9 @@ const SRC_ALLOWED: Record<string, readonly string[]> = {
   "@toolplane/plugin-anthropic": ["@toolplane/foundation"],
   "@toolplane/plugin-gemini": ["@toolplane/foundation"],
 }
+
+/** The private benchmark kit: importable from `bench/` folders only, a devDependency at most. */
+const BENCH_KIT = "@toolplane/bench-kit"
 
 /** Packages at the top of the stack (the CLI assembles plugins into a gateway), exempt from "never a plugin". */
 const TOP_LEVEL = new Set(["@toolplane/cli"])
@@ -115,6 +120,11 @@ const violations = (
         continue
       }
       if (target === pkg.name) continue
+      if (target === BENCH_KIT) {
+        if (!file.startsWith(join(pkg.dir, "bench") + sep))
+          problems.push(`${rel}: only bench/ folders may import ${BENCH_KIT}`)
+        continue
+      }
       const allowed = ALLOWED[pkg.name]
       if (pkg.layer === "packages" && !TOP_LEVEL.has(pkg.name) && known.plugins.has(target)) {
         problems.push(`${rel}: ${pkg.name} imports plugin ${target}`)
@@ -250,6 +260,7 @@ describe("layering", () => {
       const manifest = JSON.parse(readFileSync(join(pkg.dir, "package.json"), "utf8"))
       const deps = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies })
       const allowed = ALLOWED[pkg.name]
+      expect(deps, `${pkg.name} depends on the private ${BENCH_KIT}`).not.toContain(BENCH_KIT)
       for (const dep of deps.filter((d) => names.has(d))) {
         if (pkg.layer === "packages" && !TOP_LEVEL.has(pkg.name))
           expect(pluginNames.has(dep), `${pkg.name} depends on plugin ${dep}`).toBe(false)
@@ -265,6 +276,25 @@ describe("layering", () => {
       expect(cycles.map((cycle) => cycle.map((f) => relative(pkg.dir, f)).join(" -> "))).toEqual([])
     },
   )
+
+  it("keeps the benchmark kit private", () => {
+    const kit = packages.find((p) => p.name === BENCH_KIT)
+    expect(kit, `${BENCH_KIT} is a workspace package`).toBeDefined()
+    expect(JSON.parse(readFileSync(join(kit!.dir, "package.json"), "utf8")).private).toBe(true)
+  })
+
+  it("lets bench/ folders, and only them, import the benchmark kit (the check can fail)", () => {
+    const known = { names: new Set(["@toolplane/foundation", BENCH_KIT]), plugins: new Set<string>() }
+    const foundation: Pkg = {
+      name: "@toolplane/foundation",
+      dir: join(root, "packages", "foundation"),
+      layer: "packages",
+    }
+    const at = (...parts: string[]) => [join(foundation.dir, ...parts)]
+    expect(violations(foundation, at("bench", "x.bench.ts"), () => [BENCH_KIT], known)).toEqual([])
+    expect(violations(foundation, at("src", "x.ts"), () => [BENCH_KIT], known)).toHaveLength(1)
+    expect(violations(foundation, at("test", "x.test.ts"), () => [BENCH_KIT], known)).toHaveLength(1)
+  })
 
   it("finds import cycles (the check can fail)", () => {
     const graph = new Map<string, string[]>([

@@ -10,17 +10,17 @@
  * - "full stack": every layer configured (validation, argument overrides, capability filter, search-mode
  *   view, aliases, a composite), the configuration of compose's own bench.
  *
- * Sequential calls on one event loop; rounds of BENCH_STACK_CALLS calls interleave the three cases so
- * background load hits them alike; per-call µs is the median over rounds. Lives in the CLI package because
- * compose may not import exec.
+ * Sequential calls on one event loop, in interleaved rounds (@toolplane/bench-kit: BENCH_ROUNDS,
+ * BENCH_ROUND_MS) so background load hits the cases alike; per-call µs is the median over rounds. Lives in
+ * the CLI package because compose may not import exec.
  */
+import { benchSettings, compare, comparisonTable, heading, roundsLine } from "@toolplane/bench-kit"
 import { gatewayStack, hideDestructive, searchModeView } from "@toolplane/compose"
 import { createRunner } from "@toolplane/exec"
 import { defineTool, makeCursorCodec, type ToolService, textResult } from "@toolplane/foundation"
 import { localBackend } from "@toolplane/plugin-local"
 
-const ROUNDS = Number(process.env.BENCH_STACK_ROUNDS ?? 40)
-const CALLS = Number(process.env.BENCH_STACK_CALLS ?? 5000)
+const settings = benchSettings({ rounds: 40, roundMs: 20 })
 
 const echo = defineTool({
   id: "bench/echo",
@@ -59,49 +59,27 @@ const full = await gatewayStack(runner, {
   composites: [{ name: "both", tools: ["bench/other", "bench/find"] }],
 })
 
-const perCall = async (service: ToolService, n: number): Promise<number> => {
-  const request = { name: "bench/echo", arguments: { text: "hello" } }
-  const started = performance.now()
-  for (let i = 0; i < n; i++) await service.callTool(request)
-  return ((performance.now() - started) * 1000) / n
-}
-const median = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const mid = Math.floor(s.length / 2)
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
-}
-
+const request = { name: "bench/echo", arguments: { text: "hello" } }
 const cases = [
-  { name: "bare runner (createRunner + localBackend)", service: runner as ToolService, us: [] as number[] },
-  { name: "gatewayStack as `toolplane serve` builds it (edge checks)", service: served, us: [] as number[] },
-  { name: "gatewayStack, validation layer re-checking the schema", service: twice, us: [] as number[] },
-  { name: "full gatewayStack (6 layers)", service: full, us: [] as number[] },
+  { name: "bare runner (createRunner + localBackend)", service: runner as ToolService },
+  { name: "gatewayStack as `toolplane serve` builds it (edge checks)", service: served },
+  { name: "gatewayStack, validation layer re-checking the schema", service: twice },
+  { name: "full gatewayStack (6 layers)", service: full },
 ]
 for (const c of cases) {
-  const result = await c.service.callTool({ name: "bench/echo", arguments: { text: "hello" } })
+  const result = await c.service.callTool(request)
   if ((result.content[0] as { text?: string }).text !== "hello") throw new Error(`${c.name}: wrong answer`)
-  await perCall(c.service, 20_000) // warm up
 }
-for (let round = 0; round < ROUNDS; round++) {
-  // rotate the order so no case always runs first or last in a round
-  for (let i = 0; i < cases.length; i++) {
-    const c = cases[(i + round) % cases.length]!
-    c.us.push(await perCall(c.service, CALLS))
-  }
-}
+const results = await compare(
+  cases.map((c) => ({ name: c.name, fn: () => c.service.callTool(request) })),
+  settings,
+)
 await runner.close()
 
-const [bare] = cases
-const b = median(bare!.us)
+console.log(heading("Stack overhead over the exec runner", roundsLine(settings)))
 console.log(
-  `\n## Stack overhead over the exec runner (Node ${process.versions.node}, ${ROUNDS} interleaved rounds × ${CALLS.toLocaleString("en-US")} sequential calls, median)\n`,
+  comparisonTable(results, {
+    baseline: cases[0]!.name,
+    goals: Object.fromEntries(cases.slice(1).map((c) => [c.name, { max: 1.05 }])),
+  }),
 )
-console.log("| case | µs/call (median) | best round | overhead vs bare runner | goal |")
-console.log("| --- | ---: | ---: | ---: | --- |")
-for (const c of cases) {
-  const m = median(c.us)
-  const overhead = (m / b - 1) * 100
-  console.log(
-    `| ${c.name} | ${m.toFixed(3)} | ${Math.min(...c.us).toFixed(3)} | ${c === bare ? "baseline" : `${overhead >= 0 ? "+" : ""}${overhead.toFixed(1)}% (${m >= b ? "+" : ""}${(m - b).toFixed(3)} µs)`} | ${c === bare ? "" : `<= 5% ${overhead <= 5 ? "PASS" : "MISS"}`} |`,
-  )
-}

@@ -3,21 +3,29 @@
  *
  * 1. composite fan-out: one composite call over 16 targets that each take 20 ms (goal: <= 25 ms total);
  * 2. overhead of the full gatewayStack over the bare inner service for an in-process tool (goal: <= 5%),
- *    both measured in this run, interleaved, per-call µs.
+ *    both measured in this run, in interleaved rounds (@toolplane/bench-kit), median µs per call.
+ *
+ * Env: BENCH_ROUNDS, BENCH_ROUND_MS (the overhead comparison).
  *
  * The baseline is the in-process ToolService of test/support/bareService.ts (foundation pieces only:
  * paginateTools + ToolDefinition.invoke); the exec runner will be measured by the lead later.
  */
-import { defineTool, type ToolService, textResult } from "@toolplane/foundation"
+import {
+  benchSettings,
+  compare,
+  comparisonTable,
+  fmt,
+  heading,
+  markdownTable,
+  median,
+  percentile,
+  roundsLine,
+} from "@toolplane/bench-kit"
+import { defineTool, textResult } from "@toolplane/foundation"
 import { gatewayStack, hideDestructive, searchModeView } from "../src/index.js"
 import { bareService } from "../test/support/bareService.js"
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.floor(s.length / 2)]!
-}
-const pct = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!
+const settings = benchSettings({ rounds: 40, roundMs: 20 })
 
 // 1. composite fan-out
 const targets = Array.from({ length: 16 }, (_, i) =>
@@ -68,38 +76,33 @@ const full = await gatewayStack(bare, {
   composites: [{ name: "both", tools: ["bench/other", "docs/find"] }],
 })
 
-const perCall = async (service: ToolService, n: number): Promise<number> => {
-  const request = { name: "bench/echo", arguments: { text: "hello" } }
-  const started = performance.now()
-  for (let i = 0; i < n; i++) await service.callTool(request)
-  return ((performance.now() - started) * 1000) / n
-}
-await perCall(bare, 20_000)
-await perCall(full, 20_000)
-// short alternating rounds: the machine is shared, so both sides see the same background load
-const bareUs: number[] = []
-const fullUs: number[] = []
-for (let round = 0; round < 60; round++) {
-  bareUs.push(await perCall(bare, 5_000))
-  fullUs.push(await perCall(full, 5_000))
-}
-const b = median(bareUs)
-const f = median(fullUs)
-const bMin = Math.min(...bareUs)
-const fMin = Math.min(...fullUs)
+const request = { name: "bench/echo", arguments: { text: "hello" } }
+const results = await compare(
+  [
+    { name: "bare inner service, in-process tool", fn: () => bare.callTool(request) },
+    { name: "full gatewayStack (6 layers), same tool", fn: () => full.callTool(request) },
+  ],
+  settings,
+)
 
-console.log(`Node ${process.version}, ${(await import("node:os")).cpus().length} cores`)
-console.log("| benchmark | result | goal |")
-console.log("| --- | --- | --- |")
+console.log(heading("Gateway middleware", roundsLine(settings)))
 console.log(
-  `| composite fan-out, 16 targets × 20 ms | median ${median(fanTimes).toFixed(1)} ms, p95 ${pct(fanTimes, 0.95).toFixed(1)} ms | <= 25 ms |`,
+  markdownTable(
+    ["benchmark", "result", "goal"],
+    [
+      [
+        "composite fan-out, 16 targets × 20 ms",
+        `median ${fmt(median(fanTimes), 1)} ms, p95 ${fmt(percentile(fanTimes, 95), 1)} ms`,
+        "<= 25 ms",
+      ],
+    ],
+    [],
+  ),
 )
+console.log("")
 console.log(
-  `| bare inner service, in-process tool | median ${b.toFixed(3)} µs/call (best round ${bMin.toFixed(3)}) | baseline |`,
-)
-console.log(
-  `| full gatewayStack (6 layers), same tool | median ${f.toFixed(3)} µs/call (best round ${fMin.toFixed(3)}) | |`,
-)
-console.log(
-  `| overhead (stack ÷ bare) | median ${(f / b).toFixed(2)}x (+${(f - b).toFixed(3)} µs/call); best rounds ${(fMin / bMin).toFixed(2)}x (+${(fMin - bMin).toFixed(3)} µs/call) | <= 5% |`,
+  comparisonTable(results, {
+    baseline: results[0]!.name,
+    goals: { [results[1]!.name]: { max: 1.05 } },
+  }),
 )

@@ -123,7 +123,7 @@ export class Exposure<Native> {
  *
  * @example
  * ```ts
- * const { tools, warnings, errors } = expose(githubTools, openAIAdapter).exportWithWarnings()
+ * const { tools, warnings, errors } = expose(github, openAIAdapter()).exportWithWarnings()
  * ```
  * @since 0.1.0
  */

@@ -1,13 +1,24 @@
 /**
  * Runner call of an in-process tool through the whole pipeline versus (a) calling the handler directly
  * after the same schema validation and (b) the official MCP SDK client calling the same tool on an MCP SDK
- * server over its in-memory transport. All measured in one run; prints ops/s, µs/call and ratios.
+ * server over its in-memory transport. All measured in one run, in interleaved rounds (@toolplane/bench-kit);
+ * prints µs/call, calls/s and ratios (medians of rounds).
  *
  * Run: `pnpm --filter @toolplane/exec bench`.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import {
+  benchSettings,
+  type CaseResult,
+  compare,
+  comparisonTable,
+  heading,
+  ratio,
+  roundsLine,
+  verdict,
+} from "@toolplane/bench-kit"
 import {
   type Backend,
   defineTool,
@@ -19,8 +30,7 @@ import {
 import { z } from "zod"
 import { createRunner } from "../src/index.js"
 
-const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 300)
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8)
+const settings = benchSettings({ rounds: 8, roundMs: 300 })
 
 const weather = defineTool({
   id: "weather/current",
@@ -47,30 +57,6 @@ const local: Backend = {
 }
 
 const args = { city: "Oslo" }
-
-interface Case {
-  readonly name: string
-  readonly fn: () => Promise<unknown>
-  opsPerSec: number
-}
-
-/** Rounds interleave the cases (so load on a shared machine hits all alike); the best round counts. */
-const measureAll = async (cases: Case[]): Promise<void> => {
-  for (const c of cases) for (let i = 0; i < 5000; i++) await c.fn()
-  for (let r = 0; r < ROUNDS; r++) {
-    for (const c of cases) {
-      let n = 0
-      const start = performance.now()
-      let elapsed = 0
-      while (elapsed < ROUND_MS) {
-        for (let i = 0; i < 200; i++) await c.fn()
-        n += 200
-        elapsed = performance.now() - start
-      }
-      c.opsPerSec = Math.max(c.opsPerSec, (n / elapsed) * 1000)
-    }
-  }
-}
 
 // (a) validate + handler directly
 const ctx = makeContext()
@@ -108,30 +94,26 @@ const texts = [
 ]
 if (new Set(texts).size !== 1) throw new Error(`implementations disagree: ${JSON.stringify(texts)}`)
 
-const results: Case[] = [
-  { name: "(a) validate + handler directly", fn: direct, opsPerSec: 0 },
-  { name: "runner.callTool (full pipeline)", fn: viaRunner, opsPerSec: 0 },
-  { name: "runner.callTool with a deadline (timer + AbortController)", fn: withDeadline, opsPerSec: 0 },
-  { name: "(b) MCP SDK client -> server, InMemoryTransport", fn: viaMcp, opsPerSec: 0 },
-]
-await measureAll(results)
+const results = await compare(
+  [
+    { name: "(a) validate + handler directly", fn: direct },
+    { name: "runner.callTool (full pipeline)", fn: viaRunner },
+    { name: "runner.callTool with a deadline (timer + AbortController)", fn: withDeadline },
+    { name: "(b) MCP SDK client -> server, InMemoryTransport", fn: viaMcp },
+  ],
+  settings,
+)
 await client.close()
 
-const [a, r, rd, b] = results as [Case, Case, Case, Case]
-const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
-const us = (ops: number) => (1e6 / ops).toFixed(2)
-console.log(`Node ${process.version}, ${ROUNDS} rounds of ${ROUND_MS} ms, best round\n`)
-console.log("| case | ops/s | µs/call |")
-console.log("| --- | ---: | ---: |")
-for (const x of results) console.log(`| ${x.name} | ${fmt(x.opsPerSec)} | ${us(x.opsPerSec)} |`)
-const pipelineRatio = a.opsPerSec / r.opsPerSec
-const deadlineRatio = a.opsPerSec / rd.opsPerSec
-const mcpRatio = r.opsPerSec / b.opsPerSec
+const [a, r, rd, b] = results as [CaseResult, CaseResult, CaseResult, CaseResult]
+console.log(heading("Runner call versus the handler and the MCP SDK", roundsLine(settings)))
+console.log(comparisonTable(results, { baseline: a.name, goals: { [r.name]: { max: 3 } } }))
+const mcpRatio = ratio(b, r)
 console.log("")
 console.log(
-  `runner ÷ direct (time per call): ${pipelineRatio.toFixed(2)}x (goal ≤ 3x) ${pipelineRatio <= 3 ? "PASS" : "MISS"}`,
+  `runner ÷ direct (time per call): ${ratio(r, a).toFixed(2)}x (goal ${verdict(ratio(r, a), { max: 3 })})`,
 )
-console.log(`runner with deadline ÷ direct: ${deadlineRatio.toFixed(2)}x`)
+console.log(`runner with deadline ÷ direct: ${ratio(rd, a).toFixed(2)}x`)
 console.log(
-  `MCP SDK ÷ runner (time per call): ${mcpRatio.toFixed(1)}x (goal ≥ 20x) ${mcpRatio >= 20 ? "PASS" : "MISS"}`,
+  `MCP SDK ÷ runner (time per call): ${mcpRatio.toFixed(1)}x (goal ${verdict(mcpRatio, { min: 20 })})`,
 )

@@ -38,7 +38,11 @@ interface Waiter {
  * const cap = new Semaphore("tool:db/query", { max: 4 })
  * const waiting = cap.acquire()
  * if (waiting) await waiting
- * try { ... } finally { cap.release() }
+ * try {
+ *   // ... the guarded work
+ * } finally {
+ *   cap.release()
+ * }
  * ```
  * @since 0.1.0
  */

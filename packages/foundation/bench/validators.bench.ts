@@ -1,9 +1,11 @@
 /**
  * Picks the JSON Schema validator: validates the same tool arguments (valid and invalid, a small and a
- * nested schema) with each candidate, in one run, and prints ops/s and the ratio to Ajv.
+ * nested schema) with each candidate, in one run, in interleaved rounds (@toolplane/bench-kit: BENCH_ROUNDS,
+ * BENCH_ROUND_MS), and prints ops/s (median of rounds) and the ratio to Ajv.
  * Run: pnpm --filter @toolplane/foundation bench
  */
 import { Validator as CfValidator } from "@cfworker/json-schema"
+import { benchSettings, compare, fmt, heading, markdownTable, ratio, roundsLine } from "@toolplane/bench-kit"
 import { z } from "zod"
 import { compileJsonSchema, toJsonSchema, validatorFor } from "../src/index.js"
 
@@ -43,18 +45,7 @@ const cases = [
   },
 ]
 
-const measure = (fn: () => unknown, minMs = 300): number => {
-  for (let i = 0; i < 2000; i++) fn()
-  let n = 0
-  const start = performance.now()
-  let elapsed = 0
-  while (elapsed < minMs) {
-    for (let i = 0; i < 1000; i++) fn()
-    n += 1000
-    elapsed = performance.now() - start
-  }
-  return (n / elapsed) * 1000
-}
+const settings = benchSettings({ rounds: 5, roundMs: 100 })
 
 const rows: string[][] = []
 for (const c of cases) {
@@ -62,27 +53,34 @@ for (const c of cases) {
   const ajv = compileJsonSchema(json)
   const cf = new CfValidator(json as never, "2020-12", false)
   const zod = validatorFor(c.schema)
-  const ajvOps = measure(() => ajv.validate(c.value))
-  const cfOps = measure(() => cf.validate(c.value))
-  const zodOps = measure(() => zod.validate(c.value))
+  const [a, w, z] = await compare(
+    [
+      { name: "ajv", fn: () => ajv.validate(c.value) },
+      { name: "cfworker", fn: () => cf.validate(c.value) },
+      { name: "zod", fn: () => zod.validate(c.value) },
+    ],
+    settings,
+  )
   rows.push([
     c.name,
-    Math.round(ajvOps).toLocaleString("en-US"),
-    Math.round(cfOps).toLocaleString("en-US"),
-    `${(ajvOps / cfOps).toFixed(1)}x`,
-    Math.round(zodOps).toLocaleString("en-US"),
-    `${(ajvOps / zodOps).toFixed(1)}x`,
+    fmt(a!.opsPerSec),
+    fmt(w!.opsPerSec),
+    `${ratio(w!, a!).toFixed(1)}x`,
+    fmt(z!.opsPerSec),
+    `${ratio(z!, a!).toFixed(1)}x`,
   ])
 }
-const header = [
-  "case",
-  "ajv ops/s",
-  "@cfworker/json-schema ops/s",
-  "ajv ÷ cfworker",
-  "zod (Standard Schema) ops/s",
-  "ajv ÷ zod",
-]
-console.log(`| ${header.join(" | ")} |`)
-console.log(`| ${header.map(() => "---").join(" | ")} |`)
-for (const r of rows) console.log(`| ${r.join(" | ")} |`)
-console.log(`\nnode ${process.version}, ${new Date().toISOString()}`)
+console.log(heading("JSON Schema validators on tool arguments", roundsLine(settings)))
+console.log(
+  markdownTable(
+    [
+      "case",
+      "ajv ops/s",
+      "@cfworker/json-schema ops/s",
+      "ajv ÷ cfworker",
+      "zod (Standard Schema) ops/s",
+      "ajv ÷ zod",
+    ],
+    rows,
+  ),
+)

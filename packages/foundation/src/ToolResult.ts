@@ -79,11 +79,15 @@ export interface Page<A = unknown> {
  *
  * @example
  * ```ts
- * handler: async ({ q }, { resume }) => {
- *   const offset = typeof resume === "number" ? resume : 0
- *   const rows = await search(q, offset, 50)
- *   return page({ rows }, rows.length === 50 ? offset + 50 : undefined)
- * }
+ * defineTool({
+ *   id: "logs/search",
+ *   input: z.object({ q: z.string() }),
+ *   handler: async ({ q }, { resume }) => {
+ *     const offset = typeof resume === "number" ? resume : 0
+ *     const rows = await searchLogs(q, offset, 50)
+ *     return page({ rows }, rows.length === 50 ? offset + 50 : undefined)
+ *   },
+ * })
  * ```
  * @since 0.1.0
  */

@@ -1,17 +1,18 @@
 /**
  * A runner call through `localBackend` (the real in-process backend, with its direct path for validated
- * calls) versus validating and calling the handler directly. Interleaved rounds, best round counts.
+ * calls) versus validating and calling the handler directly. Interleaved rounds (@toolplane/bench-kit),
+ * medians of rounds.
  *
- * Run: `pnpm --filter @toolplane/plugin-local bench`.
+ * Run: `pnpm --filter @toolplane/plugin-local bench` (BENCH_ROUNDS, BENCH_ROUND_MS).
  */
 
+import { benchSettings, compare, comparisonTable, heading, ratio, roundsLine } from "@toolplane/bench-kit"
 import { createRunner } from "@toolplane/exec"
 import { defineTool, makeContext } from "@toolplane/foundation"
 import { z } from "zod"
 import { localBackend } from "../src/index.js"
 
-const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 300)
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8)
+const settings = benchSettings({ rounds: 8, roundMs: 300 })
 
 const weather = defineTool({
   id: "weather/current",
@@ -31,26 +32,13 @@ const runner = createRunner({ backends: [localBackend([weather])] })
 await runner.ready()
 const viaRunner = () => runner.callTool({ name: "weather/current", arguments: args })
 
-const cases = [
-  { name: "validate + handler directly", fn: direct, ops: 0 },
-  { name: "runner.callTool → localBackend", fn: viaRunner, ops: 0 },
-]
-for (const c of cases) for (let i = 0; i < 5000; i++) await c.fn()
-for (let r = 0; r < ROUNDS; r++)
-  for (const c of cases) {
-    let n = 0
-    const start = performance.now()
-    let elapsed = 0
-    while (elapsed < ROUND_MS) {
-      for (let i = 0; i < 200; i++) await c.fn()
-      n += 200
-      elapsed = performance.now() - start
-    }
-    c.ops = Math.max(c.ops, (n / elapsed) * 1000)
-  }
-console.log(`Node ${process.version}, ${ROUNDS} rounds of ${ROUND_MS} ms, best round\n`)
-console.log("| case | ops/s | µs/call |")
-console.log("| --- | ---: | ---: |")
-for (const c of cases)
-  console.log(`| ${c.name} | ${Math.round(c.ops).toLocaleString("en-US")} | ${(1e6 / c.ops).toFixed(2)} |`)
-console.log(`\nrunner + localBackend ÷ direct: ${(cases[0]!.ops / cases[1]!.ops).toFixed(2)}x`)
+const [directResult, runnerResult] = await compare(
+  [
+    { name: "validate + handler directly", fn: direct },
+    { name: "runner.callTool → localBackend", fn: viaRunner },
+  ],
+  settings,
+)
+console.log(heading("Runner call through localBackend versus the handler", roundsLine(settings)))
+console.log(comparisonTable([directResult!, runnerResult!], { baseline: directResult!.name }))
+console.log(`\nrunner + localBackend ÷ direct: ${ratio(runnerResult!, directResult!).toFixed(2)}x`)

@@ -33,7 +33,7 @@ export interface ParameterOverride {
  *
  * @example
  * ```ts
- * {
+ * const overrides: ArgumentOverrides = {
  *   "github/*": { token: { value: process.env.GITHUB_TOKEN } },
  *   "github/search_issues": { per_page: { default: 20 }, q: { rename: "query" } },
  * }

@@ -82,7 +82,7 @@ const resultText = (result: ToolResult): string =>
  * @example
  * ```ts
  * const run = await executePlan(plan, runner, { concurrency: 4 })
- * if (!run.ok) console.error(run.error.message, "after", run.results.length, "steps")
+ * if (!run.ok) console.error(run.error?.message, "after", run.results.length, "steps")
  * ```
  * @since 0.1.0
  */

@@ -166,8 +166,10 @@ export const backendContract = (
   })
 }
 
+export { type AdapterContractOptions, adapterContract } from "./adapterContract.js"
 export {
   type DefinitionService,
   type DefinitionServiceOptions,
   definitionService,
 } from "./definitionService.js"
+export { type EnricherContractOptions, enricherContract } from "./enricherContract.js"

@@ -59,8 +59,11 @@ import { listRemoteTools, type RemoteTool, toBackendResult, toProgress } from ".
  *
  * @example
  * ```ts
- * { name: "everything", stdio: { command: "mcp-server-everything" } }
- * { name: "remote", http: { url: "http://127.0.0.1:3000/mcp", headers: { Authorization: "Bearer ..." } } }
+ * const local: McpBackendConfig = { name: "everything", stdio: { command: "mcp-server-everything" } }
+ * const remote: McpBackendConfig = {
+ *   name: "remote",
+ *   http: { url: "http://127.0.0.1:3000/mcp", headers: { Authorization: "Bearer ..." } },
+ * }
  * ```
  * @since 0.1.0
  */

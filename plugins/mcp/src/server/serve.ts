@@ -94,10 +94,14 @@ export interface McpServeOptions {
  *
  * @example
  * ```ts
- * handler: async (args, ctx) => {
- *   mcpLog(ctx, "info", { step: "fetching" })
- *   ...
- * }
+ * defineTool({
+ *   id: "web/fetch",
+ *   handler: async (_args, ctx) => {
+ *     mcpLog(ctx, "info", { step: "fetching" })
+ *     // ... the work
+ *     return "done"
+ *   },
+ * })
  * ```
  * @since 0.1.0
  */

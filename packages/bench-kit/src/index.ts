@@ -1,0 +1,25 @@
+/**
+ * @toolplane/bench-kit: the benchmark kit every Toolplane benchmark uses (private, never published).
+ *
+ * @packageDocumentation
+ * @since 0.2.0
+ */
+export { type BenchSettings, benchSettings } from "./env.js"
+export {
+  closedLoop,
+  compareLoad,
+  type LoadResults,
+  type LoadSample,
+  loadTable,
+} from "./load.js"
+export {
+  comparisonTable,
+  fmt,
+  type Goal,
+  heading,
+  markdownTable,
+  roundsLine,
+  verdict,
+} from "./report.js"
+export { type BenchCase, type CaseResult, compare, interleaved, ratio } from "./rounds.js"
+export { median, percentile } from "./stats.js"
