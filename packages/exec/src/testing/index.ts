@@ -3,7 +3,8 @@
  *
  * ```ts
  * import { sandboxContract } from "@toolplane/exec/testing"
- * sandboxContract("my sandbox", () => mySandbox())
+ * import { quickJsSandbox } from "@toolplane/plugin-sandbox-quickjs"
+ * sandboxContract("quickjs", () => quickJsSandbox())
  * ```
  *
  * @since 0.2.0

@@ -44,7 +44,8 @@ const tagOf = (o: Outcome): string | undefined =>
  * @example
  * ```ts
  * import { sandboxContract } from "@toolplane/exec/testing"
- * sandboxContract("my sandbox", () => mySandbox())
+ * import { quickJsSandbox } from "@toolplane/plugin-sandbox-quickjs"
+ * sandboxContract("quickjs", () => quickJsSandbox())
  * ```
  *
  * @since 0.2.0
