@@ -29,6 +29,8 @@ declare global {
   const tools: readonly Tool[]
   /** A tool definition from `defineTool` (the weather tool of the quickstart). */
   const weather: ToolDefinition<{ city: string }>
+  /** A second tool definition (adds two numbers). */
+  const add: ToolDefinition<{ a: number; b: number }>
   /** A discovery index over some tools. */
   const index: ToolIndex<Tool>
   /** A cursor codec from `makeCursorCodec`. */

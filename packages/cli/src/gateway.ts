@@ -21,7 +21,7 @@ import {
   tagsNone,
 } from "@toolplane/compose"
 import { searchMode } from "@toolplane/discovery"
-import { createRunner, type ToolRunner } from "@toolplane/exec"
+import { createRunner, type PrefetchOptions, type ToolRunner } from "@toolplane/exec"
 import {
   type Backend,
   type BackendHealth,
@@ -73,6 +73,13 @@ export interface OpenGatewayOptions {
   readonly requireAllBackends?: boolean
   /** Warn when no cursor secret is configured (only meaningful for a server). Default true. */
   readonly warnRandomCursorKey?: boolean
+  /**
+   * The gateway serves exactly one client (stdio): calls without a caller id are that client's, so
+   * `[prefetch]` may prefetch for them. Default false.
+   *
+   * @since 0.2.0
+   */
+  readonly singleClient?: boolean
 }
 
 /**
@@ -288,7 +295,9 @@ export const openGateway = async (
     throw failures[0]!.error
   }
   const limits = config.limits
+  const prefetch = prefetchOptions(config, options.singleClient === true)
   const runner = createRunner({
+    ...(prefetch === undefined ? {} : { prefetch }),
     backends: live,
     cursorCodec: codec,
     pageSize: config.server.page_size,
@@ -381,5 +390,26 @@ export const openGateway = async (
     await runner.close().catch(() => {})
     await closeAll()
     throw inConfigFile(error)
+  }
+}
+
+/** The runner's prefetch options from `[prefetch]`, or `undefined` when it is off. */
+const prefetchOptions = (config: GatewayConfig, singleClient: boolean): PrefetchOptions | undefined => {
+  const p = config.prefetch
+  if (!p.enabled) return undefined
+  return {
+    declared: p.declared,
+    learning: p.learning
+      ? p.min_confidence === undefined
+        ? true
+        : { minConfidence: p.min_confidence }
+      : false,
+    // A gateway serving one client (stdio): its calls carry no caller id but are one caller's.
+    anonymous: singleClient,
+    ...(p.min_precision === undefined ? {} : { minPrecision: p.min_precision }),
+    ...(p.max_parallel === undefined ? {} : { maxParallel: p.max_parallel }),
+    ...(p.per_host === undefined ? {} : { perHost: p.per_host }),
+    ...(p.max_per_call === undefined ? {} : { maxPerCall: p.max_per_call }),
+    ...(p.ttl_ms === undefined ? {} : { ttlMs: p.ttl_ms }),
   }
 }

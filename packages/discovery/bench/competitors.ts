@@ -104,3 +104,52 @@ export function oramaEngine(): Engine {
 }
 
 export const COMPETITORS: (() => Engine)[] = [winkEngine, miniSearchEngine, flexSearchEngine, oramaEngine]
+
+/**
+ * A plain BM25 in a few lines (k1 1.2, b 0.75, lower-cased letter/digit runs, no stop words, no
+ * stemming): the floor any tuned ranking must clear.
+ */
+export function plainBm25Engine(): Engine {
+  const tokens = (s: string) => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []
+  let ids: string[] = []
+  let tfs: Map<string, number>[] = []
+  let lens: number[] = []
+  let df = new Map<string, number>()
+  let avg = 0
+  return {
+    name: "plain BM25",
+    build(docs) {
+      ids = docs.map((d) => d.id)
+      tfs = []
+      lens = []
+      df = new Map()
+      for (const d of docs) {
+        const tf = new Map<string, number>()
+        const ts = tokens(d.text)
+        for (const t of ts) tf.set(t, (tf.get(t) ?? 0) + 1)
+        for (const t of tf.keys()) df.set(t, (df.get(t) ?? 0) + 1)
+        tfs.push(tf)
+        lens.push(ts.length)
+      }
+      avg = lens.reduce((a, b) => a + b, 0) / Math.max(1, lens.length)
+    },
+    search(q, k) {
+      const n = ids.length
+      const terms = [...new Set(tokens(q))]
+      const scored: [string, number][] = []
+      for (let i = 0; i < n; i++) {
+        let s = 0
+        for (const t of terms) {
+          const f = tfs[i]!.get(t)
+          if (f === undefined) continue
+          const d = df.get(t)!
+          const idf = Math.log(1 + (n - d + 0.5) / (d + 0.5))
+          s += (idf * f * 2.2) / (f + 1.2 * (0.25 + (0.75 * lens[i]!) / avg))
+        }
+        if (s > 0) scored.push([ids[i]!, s])
+      }
+      scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      return scored.slice(0, k).map((x) => x[0])
+    },
+  }
+}

@@ -1,15 +1,10 @@
 import type { CursorCodec } from "@toolplane/foundation"
-import { Bm25fEngine, ScoreAccumulator } from "./bm25f.js"
-import { type DocCaps, type DocLevel, describeTool, type ToolDoc } from "./docs.js"
+import { Analyzer, DEFAULT_STOP_WORDS, REQUEST_WORDS, splitWords } from "./analyzer.js"
 import type { Embedder } from "./embedder.js"
-import { SearchError } from "./errors.js"
-import {
-  DEFAULT_VOTING,
-  ExampleIndex,
-  type ExampleVotingOptions,
-  type ResolvedVotingOptions,
-} from "./examples.js"
-import { compareHits, cosine, reciprocalRankFusion, type ScoredId, weightedScoreFusion } from "./fusion.js"
+import { Bm25fEngine } from "./internal/bm25f.js"
+import { CoverageReranker } from "./internal/coverage.js"
+import { IntentExampleIndex } from "./internal/intentExampleIndex.js"
+import { ScoreAccumulator } from "./internal/scoreAccumulator.js"
 import {
   checkCodec,
   decodeSearchCursor,
@@ -18,154 +13,23 @@ import {
   type SearchCursorScope,
   SIMILAR_CURSOR_PURPOSE,
   withNextCursor,
-} from "./searchCursor.js"
-import { Analyzer, type AnalyzerOptions } from "./tokenize.js"
-import { FIELD_NAMES, type FieldName, type SearchableTool, toolFieldTexts } from "./tool.js"
-import { type ToolChangeEvent, ToolIndex } from "./tool-index.js"
-import { selectTop } from "./topk.js"
-import { Vocabulary } from "./vocabulary.js"
-
-/**
- * Tuned default BM25F field weights (cross-validated on the ToolLens training split).
- *
- * @since 0.1.0
- */
-export const DEFAULT_FIELD_WEIGHTS: Readonly<Record<FieldName, number>> = {
-  name: 0.25,
-  namespace: 0.125,
-  title: 1,
-  description: 0.188,
-  paramNames: 10.64,
-  paramDescriptions: 7.98,
-  tags: 0.5,
-  category: 0.665,
-  output: 0.125,
-  intents: 0.5,
-}
-
-/**
- * Tuned default BM25F length normalisation per field.
- *
- * @since 0.1.0
- */
-export const DEFAULT_FIELD_B: Readonly<Record<FieldName, number>> = {
-  name: 0.7,
-  namespace: 0.5,
-  title: 0.6,
-  description: 0.45,
-  paramNames: 0.25,
-  paramDescriptions: 0.25,
-  tags: 0.5,
-  category: 0.5,
-  output: 0.75,
-  intents: 0.75,
-}
-
-/**
- * Default analyzer of tool fields and queries: English stop words, Porter stemming, aliases, and
- * single-character tokens dropped.
- *
- * @since 0.1.0
- */
-export const DEFAULT_ANALYZER: AnalyzerOptions = { minTokenLength: 2 }
-
-/**
- * Tuned default BM25F k1.
- *
- * @since 0.1.0
- */
-export const DEFAULT_K1 = 0.4
-
-/**
- * Tuned default weight of example votes when fused with BM25F (both max-normalised):
- * `score = (1 − w) · bm25f / max + w · votes / max`.
- *
- * @since 0.1.0
- */
-export const DEFAULT_EXAMPLE_WEIGHT = 0.9
-
-/**
- * Example-driven ranking options: nearest-example voting fused with BM25F.
- *
- * @since 0.1.0
- */
-export interface ExampleRankingOptions extends ExampleVotingOptions {
-  /** Weight of the (max-normalised) votes against the (max-normalised) BM25F score, in [0, 1]. */
-  readonly weight?: number
-  /**
-   * Analyzer of example queries (and of the query, for voting). Default
-   * {@link DEFAULT_EXAMPLE_ANALYZER}: no stop words and no stemming, because the wording of
-   * example queries (function words included) tells intents apart.
-   */
-  readonly analyzer?: AnalyzerOptions
-  /** Query weight of word-pair terms in example queries (0 = no pair terms). */
-  readonly phrases?: number
-}
-
-/**
- * Default analyzer of example queries: keeps stop words, no stemming.
- *
- * @since 0.1.0
- */
-export const DEFAULT_EXAMPLE_ANALYZER: AnalyzerOptions = { stopWords: false, stem: false }
-
-/**
- * Hybrid (lexical + dense) options: off unless an embedder is given. Used by
- * {@link Searcher.searchAsync}.
- *
- * @since 0.1.0
- */
-export interface HybridOptions {
-  readonly embedder: Embedder
-  /** `"rrf"` (reciprocal rank fusion, default) or `"weighted"` (max-normalised score fusion). */
-  readonly fusion?: "rrf" | "weighted"
-  /** Weight of the dense list (the lexical list has weight 1 − weight for "weighted", 1 for "rrf"). Default 0.5. */
-  readonly weight?: number
-  /** RRF k. Default 60. */
-  readonly rrfK?: number
-  /** Candidates taken from each list before fusion. Default 100. */
-  readonly candidates?: number
-  /** Text embedded for a tool. Default: title/name, description, parameter names. */
-  readonly toolText?: (tool: SearchableTool) => string
-}
-
-/**
- * Options of a {@link Searcher}. Every option has a tuned default; no network, no model.
- *
- * @since 0.1.0
- */
-export interface SearcherOptions {
-  /** BM25F k1. */
-  readonly k1?: number
-  /** BM25F field weights (merged over {@link DEFAULT_FIELD_WEIGHTS}). */
-  readonly weights?: Partial<Record<FieldName, number>>
-  /** BM25F b: one value for all fields, or per field (merged over {@link DEFAULT_FIELD_B}). */
-  readonly b?: number | Partial<Record<FieldName, number>>
-  /** Tokenizer: stemming, stop words, minimum token length. */
-  readonly analyzer?: AnalyzerOptions
-  /** Nearest-example voting over tools' intent examples; `false` disables it. */
-  readonly examples?: ExampleRankingOptions | false
-  /** Hybrid search with user-provided embeddings (off by default). */
-  readonly hybrid?: HybridOptions
-  /**
-   * Query-coverage re-ranking of the lexical scores (for multi-tool queries): the top `depth`
-   * tools are re-ranked greedily, each pick discounting the query terms it matches by
-   * `(1 − discount)` for the next picks, so that later hits cover other parts of the query.
-   * `discount: 0` disables it.
-   */
-  readonly coverage?: { readonly discount?: number; readonly depth?: number }
-  /**
-   * Query weight of word pairs (adjacent terms indexed as phrase terms); `0` disables phrase
-   * terms (and does not index them).
-   */
-  readonly phrases?: number
-  /**
-   * Signs the `nextCursor` of result pages (see {@link SearchOptions.cursor}). Default: a random key
-   * made once per process, so cursors do not survive a restart or cross replicas; give a codec with
-   * a shared key (foundation `makeCursorCodec`) when they must.
-   */
-  readonly codec?: CursorCodec
-}
+} from "./internal/searchCursor.js"
+import { resolveSearcherOptions } from "./internal/searcherDefaults.js"
+import { selectTop } from "./internal/selectTop.js"
+import { toolFieldTexts } from "./internal/toolFields.js"
+import { Vocabulary } from "./internal/vocabulary.js"
+import {
+  compareHits,
+  cosine,
+  reciprocalRankFusion,
+  type ScoredId,
+  weightedScoreFusion,
+} from "./rankFusion.js"
+import { FIELD_NAMES, type SearchableTool } from "./searchableTool.js"
+import { SearchError } from "./searchError.js"
+import type { HybridOptions, SearcherOptions } from "./searcherOptions.js"
+import { type DocCaps, type DocLevel, describeTool, type ToolDoc } from "./toolDocs.js"
+import { type ToolChangeEvent, ToolIndex } from "./toolIndex.js"
 
 /**
  * Options of a search: filters and pagination.
@@ -192,6 +56,14 @@ export interface SearchOptions {
   readonly tags?: readonly string[]
   /** Only tools of this category (or of one of these). */
   readonly category?: string | readonly string[]
+  /**
+   * Only tools for which this returns `true`: the caller's visibility (capability filters, auth
+   * scopes). Hits, `total` and pages count visible tools only. The predicate is not part of the
+   * cursor binding: bind cursors to the caller (`caller`) whose visibility it is.
+   *
+   * @since 0.2.0
+   */
+  readonly visible?: (toolId: string) => boolean
 }
 
 /**
@@ -221,6 +93,14 @@ export interface SearchResult {
    * Encoded on first read, so searches whose caller never reads it do not pay for signing.
    */
   readonly nextCursor?: string
+}
+
+interface ExampleQuery {
+  readonly terms: number[]
+  readonly weights: number[]
+  /** 1 for an informative term, 0 for a stop word or a word pair */
+  readonly info: number[]
+  readonly tokens: number
 }
 
 interface ToolRecord {
@@ -253,14 +133,18 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
   private readonly exampleAnalyzer: Analyzer | undefined
   private readonly vocab = new Vocabulary()
   private readonly engine: Bm25fEngine
-  private readonly examples: ExampleIndex | undefined
+  private readonly examples: IntentExampleIndex | undefined
   private readonly exampleWeight: number
   private readonly hybrid: HybridOptions | undefined
-  private readonly coverageDiscount: number
+  private readonly coverage: CoverageReranker
   private readonly phraseWeight: number
   private readonly examplePhraseWeight: number
-  private readonly coverageDepth: number
-  private candIndex = new Int32Array(0)
+  private readonly stopWordWeight: number
+  private readonly confidence: number
+  private readonly stopWords: ReadonlySet<string>
+  /** analyzed forms of the request words, and their query weight */
+  private readonly requestTerms: ReadonlySet<string>
+  private readonly requestWordWeight: number
   private readonly records: (ToolRecord | undefined)[] = []
   private readonly slotOf = new Map<string, number>()
   private readonly freeSlots: number[] = []
@@ -269,79 +153,43 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
   private readonly fused = new ScoreAccumulator()
   private readonly unsubscribe: () => void
   private readonly slotLookup = (id: string): number | undefined => this.slotOf.get(id)
+  private readonly keyOf = (slot: number): string => this.records[slot]!.id
   private readonly vectors = new Map<string, { text: string; vector: number[] }>()
   private readonly codecOption: CursorCodec | undefined
 
   constructor(index: ToolIndex<T> = new ToolIndex<T>(), options: SearcherOptions = {}) {
     this.index = index
     this.codecOption = checkCodec(options.codec)
-    this.analyzer = new Analyzer(options.analyzer ?? DEFAULT_ANALYZER)
-    const k1 = options.k1 ?? DEFAULT_K1
-    const weights = { ...DEFAULT_FIELD_WEIGHTS, ...options.weights }
-    const b =
-      typeof options.b === "number"
-        ? Object.fromEntries(FIELD_NAMES.map((f) => [f, options.b as number]))
-        : { ...DEFAULT_FIELD_B, ...options.b }
-    checkNumber("k1", k1, 0, 100)
-    for (const f of FIELD_NAMES) {
-      checkNumber(`weights.${f}`, weights[f]!, 0, 1000)
-      checkNumber(`b.${f}`, (b as Record<string, number>)[f]!, 0, 1)
-    }
+    const o = resolveSearcherOptions(options)
+    this.analyzer = new Analyzer(o.analyzer)
+    this.stopWords = this.analyzer.stopWords ?? DEFAULT_STOP_WORDS
+    this.requestWordWeight = o.requestWordWeight
+    this.requestTerms = new Set(
+      REQUEST_WORDS.map((w) => this.analyzer.term(w)).filter((t): t is string => t !== undefined),
+    )
     this.engine = new Bm25fEngine({
-      k1,
-      weights: FIELD_NAMES.map((f) => weights[f]!),
-      b: FIELD_NAMES.map((f) => (b as Record<string, number>)[f]!),
+      k1: o.k1,
+      weights: FIELD_NAMES.map((f) => o.weights[f]),
+      b: FIELD_NAMES.map((f) => o.b[f]),
     })
-    if (options.examples !== false) {
-      const ex = options.examples ?? {}
-      const voting: ResolvedVotingOptions = {
-        neighbors: ex.neighbors ?? DEFAULT_VOTING.neighbors,
-        power: ex.power ?? DEFAULT_VOTING.power,
-        k1: ex.k1 ?? DEFAULT_VOTING.k1,
-        b: ex.b ?? DEFAULT_VOTING.b,
-        share: ex.share ?? DEFAULT_VOTING.share,
-        prior: ex.prior ?? DEFAULT_VOTING.prior,
-        groupWeight: ex.groupWeight ?? DEFAULT_VOTING.groupWeight,
-        groups: ex.groups ?? DEFAULT_VOTING.groups,
-        groupPower: ex.groupPower ?? DEFAULT_VOTING.groupPower,
-        groupK1: ex.groupK1 ?? DEFAULT_VOTING.groupK1,
-        groupB: ex.groupB ?? DEFAULT_VOTING.groupB,
-      }
-      checkNumber("examples.groupWeight", voting.groupWeight, 0, 1)
-      checkNumber("examples.groups", voting.groups, 1, 100_000)
-      checkNumber("examples.groupPower", voting.groupPower, 0, 100)
-      checkNumber("examples.groupK1", voting.groupK1, 0, 100)
-      checkNumber("examples.groupB", voting.groupB, 0, 1)
-      this.exampleAnalyzer = new Analyzer(ex.analyzer ?? DEFAULT_EXAMPLE_ANALYZER)
-      this.examplePhraseWeight = ex.phrases ?? DEFAULT_EXAMPLE_PHRASE_WEIGHT
-      checkNumber("examples.phrases", this.examplePhraseWeight, 0, 100)
-      checkNumber("examples.prior", voting.prior, 0, 10)
-      checkNumber("examples.neighbors", voting.neighbors, 1, 100_000)
-      checkNumber("examples.power", voting.power, 0, 100)
-      checkNumber("examples.k1", voting.k1, 0, 100)
-      checkNumber("examples.b", voting.b, 0, 1)
-      checkNumber("examples.share", voting.share, 0, 10)
-      this.exampleWeight = ex.weight ?? DEFAULT_EXAMPLE_WEIGHT
-      checkNumber("examples.weight", this.exampleWeight, 0, 1)
-      this.examples = new ExampleIndex(voting)
+    const ex = o.examples
+    if (ex !== undefined) {
+      this.exampleAnalyzer = new Analyzer(ex.analyzer)
+      this.examplePhraseWeight = ex.phrases
+      this.exampleWeight = ex.weight
+      this.stopWordWeight = ex.stopWordWeight
+      this.confidence = ex.confidence
+      this.examples = new IntentExampleIndex(ex)
     } else {
       this.exampleWeight = 0
       this.exampleAnalyzer = undefined
       this.examplePhraseWeight = 0
+      this.stopWordWeight = 1
+      this.confidence = 0
     }
-    if (options.hybrid !== undefined) {
-      if (typeof options.hybrid.embedder?.embed !== "function") {
-        throw new SearchError("InvalidOptions", "hybrid.embedder must have an embed(texts) method")
-      }
-      checkNumber("hybrid.weight", options.hybrid.weight ?? 0.5, 0, 1)
-    }
-    this.hybrid = options.hybrid
-    this.phraseWeight = options.phrases ?? DEFAULT_PHRASE_WEIGHT
-    checkNumber("phrases", this.phraseWeight, 0, 100)
-    this.coverageDiscount = options.coverage?.discount ?? DEFAULT_COVERAGE.discount
-    this.coverageDepth = options.coverage?.depth ?? DEFAULT_COVERAGE.depth
-    checkNumber("coverage.discount", this.coverageDiscount, 0, 1)
-    checkNumber("coverage.depth", this.coverageDepth, 1, 10_000)
+    this.hybrid = o.hybrid
+    this.phraseWeight = o.phrases
+    this.coverage = new CoverageReranker(this.engine, o.coverage.discount, o.coverage.depth)
     for (const tool of index.list()) this.add(tool)
     this.unsubscribe = index.subscribe((e) => this.onChange(e))
   }
@@ -363,8 +211,10 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
   search(query: string, options: SearchOptions = {}): SearchResult {
     const { limit, offset } = this.pageOf(options, SEARCH_CURSOR_PURPOSE, query)
     const accept = this.filterOf(options)
-    const q = this.queryTerms(query)
-    const eq = this.exampleQuery(query)
+    if (typeof query !== "string") throw new SearchError("InvalidOptions", "query must be a string")
+    const words = splitWords(query)
+    const q = this.queryTerms(words)
+    const eq = this.exampleQuery(words)
     if (q.tokens === 0 && (eq === undefined || eq.tokens === 0))
       return this.withCursor(this.browse(limit, offset, accept), SEARCH_CURSOR_PURPOSE, query, options)
     const acc = this.score(q, eq, accept)
@@ -394,8 +244,9 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     ]
       .filter((x) => typeof x === "string")
       .join(" \n ")
-    const q = this.queryTerms(text)
-    const eq = this.exampleQuery(text)
+    const words = splitWords(text)
+    const q = this.queryTerms(words)
+    const eq = this.exampleQuery(words)
     if (q.terms.length === 0 && (eq === undefined || eq.terms.length === 0))
       return { hits: [], total: 0, offset, limit }
     const acc = this.score(q, eq, accept)
@@ -551,15 +402,12 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     return ids
   }
 
-  private queryTerms(
-    query: string,
-    analyzer: Analyzer = this.analyzer,
-    phrases = this.phraseWeight,
-  ): { terms: number[]; weights: number[]; tokens: number } {
-    if (typeof query !== "string") throw new SearchError("InvalidOptions", "query must be a string")
+  /** The lexical query: terms of the main analyzer, request words weighed `requestWordWeight`. */
+  private queryTerms(words: readonly string[]): { terms: number[]; weights: number[]; tokens: number } {
+    const phrases = this.phraseWeight
     const terms: number[] = []
     const weights: number[] = []
-    const analyzed = analyzer.analyze(query)
+    const analyzed = this.analyzer.analyzeWords(words)
     const push = (t: string, w: number) => {
       const id = this.vocab.lookup(t)
       if (id === undefined) return
@@ -570,34 +418,63 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
         weights.push(w)
       }
     }
-    for (const t of analyzed) push(t, 1)
+    const rw = this.requestWordWeight
+    for (const t of analyzed) push(t, rw !== 1 && this.requestTerms.has(t) ? rw : 1)
     if (phrases > 0) {
       for (let i = 0; i + 1 < analyzed.length; i++) push(`${analyzed[i]}\u0001${analyzed[i + 1]}`, phrases)
     }
     return { terms, weights, tokens: analyzed.length }
   }
 
-  /** Scores every tool into an accumulator (caller resets it). */
-  private exampleQuery(query: string): { terms: number[]; weights: number[]; tokens: number } | undefined {
+  /**
+   * The query of the example channel: stop words weigh `stopWordWeight`, and `info` marks the
+   * informative terms (1; stop words and word pairs 0) whose IDF measures how much of the query a
+   * matching example covers.
+   */
+  private exampleQuery(words: readonly string[]): ExampleQuery | undefined {
     if (this.examples === undefined || this.examples.size === 0 || this.exampleWeight === 0) return undefined
-    return this.queryTerms(query, this.exampleAnalyzer, this.examplePhraseWeight)
+    const analyzed = this.exampleAnalyzer!.analyzeWords(words)
+    const terms: number[] = []
+    const weights: number[] = []
+    const info: number[] = []
+    const push = (t: string, w: number, informative: number) => {
+      const id = this.vocab.lookup(t)
+      if (id === undefined) return
+      const i = terms.indexOf(id)
+      if (i >= 0) weights[i]! += w
+      else {
+        terms.push(id)
+        weights.push(w)
+        info.push(informative)
+      }
+    }
+    for (const t of analyzed) {
+      const stop = this.stopWords.has(t)
+      push(t, stop ? this.stopWordWeight : 1, stop ? 0 : 1)
+    }
+    const phrases = this.examplePhraseWeight
+    if (phrases > 0)
+      for (let i = 0; i + 1 < analyzed.length; i++) push(`${analyzed[i]}\u0001${analyzed[i + 1]}`, phrases, 0)
+    return { terms, weights, info, tokens: analyzed.length }
   }
 
+  /** Scores every tool into an accumulator (caller resets it). */
   private score(
     q: { terms: number[]; weights: number[] },
-    eq: { terms: number[]; weights: number[] } | undefined,
+    eq: ExampleQuery | undefined,
     accept: ((slot: number) => boolean) | undefined,
   ): ScoreAccumulator {
     const { terms, weights } = q
     const lex = this.lexical
     for (let i = 0; i < terms.length; i++) this.engine.scoreTerm(terms[i]!, weights[i]!, lex)
-    if (this.coverageDiscount > 0 && terms.length > 1) this.rerankCoverage(lex, terms, weights, accept)
+    if (this.coverage.active && terms.length > 1)
+      this.coverage.rerank(lex, terms, weights, this.records.length, this.keyOf, accept)
     const ex = this.examples
-    const w = this.exampleWeight
-    if (ex === undefined || eq === undefined || w === 0) return lex
+    if (ex === undefined || eq === undefined || this.exampleWeight === 0) return lex
     const votes = this.votes
-    ex.vote(eq.terms, eq.weights, this.slotLookup, votes)
+    const match = ex.vote(eq.terms, eq.weights, eq.info, this.slotLookup, votes)
     if (votes.count === 0) return lex
+    const w = this.confidence === 0 ? this.exampleWeight : this.exampleWeight * match ** this.confidence
     const out = this.fused
     const maxL = lex.max()
     const maxV = votes.max()
@@ -614,64 +491,6 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     lex.reset()
     votes.reset()
     return out
-  }
-
-  /** Greedy query-coverage re-ranking of the top `coverageDepth` lexical scores (in place). */
-  private rerankCoverage(
-    lex: ScoreAccumulator,
-    terms: readonly number[],
-    weights: readonly number[],
-    accept: ((slot: number) => boolean) | undefined,
-  ): void {
-    const { slots } = selectTop(lex, this.coverageDepth, (s) => this.records[s]!.id, accept)
-    const M = slots.length
-    if (M < 2) return
-    if (this.candIndex.length < this.records.length) {
-      this.candIndex = new Int32Array(Math.max(this.records.length, this.candIndex.length * 2)).fill(-1)
-    }
-    const cand = this.candIndex
-    for (let i = 0; i < M; i++) cand[slots[i]!] = i
-    const T = terms.length
-    const contrib = new Float64Array(M * T)
-    for (let t = 0; t < T; t++) {
-      const w = weights[t]!
-      this.engine.scan(terms[t]!, (slot, c) => {
-        const i = slot < cand.length ? cand[slot]! : -1
-        if (i >= 0) contrib[i * T + t] = w * c
-      })
-    }
-    for (let i = 0; i < M; i++) cand[slots[i]!] = -1
-    const termWeight = new Float64Array(T).fill(1)
-    const picked = new Uint8Array(M)
-    const keep = 1 - this.coverageDiscount
-    let last = Number.POSITIVE_INFINITY
-    const minOriginal = lex.scores[slots[M - 1]!]!
-    for (let round = 0; round < M; round++) {
-      let best = -1
-      let bestScore = -1
-      for (let i = 0; i < M; i++) {
-        if (picked[i] === 1) continue
-        let sc = 0
-        for (let t = 0; t < T; t++) sc += contrib[i * T + t]! * termWeight[t]!
-        // candidates are in rank order, so ">" keeps the id tie-break of selectTop
-        if (sc > bestScore) {
-          bestScore = sc
-          best = i
-        }
-      }
-      picked[best] = 1
-      for (let t = 0; t < T; t++) if (contrib[best * T + t]! > 0) termWeight[t]! *= keep
-      last = Math.min(last, bestScore)
-      lex.scores[slots[best]!] = last
-    }
-    // everything below the re-ranked head stays below it, in its own order
-    if (last < minOriginal && minOriginal > 0) {
-      const ratio = last / minOriginal
-      for (let i = 0; i < lex.count; i++) {
-        const s = lex.touched[i]!
-        if (s < cand.length && !inHead(slots, s)) lex.scores[s]! *= ratio
-      }
-    }
   }
 
   private page(
@@ -709,9 +528,16 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     if (tags !== undefined && (!Array.isArray(tags) || tags.some((t) => typeof t !== "string"))) {
       throw new SearchError("InvalidOptions", "tags must be an array of strings")
     }
-    if (ns === undefined && cat === undefined && (tags === undefined || tags.length === 0)) return undefined
+    const visible = options.visible
+    if (visible !== undefined && typeof visible !== "function")
+      throw new SearchError("InvalidOptions", "visible must be a function (toolId) => boolean")
+    if (ns === undefined && cat === undefined && (tags === undefined || tags.length === 0)) {
+      if (visible === undefined) return undefined
+      return (slot) => visible(this.records[slot]!.id)
+    }
     return (slot) => {
       const r = this.records[slot]!
+      if (visible !== undefined && !visible(r.id)) return false
       if (ns !== undefined && !ns.includes(r.tool.namespace)) return false
       if (cat !== undefined && (r.tool.category === undefined || !cat.includes(r.tool.category))) return false
       if (tags !== undefined) for (const t of tags) if (!r.tags.has(t)) return false
@@ -719,32 +545,6 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     }
   }
 }
-
-function inHead(slots: readonly number[], s: number): boolean {
-  for (let i = 0; i < slots.length; i++) if (slots[i] === s) return true
-  return false
-}
-
-/**
- * Tuned default query-coverage re-ranking.
- *
- * @since 0.1.0
- */
-export const DEFAULT_COVERAGE = { discount: 0, depth: 20 } as const
-
-/**
- * Tuned default query weight of phrase (word pair) terms.
- *
- * @since 0.1.0
- */
-export const DEFAULT_PHRASE_WEIGHT = 0
-
-/**
- * Tuned default query weight of word-pair terms in example queries.
- *
- * @since 0.1.0
- */
-export const DEFAULT_EXAMPLE_PHRASE_WEIGHT = 0.375
 
 function defaultEmbeddingText(tool: SearchableTool): string {
   const fields = toolFieldTexts(tool)
@@ -797,10 +597,4 @@ function pageOf(options: SearchOptions): { limit: number; offset: number } {
     throw new SearchError("InvalidOptions", `offset must be a non-negative integer, got ${offset}`)
   }
   return { limit, offset }
-}
-
-function checkNumber(name: string, v: number, min: number, max: number): void {
-  if (typeof v !== "number" || !Number.isFinite(v) || v < min || v > max) {
-    throw new SearchError("InvalidOptions", `${name} must be a number in [${min}, ${max}], got ${String(v)}`)
-  }
 }

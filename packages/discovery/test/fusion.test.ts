@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest"
 import {
-  cosine,
   type Embedder,
   reciprocalRankFusion,
   SearchError,
@@ -8,6 +7,7 @@ import {
   ToolIndex,
   weightedScoreFusion,
 } from "../src/index.js"
+import { cosine } from "../src/rankFusion.js"
 
 describe("fusion", () => {
   it("reciprocal rank fusion sums 1/(k + rank) and breaks ties by id", () => {

@@ -118,7 +118,10 @@ const rejection = async (promise: Promise<unknown>): Promise<unknown> => {
 describe("search mode over 5,000 tools", () => {
   const tools = makeTools(5000)
   const inner = innerService(tools)
-  const service = applyMiddleware(inner.service, searchMode({ codec }))
+  const service = applyMiddleware(
+    inner.service,
+    searchMode({ codec, visibility: "shared", refreshMs: 3_600_000 }),
+  )
 
   it("reaches every tool through its three meta-tools", async () => {
     const context = makeContext({ callerId: "agent-1" })
@@ -159,7 +162,7 @@ describe("search mode over 5,000 tools", () => {
     // distinctive descriptions: the tool itself is the top hit
     expect(firstRank).toBe(tools.length)
     expect(maxPages).toBe(1)
-    // the inner listing was read once (50 pages of 100), not per call
+    // the inner listing was read once (50 pages of 100), not per call ("shared": no per-caller listings)
     expect(inner.listings).toBe(1)
 
     // call_tool reaches a sample of 500 tools plus the first and the last

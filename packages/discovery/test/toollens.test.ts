@@ -1,6 +1,8 @@
 import { existsSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import { buildSearcher, crossValidate, evaluate, examplesOf } from "../bench/quality.js"
+import { winkEngine } from "../bench/competitors.js"
+import { loadMetaTool, METATOOL_DIR } from "../bench/datasets.js"
+import { buildSearcher, crossValidate, evaluate, evaluateEngine, examplesOf } from "../bench/evaluate.js"
 import {
   DEFAULT_DIR,
   loadCorpus,
@@ -73,5 +75,26 @@ describe.skipIf(!existsSync(real))("ToolLens training split (skipped when ../sha
     const train = queries.filter((_, i) => i % 20 !== 0)
     const ex = evaluate(buildSearcher(corpus, examplesOf(train, qrels)), corpus, sample, qrels).result()
     expect(ex["N@5"]).toBeGreaterThan(88)
-  })
+  }, 60_000)
 })
+
+describe.skipIf(!existsSync(`${METATOOL_DIR}plugin_des.json`))(
+  "MetaTool (skipped when ../shared is absent)",
+  () => {
+    it("beats wink-bm25-text-search zero-shot and uses examples well (subsample)", async () => {
+      const d = loadMetaTool()
+      const sample = d.queries.filter((_, i) => i % 20 === 0)
+      const zs = evaluate(buildSearcher(d.corpus, new Map()), d.corpus, sample, d.qrels).result()
+      const wink = await evaluateEngine(winkEngine(), d.corpus, sample, d.qrels)
+      expect(zs["N@5"]).toBeGreaterThan(wink["N@5"] * 1.05)
+      const train = d.queries.filter((_, i) => i % 20 !== 0)
+      const ex = evaluate(
+        buildSearcher(d.corpus, examplesOf(train, d.qrels)),
+        d.corpus,
+        sample,
+        d.qrels,
+      ).result()
+      expect(ex["N@5"]).toBeGreaterThan(80)
+    }, 60_000)
+  },
+)

@@ -58,6 +58,8 @@ import { makeEntry, type ToolEntry, toolNotFound } from "./pipeline/resolve.js"
 import { retryAfter } from "./pipeline/retry.js"
 import { type CallSpan, traced, tracingActive } from "./pipeline/trace.js"
 import { validateOutput } from "./pipeline/validateOutput.js"
+import { PrefetchEngine } from "./prefetch/engine.js"
+import type { Prefetcher } from "./prefetch/Prefetcher.js"
 
 /**
  * The runner: a {@link ToolService} plus registration, health and pagination helpers.
@@ -85,6 +87,12 @@ export interface ToolRunner extends ToolService {
   readonly limits: LimitSet
   /** The codec signing listing and continuation cursors. */
   readonly cursorCodec: CursorCodec
+  /**
+   * The speculative prefetcher (counters, invalidation) when `prefetch` is configured.
+   *
+   * @since 0.2.0
+   */
+  readonly prefetch: Prefetcher | undefined
 }
 
 const EMPTY_ARGS: Readonly<Record<string, unknown>> = Object.freeze({})
@@ -99,6 +107,8 @@ class Runner implements ToolRunner {
   readonly registry: BackendRegistry
   readonly limits: LimitSet
   readonly cursorCodec: CursorCodec
+  readonly prefetch: PrefetchEngine | undefined
+  readonly #untraced = (request: CallToolRequest): Promise<ToolResult> => this.#call(request, undefined)
   readonly #options: RunnerOptions
   readonly #enrichers: readonly import("@toolplane/foundation").Enricher[]
   readonly #approver: Approver | undefined
@@ -134,6 +144,20 @@ class Runner implements ToolRunner {
             : [randomCursorKey()]),
         ...(options.cursorTtlMs !== undefined ? { ttlMs: options.cursorTtlMs } : {}),
       })
+    this.prefetch =
+      options.prefetch === undefined || options.prefetch === false
+        ? undefined
+        : new PrefetchEngine(options.prefetch === true ? {} : options.prefetch, {
+            entry: (name) => {
+              try {
+                return this.#entries.get(name) ?? this.#resolve(name)
+              } catch {
+                return undefined
+              }
+            },
+            run: (request) => this.callTool(request),
+            pending: () => this.#pending,
+          })
     this.registry.onChange(() => {
       this.#stale = true
       this.#entries.clear()
@@ -239,11 +263,15 @@ class Runner implements ToolRunner {
   }
 
   callTool(request: CallToolRequest): Promise<ToolResult> {
+    const prefetch = this.prefetch
     if (this.#tracing && tracingActive())
       return traced(String(request.name), request.id ?? request.context?.callId, (span) =>
-        this.#call(request, span),
+        prefetch === undefined
+          ? this.#call(request, span)
+          : prefetch.call(request, (r) => this.#call(r, span)),
       )
-    return this.#call(request, undefined)
+    if (prefetch === undefined) return this.#call(request, undefined)
+    return prefetch.call(request, this.#untraced)
   }
 
   async #call(request: CallToolRequest, span: CallSpan | undefined): Promise<ToolResult> {
@@ -293,9 +321,12 @@ class Runner implements ToolRunner {
     }
     // 8. output
     if (entry.outputValidator !== undefined) await validateOutput(entry.id, entry.outputValidator, result)
-    if (result.continuation != null || result.nextCursor !== undefined)
-      return signContinuation(this.cursorCodec, result, entry.id, ctx.callerId, raw)
-    return result
+    const out =
+      result.continuation != null || result.nextCursor !== undefined
+        ? signContinuation(this.cursorCodec, result, entry.id, ctx.callerId, raw)
+        : result
+    if (this.prefetch !== undefined) this.prefetch.completed(entry, raw, ctx, out)
+    return out
   }
 
   async #guarded(
@@ -396,6 +427,7 @@ class Runner implements ToolRunner {
   }
 
   async close(): Promise<void> {
+    this.prefetch?.close()
     await this.#ready.catch(noop)
     const backends = this.registry.backends()
     for (const off of this.#unsubscribe.values()) off()

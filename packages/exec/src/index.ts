@@ -24,6 +24,17 @@ export {
   retryPolicyFor,
 } from "./pipeline/retry.js"
 export { tracingActive } from "./pipeline/trace.js"
+// Speculative prefetch
+export { canonicalJson } from "./prefetch/canonical.js"
+export type { PrefetchLearningOptions, PrefetchOptions } from "./prefetch/options.js"
+export {
+  type EffectPrefetcher,
+  type Prefetcher,
+  type PrefetchStats,
+  prefetcherFromEffect,
+  prefetcherToEffect,
+} from "./prefetch/Prefetcher.js"
+export { declaredProposals, type Proposal, projectLink, resultJson } from "./prefetch/planner.js"
 export * from "./Runner.js"
 export * from "./RunnerService.js"
 export {

@@ -6,6 +6,7 @@
 import type { Backend, CursorCodec, CursorKey, Enricher, SelectionPolicy, Tool } from "@toolplane/foundation"
 import type { Approver } from "./Approver.js"
 import type { ConcurrencyOptions } from "./Concurrency.js"
+import type { PrefetchOptions } from "./prefetch/options.js"
 import type { RateLimitOptions } from "./TokenBucket.js"
 
 /**
@@ -107,4 +108,10 @@ export interface RunnerOptions {
    * OpenTelemetry SDK registers a tracer provider.
    */
   readonly tracing?: boolean
+  /**
+   * Speculative prefetch of likely follow-up read-only calls (`true` for the defaults). Off by default.
+   *
+   * @since 0.2.0
+   */
+  readonly prefetch?: PrefetchOptions | boolean
 }

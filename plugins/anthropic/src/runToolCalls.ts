@@ -310,7 +310,12 @@ export const executeToolCalls = async (
  *
  * @example
  * ```ts
- * const message = await client.messages.create({ model, max_tokens: 1024, messages, tools: set.tools })
+ * import Anthropic from "@anthropic-ai/sdk"
+ *
+ * const client = new Anthropic()
+ * const set = toAnthropicTools(await listAllTools(service))
+ * const messages: Anthropic.MessageParam[] = [{ role: "user", content: "Weather in Oslo?" }]
+ * const message = await client.messages.create({ model: "claude-sonnet-4-5", max_tokens: 1024, messages, tools: set.tools })
  * messages.push({ role: "assistant", content: message.content })
  * messages.push({ role: "user", content: await runToolCalls(service, message, { tools: set }) })
  * ```

@@ -104,8 +104,11 @@ const IDENTITY: ArgumentShape = { kind: "value" }
  *
  * @example
  * ```ts
+ * import { GoogleGenAI } from "@google/genai"
+ *
+ * const ai = new GoogleGenAI({ apiKey: process.env.GEMINI_API_KEY })
  * const set = toGeminiTools(await listAllTools(service))
- * await ai.models.generateContent({ model, contents, config: { tools: [set.tool] } })
+ * await ai.models.generateContent({ model: "gemini-2.5-flash", contents: "Weather in Oslo?", config: { tools: [set.tool] } })
  * ```
  * @since 0.2.0
  */

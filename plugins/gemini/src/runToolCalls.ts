@@ -279,7 +279,12 @@ export const executeToolCalls = async (
  *
  * @example
  * ```ts
- * const response = await ai.models.generateContent({ model, contents, config: { tools: [set.tool] } })
+ * import { type Content, GoogleGenAI } from "@google/genai"
+ *
+ * const ai = new GoogleGenAI({ apiKey: process.env.GEMINI_API_KEY })
+ * const set = toGeminiTools(await listAllTools(service))
+ * const contents: Content[] = [{ role: "user", parts: [{ text: "Weather in Oslo?" }] }]
+ * const response = await ai.models.generateContent({ model: "gemini-2.5-flash", contents, config: { tools: [set.tool] } })
  * contents.push(response.candidates![0]!.content!)
  * contents.push({ role: "user", parts: await runToolCalls(service, response, { tools: set }) })
  * ```

@@ -43,7 +43,7 @@ export const serveCommand = defineCommand({
     if (ctx.invocation.positionals.length > 0)
       throw new UsageError(`unexpected argument "${ctx.invocation.positionals[0]}"`)
 
-    const gateway = await open(ctx, { warnRandomCursorKey: true })
+    const gateway = await open(ctx, { warnRandomCursorKey: true, singleClient: transport === "stdio" })
     const serverInfo = { name: ctx.config.server.name, version: "0.1.0" }
     const watch = (notify: () => void) => gateway.onToolsChanged(notify)
     const naming = ctx.config.server.tool_names

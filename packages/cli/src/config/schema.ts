@@ -86,6 +86,27 @@ export const LimitsConfig = z.strictObject({
   retries: z.number().int().min(0).max(10).optional(),
 })
 
+/**
+ * `[prefetch]`: speculative prefetch of likely follow-up read-only calls (off unless `enabled`). Over
+ * stdio the one client is the one caller; over HTTP only calls with an authenticated client id are
+ * prefetched (sessions without one could otherwise share results).
+ *
+ * @since 0.2.0
+ */
+export const PrefetchConfig = z.strictObject({
+  enabled: z.boolean().default(false),
+  /** Use enrichers' declared follow-up links. */
+  declared: z.boolean().default(true),
+  /** Learn call patterns from each caller's history. */
+  learning: z.boolean().default(true),
+  min_confidence: z.number().min(0).max(1).optional(),
+  min_precision: z.number().min(0).max(1).optional(),
+  max_parallel: z.number().int().min(0).optional(),
+  per_host: z.number().int().min(0).optional(),
+  max_per_call: z.number().int().min(0).optional(),
+  ttl_ms: z.number().int().positive().optional(),
+})
+
 /** @since 0.1.0 */
 export const ServerConfig = z.strictObject({
   name: z.string().default("toolplane"),
@@ -135,6 +156,7 @@ export const GatewayConfig = z
     aliases: z.record(toolId, toolId).default({}),
     composite_tools: z.array(CompositeConfig).default([]),
     limits: LimitsConfig.prefault({}),
+    prefetch: PrefetchConfig.prefault({}),
   })
   .superRefine((config, ctx) => {
     const seen = new Map<string, number>()

@@ -1,4 +1,4 @@
-import type { ScoreAccumulator } from "./bm25f.js"
+import type { ScoreAccumulator } from "./scoreAccumulator.js"
 
 /**
  * Partial selection of the `k` best touched slots of an accumulator, ordered by score
@@ -7,7 +7,6 @@ import type { ScoreAccumulator } from "./bm25f.js"
  *
  * @param accept optional predicate (filters); rejected slots are not counted in `total`.
  * @returns the selected slots (best first) and the number of accepted slots with score > 0.
- * @since 0.1.0
  */
 export function selectTop(
   acc: ScoreAccumulator,

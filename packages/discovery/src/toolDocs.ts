@@ -1,5 +1,5 @@
-import { SearchError } from "./errors.js"
-import type { SearchableTool } from "./tool.js"
+import type { SearchableTool } from "./searchableTool.js"
+import { SearchError } from "./searchError.js"
 
 /**
  * Progressive-disclosure levels of a tool doc: `summary` (id and one line, no schema),

@@ -1,76 +1,10 @@
-import { Bm25fEngine, ScoreAccumulator } from "./bm25f.js"
-import { selectTop } from "./topk.js"
+import type { ExampleVotingOptions } from "../searcherOptions.js"
+import { Bm25fEngine } from "./bm25f.js"
+import { ScoreAccumulator } from "./scoreAccumulator.js"
+import { selectTop } from "./selectTop.js"
 
-/**
- * Options of example-driven voting. Two voters share the example queries:
- *
- * - nearest-example voting: the `neighbors` example queries most similar to the query (BM25)
- *   vote `(score / best) ^ power` for each of their tools;
- * - tool-set voting: examples are grouped by the exact set of tools they are listed under (a query
- *   that needed tools A and B together), each group is one BM25 document (all its example queries),
- *   and the `groups` best groups vote `(score / best) ^ groupPower` for their tools. Groups make
- *   multi-tool queries retrieve every tool they need.
- *
- * The two vote vectors are max-normalised and mixed: `(1 − groupWeight) · knn + groupWeight · groups`.
- *
- * @since 0.1.0
- */
-export interface ExampleVotingOptions {
-  /** Number of nearest example queries that vote. */
-  readonly neighbors?: number
-  /** Similarity exponent of a neighbour's vote. */
-  readonly power?: number
-  /** BM25 k1 over example queries. */
-  readonly k1?: number
-  /** BM25 b over example queries. */
-  readonly b?: number
-  /**
-   * How an example shared by several tools splits its vote: each tool gets
-   * `vote / toolCount ^ share` (0 = every tool gets the full vote).
-   */
-  readonly share?: number
-  /**
-   * Popularity correction: a tool's nearest-example votes are divided by `exampleCount ^ prior`
-   * (0 = off).
-   */
-  readonly prior?: number
-  /** Share of tool-set (group) votes in the example votes, in [0, 1]. */
-  readonly groupWeight?: number
-  /** Number of tool-set groups that vote. */
-  readonly groups?: number
-  /** Similarity exponent of a group's vote. */
-  readonly groupPower?: number
-  /** BM25 k1 over group documents. */
-  readonly groupK1?: number
-  /** BM25 b over group documents. */
-  readonly groupB?: number
-}
-
-/**
- * Resolved voting parameters.
- *
- * @since 0.1.0
- */
+/** Resolved voting parameters. */
 export type ResolvedVotingOptions = Required<ExampleVotingOptions>
-
-/**
- * Tuned defaults (5-fold cross-validation on the ToolLens training split).
- *
- * @since 0.1.0
- */
-export const DEFAULT_VOTING: ResolvedVotingOptions = {
-  neighbors: 30,
-  power: 2,
-  k1: 2.4,
-  b: 1,
-  share: 0,
-  prior: 0,
-  groupWeight: 0.5,
-  groups: 3,
-  groupPower: 8,
-  groupK1: 6.65,
-  groupB: 1,
-}
 
 interface Example {
   key: string
@@ -91,8 +25,6 @@ interface Group {
 
 /**
  * Normalises an example text into its identity key (case and whitespace folded).
- *
- * @since 0.1.0
  */
 export function exampleKey(text: string): string {
   return text.trim().replace(/\s+/g, " ").toLowerCase()
@@ -103,10 +35,8 @@ export function exampleKey(text: string): string {
  * several tools is one document voting for all of them. Provides nearest-example voting and
  * tool-set (group) voting (see {@link ExampleVotingOptions}). Every structure is updated in place;
  * group documents are re-indexed lazily, only when they changed.
- *
- * @since 0.1.0
  */
-export class ExampleIndex {
+export class IntentExampleIndex {
   private readonly engine: Bm25fEngine
   private readonly groupEngine: Bm25fEngine
   private readonly slots = new Map<string, number>()
@@ -191,19 +121,35 @@ export class ExampleIndex {
   /**
    * Votes for tools (see {@link ExampleVotingOptions}) into `out`, indexed by tool slot
    * (`slotOf(toolId)`; tools without a slot are skipped). Each voter's tool votes are
-   * max-normalised and weighted (`1 − groupWeight` and `groupWeight`). Returns the number of voters.
+   * max-normalised and weighted (`1 − groupWeight` and `groupWeight`).
+   *
+   * `info[i]` marks the informative query terms (1) and the others (0): when no informative term
+   * occurs in any example, nothing votes. Returns the share of the query's information (the IDF over
+   * the examples of its informative terms) that the best-matching example covers, in [0, 1]
+   * (0 when nothing voted).
    */
   vote(
     terms: readonly number[],
     weights: readonly number[],
+    info: readonly number[],
     slotOf: (toolId: string) => number | undefined,
     out: ScoreAccumulator,
   ): number {
     if (this.slots.size === 0) return 0
+    let total = 0
+    let known = false
+    for (let i = 0; i < terms.length; i++) {
+      if (info[i] === 0) continue
+      const df = this.engine.df(terms[i]!)
+      if (df > 0) known = true
+      total += info[i]! * this.idf(df)
+    }
+    if (!known) return 0
     const o = this.options
     this.flushGroups()
     const tools = this.toolAcc
     tools.ensure(out.scores.length)
+    let coverage = 1
     let voters = 0
     // nearest examples
     const knnWeight = 1 - o.groupWeight
@@ -214,6 +160,7 @@ export class ExampleIndex {
       const { slots } = selectTop(acc, o.neighbors, (s) => this.examples[s]!.key)
       if (slots.length > 0) {
         const best = acc.scores[slots[0]!]!
+        coverage = this.covered(terms, info, this.examples[slots[0]!]!.terms) / total
         for (const s of slots) {
           const sim = acc.scores[s]! / best
           const v = o.power === 1 ? sim : sim ** o.power
@@ -251,7 +198,23 @@ export class ExampleIndex {
       acc.reset()
       mergeInto(tools, out, o.groupWeight)
     }
-    return voters
+    return voters === 0 ? 0 : coverage
+  }
+
+  /** IDF over the examples of a term found in `df` of them (unseen terms get the largest). */
+  private idf(df: number): number {
+    const n = this.slots.size
+    return Math.log(1 + (n - df + 0.5) / (df + 0.5))
+  }
+
+  /** Information of the informative query terms that occur in an example's terms. */
+  private covered(terms: readonly number[], info: readonly number[], example: readonly number[]): number {
+    let sum = 0
+    for (let i = 0; i < terms.length; i++) {
+      if (info[i] === 0 || !example.includes(terms[i]!)) continue
+      sum += info[i]! * this.idf(this.engine.df(terms[i]!))
+    }
+    return sum
   }
 
   /** Moves an example to the group of its current tool set. */

@@ -14,7 +14,7 @@ import {
   makeCursorCodec,
   randomCursorKey,
 } from "@toolplane/foundation"
-import { SearchError } from "./errors.js"
+import { SearchError } from "../searchError.js"
 
 /**
  * Cursor purpose of {@link Searcher.search} (and `searchAsync`) pages.

@@ -4,14 +4,23 @@
  * library's N@5 on the ToolLens training split (zero-shot, and with the training queries as examples:
  * cross-validated; the other libraries use examples by appending them to documents).
  *
- *   pnpm --filter @toolplane/discovery bench [-- --quick] [--json]
+ *   pnpm --filter @toolplane/discovery bench [-- --quick] [--json] [--baseline DIR]
+ *
+ * --no-competitors: ours only. --no-quality: no N@5 columns. BENCH_SIZES=1000,10000 (catalog sizes),
+ * BENCH_ROUNDS=7 (rounds of the baseline comparison).
+ * --baseline DIR: another version of this package's sources (DIR/src/index.ts, e.g. main's, extracted
+ * with `git archive main packages/discovery/src`, with a `node_modules` link to this package's): its
+ * Searcher is timed against ours on the same tools and queries, in interleaved rounds, and the
+ * median ratio of the per-round p50s is printed.
  *
  * Corpus: ToolLens tools (../shared/bench/toollens) replicated under varied namespaces up to the
  * size; without ToolLens, a deterministic synthetic corpus (seeded RNG) and no quality columns.
  */
+import { resolve } from "node:path"
+import { pathToFileURL } from "node:url"
 import { type SearchableTool, Searcher, ToolIndex } from "../src/index.js"
 import { COMPETITORS, type Doc, type Engine } from "./competitors.js"
-import { buildSearcher, crossValidate, evaluate as evaluateOurs, examplesOf } from "./quality.js"
+import { buildSearcher, crossValidate, evaluate as evaluateOurs, examplesOf } from "./evaluate.js"
 import {
   type Corpus,
   DEFAULT_DIR,
@@ -24,12 +33,17 @@ import {
   type Query,
 } from "./toollens.js"
 
-const args = new Set(process.argv.slice(2))
+const argv = process.argv.slice(2)
+const args = new Set(argv)
+const BASELINE = argv.includes("--baseline") ? argv[argv.indexOf("--baseline") + 1] : undefined
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
 const QUICK = args.has("--quick")
 const JSON_OUT = args.has("--json")
-const SIZES = [1000, 10_000]
+const SIZES = (process.env.BENCH_SIZES ?? "1000,10000").split(",").map(Number)
+const NO_COMPETITORS = args.has("--no-competitors")
 const QUERY_BUDGET_MS = QUICK ? 400 : 1500
 const MAX_QUERIES = QUICK ? 300 : 2000
+const NO_QUALITY = args.has("--no-quality")
 const QUALITY_STEP = QUICK ? 16 : 4 // competitors' quality on every STEP-th training query
 
 function rng(seed: number): () => number {
@@ -134,6 +148,42 @@ async function timeQueries(
   return { p50: percentile(times, 0.5), p99: percentile(times, 0.99), n: times.length }
 }
 
+type SearchFn = (q: string) => unknown
+
+/**
+ * Ours against a baseline on the same queries: `ROUNDS` interleaved rounds (the order alternates),
+ * each timing every query once per side; returns the median over rounds of each side's p50 and of
+ * the per-round ratio ours/baseline.
+ */
+function compareRounds(ours: SearchFn, baseline: SearchFn, queries: readonly string[]) {
+  const sample = queries.slice(0, Math.min(queries.length, QUICK ? 200 : 500))
+  for (const q of sample.slice(0, 20)) {
+    ours(q)
+    baseline(q)
+  }
+  const oursP50: number[] = []
+  const baseP50: number[] = []
+  const ratios: number[] = []
+  const time = (fn: SearchFn): number => {
+    const times: number[] = []
+    for (const q of sample) {
+      const t0 = performance.now()
+      fn(q)
+      times.push(performance.now() - t0)
+    }
+    return percentile(times, 0.5)
+  }
+  for (let r = 0; r < ROUNDS; r++) {
+    const [a, b] = r % 2 === 0 ? [time(ours), time(baseline)] : [0, 0]
+    const [d, c] = r % 2 === 1 ? [time(baseline), time(ours)] : [b, a]
+    oursP50.push(r % 2 === 0 ? a : c)
+    baseP50.push(r % 2 === 0 ? b : d)
+    ratios.push(oursP50.at(-1)! / baseP50.at(-1)!)
+  }
+  const median = (xs: number[]) => percentile(xs, 0.5)
+  return { ours: median(oursP50), baseline: median(baseP50), ratio: median(ratios) }
+}
+
 async function competitorQuality(
   make: () => Engine,
   corpus: Corpus,
@@ -191,6 +241,16 @@ async function main(): Promise<void> {
   }
 
   const rows: Row[] = []
+  const comparisons: { label: string; tools: number; ours: number; baseline: number; ratio: number }[] = []
+  const Base =
+    BASELINE === undefined
+      ? undefined
+      : ((await import(
+          pathToFileURL(resolve(process.env.INIT_CWD ?? process.cwd(), BASELINE, "src/index.ts")).href
+        )) as {
+          Searcher: new (index: unknown) => { search(q: string, o: { limit: number }): unknown }
+          ToolIndex: new (tools: Iterable<SearchableTool>) => unknown
+        })
   for (const n of SIZES) {
     const tools = replicate(base, n)
     const noEx = tools.map(({ intents: _, ...t }) => t)
@@ -202,6 +262,15 @@ async function main(): Promise<void> {
       const buildMs = performance.now() - b0
       const r = await timeQueries((q) => s.search(q, { limit: 5 }), queryTexts)
       rows.push({ library: "@toolplane/discovery", tools: n, buildMs, p50: r.p50, p99: r.p99, queries: r.n })
+      if (Base !== undefined) {
+        const b = new Base.Searcher(new Base.ToolIndex(noEx))
+        const c = compareRounds(
+          (q) => s.search(q, { limit: 5 }),
+          (q) => b.search(q, { limit: 5 }),
+          queryTexts,
+        )
+        comparisons.push({ label: "zero-shot", tools: n, ...c })
+      }
     }
     // ours, with the ToolLens training queries as examples
     if (haveToolLens) {
@@ -211,6 +280,15 @@ async function main(): Promise<void> {
       const buildMs = performance.now() - b0
       const r = await timeQueries((q) => s.search(q, { limit: 5 }), queryTexts)
       const exCount = new Set(tools.flatMap((t) => t.intents ?? [])).size
+      if (Base !== undefined) {
+        const b = new Base.Searcher(new Base.ToolIndex(tools))
+        const c = compareRounds(
+          (q) => s.search(q, { limit: 5 }),
+          (q) => b.search(q, { limit: 5 }),
+          queryTexts,
+        )
+        comparisons.push({ label: `${exCount} examples`, tools: n, ...c })
+      }
       rows.push({
         library: `@toolplane/discovery + ${exCount} examples`,
         tools: n,
@@ -221,7 +299,7 @@ async function main(): Promise<void> {
       })
     }
     const docs = noEx.map((t) => ({ id: t.id, text: toText(t) }))
-    for (const make of COMPETITORS) {
+    for (const make of NO_COMPETITORS ? [] : COMPETITORS) {
       const e = make()
       const b0 = performance.now()
       await e.build(docs)
@@ -232,7 +310,7 @@ async function main(): Promise<void> {
   }
 
   const quality = new Map<string, { zeroShot: number; examples: number }>()
-  if (haveToolLens && corpus !== undefined) {
+  if (haveToolLens && corpus !== undefined && !NO_QUALITY) {
     const zs = evaluateOurs(buildSearcher(corpus, new Map()), corpus, queries, qrels).result()["N@5"]
     const cv = crossValidate(corpus, queries, qrels, 5)["N@5"]
     quality.set("@toolplane/discovery", { zeroShot: zs, examples: cv })
@@ -244,7 +322,7 @@ async function main(): Promise<void> {
   if (JSON_OUT) {
     console.log(
       JSON.stringify(
-        { toollens: haveToolLens, rows, quality: Object.fromEntries(quality), seconds },
+        { toollens: haveToolLens, rows, comparisons, quality: Object.fromEntries(quality), seconds },
         null,
         2,
       ),
@@ -260,6 +338,13 @@ async function main(): Promise<void> {
     const q = quality.get(r.library.split(" + ")[0]!)
     const qs = q === undefined ? "n/a | n/a" : `${q.zeroShot.toFixed(2)} | ${q.examples.toFixed(2)}`
     console.log(`| ${r.library} | ${r.tools} | ${f(r.buildMs)} | ${f(r.p50)} | ${f(r.p99)} | ${qs} |`)
+  }
+  if (comparisons.length > 0) {
+    console.log(`\nOurs against the baseline in ${BASELINE} (${ROUNDS} interleaved rounds, medians):\n`)
+    console.log("| catalog | tools | ours p50 ms | baseline p50 ms | ratio ours/baseline |")
+    console.log("| --- | --- | --- | --- | --- |")
+    for (const c of comparisons)
+      console.log(`| ${c.label} | ${c.tools} | ${f(c.ours)} | ${f(c.baseline)} | ${c.ratio.toFixed(2)} |`)
   }
   console.log(
     `\nN@5: ToolLens training split; ours: zero-shot on all ${queries.length} queries, examples by 5-fold CV; others: every ${QUALITY_STEP}th query, examples appended to documents (5-fold CV). ${seconds.toFixed(0)} s in all.`,

@@ -24,10 +24,28 @@ describe("splitWords", () => {
     expect(splitWords("погода Москва")).toEqual(["погода", "москва"])
     expect(splitWords("ＡＢＣ")).toEqual(["abc"]) // full-width (NFKC)
   })
-  it("emits character bigrams for scripts written without spaces", () => {
-    expect(splitWords("天气预报")).toEqual(["天气", "气预", "预报"])
-    expect(splitWords("東")).toEqual(["東"])
+  it("segments scripts written without spaces into words (Intl.Segmenter)", () => {
+    expect(splitWords("查询城市的天气预报")).toEqual(["查询", "城市", "的", "天气", "预报"])
+    expect(splitWords("東京の天気を調べる")).toEqual(["東京", "の", "天気", "を", "調べる"])
+    expect(splitWords("ファイルを削除する")).toEqual(["ファイル", "を", "削除", "する"])
+    expect(splitWords("ค้นหาสภาพอากาศ")).toEqual(["ค้นหา", "สภาพ", "อากาศ"])
     expect(splitWords("api天气")).toEqual(["api", "天气"])
+  })
+  it("keeps single CJK characters that are words, and bridges single characters with bigrams", () => {
+    expect(splitWords("東")).toEqual(["東"])
+    expect(tokenize("東", { minTokenLength: 2 })).toEqual(["東"])
+    // the segmenter splits 读取 into two one-character words: their bigram is kept too
+    expect(splitWords("读取文件")).toEqual(expect.arrayContaining(["读", "取", "读取", "文件"]))
+  })
+  it("adds character bigrams to Korean words (particles attach to them)", () => {
+    expect(splitWords("날씨를 알려줘")).toEqual(expect.arrayContaining(["날씨를", "날씨", "알려줘"]))
+  })
+  it("folds width and case (NFKC) in every script", () => {
+    expect(splitWords("ＡＰＩ ｶﾀｶﾅ")).toEqual(["api", "カタカナ"])
+  })
+  it("drops Chinese and Japanese function words with the default stop words", () => {
+    expect(tokenize("东京的天气")).toEqual(["东京", "天气"])
+    expect(tokenize("東京の天気を調べる")).toEqual(["東京", "天気", "調べる"])
   })
 })
 

@@ -9,7 +9,8 @@
  *
  * The index is built from the inner service's full listing on first use (concurrent first calls share
  * one build) and refreshed incrementally (`ToolIndex.replaceSource`, only the differences are
- * re-indexed) when it is older than `refreshMs`.
+ * re-indexed) when it is older than `refreshMs` or after a change of the inner tool list. Each caller
+ * finds, describes and calls only the tools it may see (see {@link SearchModeOptions.visibility}).
  *
  * @since 0.1.0
  */
@@ -21,11 +22,9 @@ import {
   type ExecutionContext,
   type ExecutionContextInit,
   InvalidArguments,
-  type JsonSchema,
   type ListToolsRequest,
   listAllTools,
   type Middleware,
-  makeTool,
   paginateTools,
   structuredResult,
   suggestToolIds,
@@ -36,10 +35,13 @@ import {
   type ToolService,
   type Validator,
 } from "@toolplane/foundation"
-import { type DocCaps, type DocLevel, describeTool, summaryLine } from "./docs.js"
-import { defaultSearchCodec } from "./searchCursor.js"
-import { Searcher, type SearcherOptions } from "./searcher.js"
-import { ToolIndex } from "./tool-index.js"
+import type { IntentStore } from "./intentStore.js"
+import { IntentLearner } from "./internal/intentLearner.js"
+import { defaultSearchCodec } from "./internal/searchCursor.js"
+import { Searcher } from "./searcher.js"
+import type { SearcherOptions } from "./searcherOptions.js"
+import { type DocCaps, type DocLevel, describeTool, summaryLine } from "./toolDocs.js"
+import { ToolIndex } from "./toolIndex.js"
 
 /**
  * Options of {@link searchMode}.
@@ -68,6 +70,63 @@ export interface SearchModeOptions {
   readonly docCaps?: DocCaps
   /** Clock, for tests. Default `Date.now`. */
   readonly now?: () => number
+  /**
+   * Which tools a caller finds (and may describe and call through the meta-tools):
+   *
+   * - `"listing"` (default): the tools of the inner service's listing made with the caller's context
+   *   (`context.callerId`), so capability filters and auth scopes below search mode apply to search
+   *   results, totals and cursors; each caller's listing is cached for `refreshMs`;
+   * - `"shared"`: every caller sees the listing made without a caller context;
+   * - a function: `(tool, context) => boolean` over the shared listing.
+   *
+   * @since 0.2.0
+   */
+  readonly visibility?: "listing" | "shared" | SearchVisibility
+  /**
+   * Changes of the inner tool list (e.g. a gateway's `notifications/tools/list_changed`): after one,
+   * the next call re-lists the inner service and updates the index incrementally (only the tools that
+   * changed are re-indexed). Search mode applied again to the same inner service (as `gatewayStack`
+   * does after each change) does the same: it keeps its index.
+   *
+   * @since 0.2.0
+   */
+  readonly changes?: (listener: () => void) => () => void
+  /**
+   * Learning from use (off by default): a `search_tools` query followed by a successful `call_tool` of
+   * one of its hits, by the same caller within `windowMs`, becomes an intent example of that tool,
+   * so that a deployment's search improves with use.
+   *
+   * @since 0.2.0
+   */
+  readonly learn?: LearnOptions
+}
+
+/**
+ * Which tools a caller may find in search mode: `true` to show `tool` to the caller of `context`.
+ *
+ * @since 0.2.0
+ */
+export type SearchVisibility = (
+  tool: Tool,
+  context: ExecutionContext | ExecutionContextInit | undefined,
+) => boolean
+
+/**
+ * Options of learning intent examples from use (see {@link SearchModeOptions.learn}).
+ *
+ * @since 0.2.0
+ */
+export interface LearnOptions {
+  /** Where learned examples are kept (e.g. {@link fileIntentStore}). */
+  readonly store: IntentStore
+  /** Learned examples kept per tool (the oldest goes first). Default 20. */
+  readonly maxPerTool?: number
+  /** Longest time between the search and the call. Default 600000 ms (10 minutes). */
+  readonly windowMs?: number
+  /** Longest query learned, in characters. Default 500. */
+  readonly maxQueryLength?: number
+  /** Told about a failed load or save (default: ignored; the example stays in memory). */
+  readonly onError?: (error: unknown) => void
 }
 
 /**
@@ -102,127 +161,7 @@ export interface SearchToolsResult {
   readonly nextCursor?: string
 }
 
-const DOC_LEVELS: readonly DocLevel[] = ["summary", "schema", "full"]
-const stringOrList: JsonSchema = {
-  anyOf: [
-    { type: "string", minLength: 1 },
-    { type: "array", items: { type: "string", minLength: 1 }, maxItems: 100 },
-  ],
-}
-
-interface MetaTools {
-  readonly search: Tool
-  readonly describe: Tool
-  readonly call: Tool
-  readonly list: readonly Tool[]
-}
-
-const metaTools = (namespace: string, pageSize: number, maxResults: number, level: DocLevel): MetaTools => {
-  const search = makeTool({
-    namespace,
-    name: "search_tools",
-    title: "Search tools",
-    description:
-      "Find tools by what you want to do. Returns tool ids with a one-line summary, best first; pass nextCursor back (same query and filters) for more. Then use describe_tool for a tool's input schema and call_tool to run it.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        query: {
-          type: "string",
-          maxLength: 2000,
-          description: "What you want to do, in your own words (an empty query lists tools by id)",
-        },
-        namespace: { ...stringOrList, description: "Only tools of this namespace (or of one of these)" },
-        tags: {
-          type: "array",
-          items: { type: "string", minLength: 1 },
-          maxItems: 100,
-          description: "Only tools carrying every one of these tags",
-        },
-        category: { ...stringOrList, description: "Only tools of this category (or of one of these)" },
-        limit: {
-          type: "integer",
-          minimum: 1,
-          maximum: maxResults,
-          default: pageSize,
-          description: `Hits per page (default ${pageSize}, at most ${maxResults})`,
-        },
-        cursor: {
-          type: "string",
-          minLength: 1,
-          description: "nextCursor of the previous page of the same search",
-        },
-      },
-      required: ["query"],
-      additionalProperties: false,
-    },
-    outputSchema: {
-      type: "object",
-      properties: {
-        hits: {
-          type: "array",
-          items: {
-            type: "object",
-            properties: {
-              id: { type: "string" },
-              summary: { type: "string" },
-              score: { type: "number" },
-            },
-            required: ["id", "summary", "score"],
-          },
-        },
-        total: { type: "integer" },
-        nextCursor: { type: "string" },
-      },
-      required: ["hits", "total"],
-    },
-    annotations: { title: "Search tools", readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-    tags: ["search-mode"],
-  })
-  const describe = makeTool({
-    namespace,
-    name: "describe_tool",
-    title: "Describe a tool",
-    description:
-      'Show a tool found with search_tools: "summary" (one line), "schema" (description and input schema, what call_tool needs) or "full" (plus examples, notes, tags and output schema).',
-    inputSchema: {
-      type: "object",
-      properties: {
-        id: { type: "string", minLength: 1, description: "Tool id, as returned by search_tools" },
-        level: {
-          type: "string",
-          enum: [...DOC_LEVELS],
-          default: level,
-          description: `Level of detail (default "${level}")`,
-        },
-      },
-      required: ["id"],
-      additionalProperties: false,
-    },
-    annotations: { title: "Describe a tool", readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-    tags: ["search-mode"],
-  })
-  const call = makeTool({
-    namespace,
-    name: "call_tool",
-    title: "Call a tool",
-    description:
-      "Run a tool found with search_tools, with arguments matching the input schema that describe_tool shows. Returns the tool's own result.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        id: { type: "string", minLength: 1, description: "Tool id, as returned by search_tools" },
-        arguments: { type: "object", description: "The tool's arguments (default {})" },
-      },
-      required: ["id"],
-      additionalProperties: false,
-    },
-    annotations: { title: "Call a tool", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
-    tags: ["search-mode"],
-  })
-  const list = [search, describe, call].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-  return { search, describe, call, list }
-}
+import { DOC_LEVELS, metaTools } from "./internal/metaTools.js"
 
 const positiveInteger = (path: string, value: number | undefined, fallback: number, max: number): number => {
   const v = value ?? fallback
@@ -307,16 +246,90 @@ export const searchMode = (options: SearchModeOptions = {}): Middleware => {
     return result.value as Record<string, unknown>
   }
 
+  const visibility = options.visibility ?? "listing"
+  if (visibility !== "listing" && visibility !== "shared" && typeof visibility !== "function")
+    throw new ConfigError({
+      path: "searchMode.visibility",
+      reason: `must be "listing", "shared" or a function, got ${String(visibility)}`,
+    })
+  if (options.changes !== undefined && typeof options.changes !== "function")
+    throw new ConfigError({ path: "searchMode.changes", reason: "must be a function" })
+  const learn = options.learn
+  if (learn !== undefined) {
+    if (typeof learn.store?.load !== "function" || typeof learn.store?.save !== "function")
+      throw new ConfigError({ path: "searchMode.learn.store", reason: "must have load() and save() methods" })
+    positiveInteger("searchMode.learn.maxPerTool", learn.maxPerTool, 20, 10_000)
+    positiveInteger("searchMode.learn.windowMs", learn.windowMs, 600_000, 2 ** 31)
+    positiveInteger("searchMode.learn.maxQueryLength", learn.maxQueryLength, 500, 100_000)
+  }
+
+  /** One state per inner service: applying the mode again to the same service keeps its index. */
+  const states = new WeakMap<ToolService, State>()
+
   return (next: ToolService): ToolService => {
+    let state = states.get(next)
+    if (state === undefined) {
+      state = makeState(next)
+      states.set(next, state)
+    } else state.invalidate()
+    return state.service
+  }
+
+  function makeState(next: ToolService): State {
     const index = new ToolIndex<Tool>()
     let searcher: Searcher<Tool> | undefined
     let builtAt = Number.NEGATIVE_INFINITY
     let building: Promise<Searcher<Tool>> | undefined
+    /** The inner tools as listed (without learned intents). */
+    let base = new Map<string, Tool>()
+    /** Per caller: the ids of its listing, and the tools only it sees. */
+    const callers = new Map<string, { ids: Set<string>; tools: Tool[]; at: number }>()
+    const callerListings = new Map<string, Promise<Set<string>>>()
+
+    const learner =
+      learn === undefined
+        ? undefined
+        : new IntentLearner(
+            learn.store,
+            learn.maxPerTool ?? 20,
+            learn.windowMs ?? 600_000,
+            learn.maxQueryLength ?? 500,
+            now,
+            (id) => {
+              const tool = base.get(id)
+              if (tool !== undefined) index.register(withLearned(tool))
+            },
+            learn.onError ?? (() => {}),
+          )
+
+    const withLearned = (tool: Tool): Tool => {
+      const learned = learner?.intentsOf(tool.id)
+      if (learned === undefined || learned.length === 0) return tool
+      return { ...tool, intents: [...(tool.intents ?? []), ...learned] }
+    }
+
+    /** Registers tools seen by a caller but absent from the shared listing. */
+    const registerExtra = (tools: readonly Tool[]): void => {
+      for (const t of tools)
+        if (!base.has(t.id)) {
+          base.set(t.id, t)
+          index.register(withLearned(t), { source: SOURCE })
+        }
+    }
 
     const rebuild = async (): Promise<Searcher<Tool>> => {
       try {
+        if (learner !== undefined)
+          await learner.ready().catch((error: unknown) => {
+            learn?.onError?.(error)
+          })
         const tools = await listAllTools(next)
-        index.replaceSource(SOURCE, tools)
+        const all = new Map<string, Tool>(tools.map((t) => [t.id, t]))
+        const fresh = now()
+        for (const c of callers.values())
+          if (fresh - c.at < refreshMs) for (const t of c.tools) if (!all.has(t.id)) all.set(t.id, t)
+        base = all
+        index.replaceSource(SOURCE, [...all.values()].map(withLearned))
         searcher ??= new Searcher(index, searcherOptions)
       } catch (error) {
         if (searcher === undefined) throw error
@@ -335,21 +348,58 @@ export const searchMode = (options: SearchModeOptions = {}): Middleware => {
       return building
     }
 
-    /** Unknown id: close ids of the same namespace first, then close ids anywhere. */
-    const notFound = (id: string): ToolNotFound => {
+    /** The ids a caller may see (`undefined`: every tool). */
+    const visibleIds = async (
+      context: ExecutionContext | ExecutionContextInit | undefined,
+    ): Promise<((id: string) => boolean) | undefined> => {
+      if (visibility === "shared") return undefined
+      if (typeof visibility === "function")
+        return (id) => {
+          const tool = base.get(id)
+          return tool !== undefined && visibility(tool, context)
+        }
+      const caller = callerOf(context)
+      if (caller === undefined) return undefined
+      const cached = callers.get(caller)
+      if (cached !== undefined && now() - cached.at < refreshMs) return (id) => cached.ids.has(id)
+      let pending = callerListings.get(caller)
+      if (pending === undefined) {
+        pending = listAllTools(next, context !== undefined ? { context } : {})
+          .then((tools) => {
+            const ids = new Set(tools.map((t) => t.id))
+            const extra = tools.filter((t) => !base.has(t.id))
+            callers.delete(caller)
+            callers.set(caller, { ids, tools: extra, at: now() })
+            if (callers.size > 10_000) callers.delete(callers.keys().next().value!)
+            registerExtra(extra)
+            return ids
+          })
+          .finally(() => callerListings.delete(caller))
+        callerListings.set(caller, pending)
+      }
+      const ids = await pending
+      return (id) => ids.has(id)
+    }
+
+    /** Unknown id: close ids of the same namespace first, then close ids anywhere (visible ones only). */
+    const notFound = (id: string, visible: ((id: string) => boolean) | undefined): ToolNotFound => {
+      const known = index
+        .list()
+        .map((t) => t.id)
+        .filter((x) => visible === undefined || visible(x))
       const slash = id.indexOf("/")
-      const sameNamespace = slash > 0 ? index.list({ namespace: id.slice(0, slash) }).map((t) => t.id) : []
-      const anywhere = suggestToolIds(
-        id,
-        index.list().map((t) => t.id),
-      )
-      const suggestions = [...new Set([...suggestToolIds(id, sameNamespace), ...anywhere])].slice(0, 3)
+      const prefix = slash > 0 ? id.slice(0, slash + 1) : undefined
+      const sameNamespace = prefix !== undefined ? known.filter((x) => x.startsWith(prefix)) : []
+      const suggestions = [
+        ...new Set([...suggestToolIds(id, sameNamespace), ...suggestToolIds(id, known)]),
+      ].slice(0, 3)
       return new ToolNotFound({ toolId: id, suggestions })
     }
 
     const searchTools = async (request: CallToolRequest): Promise<ToolResult> => {
       const args = validate(meta.search.id, request.arguments)
       const s = await fresh()
+      const visible = await visibleIds(request.context)
       const caller = callerOf(request.context)
       const result = s.search(args.query as string, {
         limit: (args.limit as number | undefined) ?? pageSize,
@@ -358,12 +408,18 @@ export const searchMode = (options: SearchModeOptions = {}): Middleware => {
         ...(args.tags !== undefined ? { tags: args.tags as string[] } : {}),
         ...(args.category !== undefined ? { category: args.category as string | string[] } : {}),
         ...(caller !== undefined ? { caller } : {}),
+        ...(visible !== undefined ? { visible } : {}),
       })
       const hits: SearchToolsHit[] = result.hits.map((h) => ({
         id: h.id,
         summary: summaryLine(index.get(h.id)!),
         score: Math.round(h.score * 10_000) / 10_000,
       }))
+      learner?.searched(
+        caller ?? "",
+        args.query as string,
+        hits.map((h) => h.id),
+      )
       const out: SearchToolsResult = {
         hits,
         total: result.total,
@@ -372,28 +428,36 @@ export const searchMode = (options: SearchModeOptions = {}): Middleware => {
       return structuredResult(out as unknown as Record<string, unknown>)
     }
 
+    /** The tool of a `describe_tool`/`call_tool` id, when it exists and the caller may see it. */
+    const visibleTool = async (id: string, context: CallToolRequest["context"]): Promise<Tool> => {
+      await fresh()
+      const visible = await visibleIds(context)
+      const tool = index.get(id)
+      if (tool === undefined || (visible !== undefined && !visible(id))) throw notFound(id, visible)
+      return tool
+    }
+
     const describe = async (request: CallToolRequest): Promise<ToolResult> => {
       const args = validate(meta.describe.id, request.arguments)
-      await fresh()
-      const id = args.id as string
-      const tool = index.get(id)
-      if (tool === undefined) throw notFound(id)
+      const tool = await visibleTool(args.id as string, request.context)
       const doc = describeTool(tool, (args.level as DocLevel | undefined) ?? level, docCaps)
       return structuredResult(doc as unknown as Record<string, unknown>)
     }
 
     const call = async (request: CallToolRequest): Promise<ToolResult> => {
       const args = validate(meta.call.id, request.arguments)
-      await fresh()
       const id = args.id as string
-      if (!index.has(id)) throw notFound(id)
-      return next.callTool({
+      await visibleTool(id, request.context)
+      const result = await next.callTool({
         ...(request.id !== undefined ? { id: request.id } : {}),
         name: id,
         arguments: (args.arguments as Record<string, unknown> | undefined) ?? {},
         ...(request.cursor !== undefined ? { cursor: request.cursor } : {}),
         ...(request.context !== undefined ? { context: request.context } : {}),
       })
+      if (learner !== undefined && result.isError !== true)
+        learner.called(callerOf(request.context) ?? "", id)
+      return result
     }
 
     const handlers = new Map<string, (request: CallToolRequest) => Promise<ToolResult>>([
@@ -402,20 +466,35 @@ export const searchMode = (options: SearchModeOptions = {}): Middleware => {
       [meta.call.id, call],
     ])
 
+    const invalidate = (): void => {
+      builtAt = Number.NEGATIVE_INFINITY
+      callers.clear()
+    }
+    options.changes?.(invalidate)
+
     return {
-      async listTools(request: ListToolsRequest = {}): Promise<ToolPage> {
-        return paginateTools(meta.list, {
-          codec,
-          pageSize: 50,
-          cursor: request.cursor,
-          caller: callerOf(request.context),
-          purpose: listPurpose,
-        })
-      },
-      callTool(request: CallToolRequest): Promise<ToolResult> {
-        const handler = handlers.get(request.name)
-        return handler ? handler(request) : next.callTool(request)
+      invalidate,
+      service: {
+        async listTools(request: ListToolsRequest = {}): Promise<ToolPage> {
+          return paginateTools(meta.list, {
+            codec,
+            pageSize: 50,
+            cursor: request.cursor,
+            caller: callerOf(request.context),
+            purpose: listPurpose,
+          })
+        },
+        callTool(request: CallToolRequest): Promise<ToolResult> {
+          const handler = handlers.get(request.name)
+          return handler ? handler(request) : next.callTool(request)
+        },
       },
     }
   }
+}
+
+interface State {
+  /** The next call re-lists the inner service (the index is updated, not rebuilt). */
+  readonly invalidate: () => void
+  readonly service: ToolService
 }

@@ -1,5 +1,6 @@
-import { SearchError } from "./errors.js"
-import { checkTool, type SearchableTool } from "./tool.js"
+import { checkTool } from "./internal/toolFields.js"
+import type { SearchableTool } from "./searchableTool.js"
+import { SearchError } from "./searchError.js"
 
 /**
  * A change of the tool index, delivered synchronously to subscribers.

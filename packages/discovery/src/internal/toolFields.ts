@@ -1,67 +1,8 @@
-/**
- * The structural shape of a tool that discovery indexes. Any `@toolplane/foundation` `Tool`
- * is assignable to it.
- *
- * @since 0.1.0
- */
-export interface SearchableTool {
-  /** Unique id, conventionally `"namespace/name"`. */
-  readonly id: string
-  readonly namespace: string
-  readonly name: string
-  readonly title?: string
-  readonly description?: string
-  /** JSON Schema object describing the input. */
-  readonly inputSchema: Readonly<Record<string, unknown>>
-  /** Optional JSON Schema of the output (MCP `outputSchema`); its property names are indexed. */
-  readonly outputSchema?: Readonly<Record<string, unknown>>
-  readonly tags?: readonly string[]
-  readonly category?: string
-  /** Intent examples: example queries (authored, or from a deployment's query log). */
-  readonly intents?: readonly string[]
-  readonly metadata?: Readonly<Record<string, unknown>>
-}
-
-/**
- * Names of the fields a tool is indexed under (BM25F fields).
- *
- * @since 0.1.0
- */
-export type FieldName =
-  | "name"
-  | "namespace"
-  | "title"
-  | "description"
-  | "paramNames"
-  | "paramDescriptions"
-  | "tags"
-  | "category"
-  | "output"
-  | "intents"
-
-/**
- * All BM25F fields, in engine order.
- *
- * @since 0.1.0
- */
-export const FIELD_NAMES: readonly FieldName[] = [
-  "name",
-  "namespace",
-  "title",
-  "description",
-  "paramNames",
-  "paramDescriptions",
-  "tags",
-  "category",
-  "output",
-  "intents",
-]
+import type { SearchableTool } from "../searchableTool.js"
 
 /**
  * Parameter names and descriptions found in a JSON Schema (nested objects, arrays, and
  * `anyOf`/`oneOf`/`allOf` branches; `$defs`/`definitions` included), depth-limited.
- *
- * @since 0.1.0
  */
 export function schemaText(schema: unknown, maxDepth = 8): { names: string[]; descriptions: string[] } {
   const names: string[] = []
@@ -111,8 +52,6 @@ export function schemaText(schema: unknown, maxDepth = 8): { names: string[]; de
 
 /**
  * The raw text of each BM25F field of a tool, in {@link FIELD_NAMES} order.
- *
- * @since 0.1.0
  */
 export function toolFieldTexts(tool: SearchableTool): string[] {
   const { names, descriptions } = schemaText(tool.inputSchema)
@@ -139,8 +78,6 @@ function outputText(schema: unknown): string {
 /**
  * Validates the structural minimum of a tool (string id, namespace and name, object schema).
  * Returns an error message or `undefined`.
- *
- * @since 0.1.0
  */
 export function checkTool(tool: unknown): string | undefined {
   if (tool === null || typeof tool !== "object") return "a tool must be an object"

@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest"
-import {
-  capSchema,
-  describeTool,
-  type SearchableTool,
-  SearchError,
-  summaryLine,
-  truncate,
-} from "../src/index.js"
+import { describeTool, type SearchableTool, SearchError, summaryLine } from "../src/index.js"
+import { capSchema, truncate } from "../src/toolDocs.js"
 
 const big: SearchableTool = {
   id: "github/create_issue",

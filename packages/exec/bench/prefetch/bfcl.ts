@@ -1,0 +1,511 @@
+/**
+ * Speculative prefetch on real multi-step traces: replays every BFCL multi-turn session's ground-truth
+ * calls through a runner whose backend executes the reference implementations (a Python subprocess,
+ * `bfcl_server.py`), three times in one run: without prefetch (`off`), with declared follow-up links only
+ * (`declaredOnly`) and with learning on. Learning starts from nothing in every run. Checks that every
+ * result and every session's final state are the same in all three.
+ *
+ * Run: `pnpm --filter @toolplane/exec bench:prefetch -- --questions F --answers F [--think-ms 1000]
+ * [--tool-ms 300] [--json] [--scale 0.04] [--limit N]`.
+ *
+ * Time model: `tool-ms` of latency per backend call, `think-ms` of model time before every call but the
+ * first of a session. Real timers run at `scale` times the nominal durations (default 0.05, so the 200
+ * sessions take a few minutes); every figure printed is converted back to nominal milliseconds.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { dirname, join, resolve } from "node:path"
+import { createInterface } from "node:readline"
+import { fileURLToPath } from "node:url"
+import {
+  Cancelled,
+  defineBackend,
+  defineEnricher,
+  type FollowUpLink,
+  isToolError,
+  type JsonSchema,
+  type Tool,
+} from "@toolplane/foundation"
+import { canonicalJson, createRunner, type PrefetchOptions, type ToolRunner } from "../../src/index.js"
+
+const HERE = dirname(fileURLToPath(import.meta.url))
+
+// ---------------------------------------------------------------------------------------------- flags
+const argv = process.argv.slice(2).filter((a) => a !== "--")
+const flag = (name: string): string | undefined => {
+  const i = argv.indexOf(`--${name}`)
+  if (i < 0) return undefined
+  const value = argv[i + 1]
+  if (value === undefined || value.startsWith("--")) fail(`--${name} needs a value`)
+  return value
+}
+const num = (name: string, fallback: number): number => {
+  const raw = flag(name)
+  if (raw === undefined) return fallback
+  const n = Number(raw)
+  if (!Number.isFinite(n) || n < 0) fail(`--${name} must be a non-negative number, got ${raw}`)
+  return n
+}
+function fail(message: string): never {
+  process.stderr.write(`bench:prefetch: ${message}\n`)
+  process.exit(2)
+}
+const known = new Set(["questions", "answers", "think-ms", "tool-ms", "json", "scale", "limit", "ttl-ms"])
+for (const a of argv) if (a.startsWith("--") && !known.has(a.slice(2))) fail(`unknown flag ${a}`)
+
+const questionsFile = flag("questions") ?? fail("--questions FILE is required")
+const answersFile = flag("answers") ?? fail("--answers FILE is required")
+const thinkMs = num("think-ms", 1000)
+const toolMs = num("tool-ms", 300)
+const scale = num("scale", 0.05)
+if (scale <= 0) fail("--scale must be positive")
+const limit = flag("limit") === undefined ? Number.POSITIVE_INFINITY : num("limit", 0)
+const ttlMs = num("ttl-ms", 4 * (thinkMs + toolMs))
+const asJson = argv.includes("--json")
+const log = (line: string) => {
+  if (!asJson) process.stdout.write(`${line}\n`)
+}
+
+// pnpm runs scripts in the package folder; relative paths are taken from where the command was typed.
+const base = process.env.INIT_CWD ?? process.cwd()
+const questionsPath = resolve(base, questionsFile)
+const answersPath = resolve(base, answersFile)
+for (const f of [questionsPath, answersPath]) if (!existsSync(f)) fail(`${f} does not exist`)
+const dataDir = dirname(questionsPath)
+const sourceDir = join(dataDir, "func_source_code")
+const docDir = join(dataDir, "func_doc")
+if (!existsSync(sourceDir) || !existsSync(docDir))
+  fail(`${dataDir} must hold func_source_code/ and func_doc/ next to the questions file`)
+
+// ------------------------------------------------------------------------------------ prerequisites
+const python = spawnSync("python3", ["-c", "import mpmath"], { encoding: "utf8" })
+if (python.error !== undefined)
+  fail(
+    "python3 is missing: the benchmark runs BFCL's reference implementations (Python) and needs python3 with mpmath",
+  )
+if (python.status !== 0)
+  fail(
+    "the Python module mpmath is missing (BFCL's MathAPI needs it): install it, e.g. `pip install mpmath` or `apt-get install python3-mpmath`",
+  )
+
+// ----------------------------------------------------------------------------------------------- data
+interface Session {
+  readonly id: string
+  readonly classes: readonly string[]
+  readonly config: Record<string, unknown>
+  readonly groundTruth: readonly (readonly string[])[]
+}
+const readJsonl = (file: string): Record<string, unknown>[] =>
+  readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+const answers = new Map(readJsonl(answersPath).map((a) => [a.id as string, a.ground_truth as string[][]]))
+const sessions: Session[] = readJsonl(questionsPath)
+  .filter((q) => answers.has(q.id as string))
+  .slice(0, limit)
+  .map((q) => ({
+    id: q.id as string,
+    classes: q.involved_classes as string[],
+    config: (q.initial_config ?? {}) as Record<string, unknown>,
+    groundTruth: answers.get(q.id as string)!,
+  }))
+if (sessions.length === 0) fail("no session has an answer")
+
+interface Annotations {
+  readonly readOnly: Record<string, string[]>
+  readonly links: Record<string, FollowUpLink[]>
+  readonly hosts: Record<string, string>
+}
+const annotations = JSON.parse(readFileSync(join(HERE, "annotations.json"), "utf8")) as Annotations
+const readOnly = new Set(Object.values(annotations.readOnly).flat())
+
+/** BFCL's parameter dialect ("dict", "float", "tuple", "any") to JSON Schema. */
+const toSchema = (p: Record<string, unknown>): JsonSchema => {
+  const out: Record<string, unknown> = {}
+  switch (p.type) {
+    case "dict":
+      out.type = "object"
+      break
+    case "float":
+      out.type = "number"
+      break
+    case "tuple":
+      out.type = "array"
+      break
+    case "any":
+    case undefined:
+      break
+    default:
+      out.type = p.type
+  }
+  if (p.properties !== undefined)
+    out.properties = Object.fromEntries(
+      Object.entries(p.properties as Record<string, Record<string, unknown>>).map(([k, v]) => [
+        k,
+        toSchema(v),
+      ]),
+    )
+  if (Array.isArray(p.required) && p.required.length > 0) out.required = p.required
+  if (p.items !== undefined) out.items = toSchema(p.items as Record<string, unknown>)
+  if (Array.isArray(p.enum)) out.enum = p.enum
+  return out as JsonSchema
+}
+
+const toolId = (name: string) => `bfcl/${name}`
+const tools = new Map<string, Tool>()
+for (const file of readdirSync(docDir).filter((f) => f.endsWith(".json"))) {
+  for (const doc of readJsonl(join(docDir, file))) {
+    const name = doc.name as string
+    const tool: Tool = {
+      id: toolId(name),
+      namespace: "bfcl",
+      name,
+      description: doc.description as string,
+      // Two classes with the same function name (memory APIs): accept either's arguments.
+      inputSchema: tools.has(name)
+        ? { type: "object" }
+        : toSchema({ ...(doc.parameters as Record<string, unknown>), type: "dict" }),
+      annotations: readOnly.has(name) ? { readOnlyHint: true } : { readOnlyHint: false },
+    }
+    tools.set(name, tool)
+  }
+}
+
+// --------------------------------------------------------------------------------- python subprocess
+class Python {
+  readonly #child: ChildProcess
+  readonly #waiting = new Map<
+    number,
+    { resolve: (v: Record<string, unknown>) => void; reject: (e: Error) => void }
+  >()
+  #next = 1
+
+  constructor() {
+    this.#child = spawn("python3", [join(HERE, "bfcl_server.py"), sourceDir], {
+      stdio: ["pipe", "pipe", "inherit"],
+    })
+    createInterface({ input: this.#child.stdout! }).on("line", (line) => {
+      const reply = JSON.parse(line) as Record<string, unknown>
+      const w = this.#waiting.get(reply.id as number)
+      this.#waiting.delete(reply.id as number)
+      if (reply.error !== undefined) w?.reject(new Error(String(reply.error)))
+      else w?.resolve(reply)
+    })
+    this.#child.on("exit", (code) => {
+      for (const w of this.#waiting.values()) w.reject(new Error(`python exited with ${code}`))
+      this.#waiting.clear()
+    })
+  }
+
+  request(op: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const id = this.#next++
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(id, { resolve, reject })
+      this.#child.stdin!.write(`${JSON.stringify({ ...body, op, id })}\n`)
+    })
+  }
+
+  close(): void {
+    this.#child.stdin!.end()
+  }
+}
+
+const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason)
+    const timer = setTimeout(resolve, ms)
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer)
+        reject(signal.reason)
+      },
+      { once: true },
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------- runs
+interface ModeReport {
+  calls: number
+  eligible: number
+  issued: number
+  hits: number
+  hitRate: number
+  precision: number
+  wastedPerCall: number
+  toolWaitMs: number
+  sessionMs: number
+  timeSavedPct: number
+  differences: number
+}
+interface ModeRun {
+  readonly results: string[][]
+  readonly states: string[]
+  readonly report: ModeReport
+}
+
+const py = new Python()
+const missing = (await py.request("check", { classes: [...new Set(sessions.flatMap((s) => s.classes))] }))
+  .missing as string[]
+if (missing.length > 0) fail(`cannot load BFCL classes (missing Python modules?): ${missing.join("; ")}`)
+
+const CALLER = "bfcl-agent"
+
+/** One backend per mode: calls go to the Python instances of the session that mode is replaying. */
+const makeBackend = (mode: { session: string }) =>
+  defineBackend({
+    name: "bfcl",
+    kind: "python",
+    toolSchemas: () => [...tools.values()],
+    requiresApproval: (id) => !readOnly.has(id.slice("bfcl/".length)),
+    async execute(call, ctx) {
+      // The simulated latency includes the Python round trip: the call takes tool-ms in all.
+      const started = performance.now()
+      const reply = await py.request("call", {
+        session: mode.session,
+        name: call.toolId.slice("bfcl/".length),
+        args: call.arguments,
+      })
+      try {
+        await sleep(Math.max(0, toolMs * scale - (performance.now() - started)), ctx.signal)
+      } catch {
+        throw new Cancelled({ toolId: call.toolId, reason: "aborted" })
+      }
+      const value = reply.result
+      const structured =
+        value !== null && typeof value === "object" && !Array.isArray(value)
+          ? (value as Record<string, unknown>)
+          : { result: value as unknown }
+      return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: structured }
+    },
+  })
+
+const provider = defineEnricher({
+  name: "bfcl-provider",
+  categories: [],
+  valueModel: (id) => {
+    const name = id.slice("bfcl/".length)
+    const links = annotations.links[name]
+    const host = annotations.hosts[name]
+    if (links === undefined && host === undefined) return undefined
+    return {
+      ...(links === undefined ? {} : { followUps: links.map((l) => ({ ...l, toolId: toolId(l.toolId) })) }),
+      ...(host === undefined || host === "url" ? {} : { rateLimitHost: host }),
+    }
+  },
+  rateLimitHost: (id, args) => {
+    if (annotations.hosts[id.slice("bfcl/".length)] !== "url" || typeof args.url !== "string")
+      return undefined
+    try {
+      return new URL(args.url).host
+    } catch {
+      return undefined
+    }
+  },
+})
+
+interface Mode {
+  readonly label: string
+  readonly runner: ToolRunner
+  readonly target: { session: string }
+  readonly results: string[][]
+  readonly states: string[]
+  calls: number
+  eligible: number
+  toolWait: number
+  sessionTime: number
+}
+
+const makeMode = (label: string, prefetch: PrefetchOptions | undefined): Mode => {
+  const target = { session: "" }
+  return {
+    label,
+    target,
+    runner: createRunner({
+      backends: [makeBackend(target)],
+      enrichers: [provider],
+      approver: { approve: async () => true },
+      retry: false,
+      ...(prefetch === undefined ? {} : { prefetch }),
+    }),
+    results: [],
+    states: [],
+    calls: 0,
+    eligible: 0,
+    toolWait: 0,
+    sessionTime: 0,
+  }
+}
+
+/** Replays one session through one mode's runner. */
+const replay = async (mode: Mode, session: Session): Promise<void> => {
+  mode.target.session = `${mode.label}:${session.id}`
+  const loaded = await py.request("load", {
+    session: mode.target.session,
+    classes: session.classes,
+    config: session.config,
+    ground_truth: session.groundTruth,
+    long_context: session.id.includes("long_context"),
+  })
+  const turns = loaded.calls as { name: string; args: Record<string, unknown> }[][]
+  const out: string[] = []
+  let first = true
+  for (const turn of turns)
+    for (const call of turn) {
+      if (!first) {
+        await sleep(thinkMs * scale)
+        mode.sessionTime += thinkMs * scale
+      }
+      first = false
+      mode.calls++
+      if (readOnly.has(call.name)) mode.eligible++
+      const started = performance.now()
+      try {
+        const result = await mode.runner.callTool({
+          name: toolId(call.name),
+          arguments: call.args,
+          context: { callerId: CALLER },
+        })
+        out.push(canonicalJson(result.structuredContent ?? result.content))
+      } catch (error) {
+        out.push(`error:${isToolError(error) ? error._tag : String(error)}`)
+      }
+      const waited = performance.now() - started
+      mode.toolWait += waited
+      mode.sessionTime += waited
+    }
+  // The conversation is over: its pending prefetches are of no use (what was learned stays).
+  mode.runner.prefetch?.invalidate(CALLER)
+  mode.results.push(out)
+  mode.states.push(canonicalJson((await py.request("state", { session: mode.target.session })).state))
+  await py.request("drop", { session: mode.target.session })
+}
+
+const report = (mode: Mode): ModeReport => {
+  const stats = mode.runner.prefetch?.stats()
+  const issued = stats?.issued ?? 0
+  const hits = stats?.hits ?? 0
+  return {
+    calls: mode.calls,
+    eligible: mode.eligible,
+    issued,
+    hits,
+    hitRate: mode.eligible === 0 ? 0 : (100 * hits) / mode.eligible,
+    precision: issued === 0 ? 0 : (100 * hits) / issued,
+    wastedPerCall: mode.calls === 0 ? 0 : (stats?.wasted ?? 0) / mode.calls,
+    toolWaitMs: mode.toolWait / scale,
+    sessionMs: mode.sessionTime / scale,
+    timeSavedPct: 0,
+    differences: 0,
+  }
+}
+
+const modeList = [
+  makeMode("off", undefined),
+  makeMode("declaredOnly", { learning: false, ttlMs: ttlMs * scale }),
+  makeMode("learning", { ttlMs: ttlMs * scale }),
+]
+log(
+  `BFCL multi-turn replay: ${sessions.length} sessions, tool ${toolMs} ms, think ${thinkMs} ms (timers at ${scale}x); modes interleaved per session`,
+)
+for (const [i, session] of sessions.entries()) {
+  // Modes take turns session by session, so machine load falls on all of them alike.
+  for (const mode of i % 2 === 0 ? modeList : [...modeList].reverse()) await replay(mode, session)
+  if ((i + 1) % 50 === 0) log(`  ${i + 1}/${sessions.length} sessions`)
+}
+const runs = new Map<string, ModeRun>(
+  modeList.map((m) => [m.label, { results: m.results, states: m.states, report: report(m) }]),
+)
+await Promise.all(modeList.map((m) => m.runner.close()))
+py.close()
+
+// --------------------------------------------------------------------------------------- comparison
+const off = runs.get("off")!
+for (const [label, run] of runs) {
+  if (label === "off") continue
+  let differences = 0
+  run.results.forEach((session, i) => {
+    session.forEach((result, j) => {
+      if (result !== off.results[i]![j]) {
+        differences++
+        if (!asJson)
+          log(
+            `  DIFFERENCE ${label} ${sessions[i]!.id} call ${j}: ${result.slice(0, 120)} vs ${off.results[i]![j]!.slice(0, 120)}`,
+          )
+      }
+    })
+    if (run.states[i] !== off.states[i]) {
+      differences++
+      log(`  DIFFERENCE ${label} ${sessions[i]!.id}: final state differs`)
+    }
+  })
+  run.report.differences = differences
+  run.report.timeSavedPct = (100 * (off.report.sessionMs - run.report.sessionMs)) / off.report.sessionMs
+}
+
+const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits
+const keys = [
+  "calls",
+  "eligible",
+  "issued",
+  "hits",
+  "hitRate",
+  "precision",
+  "wastedPerCall",
+  "timeSavedPct",
+  "differences",
+] as const
+const pick = (r: ModeReport) => ({
+  ...Object.fromEntries(keys.map((k) => [k, k === "wastedPerCall" ? round(r[k], 3) : round(r[k])])),
+  toolWaitMs: Math.round(r.toolWaitMs),
+  sessionMs: Math.round(r.sessionMs),
+})
+const learning = runs.get("learning")!.report
+const declared = runs.get("declaredOnly")!.report
+const totalDifferences = learning.differences + declared.differences
+if (asJson) {
+  process.stdout.write(
+    `${JSON.stringify({ ...pick(learning), declaredOnly: pick(declared), off: pick(off.report), sessions: sessions.length, toolMs, thinkMs, scale })}\n`,
+  )
+} else {
+  const rows: [string, ModeReport][] = [
+    ["off", off.report],
+    ["declared only", declared],
+    ["declared + learning", learning],
+  ]
+  const header = [
+    "mode",
+    "calls",
+    "eligible",
+    "issued",
+    "hits",
+    "hit rate",
+    "precision",
+    "wasted/call",
+    "tool wait s",
+    "session s",
+    "saved",
+  ]
+  const table = rows.map(([name, r]) => [
+    name,
+    String(r.calls),
+    String(r.eligible),
+    String(r.issued),
+    String(r.hits),
+    `${round(r.hitRate)}%`,
+    `${round(r.precision)}%`,
+    round(r.wastedPerCall, 3).toFixed(3),
+    (r.toolWaitMs / 1000).toFixed(1),
+    (r.sessionMs / 1000).toFixed(1),
+    `${round(r.timeSavedPct)}%`,
+  ])
+  const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)))
+  for (const row of [header, ...table]) log(row.map((c, i) => c.padStart(widths[i]!)).join("  "))
+  log(
+    totalDifferences === 0
+      ? "results and final states: identical in all modes"
+      : `${totalDifferences} DIFFERENCES`,
+  )
+}
+process.exit(totalDifferences === 0 ? 0 : 1)

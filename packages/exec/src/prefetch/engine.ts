@@ -1,0 +1,523 @@
+/**
+ * The prefetch engine behind `createRunner({ prefetch })`: watches each caller's real calls, invalidates
+ * on writes, plans follow-ups (declared links, learned patterns), runs the safe ones speculatively through
+ * the runner's own pipeline, and serves a caller's matching call from them.
+ *
+ * @since 0.2.0
+ */
+import { trace } from "@opentelemetry/api"
+import {
+  type CallToolRequest,
+  type ExecutionContext,
+  isExecutionContext,
+  makeContext,
+  type ToolResult,
+} from "@toolplane/foundation"
+import { callContext, NEVER_ABORTED } from "../context.js"
+import { requiresApproval } from "../pipeline/approve.js"
+import { openScope } from "../pipeline/deadline.js"
+import type { ToolEntry } from "../pipeline/resolve.js"
+import { canonicalJson } from "./canonical.js"
+import { Learner, type LearnerSettings } from "./learner.js"
+import { type PrefetchMeters, prefetchMeters } from "./metrics.js"
+import type { PrefetchOptions } from "./options.js"
+import type { Prefetcher, PrefetchStats } from "./Prefetcher.js"
+import { declaredProposals, type Proposal, resultJson } from "./planner.js"
+
+/**
+ * What the runner gives its prefetch engine.
+ *
+ * @since 0.2.0
+ */
+export interface PrefetchHost {
+  /** The resolved entry of a visible tool, or `undefined`. */
+  entry(toolId: string): ToolEntry | undefined
+  /** Runs a call through the runner's whole pipeline. */
+  run(request: CallToolRequest): Promise<ToolResult>
+  /** Settles when pending registrations and refreshes are done; `undefined` when none are. */
+  pending(): Promise<void> | undefined
+}
+
+interface Pending {
+  readonly key: string
+  /** The rule that proposed it (previous tool, follow-up, origin), for precision feedback. */
+  readonly rule: Feedback
+  readonly backend: string
+  readonly host: string | undefined
+  readonly controller: AbortController
+  readonly started: number
+  finished: number | undefined
+  /** Settles with the result, or `undefined` when the speculative call failed. */
+  readonly promise: Promise<ToolResult | undefined>
+  timer: ReturnType<typeof setTimeout> | undefined
+  running: boolean
+}
+
+/** How often one rule's prefetches were served. */
+interface Feedback {
+  issued: number
+  hits: number
+  /** Proposals held back since the last probe. */
+  held: number
+}
+
+interface CallerScope {
+  /** Rule (`origin:previous>follow-up`) -> outcome of its prefetches. */
+  readonly feedback: Map<string, Feedback>
+  readonly callerId: string | undefined
+  readonly pending: Map<string, Pending>
+  /** Calls of this caller to tools that are not read-only, running now. */
+  writes: number
+  learner: Learner | undefined
+}
+
+interface Facts {
+  readonly readOnly: boolean
+  readonly eligible: boolean
+}
+
+const ANONYMOUS = "\u0000anonymous"
+const noop = (): void => {}
+
+/**
+ * The engine; the runner calls {@link PrefetchEngine.call} around each call.
+ *
+ * @since 0.2.0
+ */
+export class PrefetchEngine implements Prefetcher {
+  readonly #host: PrefetchHost
+  readonly #declared: boolean
+  readonly #learning: LearnerSettings | undefined
+  readonly #maxParallel: number
+  readonly #perHost: number
+  readonly #maxPerCall: number
+  readonly #ttlMs: number
+  readonly #minPrecision: number
+  readonly #idempotent: boolean
+  readonly #anonymous: boolean
+  readonly #meters: PrefetchMeters | undefined
+  readonly #callers = new Map<string, CallerScope>()
+  readonly #facts = new WeakMap<ToolEntry, Facts>()
+  readonly #speculative = new WeakSet<ExecutionContext>()
+  readonly #hosts = new Map<string, number>()
+  /** Backend name -> calls to its tools that are not read-only, running now (any caller). */
+  readonly #writing = new Map<string, number>()
+  #inFlight = 0
+  #closed = false
+  #calls = 0
+  #issued = 0
+  #hits = 0
+  #wasted = 0
+  #cancelled = 0
+  #invalidated = 0
+  #skipped = 0
+  #timeSavedMs = 0
+
+  constructor(options: PrefetchOptions, host: PrefetchHost) {
+    this.#host = host
+    this.#declared = options.declared !== false
+    const learning = options.learning ?? true
+    this.#learning =
+      learning === false
+        ? undefined
+        : {
+            window: Math.max(1, Math.floor((learning === true ? undefined : learning.window) ?? 3)),
+            minConfidence: (learning === true ? undefined : learning.minConfidence) ?? 0.25,
+            minSupport: Math.max(1, (learning === true ? undefined : learning.minSupport) ?? 2),
+          }
+    this.#maxParallel = Math.max(0, Math.floor(options.maxParallel ?? 4))
+    this.#perHost = Math.max(0, Math.floor(options.perHost ?? 2))
+    this.#maxPerCall = Math.max(0, Math.floor(options.maxPerCall ?? 4))
+    this.#ttlMs = Math.max(1, options.ttlMs ?? 5000)
+    this.#minPrecision = Math.min(1, Math.max(0, options.minPrecision ?? 0.3))
+    this.#idempotent = options.idempotent === true
+    this.#anonymous = options.anonymous === true
+    this.#meters = options.metrics === false ? undefined : prefetchMeters()
+  }
+
+  stats(): PrefetchStats {
+    return {
+      calls: this.#calls,
+      issued: this.#issued,
+      hits: this.#hits,
+      wasted: this.#wasted,
+      cancelled: this.#cancelled,
+      invalidated: this.#invalidated,
+      skipped: this.#skipped,
+      inFlight: this.#inFlight,
+      timeSavedMs: this.#timeSavedMs,
+    }
+  }
+
+  invalidate(callerId?: string): number {
+    if (callerId !== undefined) {
+      const scope = this.#callers.get(callerId)
+      return scope === undefined ? 0 : this.#drop(scope, true)
+    }
+    let n = 0
+    for (const scope of this.#callers.values()) n += this.#drop(scope, true)
+    return n
+  }
+
+  close(): void {
+    this.#closed = true
+    this.invalidate()
+    this.#callers.clear()
+  }
+
+  #factsOf(entry: ToolEntry): Facts {
+    let facts = this.#facts.get(entry)
+    if (facts === undefined) {
+      const a = entry.tool.annotations
+      const readOnly = a?.readOnlyHint === true
+      facts = { readOnly, eligible: readOnly || (this.#idempotent && a?.idempotentHint === true) }
+      this.#facts.set(entry, facts)
+    }
+    return facts
+  }
+
+  #scope(caller: string): CallerScope {
+    let scope = this.#callers.get(caller)
+    if (scope === undefined) {
+      scope = {
+        feedback: new Map(),
+        callerId: caller === ANONYMOUS ? undefined : caller,
+        pending: new Map(),
+        writes: 0,
+        learner: this.#learning === undefined ? undefined : new Learner(this.#learning),
+      }
+      this.#callers.set(caller, scope)
+    }
+    return scope
+  }
+
+  /** Drops every pending prefetch of a scope; `invalidated` counts them as invalidations. */
+  #drop(scope: CallerScope, invalidated: boolean): number {
+    const n = scope.pending.size
+    if (n === 0) return 0
+    for (const p of scope.pending.values()) this.#discard(p)
+    scope.pending.clear()
+    if (invalidated) {
+      this.#invalidated += n
+      this.#meters?.invalidated.add(n)
+    }
+    return n
+  }
+
+  /** Drops a scope's pending prefetches of one backend's tools (another caller wrote there). */
+  #dropBackend(scope: CallerScope, backend: string): void {
+    let n = 0
+    for (const [key, p] of scope.pending)
+      if (p.backend === backend) {
+        scope.pending.delete(key)
+        this.#discard(p)
+        n++
+      }
+    if (n > 0) {
+      this.#invalidated += n
+      this.#meters?.invalidated.add(n)
+    }
+  }
+
+  /** A prefetch leaves the cache unused: wasted, and aborted if still running. */
+  #discard(p: Pending): void {
+    if (p.timer !== undefined) clearTimeout(p.timer)
+    this.#wasted++
+    this.#meters?.wasted.add(1)
+    if (p.running) {
+      this.#cancelled++
+      this.#meters?.cancelled.add(1)
+      p.controller.abort(new Error("prefetch dropped unused"))
+    }
+  }
+
+  /** Runs one real call (`next`) with prefetch around it. */
+  call(
+    request: CallToolRequest,
+    next: (request: CallToolRequest) => Promise<ToolResult>,
+  ): Promise<ToolResult> {
+    const context = request.context
+    if (context !== undefined && isExecutionContext(context) && this.#speculative.has(context))
+      return next(request)
+    const callerId = context?.callerId
+    if (this.#closed || (callerId === undefined && !this.#anonymous)) return next(request)
+    const pending = this.#host.pending()
+    if (pending !== undefined)
+      return pending.then(
+        () => this.call(request, next),
+        () => next(request),
+      )
+    const entry = typeof request.name === "string" ? this.#host.entry(request.name) : undefined
+    if (entry === undefined) return next(request)
+    this.#calls++
+    const caller = callerId ?? ANONYMOUS
+    const facts = this.#factsOf(entry)
+    if (!facts.readOnly) {
+      // A write may change what any pending prefetch of this caller read, and what other callers'
+      // prefetches on the same backend read: drop them, and issue none there until it is done.
+      const scope = this.#scope(caller)
+      const backend = entry.backendName
+      this.#drop(scope, true)
+      for (const other of this.#callers.values()) if (other !== scope) this.#dropBackend(other, backend)
+      return this.#write(scope, backend, entry, request, next)
+    }
+    const scope = this.#callers.get(caller)
+    if (scope !== undefined && scope.pending.size > 0) {
+      const args = request.arguments ?? {}
+      const key = `${entry.id}\u0000${canonicalJson(args)}`
+      const p = scope.pending.get(key)
+      if (p !== undefined) {
+        scope.pending.delete(key)
+        return this.#serve(scope, entry, request, args, p, next)
+      }
+    }
+    // The runner reports the completion through `completed` (no wrapper on the common path).
+    return next(request)
+  }
+
+  /** The runner's hook after a call to a read-only tool completed (writes complete in `call`). */
+  completed(
+    entry: ToolEntry,
+    args: Readonly<Record<string, unknown>>,
+    ctx: ExecutionContext,
+    result: ToolResult,
+  ): void {
+    if (this.#closed || this.#speculative.has(ctx)) return
+    const callerId = ctx.callerId
+    if (callerId === undefined && !this.#anonymous) return
+    if (!this.#factsOf(entry).readOnly) return
+    this.#completed(this.#scope(callerId ?? ANONYMOUS), entry, args, result)
+  }
+
+  async #write(
+    scope: CallerScope,
+    backend: string,
+    entry: ToolEntry,
+    request: CallToolRequest,
+    next: (request: CallToolRequest) => Promise<ToolResult>,
+  ): Promise<ToolResult> {
+    scope.writes++
+    this.#writing.set(backend, (this.#writing.get(backend) ?? 0) + 1)
+    let result: ToolResult
+    try {
+      result = await next(request)
+    } finally {
+      scope.writes--
+      const n = this.#writing.get(backend)! - 1
+      if (n === 0) this.#writing.delete(backend)
+      else this.#writing.set(backend, n)
+    }
+    this.#completed(scope, entry, request.arguments ?? {}, result)
+    return result
+  }
+
+  async #serve(
+    scope: CallerScope,
+    entry: ToolEntry,
+    request: CallToolRequest,
+    args: Readonly<Record<string, unknown>>,
+    p: Pending,
+    next: (request: CallToolRequest) => Promise<ToolResult>,
+  ): Promise<ToolResult> {
+    if (p.timer !== undefined) clearTimeout(p.timer)
+    const asked = performance.now()
+    let result: ToolResult | undefined
+    if (!p.running) result = await p.promise
+    else {
+      const ctx = callContext(request.context)
+      const cancellable = ctx.signal !== NEVER_ABORTED
+      if (!cancellable && ctx.deadline === undefined) result = await p.promise
+      else {
+        // The caller may cancel or time out while waiting: then the speculative call is aborted too.
+        const guard = openScope(ctx, entry.id, ctx.deadline, cancellable)
+        try {
+          result = await Promise.race([p.promise, guard.aborted])
+        } catch (error) {
+          this.#discard(p)
+          throw error
+        } finally {
+          guard.dispose()
+        }
+      }
+    }
+    if (result === undefined) {
+      // The speculative call failed: make the real one.
+      this.#wasted++
+      this.#meters?.wasted.add(1)
+      return next(request)
+    }
+    const saved = Math.max(0, (p.finished ?? asked) - p.started)
+    this.#hits++
+    p.rule.hits++
+    this.#timeSavedMs += saved
+    if (this.#meters !== undefined) {
+      this.#meters.hits.add(1, { "toolplane.tool.id": entry.id })
+      this.#meters.timeSaved.add(saved, { "toolplane.tool.id": entry.id })
+    }
+    const span = trace.getActiveSpan()
+    if (span !== undefined) {
+      span.setAttribute("toolplane.prefetch.hit", true)
+      span.setAttribute("toolplane.prefetch.saved_ms", saved)
+    }
+    this.#completed(scope, entry, args, result)
+    return result
+  }
+
+  /** A real call completed: learn from it and plan the next ones. */
+  #completed(
+    scope: CallerScope,
+    entry: ToolEntry,
+    args: Readonly<Record<string, unknown>>,
+    result: ToolResult,
+  ): void {
+    if (this.#closed) return
+    const learner = scope.learner
+    if (learner !== undefined) learner.observe(entry.id, args, resultJson(result))
+    if (scope.writes > 0 || this.#maxPerCall === 0) return
+    let proposals: Proposal[] | undefined
+    if (this.#declared && entry.enrichers.length > 0)
+      proposals = declaredProposals(entry.enrichers, entry.id, result, this.#maxPerCall)
+    if (learner !== undefined) {
+      const learned = learner.propose()
+      if (learned.length > 0) proposals = proposals === undefined ? learned : [...proposals, ...learned]
+    }
+    if (proposals === undefined || proposals.length === 0) return
+    this.#plan(scope, scope.callerId, entry.id, proposals).catch(noop)
+  }
+
+  /**
+   * Precision feedback: a rule (declared link or learned pattern, from one tool to another) whose
+   * prefetches of this caller were mostly not used is held back, with one probe every few proposals so
+   * it can recover when the caller's habits change.
+   */
+  #ruleOf(scope: CallerScope, from: string, proposal: Proposal): Feedback | undefined {
+    const name = `${proposal.origin}:${from}>${proposal.toolId}`
+    let rule = scope.feedback.get(name)
+    if (rule === undefined) scope.feedback.set(name, (rule = { issued: 0, hits: 0, held: 0 }))
+    if (rule.issued >= 4 && (rule.hits + 1) / (rule.issued + 2) < this.#minPrecision) {
+      if (++rule.held < 8) return undefined
+      rule.held = 0
+    }
+    return rule
+  }
+
+  async #plan(
+    scope: CallerScope,
+    callerId: string | undefined,
+    from: string,
+    proposals: Proposal[],
+  ): Promise<void> {
+    let issued = 0
+    const seen = new Set<string>()
+    for (const proposal of proposals) {
+      if (issued >= this.#maxPerCall) break
+      const key = `${proposal.toolId}\u0000${canonicalJson(proposal.arguments)}`
+      if (seen.has(key) || scope.pending.has(key)) continue
+      seen.add(key)
+      const rule = this.#ruleOf(scope, from, proposal)
+      if (rule === undefined) continue
+      if (await this.#issue(scope, callerId, proposal, key, rule)) issued++
+    }
+  }
+
+  #skip(): false {
+    this.#skipped++
+    this.#meters?.skipped.add(1)
+    return false
+  }
+
+  /** Applies every safety rule, then starts the speculative call. */
+  async #issue(
+    scope: CallerScope,
+    callerId: string | undefined,
+    proposal: Proposal,
+    key: string,
+    rule: Feedback,
+  ): Promise<boolean> {
+    const entry = this.#host.entry(proposal.toolId)
+    if (entry === undefined || !this.#factsOf(entry).eligible) return this.#skip()
+    if (await requiresApproval(entry)) return this.#skip()
+    let checked = entry.validator.validate(proposal.arguments)
+    if (checked instanceof Promise) checked = await checked
+    if (!checked.ok) return this.#skip()
+    // Everything below is synchronous: the caps and the caller's state cannot change under it.
+    if (this.#closed || scope.writes > 0 || scope.pending.has(key) || this.#writing.has(entry.backendName))
+      return this.#skip()
+    if (this.#inFlight >= this.#maxParallel) return this.#skip()
+    const args = checked.value as Readonly<Record<string, unknown>>
+    let host: string | undefined
+    for (let i = 0; i < entry.enrichers.length && host === undefined; i++)
+      host = entry.enrichers[i]!.rateLimitHost(entry.id, args)
+    for (let i = 0; i < entry.enrichers.length && host === undefined; i++)
+      host = entry.enrichers[i]!.valueModel(entry.id)?.rateLimitHost
+    if (host !== undefined && (this.#hosts.get(host) ?? 0) >= this.#perHost) return this.#skip()
+    const limits = entry.limits
+    if (limits !== undefined) {
+      // Never past a rate limit: a speculative call takes no token (a real call could then be refused or
+      // delayed), so a tool under a rate limit is never prefetched; nor one whose concurrency cap is full
+      // or refuses.
+      if (limits.buckets.length > 0 || limits.hostBucket?.(args) !== undefined) return this.#skip()
+      for (const semaphore of limits.semaphores)
+        if (semaphore.mode === "reject" || semaphore.active >= semaphore.max) return this.#skip()
+    }
+    const controller = new AbortController()
+    const ctx = makeContext(
+      callerId === undefined ? { signal: controller.signal } : { callerId, signal: controller.signal },
+    )
+    this.#speculative.add(ctx)
+    this.#inFlight++
+    if (host !== undefined) this.#hosts.set(host, (this.#hosts.get(host) ?? 0) + 1)
+    this.#issued++
+    rule.issued++
+    this.#meters?.issued.add(1, { "toolplane.tool.id": entry.id })
+    let pending: Pending | undefined
+    const settle = () => {
+      this.#inFlight--
+      if (host !== undefined) {
+        const n = (this.#hosts.get(host) ?? 1) - 1
+        if (n === 0) this.#hosts.delete(host)
+        else this.#hosts.set(host, n)
+      }
+      pending!.running = false
+      pending!.finished = performance.now()
+    }
+    const promise = this.#host.run({ name: entry.id, arguments: proposal.arguments, context: ctx }).then(
+      (result) => {
+        settle()
+        return result
+      },
+      () => {
+        settle()
+        // A failed prefetch is never served: forget it (the caller's call runs for real).
+        if (scope.pending.get(key) === pending) {
+          scope.pending.delete(key)
+          if (pending!.timer !== undefined) clearTimeout(pending!.timer)
+          this.#wasted++
+          this.#meters?.wasted.add(1)
+        }
+        return undefined
+      },
+    )
+    pending = {
+      key,
+      rule,
+      backend: entry.backendName,
+      host,
+      controller,
+      started: performance.now(),
+      finished: undefined,
+      promise,
+      timer: undefined,
+      running: true,
+    }
+    pending.timer = setTimeout(() => {
+      if (scope.pending.get(key) !== pending) return
+      scope.pending.delete(key)
+      pending!.timer = undefined
+      this.#discard(pending!)
+    }, this.#ttlMs)
+    pending.timer.unref?.()
+    scope.pending.set(key, pending)
+    return true
+  }
+}

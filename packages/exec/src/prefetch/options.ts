@@ -1,0 +1,64 @@
+/**
+ * The options of speculative prefetch (`createRunner({ prefetch })`).
+ *
+ * @since 0.2.0
+ */
+
+/**
+ * Online learning of call patterns from each caller's own history.
+ *
+ * @since 0.2.0
+ */
+export interface PrefetchLearningOptions {
+  /** Calls of the caller's history a follow-up's arguments may come from (1 = only the previous). Default 3. */
+  readonly window?: number
+  /**
+   * Smallest estimated probability that a proposed call is the next one, with these exact arguments.
+   * Default 0.25.
+   */
+  readonly minConfidence?: number
+  /** Observations of a transition before it may be used. Default 2. */
+  readonly minSupport?: number
+}
+
+/**
+ * Speculative prefetch: after a call completes, the runner starts the read-only calls the caller is likely
+ * to make next, and serves the caller's matching call from that result.
+ *
+ * @since 0.2.0
+ */
+export interface PrefetchOptions {
+  /** Use follow-up links of enrichers' value models (`valueModel().followUps`, `projectArgs`). Default true. */
+  readonly declared?: boolean
+  /** Learn which call follows which from each caller's history; `false` turns learning off. Default on. */
+  readonly learning?: boolean | PrefetchLearningOptions
+  /** Speculative calls in flight at once, over all callers. Default 4. */
+  readonly maxParallel?: number
+  /** Speculative calls in flight at once per rate-limit host (`rateLimitHost`). Default 2. */
+  readonly perHost?: number
+  /** Largest number of prefetches proposed after one call. Default 4. */
+  readonly maxPerCall?: number
+  /**
+   * Precision feedback: a rule (a declared link or a learned pattern from one tool to another) whose
+   * prefetches for a caller were served less often than this fraction (after 4 of them) is held back, with
+   * an occasional probe. 0 turns it off. Default 0.3.
+   */
+  readonly minPrecision?: number
+  /**
+   * How long a prefetched result waits for the caller's call, from its start (ms). When it expires unused it
+   * is dropped and, if still running, its signal is aborted. Default 5000.
+   */
+  readonly ttlMs?: number
+  /**
+   * Also prefetch tools annotated `idempotentHint` but not `readOnlyHint`. Default false: such a tool
+   * changes state, so an unasked call could be observed.
+   */
+  readonly idempotent?: boolean
+  /**
+   * Prefetch for calls without a `callerId` (all of them then share one scope). Default false: without a
+   * caller id, results could be served across callers.
+   */
+  readonly anonymous?: boolean
+  /** Record OpenTelemetry metrics (`toolplane.prefetch.*`). Default true; free without a meter provider. */
+  readonly metrics?: boolean
+}
