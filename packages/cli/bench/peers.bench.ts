@@ -1,0 +1,428 @@
+/**
+ * Gateway versus peers (issue 16): the official MCP SDK client makes one `echo` tool call per request
+ * through each MCP gateway users pick, all fronting the same SDK upstream (`bench/upstream.ts`), once over
+ * HTTP and once over stdio, at concurrency 1 and 32, in one run of interleaved rounds. Per case it prints
+ * calls/s, p50, p99, throughput ÷ direct (median of per-round ratios) and the CPU time per call of the
+ * gateway process alone (utime + stime from `/proc/<pid>/stat`, children excluded).
+ *
+ * Contenders (one SDK client session each; every process listens on 127.0.0.1 where it lets us choose):
+ *
+ * - direct: the SDK upstream served directly over Streamable HTTP with JSON answers — the baseline of
+ *   every ratio, in both sections. Its CPU column is the server itself.
+ * - direct (stdio): the SDK client talking stdio to the upstream (stdio section, for reference).
+ * - toolplane serve: the real CLI, `serve --transport http`, config fronting the upstream.
+ * - mcp-hub: serves the older HTTP+SSE transport at `/mcp` (the SDK's SSE client transport), names tools
+ *   `up__echo`, listens on all interfaces; HOME/XDG folders point at a temporary directory whose
+ *   marketplace cache is pre-filled so it does not try to download its registry.
+ * - supergateway (stdio upstreams only: it has no HTTP→HTTP mode): stdio → Streamable HTTP,
+ *   `--stateful` (one upstream process per session; one session here), `--logLevel none`.
+ * - mcp-proxy (stdio upstreams only: it spawns a command), `--server stream`, with its default event
+ *   store and with `--no-eventStore`.
+ *
+ * A contender that fails to start is listed with the reason instead of numbers.
+ *
+ * Env (bench kit): BENCH_ROUNDS (default 3), BENCH_ROUND_MS (per cell and round, default 1500),
+ * BENCH_CONCURRENCY (default "1,32"); BENCH_PEERS_ONLY (comma-separated contender keys, e.g.
+ * "direct,toolplane-http"; default all).
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import {
+  benchSettings,
+  closedLoop,
+  fmt,
+  heading,
+  interleaved,
+  type LoadSample,
+  markdownTable,
+  median,
+} from "@toolplane/bench-kit"
+import { processCpuUs } from "./procCpu.js"
+
+const settings = benchSettings({ rounds: 3, roundMs: 1500, concurrency: [1, 32] })
+const only = process.env.BENCH_PEERS_ONLY?.split(",").map((s) => s.trim())
+const here = dirname(fileURLToPath(import.meta.url))
+const cliDir = join(here, "..")
+const tmp = mkdtempSync(join(tmpdir(), "toolplane-peers-"))
+
+let tsxImport = "tsx"
+try {
+  tsxImport = import.meta.resolve("tsx")
+} catch {}
+/** Node arguments that run a TypeScript file from source (what `tsx` does, minus its wrapper process). */
+const tsNode = (file: string, ...args: string[]) => [
+  "--conditions=@toolplane/source",
+  "--import",
+  tsxImport,
+  file,
+  ...args,
+]
+const upstreamFile = join(here, "upstream.ts")
+/** The stdio upstream every stdio contender spawns. */
+const stdioUpstream = { command: process.execPath, args: tsNode(upstreamFile, "--stdio") }
+const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`
+
+const children: ChildProcess[] = []
+const spawnChild = (command: string, args: readonly string[], env: NodeJS.ProcessEnv = {}) => {
+  const child = spawn(command, args, {
+    cwd: cliDir,
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, TOOLPLANE_CURSOR_SECRET: "bench-cursor-secret-0123456789abcdef", ...env },
+  })
+  let tail = ""
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString("utf8")).slice(-2000)
+  }
+  child.stdout!.on("data", keep)
+  child.stderr!.on("data", keep)
+  children.push(child)
+  return { child, output: () => tail }
+}
+
+const stopChild = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    const force = setTimeout(() => child.kill("SIGKILL"), 5_000)
+    child.once("exit", () => {
+      clearTimeout(force)
+      resolve()
+    })
+    child.kill("SIGTERM")
+  })
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+
+/** Polls `url` until the process answers any HTTP status; fails with its output if it exits first. */
+const waitHttp = async (url: string, proc: { child: ChildProcess; output: () => string }, ms = 60_000) => {
+  const until = Date.now() + ms
+  while (Date.now() < until) {
+    if (proc.child.exitCode !== null)
+      throw new Error(`exited (${proc.child.exitCode}): ${proc.output().trim()}`)
+    try {
+      const res = await fetch(url, { method: "GET", signal: AbortSignal.timeout(500) })
+      await res.body?.cancel().catch(() => {})
+      return
+    } catch {
+      await new Promise((r) => setTimeout(r, 200))
+    }
+  }
+  throw new Error(`not answering at ${url} after ${ms} ms: ${proc.output().trim()}`)
+}
+
+interface Running {
+  readonly client: Client
+  /** The tool name the contender exposes for the upstream's `echo`. */
+  readonly tool: string
+  /** The process whose CPU time is charged (the gateway; for direct cases, the server itself). */
+  readonly cpuPid: number | undefined
+}
+
+const connectClient = async (transport: Transport): Promise<Omit<Running, "cpuPid">> => {
+  const client = new Client({ name: "bench", version: "0" })
+  await client.connect(transport)
+  const { tools } = await client.listTools()
+  const tool = tools.find((t) => t.name === "echo" || t.name.endsWith("echo"))?.name
+  if (!tool) throw new Error(`no echo tool among ${tools.map((t) => t.name).join(", ")}`)
+  return { client, tool }
+}
+const httpClient = (url: string) => connectClient(new StreamableHTTPClientTransport(new URL(url)))
+
+interface Contender {
+  readonly key: string
+  readonly label: string
+  readonly upstream: "http" | "stdio"
+  readonly start: (upstreamUrl: string) => Promise<Running>
+}
+
+const toolplane =
+  (upstream: "http" | "stdio") =>
+  async (upstreamUrl: string): Promise<Running> => {
+    const config = join(tmp, `toolplane-${upstream}.toml`)
+    const mcp =
+      upstream === "http"
+        ? `{ url = ${JSON.stringify(upstreamUrl)} }`
+        : `{ command = ${JSON.stringify(stdioUpstream.command)}, args = ${JSON.stringify(stdioUpstream.args)} }`
+    writeFileSync(
+      config,
+      `[server]\nname = "bench-gateway"\ntool_names = "name"\n\n[[backends]]\nname = "up"\nmcp = ${mcp}\nrequire_approval = false\n`,
+    )
+    const proc = spawnChild(
+      process.execPath,
+      tsNode(join(cliDir, "src/main.ts"), "serve", "--transport", "http", "--port", "0", "--config", config),
+    )
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no URL after 60 s: ${proc.output()}`)), 60_000)
+      const look = () => {
+        const match = / at (http:\/\/\S+)\n/.exec(proc.output())
+        if (match) {
+          clearTimeout(timer)
+          resolve(match[1]!)
+        }
+      }
+      proc.child.stderr!.on("data", look)
+      proc.child.once("exit", (code) => reject(new Error(`exited (${code}): ${proc.output()}`)))
+    })
+    return { ...(await httpClient(url)), cpuPid: proc.child.pid }
+  }
+
+const mcpHub =
+  (upstream: "http" | "stdio") =>
+  async (upstreamUrl: string): Promise<Running> => {
+    const home = join(tmp, `mcp-hub-${upstream}`)
+    const data = join(home, "data")
+    mkdirSync(join(data, "mcp-hub", "cache"), { recursive: true })
+    // A fresh, non-empty marketplace cache: mcp-hub then skips its registry download (no network here).
+    writeFileSync(
+      join(data, "mcp-hub", "cache", "registry.json"),
+      JSON.stringify({
+        registry: {
+          version: "bench",
+          generatedAt: Date.now(),
+          totalServers: 1,
+          servers: [{ id: "none", name: "none", description: "", tags: [], url: "" }],
+        },
+        lastFetchedAt: Date.now(),
+        serverDocumentation: {},
+      }),
+    )
+    const config = join(home, "mcp-hub.json")
+    const server = upstream === "http" ? { url: upstreamUrl } : stdioUpstream
+    writeFileSync(config, JSON.stringify({ mcpServers: { up: server } }))
+    const port = await freePort()
+    const pkg = join(cliDir, "node_modules", "mcp-hub")
+    const proc = spawnChild(
+      process.execPath,
+      [join(pkg, "dist", "cli.js"), "--port", String(port), "--config", config],
+      {
+        HOME: home,
+        XDG_DATA_HOME: data,
+        XDG_STATE_HOME: join(home, "state"),
+        XDG_CONFIG_HOME: join(home, "config"),
+      },
+    )
+    const url = `http://127.0.0.1:${port}/mcp`
+    await waitHttp(`http://127.0.0.1:${port}/api/health`, proc)
+    // The hub connects to its servers in the background: retry until the prefixed tool shows up.
+    const until = Date.now() + 60_000
+    for (;;) {
+      try {
+        return { ...(await connectClient(new SSEClientTransport(new URL(url)))), cpuPid: proc.child.pid }
+      } catch (error) {
+        if (Date.now() > until || proc.child.exitCode !== null)
+          throw new Error(`${(error as Error).message}; output: ${proc.output().trim().slice(-400)}`)
+        await new Promise((r) => setTimeout(r, 500))
+      }
+    }
+  }
+
+const binOf = (name: string): string => {
+  const dir = join(cliDir, "node_modules", name)
+  const { bin } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+    bin: string | Record<string, string>
+  }
+  return join(dir, typeof bin === "string" ? bin : bin[name]!)
+}
+
+const supergateway = async (): Promise<Running> => {
+  const port = await freePort()
+  const command = [stdioUpstream.command, ...stdioUpstream.args].map(shellQuote).join(" ")
+  const proc = spawnChild(process.execPath, [
+    binOf("supergateway"),
+    "--stdio",
+    command,
+    "--outputTransport",
+    "streamableHttp",
+    "--stateful",
+    "--port",
+    String(port),
+    "--logLevel",
+    "none",
+  ])
+  const url = `http://127.0.0.1:${port}/mcp`
+  await waitHttp(url, proc)
+  return { ...(await httpClient(url)), cpuPid: proc.child.pid }
+}
+
+const mcpProxy = (eventStore: boolean) => async (): Promise<Running> => {
+  const port = await freePort()
+  const proc = spawnChild(process.execPath, [
+    binOf("mcp-proxy"),
+    "--port",
+    String(port),
+    "--host",
+    "127.0.0.1",
+    "--server",
+    "stream",
+    ...(eventStore ? [] : ["--no-eventStore"]),
+    "--",
+    stdioUpstream.command,
+    ...stdioUpstream.args,
+  ])
+  const url = `http://127.0.0.1:${port}/mcp`
+  await waitHttp(url, proc)
+  return { ...(await httpClient(url)), cpuPid: proc.child.pid }
+}
+
+let upstreamPid: number | undefined
+const contenders: Contender[] = [
+  {
+    key: "direct",
+    label: "direct (SDK server, JSON answers)",
+    upstream: "http",
+    start: async (url) => ({ ...(await httpClient(url)), cpuPid: upstreamPid }),
+  },
+  { key: "toolplane-http", label: "toolplane serve", upstream: "http", start: toolplane("http") },
+  { key: "mcp-hub-http", label: "mcp-hub", upstream: "http", start: mcpHub("http") },
+  {
+    key: "direct-stdio",
+    label: "direct over stdio (SDK client → stdio server)",
+    upstream: "stdio",
+    start: async () => {
+      const transport = new StdioClientTransport({ ...stdioUpstream, cwd: cliDir, stderr: "inherit" })
+      const running = await connectClient(transport)
+      return { ...running, cpuPid: transport.pid ?? undefined }
+    },
+  },
+  { key: "toolplane-stdio", label: "toolplane serve", upstream: "stdio", start: toolplane("stdio") },
+  { key: "mcp-hub-stdio", label: "mcp-hub", upstream: "stdio", start: mcpHub("stdio") },
+  { key: "supergateway-stdio", label: "supergateway --stateful", upstream: "stdio", start: supergateway },
+  { key: "mcp-proxy-stdio", label: "mcp-proxy (event store)", upstream: "stdio", start: mcpProxy(true) },
+  {
+    key: "mcp-proxy-nostore-stdio",
+    label: "mcp-proxy --no-eventStore",
+    upstream: "stdio",
+    start: mcpProxy(false),
+  },
+]
+
+interface Sample extends LoadSample {
+  /** CPU µs per call of the charged process; NaN where /proc was not readable. */
+  readonly cpuPerCall: number
+}
+
+const measure = async (run: Running, concurrency: number): Promise<Sample> => {
+  const before = processCpuUs(run.cpuPid)
+  const sample = await closedLoop(
+    () => run.client.callTool({ name: run.tool, arguments: { text: "hello" } }),
+    {
+      concurrency,
+      ms: settings.roundMs,
+      check: (result) => {
+        if ((result.content as { text?: string }[])[0]?.text !== "hello")
+          throw new Error(`wrong answer: ${JSON.stringify(result)}`)
+      },
+    },
+  )
+  const after = processCpuUs(run.cpuPid)
+  const cpuPerCall =
+    before === undefined || after === undefined ? Number.NaN : (after - before) / sample.calls
+  return { ...sample, cpuPerCall }
+}
+
+const started = performance.now()
+const log = (line: string) =>
+  process.stderr.write(`peers bench [${fmt((performance.now() - started) / 1000, 1)} s]: ${line}\n`)
+const upstream = spawnChild(process.execPath, tsNode(upstreamFile, "--json"))
+const running = new Map<string, Running>()
+const failed = new Map<string, string>()
+try {
+  const upstreamUrl = await new Promise<string>((resolve, reject) => {
+    upstream.child.stdout!.on("data", () => {
+      const match = /^(http:\/\/\S+)\n/.exec(upstream.output())
+      if (match) resolve(match[1]!)
+    })
+    upstream.child.once("exit", (code) =>
+      reject(new Error(`upstream exited (${code}): ${upstream.output()}`)),
+    )
+  })
+  upstreamPid = upstream.child.pid
+  for (const c of contenders) {
+    if (only && !only.includes(c.key) && c.key !== "direct") continue
+    const t0 = performance.now()
+    try {
+      running.set(c.key, await c.start(upstreamUrl))
+      log(`${c.key} started in ${fmt(performance.now() - t0)} ms`)
+    } catch (error) {
+      failed.set(c.key, (error as Error).message.replace(/\s+/g, " ").slice(0, 300))
+      process.stderr.write(`peers bench: ${c.key} could not start: ${(error as Error).message}\n`)
+    }
+  }
+  if (!running.has("direct")) throw new Error(`the direct baseline did not start: ${failed.get("direct")}`)
+
+  const cells = [...running.keys()].flatMap((key) =>
+    settings.concurrency.map((concurrency) => ({ key, concurrency })),
+  )
+  const samples = new Map<string, Sample[]>()
+  const id = (key: string, concurrency: number) => `${key}@${concurrency}`
+  let done = 0
+  await interleaved(settings.rounds, cells, async ({ key, concurrency }) => {
+    if (done++ % cells.length === 0) log(`round ${Math.ceil(done / cells.length)} of ${settings.rounds}`)
+    const list = samples.get(id(key, concurrency)) ?? []
+    list.push(await measure(running.get(key)!, concurrency))
+    samples.set(id(key, concurrency), list)
+  })
+
+  console.log(
+    heading(
+      "Gateway versus peers: MCP tools/call (SDK client, one echo call per request) on loopback",
+      `${settings.rounds} interleaved rounds × ${settings.roundMs} ms per cell, median of rounds; ratios are the median of per-round ratios to direct (Streamable HTTP, JSON answers) at the same concurrency`,
+    ),
+  )
+  for (const upstreamKind of ["http", "stdio"] as const) {
+    console.log(`\n### Upstream over ${upstreamKind === "http" ? "Streamable HTTP" : "stdio"}\n`)
+    const rows: (string | number)[][] = []
+    for (const c of contenders.filter((x) => x.upstream === upstreamKind)) {
+      if (only && !only.includes(c.key) && c.key !== "direct") continue
+      if (failed.has(c.key)) {
+        rows.push([c.label, "—", "could not run", "", "", "", failed.get(c.key)!])
+        continue
+      }
+      for (const concurrency of settings.concurrency) {
+        const mine = samples.get(id(c.key, concurrency))!
+        const base = samples.get(id("direct", concurrency))!
+        const ratios = mine.map((s, i) => s.throughput / base[i]!.throughput)
+        const cpu = median(mine.map((s) => s.cpuPerCall))
+        rows.push([
+          c.label,
+          concurrency,
+          fmt(median(mine.map((s) => s.throughput))),
+          fmt(median(mine.map((s) => s.p50)), 2),
+          fmt(median(mine.map((s) => s.p99)), 2),
+          `${fmt(median(ratios), 2)} (${ratios.map((r) => r.toFixed(2)).join(", ")})`,
+          Number.isNaN(cpu) ? "n/a" : `${fmt(cpu)}${c.key.startsWith("direct") ? " (server)" : ""}`,
+        ])
+      }
+    }
+    console.log(
+      markdownTable(
+        ["contender", "c", "calls/s", "p50 ms", "p99 ms", "÷ direct (rounds)", "gateway CPU µs/call"],
+        rows,
+        [1, 2, 3, 4, 5, 6],
+      ),
+    )
+  }
+} finally {
+  log("stopping")
+  await Promise.all([...running.values()].map((r) => r.client.close().catch(() => {})))
+  log("clients closed")
+  await Promise.all(children.map(stopChild))
+  log("processes stopped")
+  rmSync(tmp, { recursive: true, force: true })
+}

@@ -1,0 +1,30 @@
+/**
+ * Smoke test of the gateway benchmarks' harness: the /proc CPU reader (no timing assertions).
+ */
+import { existsSync } from "node:fs"
+import { describe, expect, it } from "vitest"
+import { parseProcStat, processCpuUs } from "../bench/procCpu.js"
+
+describe("bench harness: /proc CPU reader", () => {
+  it("reads utime + stime after the last parenthesis, even when the command name has spaces and parens", () => {
+    const line = "4242 (node (x) y) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 7 9 20 0 11 0 123 456 789"
+    expect(parseProcStat(line, 100)).toBe(3_000_000) // (250 + 50) ticks at 100 Hz = 3 s
+    expect(parseProcStat(line, 1000)).toBe(300_000)
+  })
+
+  it("rejects text that is not a stat line", () => {
+    expect(() => parseProcStat("garbage", 100)).toThrow(RangeError)
+    expect(() => parseProcStat("1 (x) S 1", 100)).toThrow(RangeError)
+  })
+
+  it.skipIf(!existsSync("/proc/self/stat"))("reads this process's own CPU time, which only grows", () => {
+    const before = processCpuUs(process.pid)
+    let x = 0
+    for (let i = 0; i < 2e7; i++) x += i % 7
+    const after = processCpuUs(process.pid)
+    expect(x).toBeGreaterThan(0)
+    expect(before).toBeTypeOf("number")
+    expect(after!).toBeGreaterThanOrEqual(before!)
+    expect(processCpuUs(2 ** 22 + 12345)).toBeUndefined()
+  })
+})
