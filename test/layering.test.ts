@@ -79,12 +79,15 @@ const ALLOWED: Record<string, readonly string[]> = {
   // provider plugins: foundation in src/; exec only in their tests (the runner as a real tool service)
   "@toolplane/plugin-anthropic": ["@toolplane/foundation", "@toolplane/exec"],
   "@toolplane/plugin-gemini": ["@toolplane/foundation", "@toolplane/exec"],
+  // durable: foundation and compose in src/; exec only in its tests (a real runner as the tool service)
+  "@toolplane/durable": ["@toolplane/foundation", "@toolplane/compose", "@toolplane/exec"],
 }
 
 /** Narrower rules for what a package's published `src/` may import (its tests may use the rest of ALLOWED). */
 const SRC_ALLOWED: Record<string, readonly string[]> = {
   "@toolplane/plugin-anthropic": ["@toolplane/foundation"],
   "@toolplane/plugin-gemini": ["@toolplane/foundation"],
+  "@toolplane/durable": ["@toolplane/foundation", "@toolplane/compose"],
 }
 
 /** The private benchmark kit: importable from `bench/` folders only, a devDependency at most. */

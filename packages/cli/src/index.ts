@@ -7,7 +7,7 @@
  */
 export { type CliIO, EXIT, run, USAGE, UsageError } from "./cli.js"
 export { formatPath, loadConfig, locateToml, parseConfig, tomlKeyLines } from "./config/load.js"
-export * from "./config/schema.js"
+export { BackendConfig, GatewayConfig } from "./config/schema.js"
 export { filterBackend } from "./filterBackend.js"
 export {
   type Gateway,

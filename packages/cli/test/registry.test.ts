@@ -4,9 +4,9 @@ import { UsageError } from "../src/command.js"
 import { COMMANDS } from "../src/commands/registry.js"
 
 describe("command registry", () => {
-  it("lists six uniquely named commands, each described in the help", () => {
+  it("lists seven uniquely named commands, each described in the help", () => {
     const names = COMMANDS.map((c) => c.name)
-    expect(names).toEqual(["serve", "list", "search", "call", "export", "check"])
+    expect(names).toEqual(["serve", "list", "search", "call", "export", "check", "runs"])
     for (const command of COMMANDS) expect(USAGE).toMatch(new RegExp(`^  ${command.name}\\b`, "m"))
   })
 

@@ -9,11 +9,11 @@ import {
   makePlanner,
   maxSteps,
   ref,
-  resolveInputs,
   type Skill,
   SkillPlanError,
   skillTool,
 } from "../src/index.js"
+import { resolveInputs } from "../src/skill/references.js"
 import { bareService, recording } from "./support/bareService.js"
 
 const known = ["web/search", "web/fetch", "text/summarize", "flaky/fail", "slow/wait"]

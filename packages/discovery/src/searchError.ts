@@ -1,19 +1,15 @@
 /**
- * Raised for invalid input to the discovery API: unknown tool ids, bad options, invalid tools.
- * Carries a `_tag` so callers can discriminate it structurally (the lead may swap it for a
- * foundation error later).
+ * Raised for invalid input to the discovery API: unknown tool ids, bad options, invalid tools. A
+ * member of foundation's `ToolError` family: `isToolError` recognises it and `Effect.catchTag`
+ * discriminates it by its `_tag`, `"SearchError"`; `code` says what was wrong.
  *
  * @since 0.1.0
  */
-export class SearchError extends Error {
-  readonly _tag = "SearchError" as const
-  /** Machine-readable reason. */
-  readonly code: SearchErrorCode
+import { TaggedToolError } from "@toolplane/foundation"
 
-  constructor(code: SearchErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options)
-    this.name = "SearchError"
-    this.code = code
+declare module "@toolplane/foundation" {
+  interface ToolErrorExtensions {
+    readonly SearchError: SearchError
   }
 }
 
@@ -23,3 +19,23 @@ export class SearchError extends Error {
  * @since 0.1.0
  */
 export type SearchErrorCode = "UnknownTool" | "InvalidOptions" | "InvalidTool" | "EmbedderFailed"
+
+/**
+ * A discovery call got input it cannot work with. `code` is the machine-readable reason, `reason` the
+ * explanation (also the `message`).
+ *
+ * @since 0.1.0
+ */
+export class SearchError extends TaggedToolError("SearchError")<{
+  readonly code: SearchErrorCode
+  readonly reason: string
+}> {
+  constructor(code: SearchErrorCode, message: string, options?: { cause?: unknown }) {
+    super({ code, reason: message })
+    if (options?.cause !== undefined)
+      Object.defineProperty(this, "cause", { value: options.cause, configurable: true, writable: true })
+  }
+  override get message(): string {
+    return this.reason
+  }
+}

@@ -19,14 +19,8 @@ import {
   roundsLine,
   verdict,
 } from "@toolplane/bench-kit"
-import {
-  type Backend,
-  defineTool,
-  makeContext,
-  runDefinition,
-  ToolNotFound,
-  textResult,
-} from "@toolplane/foundation"
+import { defineTool, makeContext, textResult } from "@toolplane/foundation"
+import { definitionBackend } from "@toolplane/foundation/testing"
 import { z } from "zod"
 import { createRunner } from "../src/index.js"
 
@@ -41,20 +35,7 @@ const weather = defineTool({
 })
 
 /** The same in-process backend as @toolplane/plugin-local's localBackend (exec may not import plugins). */
-const local: Backend = {
-  name: "weather",
-  execute: (call, ctx) =>
-    call.toolId === weather.id
-      ? runDefinition(weather, call, ctx)
-      : Promise.reject(new ToolNotFound({ toolId: call.toolId, suggestions: [] })),
-  supportedTools: async () => [weather.id],
-  toolSchemas: async () => [weather],
-  metadata: () => ({ name: "weather", kind: "local" }),
-  healthCheck: async () => true,
-  requiresApproval: async () => false,
-  onToolsChanged: () => () => {},
-  close: async () => {},
-}
+const local = definitionBackend([weather], { name: "weather" })
 
 const args = { city: "Oslo" }
 

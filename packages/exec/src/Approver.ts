@@ -80,21 +80,22 @@ export const allowList = (patterns: Iterable<string>): Approver => {
 /**
  * An approver that refuses every call.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
-export const denyAll = (reason = "all calls requiring approval are denied"): Approver => ({
+export const approveNone = (reason = "all calls requiring approval are denied"): Approver => ({
   approve: () => ({ approved: false, reason }),
 })
 
 /**
  * An approver that approves every call. Use only where every backend is trusted (tests, sandboxes).
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
-export const allowAll = (): Approver => ({ approve: () => true })
+export const approveAll = (): Approver => ({ approve: () => true })
 
 /**
- * The approver contract, Effect form.
+ * The approver contract, Effect form, and its Context tag: the runner Layer uses the approver in
+ * context when its options give none (`toolRunnerLayer(options).pipe(Layer.provide(approverLayer(a)))`).
  *
  * @since 0.1.0
  */
@@ -103,37 +104,44 @@ export interface EffectApprover {
 }
 
 /**
- * The approver as an Effect service. `Runner.layer` uses it when present and no plain `approver` option
- * was given.
+ * The {@link EffectApprover} tag.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
-export class ApproverService extends Context.Service<ApproverService, EffectApprover>()(
-  "@toolplane/exec/Approver",
-) {
-  /**
-   * A Layer providing an approver given in plain form.
-   *
-   * @since 0.1.0
-   */
-  static readonly layer = (approver: Approver): Layer.Layer<ApproverService> =>
-    Layer.succeed(ApproverService, approverToEffect(approver))
-}
+export const EffectApprover: Context.Service<EffectApprover, EffectApprover> =
+  Context.Service<EffectApprover>("@toolplane/exec/EffectApprover")
 
 /**
- * Views a plain approver as an {@link EffectApprover}. A rejection counts as a denial.
+ * A Layer providing {@link EffectApprover}, from an approver in either form.
+ *
+ * @since 0.2.0
+ */
+export const approverLayer = (approver: Approver | EffectApprover): Layer.Layer<EffectApprover> =>
+  Layer.succeed(EffectApprover, approverToEffect(approver as Approver))
+
+/**
+ * Views a plain approver as an {@link EffectApprover}. A rejection counts as a denial. (An approver
+ * that already answers with Effects is accepted as is.)
  *
  * @since 0.1.0
  */
 export const approverToEffect = (approver: Approver): EffectApprover => ({
   approve: (request) =>
-    Effect.promise(async () => {
+    Effect.suspend(() => {
+      let answer: unknown
       try {
-        return await approver.approve(request)
+        answer = approver.approve(request)
       } catch (error) {
-        return { approved: false, reason: `approver failed: ${(error as Error)?.message ?? String(error)}` }
+        return Effect.succeed(failed(error))
       }
+      if (Effect.isEffect(answer)) return answer as Effect.Effect<ApprovalDecision>
+      return Effect.promise(() => Promise.resolve(answer as ApprovalDecision).catch(failed))
     }),
+})
+
+const failed = (error: unknown): ApprovalDecision => ({
+  approved: false,
+  reason: `approver failed: ${(error as Error)?.message ?? String(error)}`,
 })
 
 /**

@@ -24,9 +24,11 @@ import {
   type BackendResult,
   BackendUnavailable,
   type CallToolRequest,
+  ConfigError,
   type CursorCodec,
   causeOf,
   deriveContext,
+  type Enricher,
   type ExecutionContext,
   type ExecutionContextInit,
   InvalidArguments,
@@ -77,6 +79,13 @@ export interface ToolRunner extends ToolService {
   register(backend: Backend): Promise<void>
   /** Unregisters a backend (without closing it). Returns whether it was registered. */
   unregister(name: string): Promise<boolean>
+  /**
+   * Adds an enricher after the present ones; listings and calls from now on apply it. Throws
+   * `ConfigError` when an enricher of that name is present.
+   */
+  addEnricher(enricher: Enricher): void
+  /** Removes an enricher by name. Returns whether it was present. */
+  removeEnricher(name: string): boolean
   /** Every backend's health, including backends whose tool list could not be read. */
   health(): Promise<Record<string, BackendHealth>>
   /** Unregisters and closes every backend. */
@@ -96,6 +105,8 @@ export interface ToolRunner extends ToolService {
 }
 
 const EMPTY_ARGS: Readonly<Record<string, unknown>> = Object.freeze({})
+/** Foundation's mark on a signal that only Effect fiber interruption aborts (see its `fromContextual`). */
+const INTERRUPT_ONLY = Symbol.for("@toolplane/foundation/interruptOnlySignal")
 const noop = (): void => {}
 
 interface Visible {
@@ -110,7 +121,7 @@ class Runner implements ToolRunner {
   readonly prefetch: PrefetchEngine | undefined
   readonly #untraced = (request: CallToolRequest): Promise<ToolResult> => this.#call(request, undefined)
   readonly #options: RunnerOptions
-  readonly #enrichers: readonly import("@toolplane/foundation").Enricher[]
+  #enrichers: readonly Enricher[]
   readonly #approver: Approver | undefined
   readonly #pageSize: number
   readonly #tracing: boolean
@@ -302,8 +313,11 @@ class Runner implements ToolRunner {
     const deadline =
       ctx.deadline ?? (entry.timeoutMs === undefined ? undefined : Date.now() + entry.timeoutMs)
     const cancellable = ctx.signal !== NEVER_ABORTED
+    // A signal only fiber interruption aborts (the Effect face's) needs no race: the interrupted fiber
+    // stops waiting by itself; the backend still sees the abort.
+    const interruptOnly = cancellable && (ctx.signal as { [INTERRUPT_ONLY]?: true })[INTERRUPT_ONLY] === true
     let result: BackendResult
-    if (deadline === undefined && !cancellable && entry.limits === undefined) {
+    if (deadline === undefined && (!cancellable || interruptOnly) && entry.limits === undefined) {
       if (span !== undefined) span.attempt(1)
       try {
         result = await entry.backend.execute(call, ctx)
@@ -311,7 +325,7 @@ class Runner implements ToolRunner {
         if (entry.retry === undefined) throw error
         result = await retryAfter(entry.retry, error, () => entry.backend.execute(call, ctx), {
           toolId: entry.id,
-          signal: undefined,
+          signal: interruptOnly ? ctx.signal : undefined,
           deadline: undefined,
           onAttempt: span?.attempt,
         })
@@ -417,6 +431,26 @@ class Runner implements ToolRunner {
     this.#unsubscribe.delete(name)
     this.#failed.delete(name)
     return this.registry.unregister(name)
+  }
+
+  addEnricher(enricher: Enricher): void {
+    if (this.#enrichers.some((e) => e.name === enricher.name))
+      throw new ConfigError({
+        path: "enrichers",
+        reason: `an enricher named "${enricher.name}" is registered`,
+      })
+    this.#enrichers = [...this.#enrichers, enricher]
+    this.#stale = true
+    this.#entries.clear()
+  }
+
+  removeEnricher(name: string): boolean {
+    const kept = this.#enrichers.filter((e) => e.name !== name)
+    if (kept.length === this.#enrichers.length) return false
+    this.#enrichers = kept
+    this.#stale = true
+    this.#entries.clear()
+    return true
   }
 
   async health(): Promise<Record<string, BackendHealth>> {

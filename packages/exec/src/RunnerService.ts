@@ -1,7 +1,11 @@
 /**
- * The Effect face of the runner: a `Runner` service whose methods return Effects, provided by
- * `Runner.layer(options)`. Each call runs the plain pipeline (no fiber per pipeline step) inside an
- * Effect span `execute_tool <id>`; interrupting the fiber aborts the call's signal, which reaches the
+ * The Effect face of the runner: {@link EffectToolRunner}, whose methods return Effects failing with
+ * typed errors, provided by {@link toolRunnerLayer}. The Layer also provides foundation's `Backends`,
+ * `Enrichers` and `EffectToolService`, so a program is assembled from Layers: backends and enrichers
+ * are each contributed by their own Layer (merged above the runner; a scoped one is removed when its
+ * scope closes), single services the runner depends on (the approver, and later a prefetcher or a
+ * sandbox) are provided below it. Each call runs the plain pipeline (no fiber per pipeline step) inside
+ * an Effect span `execute_tool <id>`; interrupting the fiber aborts the call's signal, which reaches the
  * backend.
  *
  * @since 0.1.0
@@ -9,29 +13,29 @@
 import {
   type Backend,
   type BackendHealth,
+  Backends,
   type CallToolRequest,
-  causeOf,
-  type EffectToolService,
-  ExecutionFailed,
-  isToolError,
+  EffectToolService,
+  Enrichers,
   type Tool,
   type ToolError,
-  Tools,
-  toEffectService,
+  type ToolResult,
+  toolServiceToEffect,
+  toToolError,
 } from "@toolplane/foundation"
-import { Context, Effect, Layer, Option } from "effect"
-import { ApproverService, approverFromEffect } from "./Approver.js"
+import { Context, Effect, Layer, Option, Tracer } from "effect"
+import { approverFromEffect, EffectApprover } from "./Approver.js"
 import type { CallAllOptions, CallAllResult } from "./callAll.js"
 import type { RunnerOptions } from "./options.js"
 import { outcomeOf } from "./pipeline/trace.js"
 import { createRunner, type ToolRunner } from "./Runner.js"
 
 /**
- * The runner, Effect form.
+ * The runner, Effect form, and its Context tag: `const runner = yield* EffectToolRunner`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
-export interface EffectRunner extends EffectToolService {
+export interface EffectToolRunner extends EffectToolService {
   /** The plain runner underneath. */
   readonly plain: ToolRunner
   readonly listAll: Effect.Effect<Tool[], ToolError>
@@ -41,37 +45,58 @@ export interface EffectRunner extends EffectToolService {
   readonly health: Effect.Effect<Record<string, BackendHealth>>
 }
 
-const toToolError =
-  (toolId: string) =>
-  (error: unknown): ToolError =>
-    isToolError(error) ? error : new ExecutionFailed({ toolId, cause: causeOf(error) })
+/**
+ * The {@link EffectToolRunner} tag.
+ *
+ * @since 0.2.0
+ */
+export const EffectToolRunner: Context.Service<EffectToolRunner, EffectToolRunner> =
+  Context.Service<EffectToolRunner>("@toolplane/exec/EffectToolRunner")
+
+const traced = (
+  call: Effect.Effect<ToolResult, ToolError>,
+  request: CallToolRequest,
+  runner: ToolRunner,
+): Effect.Effect<ToolResult, ToolError> =>
+  call.pipe(
+    Effect.tap((result) =>
+      Effect.annotateCurrentSpan("toolplane.outcome", result.isError ? "tool_error" : "ok"),
+    ),
+    Effect.tapError((error) => Effect.annotateCurrentSpan("toolplane.outcome", outcomeOf(error))),
+    Effect.withSpan(`execute_tool ${request.name}`, {
+      attributes: {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": request.name,
+        "toolplane.tool.id": request.name,
+        "toolplane.backend": runner.registry.resolve(request.name)?.backend.name ?? "(unknown)",
+      },
+    }),
+  )
 
 /**
- * Views a plain runner as an {@link EffectRunner}, with an Effect span per call.
+ * Views a plain runner as an {@link EffectToolRunner}, with an Effect span `execute_tool <id>` per call
+ * when a tracer is installed.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
-export const runnerToEffect = (runner: ToolRunner): EffectRunner => {
-  const service = toEffectService(runner)
+export const toolRunnerToEffect = (runner: ToolRunner): EffectToolRunner => {
+  const service = toolServiceToEffect(runner)
   return {
     plain: runner,
     listTools: service.listTools,
     callTool: (request) =>
-      service.callTool(request).pipe(
-        Effect.tap((result) =>
-          Effect.annotateCurrentSpan("toolplane.outcome", result.isError ? "tool_error" : "ok"),
-        ),
-        Effect.tapError((error) => Effect.annotateCurrentSpan("toolplane.outcome", outcomeOf(error))),
-        Effect.withSpan(`execute_tool ${request.name}`, {
-          attributes: {
-            "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": request.name,
-            "toolplane.tool.id": request.name,
-            "toolplane.backend": runner.registry.resolve(request.name)?.backend.name ?? "(unknown)",
-          },
-        }),
+      Effect.withFiber((fiber) =>
+        // Effect's built-in tracer keeps spans in memory only: as the plain runner skips OpenTelemetry
+        // spans until an SDK is registered, the Effect face makes a span only when a tracer is installed
+        // (`Effect.withTracer`, `@effect/opentelemetry`). A span costs more than the call itself.
+        fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer
+          ? service.callTool(request)
+          : traced(service.callTool(request), request, runner),
       ),
-    listAll: Effect.tryPromise({ try: () => runner.listAll(), catch: toToolError("(list)") }),
+    listAll: Effect.tryPromise({
+      try: () => runner.listAll(),
+      catch: (error) => toToolError(error, "(list)"),
+    }),
     callAll: (request, options) =>
       Effect.tryPromise({
         try: (signal) =>
@@ -82,60 +107,82 @@ export const runnerToEffect = (runner: ToolRunner): EffectRunner => {
             },
             options,
           ),
-        catch: toToolError(request.name),
+        catch: (error) => toToolError(error, request.name),
       }),
     register: (backend) =>
-      Effect.tryPromise({ try: () => runner.register(backend), catch: toToolError(`${backend.name}/*`) }),
+      Effect.tryPromise({
+        try: () => runner.register(backend),
+        catch: (error) => toToolError(error, `${backend.name}/*`),
+      }),
     unregister: (name) => Effect.promise(() => runner.unregister(name)),
     health: Effect.promise(() => runner.health()),
   }
 }
 
 /**
- * The runner as an Effect service: `const runner = yield* Runner`.
+ * Builds a runner from options, with an approver from context ({@link EffectApprover}) when
+ * `options.approver` is absent. The services a future prefetcher or sandbox contributes are read here
+ * the same way: optional services of the Layer's context.
+ */
+const acquireRunner = (options: RunnerOptions) =>
+  Effect.gen(function* () {
+    const fromContext = yield* Effect.serviceOption(EffectApprover)
+    const approver =
+      options.approver ?? (Option.isSome(fromContext) ? approverFromEffect(fromContext.value) : undefined)
+    const runner = yield* Effect.acquireRelease(
+      Effect.sync(() => createRunner({ ...options, ...(approver ? { approver } : {}) })),
+      (r) => Effect.promise(() => r.close()),
+    )
+    yield* Effect.tryPromise({
+      try: () => runner.ready(),
+      catch: (error) => toToolError(error, "(registration)"),
+    })
+    return runner
+  })
+
+/**
+ * A Layer building a runner from options and providing it as {@link EffectToolRunner}, as foundation's
+ * `EffectToolService`, and as the `Backends` and `Enrichers` registries other Layers contribute to
+ * (`backendLayer`, `enricherLayer`). Merge contributions above it with `Layer.provideMerge`; provide an
+ * approver below it with {@link approverLayer}. The runner's backends are closed when the Layer's scope
+ * closes. Fails with the registration's configuration error (e.g. `ToolConflict`).
  *
  * @example
  * ```ts
+ * const App = Layer.mergeAll(backendLayer(localBackend([weather]))).pipe(
+ *   Layer.provideMerge(toolRunnerLayer()),
+ *   Layer.provide(approverLayer(allowList(["weather/*"]))),
+ * )
  * const program = Effect.gen(function* () {
- *   const runner = yield* Runner
+ *   const runner = yield* EffectToolRunner
  *   return yield* runner.callTool({ name: "weather/current", arguments: { city: "Oslo" } })
  * })
- * Effect.runPromise(program.pipe(Effect.provide(Runner.layer({ backends: [localBackend([weather])] }))))
+ * await Effect.runPromise(program.pipe(Effect.provide(App)))
  * ```
- * @since 0.1.0
+ * @since 0.2.0
  */
-export class Runner extends Context.Service<Runner, EffectRunner>()("@toolplane/exec/Runner") {
-  /**
-   * A Layer building a runner from options; the runner's backends are closed when the Layer's scope
-   * closes. When `options.approver` is absent, an {@link ApproverService} in context is used. Fails with
-   * the registration's configuration error (e.g. `ToolConflict`).
-   *
-   * @since 0.1.0
-   */
-  static readonly layer = (options: RunnerOptions = {}): Layer.Layer<Runner, ToolError> =>
-    Layer.effect(
-      Runner,
-      Effect.gen(function* () {
-        const fromContext = yield* Effect.serviceOption(ApproverService)
-        const approver =
-          options.approver ?? (Option.isSome(fromContext) ? approverFromEffect(fromContext.value) : undefined)
-        const runner = yield* Effect.acquireRelease(
-          Effect.sync(() => createRunner({ ...options, ...(approver ? { approver } : {}) })),
-          (r) => Effect.promise(() => r.close()),
-        )
-        yield* Effect.tryPromise({ try: () => runner.ready(), catch: toToolError("(registration)") })
-        return runnerToEffect(runner)
-      }),
-    )
-
-  /**
-   * Provides foundation's {@link Tools} service from the {@link Runner}, so code written against the
-   * generic tool service (middleware, gateways) runs over it.
-   *
-   * @since 0.1.0
-   */
-  static readonly toolsLayer: Layer.Layer<Tools, never, Runner> = Layer.effect(
-    Tools,
-    Effect.map(Effect.service(Runner), (runner): EffectToolService => runner),
+export const toolRunnerLayer = (
+  options: RunnerOptions = {},
+): Layer.Layer<EffectToolRunner | EffectToolService | Backends | Enrichers, ToolError> =>
+  Layer.effectContext(
+    Effect.map(acquireRunner(options), (runner) => {
+      const effect = toolRunnerToEffect(runner)
+      const backends: Backends = {
+        add: effect.register,
+        remove: effect.unregister,
+      }
+      const enrichers: Enrichers = {
+        add: (enricher) =>
+          Effect.try({
+            try: () => runner.addEnricher(enricher),
+            catch: (error) => toToolError(error, `(enricher ${enricher.name})`),
+          }),
+        remove: (name) => Effect.sync(() => runner.removeEnricher(name)),
+      }
+      return Context.make(EffectToolRunner, effect).pipe(
+        Context.add(EffectToolService, effect),
+        Context.add(Backends, backends),
+        Context.add(Enrichers, enrichers),
+      )
+    }),
   )
-}

@@ -1,30 +1,39 @@
 /**
  * @toolplane/exec: the runner, the innermost tool service. The call pipeline (resolve, validate, enrich,
  * approve, limit, deadline, retry, validate output, trace), tool-result pagination with signed
- * continuation cursors and `callAll`, approvers, concurrency caps and token buckets.
+ * continuation cursors and `callAll`, approvers, concurrency caps and token buckets; the Effect face
+ * (`EffectToolRunner`, `toolRunnerLayer`, `EffectApprover`, `approverLayer`).
+ *
+ * Every export is listed here; the pipeline steps (`src/pipeline/`) are not part of the public API.
  *
  * @packageDocumentation
  * @since 0.1.0
  */
-export * from "./Approver.js"
-export * from "./Concurrency.js"
-export * from "./callAll.js"
+export {
+  type ApprovalDecision,
+  type ApprovalRequest,
+  type Approver,
+  allowList,
+  approveAll,
+  approveNone,
+  approverFromEffect,
+  approverLayer,
+  approverToEffect,
+  approveWith,
+  EffectApprover,
+} from "./Approver.js"
+export { type ConcurrencyOptions, Semaphore } from "./Concurrency.js"
+export { type CallAllOptions, type CallAllResult, callAll } from "./callAll.js"
 // Sandbox contract and code mode (issue 17)
 export { callPath, declareToolset, schemaType, toolDeclaration } from "./codeMode/declaration.js"
 export { type CodeExecutorOptions, callValue, codeExecutor } from "./codeMode/executor.js"
-export type * from "./options.js"
-export { CALL_CURSOR_PURPOSE } from "./pipeline/continuation.js"
-export { LimitSet } from "./pipeline/limits.js"
-export {
-  backoffMs,
-  isIdempotent,
-  isRetryable,
-  type RetryPolicy,
-  retryAfter,
-  retryPolicyFor,
-} from "./pipeline/retry.js"
-export { tracingActive } from "./pipeline/trace.js"
-// Speculative prefetch
+export type {
+  LimitsOptions,
+  RetryOptions,
+  RetryWhen,
+  RunnerOptions,
+  ScopeLimits,
+} from "./options.js"
 export { canonicalJson } from "./prefetch/canonical.js"
 export type { PrefetchLearningOptions, PrefetchOptions } from "./prefetch/options.js"
 export {
@@ -34,9 +43,8 @@ export {
   prefetcherFromEffect,
   prefetcherToEffect,
 } from "./prefetch/Prefetcher.js"
-export { declaredProposals, type Proposal, projectLink, resultJson } from "./prefetch/planner.js"
-export * from "./Runner.js"
-export * from "./RunnerService.js"
+export { createRunner, type ToolRunner } from "./Runner.js"
+export { EffectToolRunner, toolRunnerLayer, toolRunnerToEffect } from "./RunnerService.js"
 export {
   defaultSandboxLimits,
   type EffectSandbox,
@@ -52,4 +60,4 @@ export {
   sandboxToEffect,
 } from "./sandbox/Sandbox.js"
 export { SandboxService } from "./sandbox/SandboxService.js"
-export * from "./TokenBucket.js"
+export { type RateLimitOptions, TokenBucket } from "./TokenBucket.js"

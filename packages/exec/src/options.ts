@@ -46,9 +46,10 @@ export interface LimitsOptions {
 export type RetryWhen = "idempotent" | "always" | "never" | ((tool: Tool) => boolean)
 
 /**
- * Retry with exponential backoff and jitter. Only failures that may be transient are retried
- * (`ExecutionFailed`, `BackendUnavailable`, `RateLimited` raised by a backend), never invalid arguments,
- * approval, cancellation, timeouts or invalid output, and never past the call's deadline.
+ * Retry with exponential backoff and jitter. Only failures that say they may be transient are retried
+ * (the error's `retryable` property: `ExecutionFailed` unless marked otherwise, `BackendUnavailable`,
+ * `RateLimited`), never invalid arguments, approval, cancellation, timeouts or invalid output, and never
+ * past the call's deadline.
  *
  * @since 0.1.0
  */

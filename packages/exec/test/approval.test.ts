@@ -1,9 +1,9 @@
 import { fc, test } from "@fast-check/vitest"
 import { ApprovalDenied, ApprovalRequired, defineTool } from "@toolplane/foundation"
+import { definitionBackend } from "@toolplane/foundation/testing"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
-import { allowAll, allowList, approveWith, createRunner, denyAll } from "../src/index.js"
-import { defsBackend } from "./helpers.js"
+import { allowList, approveAll, approveNone, approveWith, createRunner } from "../src/index.js"
 
 const ran: string[] = []
 const tool = (id: string) =>
@@ -16,7 +16,7 @@ const requires = (id: string) => id.startsWith("ops/")
 describe("approval gate", () => {
   it("fails with ApprovalRequired without an approver, and runs approval-free tools", async () => {
     ran.length = 0
-    const runner = createRunner({ backends: [defsBackend([gatedA, free], { approval: requires })] })
+    const runner = createRunner({ backends: [definitionBackend([gatedA, free], { approval: requires })] })
     await expect(runner.callTool({ name: "ops/deploy", arguments: { n: 1 } })).rejects.toBeInstanceOf(
       ApprovalRequired,
     )
@@ -31,7 +31,7 @@ describe("approval gate", () => {
       asked.push([req.toolId, req.backend, req.arguments])
       return req.arguments.n === 1 ? true : { approved: false, reason: "n must be 1" }
     })
-    const backend = () => defsBackend([gatedA, gatedB, free], { approval: requires })
+    const backend = () => definitionBackend([gatedA, gatedB, free], { approval: requires })
     const r1 = createRunner({ backends: [backend()], approver: callback })
     await r1.callTool({ name: "ops/deploy", arguments: { n: 1 } })
     const denied = await r1.callTool({ name: "ops/deploy", arguments: { n: 2 } }).catch((e) => e)
@@ -48,18 +48,18 @@ describe("approval gate", () => {
     )
     const r3 = createRunner({ backends: [backend()], approver: allowList(["ops/*"]) })
     await r3.callTool({ name: "ops/delete", arguments: { n: 4 } })
-    const r4 = createRunner({ backends: [backend()], approver: denyAll() })
+    const r4 = createRunner({ backends: [backend()], approver: approveNone() })
     await expect(r4.callTool({ name: "ops/deploy", arguments: { n: 5 } })).rejects.toBeInstanceOf(
       ApprovalDenied,
     )
-    const r5 = createRunner({ backends: [backend()], approver: allowAll() })
+    const r5 = createRunner({ backends: [backend()], approver: approveAll() })
     await r5.callTool({ name: "ops/delete", arguments: { n: 6 } })
     expect(ran).toEqual(["ops/deploy:1", "ops/deploy:3", "ops/delete:4", "ops/delete:6"])
   })
 
   it("treats a throwing approver as a denial", async () => {
     const runner = createRunner({
-      backends: [defsBackend([gatedA], { approval: requires })],
+      backends: [definitionBackend([gatedA], { approval: requires })],
       approver: approveWith(() => {
         throw new Error("ui crashed")
       }),
@@ -102,7 +102,7 @@ describe("approval property", () => {
       ran.length = 0
       const decisions = new Map<number, boolean>()
       const runner = createRunner({
-        backends: [defsBackend([gatedA, gatedB, free], { approval: requires })],
+        backends: [definitionBackend([gatedA, gatedB, free], { approval: requires })],
         ...(withApprover
           ? { approver: approveWith((req) => decisions.get(req.arguments.n as number) === true) }
           : {}),

@@ -1,8 +1,9 @@
 import { Cancelled, CurrentContext, defineTool, Timeout } from "@toolplane/foundation"
+import { definitionBackend } from "@toolplane/foundation/testing"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { createRunner } from "../src/index.js"
-import { deferred, defsBackend, tick } from "./helpers.js"
+import { deferred, tick } from "./helpers.js"
 
 describe("cancellation and deadlines", () => {
   it("cancelling the caller aborts the running handler's signal and stops its work", async () => {
@@ -22,7 +23,7 @@ describe("cancellation and deadlines", () => {
         return "stopped"
       },
     })
-    const runner = createRunner({ backends: [defsBackend([loop])] })
+    const runner = createRunner({ backends: [definitionBackend([loop])] })
     const controller = new AbortController()
     const call = runner.callTool({ name: "work/loop", context: { signal: controller.signal } })
     await started.promise
@@ -40,7 +41,7 @@ describe("cancellation and deadlines", () => {
 
   it("answers the caller at once even when the handler ignores the signal", async () => {
     const never = defineTool({ id: "work/stuck", handler: () => new Promise(() => {}) })
-    const runner = createRunner({ backends: [defsBackend([never])] })
+    const runner = createRunner({ backends: [definitionBackend([never])] })
     const controller = new AbortController()
     const call = runner.callTool({ name: "work/stuck", context: { signal: controller.signal } })
     setTimeout(() => controller.abort(), 5)
@@ -58,7 +59,7 @@ describe("cancellation and deadlines", () => {
           return "late"
         }).pipe(Effect.onInterrupt(() => Effect.sync(() => (interrupted = true)))),
     })
-    const runner = createRunner({ backends: [defsBackend([eff])] })
+    const runner = createRunner({ backends: [definitionBackend([eff])] })
     const controller = new AbortController()
     const call = runner.callTool({ name: "work/effect", context: { signal: controller.signal } })
     setTimeout(() => controller.abort(), 10)
@@ -81,7 +82,7 @@ describe("cancellation and deadlines", () => {
           })
         }),
     })
-    const runner = createRunner({ backends: [defsBackend([slow])] })
+    const runner = createRunner({ backends: [definitionBackend([slow])] })
     const started = Date.now()
     const error = await runner.callTool({ name: "work/slow" }).catch((e) => e)
     expect(error).toBeInstanceOf(Timeout)
@@ -93,7 +94,7 @@ describe("cancellation and deadlines", () => {
   it("uses the caller's deadline over the tool's timeout, and the runner default otherwise", async () => {
     const slow = defineTool({ id: "work/slow2", timeoutMs: 5000, handler: () => new Promise(() => {}) })
     const plain = defineTool({ id: "work/plain", handler: () => new Promise(() => {}) })
-    const runner = createRunner({ backends: [defsBackend([slow, plain])], defaultTimeoutMs: 20 })
+    const runner = createRunner({ backends: [definitionBackend([slow, plain])], defaultTimeoutMs: 20 })
     const t0 = Date.now()
     await expect(runner.callTool({ name: "work/slow2", context: { timeoutMs: 20 } })).rejects.toBeInstanceOf(
       Timeout,

@@ -1,9 +1,9 @@
 import { defineTool, ToolNotFound } from "@toolplane/foundation"
+import { definitionBackend } from "@toolplane/foundation/testing"
 import { Effect, Tracer } from "effect"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
-import { createRunner, runnerToEffect } from "../src/index.js"
-import { defsBackend } from "./helpers.js"
+import { createRunner, toolRunnerToEffect } from "../src/index.js"
 
 /** A tracer that keeps every span it makes. */
 const recordingTracer = () => {
@@ -25,8 +25,8 @@ describe("Effect face tracing", () => {
     input: z.object({ v: z.string() }),
     handler: ({ v }) => v,
   })
-  const runner = runnerToEffect(
-    createRunner({ backends: [defsBackend([echo], { name: "fxb" })], tracing: false }),
+  const runner = toolRunnerToEffect(
+    createRunner({ backends: [definitionBackend([echo], { name: "fxb" })], tracing: false }),
   )
 
   it("wraps each call in an execute_tool span with tool, backend and outcome", async () => {

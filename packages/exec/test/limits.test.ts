@@ -1,8 +1,11 @@
 import { defineEnricher, defineTool, RateLimited } from "@toolplane/foundation"
+import { definitionBackend } from "@toolplane/foundation/testing"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
-import { createRunner, Semaphore, TokenBucket } from "../src/index.js"
-import { defsBackend, tick } from "./helpers.js"
+import { Semaphore } from "../src/Concurrency.js"
+import { createRunner } from "../src/index.js"
+import { TokenBucket } from "../src/TokenBucket.js"
+import { tick } from "./helpers.js"
 
 const gauge = () => {
   const g = { now: 0, max: 0 }
@@ -25,7 +28,7 @@ describe("concurrency caps", () => {
   it("hold under 1,000 concurrent calls (per tool and per backend, waiting)", async () => {
     const { g, def } = gauge()
     const runner = createRunner({
-      backends: [defsBackend([def("cap/a"), def("cap/b")], { name: "capped" })],
+      backends: [definitionBackend([def("cap/a"), def("cap/b")], { name: "capped" })],
       limits: { tools: { "cap/a": { concurrency: 3 } }, backends: { capped: { concurrency: 5 } } },
     })
     const calls = Array.from({ length: 1000 }, (_, i) =>
@@ -41,7 +44,7 @@ describe("concurrency caps", () => {
   it("per-tool cap alone holds at exactly its limit", async () => {
     const { g, def } = gauge()
     const runner = createRunner({
-      backends: [defsBackend([def("cap/one")])],
+      backends: [definitionBackend([def("cap/one")])],
       limits: { tools: { "cap/one": { concurrency: 7 } } },
     })
     await Promise.all(
@@ -53,7 +56,7 @@ describe("concurrency caps", () => {
   it("rejects with RateLimited in reject mode", async () => {
     const { g, def } = gauge()
     const runner = createRunner({
-      backends: [defsBackend([def("cap/r")])],
+      backends: [definitionBackend([def("cap/r")])],
       limits: { tools: { "cap/r": { concurrency: { max: 4, mode: "reject" } } } },
     })
     const results = await Promise.allSettled(
@@ -83,7 +86,7 @@ describe("rate limits (token bucket)", () => {
   it("rejects once the burst is spent in reject mode, with retryAfterMs", async () => {
     const ping = defineTool({ id: "rl/ping", handler: () => "pong" })
     const runner = createRunner({
-      backends: [defsBackend([ping])],
+      backends: [definitionBackend([ping])],
       limits: { tools: { "rl/ping": { rateLimit: { ratePerSecond: 1, burst: 3, mode: "reject" } } } },
     })
     for (let i = 0; i < 3; i++) await runner.callTool({ name: "rl/ping" })
@@ -96,7 +99,7 @@ describe("rate limits (token bucket)", () => {
   it("waits for tokens in wait mode", async () => {
     const ping = defineTool({ id: "rl/wait", handler: () => "pong" })
     const runner = createRunner({
-      backends: [defsBackend([ping], { name: "b" })],
+      backends: [definitionBackend([ping], { name: "b" })],
       limits: { backends: { b: { rateLimit: { ratePerSecond: 100, burst: 1 } } } },
     })
     const t0 = performance.now()
@@ -119,7 +122,7 @@ describe("rate limits (token bucket)", () => {
       rateLimitHost: (_id, args) => new URL(String(args.url)).host,
     })
     const runner = createRunner({
-      backends: [defsBackend([fetchTool])],
+      backends: [definitionBackend([fetchTool])],
       enrichers: [hosts],
       limits: { hosts: { "a.example": { ratePerSecond: 1, burst: 1, mode: "reject" } } },
     })

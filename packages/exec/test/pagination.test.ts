@@ -1,8 +1,9 @@
 import { defineTool, ExpiredCursor, InvalidCursor, makeCursorCodec, page } from "@toolplane/foundation"
+import { definitionBackend } from "@toolplane/foundation/testing"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
 import { callAll, createRunner } from "../src/index.js"
-import { defsBackend, SECRET } from "./helpers.js"
+import { SECRET } from "./helpers.js"
 
 const rows = Array.from({ length: 25 }, (_, i) => `row${i}`)
 let resumes: unknown[] = []
@@ -28,7 +29,7 @@ const other = defineTool({
 describe("paginated tool results", () => {
   const make = (now?: () => number) =>
     createRunner({
-      backends: [defsBackend([search, other])],
+      backends: [definitionBackend([search, other])],
       ...(now
         ? { cursorCodec: makeCursorCodec({ keys: [{ kid: "k", secret: SECRET }], ttlMs: 1000, now }) }
         : {}),

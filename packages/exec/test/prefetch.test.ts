@@ -1,9 +1,10 @@
 import { fc, test as fcTest } from "@fast-check/vitest"
 import { Cancelled, defineEnricher, defineTool, type Enricher, isToolError } from "@toolplane/foundation"
+import { definitionBackend } from "@toolplane/foundation/testing"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
 import { canonicalJson, createRunner, type PrefetchOptions, type ToolRunner } from "../src/index.js"
-import { deferred, defsBackend, tick } from "./helpers.js"
+import { deferred, tick } from "./helpers.js"
 
 /**
  * A small stateful key-value service. Every backend execution is recorded with its caller; the state is
@@ -105,7 +106,7 @@ const linkAll: Enricher = defineEnricher({
 
 const makeRunner = (prefetch: PrefetchOptions | undefined, service = kvService()) => {
   const runner = createRunner({
-    backends: [defsBackend(service.defs, { approval: (id) => id === "kv/secret" })],
+    backends: [definitionBackend(service.defs, { approval: (id) => id === "kv/secret" })],
     enrichers: [linkAll],
     approver: { approve: async () => true },
     limits: { tools: { "kv/limited": { rateLimit: { ratePerSecond: 0.0001, burst: 3, mode: "reject" } } } },
@@ -237,7 +238,7 @@ describe("prefetch: cache, scoping, invalidation, expiry", () => {
     const write = defineTool({ id: "s/write", input: z.object({}), handler: () => "done" })
     const local = defineTool({ id: "s/local", input: z.object({}), handler: () => "done" })
     const runner = createRunner({
-      backends: [defsBackend([slow, start, local]), defsBackend([write], { name: "elsewhere" })],
+      backends: [definitionBackend([slow, start, local]), definitionBackend([write], { name: "elsewhere" })],
       enrichers: [
         defineEnricher({
           name: "l",
@@ -298,7 +299,7 @@ describe("prefetch: cache, scoping, invalidation, expiry", () => {
       handler: () => ({ n: 1 }),
     })
     const runner = createRunner({
-      backends: [defsBackend([slow, start])],
+      backends: [definitionBackend([slow, start])],
       enrichers: [
         defineEnricher({
           name: "l",
@@ -338,7 +339,7 @@ describe("prefetch: cache, scoping, invalidation, expiry", () => {
       handler: ({ n }) => ({ n }),
     })
     const runner = createRunner({
-      backends: [defsBackend([slow, start])],
+      backends: [definitionBackend([slow, start])],
       enrichers: [
         defineEnricher({
           name: "l",
@@ -373,9 +374,9 @@ describe("prefetch: cache, scoping, invalidation, expiry", () => {
         return { ok: true }
       },
     })
-    await runner.register(defsBackend([held], { name: "held" }))
+    await runner.register(definitionBackend([held], { name: "held" }))
     const runner2 = createRunner({
-      backends: [defsBackend([held, start])],
+      backends: [definitionBackend([held, start])],
       enrichers: [
         defineEnricher({
           name: "l",
@@ -431,7 +432,7 @@ describe("prefetch: learning", () => {
       annotations: { readOnlyHint: true },
       handler: ({ id, mode }) => ({ id, mode, detail: id.length }),
     })
-    const runner = createRunner({ backends: [defsBackend([a, b])], prefetch: { declared: false } })
+    const runner = createRunner({ backends: [definitionBackend([a, b])], prefetch: { declared: false } })
     const ctx = { callerId: "A" }
     for (const q of ["x", "y", "z", "w", "v", "u"]) {
       await runner.callTool({ name: "p/a", arguments: { q }, context: ctx })
@@ -488,7 +489,7 @@ describe("prefetch: caps under 1,000 concurrent calls", () => {
       }),
     })
     const runner = createRunner({
-      backends: [defsBackend([fetchTool, search])],
+      backends: [definitionBackend([fetchTool, search])],
       enrichers: [
         defineEnricher({
           name: "web",

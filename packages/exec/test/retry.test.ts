@@ -1,8 +1,9 @@
 import { defineTool, ExecutionFailed, InvalidArguments, RateLimited, Timeout } from "@toolplane/foundation"
+import { definitionBackend } from "@toolplane/foundation/testing"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
-import { backoffMs, createRunner, retryPolicyFor } from "../src/index.js"
-import { defsBackend } from "./helpers.js"
+import { createRunner } from "../src/index.js"
+import { backoffMs, retryPolicyFor } from "../src/pipeline/retry.js"
 
 const flaky = (
   id: string,
@@ -30,7 +31,7 @@ describe("retry", () => {
     const idem = flaky("r/idem", 2, { idempotentHint: true })
     const ro = flaky("r/ro", 1, { readOnlyHint: true })
     const runner = createRunner({
-      backends: [defsBackend([idem.def, ro.def])],
+      backends: [definitionBackend([idem.def, ro.def])],
       retry: { ...fast, maxAttempts: 3 },
     })
     const result = await runner.callTool({ name: "r/idem" })
@@ -42,7 +43,10 @@ describe("retry", () => {
 
   it("gives up after maxAttempts with the last failure", async () => {
     const idem = flaky("r/always", 100, { idempotentHint: true })
-    const runner = createRunner({ backends: [defsBackend([idem.def])], retry: { ...fast, maxAttempts: 4 } })
+    const runner = createRunner({
+      backends: [definitionBackend([idem.def])],
+      retry: { ...fast, maxAttempts: 4 },
+    })
     const error = await runner.callTool({ name: "r/always" }).catch((e) => e)
     expect(error).toBeInstanceOf(ExecutionFailed)
     expect(error.cause.message).toBe("failure 4")
@@ -51,7 +55,7 @@ describe("retry", () => {
 
   it("never retries a tool that is not idempotent", async () => {
     const write = flaky("r/write", 1)
-    const runner = createRunner({ backends: [defsBackend([write.def])], retry: fast })
+    const runner = createRunner({ backends: [definitionBackend([write.def])], retry: fast })
     await expect(runner.callTool({ name: "r/write" })).rejects.toBeInstanceOf(ExecutionFailed)
     expect(write.state.calls).toBe(1)
   })
@@ -60,7 +64,7 @@ describe("retry", () => {
     const write = flaky("r/write2", 1)
     const ro = flaky("r/ro2", 1, { readOnlyHint: true })
     const runner = createRunner({
-      backends: [defsBackend([write.def, ro.def])],
+      backends: [definitionBackend([write.def, ro.def])],
       retry: { ...fast, tools: { "r/write2": true, "r/ro2": false } },
     })
     await runner.callTool({ name: "r/write2" })
@@ -80,7 +84,7 @@ describe("retry", () => {
         throw new Timeout({ toolId: "r/typed", timeoutMs: 1 })
       },
     })
-    const runner = createRunner({ backends: [defsBackend([limited])], retry: fast })
+    const runner = createRunner({ backends: [definitionBackend([limited])], retry: fast })
     await expect(runner.callTool({ name: "r/typed", arguments: { n: "x" } })).rejects.toBeInstanceOf(
       InvalidArguments,
     )
@@ -100,11 +104,11 @@ describe("retry", () => {
         return "ok"
       },
     })
-    const runner = createRunner({ backends: [defsBackend([busy])], retry: fast })
+    const runner = createRunner({ backends: [definitionBackend([busy])], retry: fast })
     await runner.callTool({ name: "r/busy" })
     expect(calls).toBe(2)
     calls = 0
-    const off = createRunner({ backends: [defsBackend([busy])], retry: false })
+    const off = createRunner({ backends: [definitionBackend([busy])], retry: false })
     await expect(off.callTool({ name: "r/busy" })).rejects.toBeInstanceOf(RateLimited)
     expect(calls).toBe(1)
   })

@@ -3,6 +3,7 @@ import {
   defineBackend,
   defineEnricher,
   defineTool,
+  EffectToolService,
   InvalidArguments,
   InvalidCursor,
   InvalidOutput,
@@ -10,14 +11,14 @@ import {
   type Progress,
   ToolConflict,
   ToolNotFound,
-  Tools,
   textResult,
 } from "@toolplane/foundation"
+import { definitionBackend } from "@toolplane/foundation/testing"
 import { Effect, Layer } from "effect"
 import { describe, expect, it, vi } from "vitest"
 import { z } from "zod"
-import { allowAll, createRunner, Runner } from "../src/index.js"
-import { defsBackend, SECRET } from "./helpers.js"
+import { approveAll, createRunner, EffectToolRunner, toolRunnerLayer } from "../src/index.js"
+import { SECRET } from "./helpers.js"
 
 const weather = defineTool({
   id: "weather/current",
@@ -33,13 +34,13 @@ const many = Array.from({ length: 7 }, (_, i) =>
 
 describe("runner basics", () => {
   it("calls a tool through the pipeline, applying the tool's own defaults", async () => {
-    const runner = createRunner({ backends: [defsBackend([weather])] })
+    const runner = createRunner({ backends: [definitionBackend([weather])] })
     const result = await runner.callTool({ name: "weather/current", arguments: { city: "Oslo" } })
     expect(result.structuredContent).toEqual({ city: "Oslo", units: "c", temp: 21 })
   })
 
   it("lists tools sorted by id, without handlers, paginated with signed cursors", async () => {
-    const runner = createRunner({ backends: [defsBackend(many)], pageSize: 3, cursorSecret: SECRET })
+    const runner = createRunner({ backends: [definitionBackend(many)], pageSize: 3, cursorSecret: SECRET })
     const first = await runner.listTools()
     expect(first.tools.map((t) => t.id)).toEqual(["ns/t0", "ns/t1", "ns/t2"])
     expect(first.tools[0]).not.toHaveProperty("handler")
@@ -56,7 +57,7 @@ describe("runner basics", () => {
   })
 
   it("fails an unknown tool with ToolNotFound and suggestions", async () => {
-    const runner = createRunner({ backends: [defsBackend([weather])] })
+    const runner = createRunner({ backends: [definitionBackend([weather])] })
     const error = await runner.callTool({ name: "weather/curent", arguments: {} }).catch((e) => e)
     expect(error).toBeInstanceOf(ToolNotFound)
     expect(error.suggestions).toContain("weather/current")
@@ -100,7 +101,7 @@ describe("runner basics", () => {
       },
     })
     const seen: Progress[] = []
-    const runner = createRunner({ backends: [defsBackend([slow])] })
+    const runner = createRunner({ backends: [definitionBackend([slow])] })
     await runner.callTool({ name: "job/run", context: { onProgress: (p) => seen.push(p) } })
     expect(seen.map((p) => p.progress)).toEqual([1, 2, 3])
     expect(seen[2]).toMatchObject({ total: 3, message: "step 3" })
@@ -118,7 +119,7 @@ describe("runner basics", () => {
       handler: () => ({ n: "one" }) as never,
     })
     const none = defineTool({ id: "out/none", output: z.object({ n: z.number() }), handler: () => "text" })
-    const runner = createRunner({ backends: [defsBackend([good, bad, none])] })
+    const runner = createRunner({ backends: [definitionBackend([good, bad, none])] })
     expect((await runner.callTool({ name: "out/good" })).structuredContent).toEqual({ n: 1 })
     await expect(runner.callTool({ name: "out/bad" })).rejects.toBeInstanceOf(InvalidOutput)
     await expect(runner.callTool({ name: "out/none" })).rejects.toBeInstanceOf(InvalidOutput)
@@ -126,7 +127,7 @@ describe("runner basics", () => {
 
   it("reports a conflict between backends as ToolConflict", async () => {
     const runner = createRunner({
-      backends: [defsBackend([weather], { name: "a" }), defsBackend([weather], { name: "b" })],
+      backends: [definitionBackend([weather], { name: "a" }), definitionBackend([weather], { name: "b" })],
     })
     await expect(runner.ready()).rejects.toBeInstanceOf(ToolConflict)
     await expect(runner.callTool({ name: "weather/current" })).rejects.toBeInstanceOf(ToolConflict)
@@ -140,10 +141,10 @@ describe("runner basics", () => {
       },
       execute: () => textResult(""),
     })
-    const runner = createRunner({ backends: [defsBackend([weather], { name: "w" }), broken] })
+    const runner = createRunner({ backends: [definitionBackend([weather], { name: "w" }), broken] })
     await runner.ready()
     expect((await runner.listAll()).map((t) => t.id)).toEqual(["weather/current"])
-    await runner.register(defsBackend(many, { name: "many" }))
+    await runner.register(definitionBackend(many, { name: "many" }))
     expect(await runner.listAll()).toHaveLength(8)
     expect(await runner.callTool({ name: "ns/t3" })).toMatchObject({
       content: [{ type: "text", text: "t3" }],
@@ -189,7 +190,7 @@ describe("enrichers", () => {
       enrichSchema: (tool) => ({ ...tool, description: `${tool.description}[second]` }),
     })
     const runner = createRunner({
-      backends: [defsBackend([gh, jira, plain])],
+      backends: [definitionBackend([gh, jira, plain])],
       enrichers: [first, second],
     })
     const result = await runner.callTool({ name: "github/issue", arguments: { title: "bug" } })
@@ -210,7 +211,7 @@ describe("enrichers", () => {
         tool.id === "util/echo" ? { ...tool, inputSchema: { type: "object", properties: {} } } : tool,
       transformArgs: (id, args) => (id === "util/echo" ? { ...args, v: "injected" } : args),
     })
-    const runner = createRunner({ backends: [defsBackend([plain])], enrichers: [hideToken] })
+    const runner = createRunner({ backends: [definitionBackend([plain])], enrichers: [hideToken] })
     const listed = await runner.listAll()
     expect(listed[0]!.inputSchema).toEqual({ type: "object", properties: {} })
     const result = await runner.callTool({ name: "util/echo", arguments: {} })
@@ -219,39 +220,37 @@ describe("enrichers", () => {
 })
 
 describe("Effect face", () => {
-  it("provides Runner and Tools services with typed failures", async () => {
+  it("provides EffectToolRunner and EffectToolService with typed failures", async () => {
     const program = Effect.gen(function* () {
-      const runner = yield* Runner
+      const runner = yield* EffectToolRunner
       const ok = yield* runner.callTool({ name: "weather/current", arguments: { city: "Oslo" } })
-      const tools = yield* Tools
+      const tools = yield* EffectToolService
       const page = yield* tools.listTools()
       const failure = yield* runner
         .callTool({ name: "nope/x" })
         .pipe(Effect.catchTag("ToolNotFound", (e) => Effect.succeed(e._tag)))
       return { ok, page, failure }
     })
-    const layer = Runner.toolsLayer.pipe(
-      Layer.provideMerge(Runner.layer({ backends: [defsBackend([weather])], approver: allowAll() })),
-    )
+    const layer = toolRunnerLayer({ backends: [definitionBackend([weather])], approver: approveAll() })
     const out = await Effect.runPromise(program.pipe(Effect.provide(layer)))
     expect(out.ok.structuredContent).toMatchObject({ city: "Oslo" })
     expect(out.page.tools.map((t) => t.id)).toEqual(["weather/current"])
     expect(out.failure).toBe("ToolNotFound")
   })
 
-  it("uses an ApproverService from context", async () => {
-    const { ApproverService, denyAll } = await import("../src/index.js")
+  it("uses an EffectApprover from context", async () => {
+    const { approverLayer, approveNone } = await import("../src/index.js")
     const gated = defineTool({ id: "danger/run", handler: () => "ran" })
     const program = Effect.gen(function* () {
-      const runner = yield* Runner
+      const runner = yield* EffectToolRunner
       return yield* runner.callTool({ name: "danger/run" }).pipe(Effect.flip)
     })
-    const layer = Runner.layer({ backends: [defsBackend([gated], { approval: () => true })] }).pipe(
-      Layer.provide(ApproverService.layer(denyAll("no"))),
+    const layer = toolRunnerLayer({ backends: [definitionBackend([gated], { approval: () => true })] }).pipe(
+      Layer.provide(approverLayer(approveNone("no"))),
     )
     const error = await Effect.runPromise(program.pipe(Effect.provide(layer)))
     expect(error._tag).toBe("ApprovalDenied")
-    const none = Runner.layer({ backends: [defsBackend([gated], { approval: () => true })] })
+    const none = toolRunnerLayer({ backends: [definitionBackend([gated], { approval: () => true })] })
     const missing = await Effect.runPromise(program.pipe(Effect.provide(none)))
     expect(missing).toBeInstanceOf(ApprovalRequired)
   })

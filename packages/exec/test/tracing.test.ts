@@ -1,10 +1,11 @@
 import { trace } from "@opentelemetry/api"
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { defineTool } from "@toolplane/foundation"
+import { definitionBackend } from "@toolplane/foundation/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { z } from "zod"
-import { createRunner, tracingActive } from "../src/index.js"
-import { defsBackend } from "./helpers.js"
+import { createRunner } from "../src/index.js"
+import { tracingActive } from "../src/pipeline/trace.js"
 
 const exporter = new InMemorySpanExporter()
 
@@ -26,7 +27,7 @@ describe("tracing", () => {
       input: z.object({ v: z.string() }),
       handler: ({ v }) => v,
     })
-    const runner = createRunner({ backends: [defsBackend([echo], { name: "tb" })] })
+    const runner = createRunner({ backends: [definitionBackend([echo], { name: "tb" })] })
     await runner.callTool({ id: "call-1", name: "trace/echo", arguments: { v: "x" } })
     await runner.callTool({ name: "trace/echo", arguments: { v: 1 } }).catch(() => {})
     await runner.callTool({ name: "trace/nope" }).catch(() => {})
@@ -52,7 +53,7 @@ describe("tracing", () => {
   it("emits nothing when tracing is switched off", async () => {
     exporter.reset()
     const echo = defineTool({ id: "trace/off", handler: () => "x" })
-    const runner = createRunner({ backends: [defsBackend([echo])], tracing: false })
+    const runner = createRunner({ backends: [definitionBackend([echo])], tracing: false })
     await runner.callTool({ name: "trace/off" })
     expect(exporter.getFinishedSpans()).toHaveLength(0)
   })

@@ -5,8 +5,11 @@
  *
  * @since 0.1.0
  */
+import { Context, Effect, Layer, type Scope } from "effect"
+import { runTypedSync } from "./internal/effectBridge.js"
 import type { JsonValue } from "./JsonSchema.js"
 import type { Tool } from "./Tool.js"
+import { type ToolError, toToolError } from "./ToolError.js"
 
 /**
  * A follow-up a tool commonly leads to (e.g. a search leads to a fetch), used for speculative prefetch.
@@ -95,3 +98,151 @@ export const defineEnricher = (spec: EnricherSpec): Enricher => {
     rateLimitHost: spec.rateLimitHost ?? (() => undefined),
   }
 }
+
+/**
+ * The enricher contract, Effect form: each rewrite is an Effect that may fail with a typed
+ * {@link ToolError} (the call or listing it belongs to then fails with it). The runner applies
+ * enrichers synchronously, so these Effects must not be asynchronous; one that is fails with
+ * `ExecutionFailed`. Made by {@link defineEffectEnricher} or {@link enricherToEffect}.
+ *
+ * @since 0.2.0
+ */
+export interface EffectEnricher {
+  readonly name: string
+  supportedCategories(): readonly string[]
+  enrichSchema(tool: Tool): Effect.Effect<Tool, ToolError>
+  transformArgs(
+    toolId: string,
+    args: Readonly<Record<string, unknown>>,
+  ): Effect.Effect<Readonly<Record<string, unknown>>, ToolError>
+  valueModel(toolId: string): ToolValueModel | undefined
+  projectArgs(
+    prevToolId: string,
+    prevResult: JsonValue,
+    link: FollowUpLink,
+  ): readonly Record<string, unknown>[] | undefined
+  rateLimitHost(toolId: string, args: Readonly<Record<string, unknown>>): string | undefined
+}
+
+/**
+ * What {@link defineEffectEnricher} accepts: a name and categories; the rest defaults to identity or
+ * "no opinion".
+ *
+ * @since 0.2.0
+ */
+export interface EffectEnricherSpec extends Partial<Omit<EffectEnricher, "name" | "supportedCategories">> {
+  readonly name: string
+  readonly categories: readonly string[]
+}
+
+/**
+ * Makes a complete {@link EffectEnricher} from a partial spec.
+ *
+ * @example
+ * ```ts
+ * const auth = defineEffectEnricher({
+ *   name: "github-auth",
+ *   categories: ["github"],
+ *   transformArgs: (toolId, args) =>
+ *     process.env.GITHUB_TOKEN
+ *       ? Effect.succeed({ ...args, token: process.env.GITHUB_TOKEN })
+ *       : Effect.fail(new ConfigError({ path: "GITHUB_TOKEN", reason: `needed by ${toolId}` })),
+ * })
+ * ```
+ * @since 0.2.0
+ */
+export const defineEffectEnricher = (spec: EffectEnricherSpec): EffectEnricher => {
+  const categories = [...spec.categories]
+  return branded({
+    name: spec.name,
+    supportedCategories: () => categories,
+    enrichSchema: spec.enrichSchema ?? Effect.succeed,
+    transformArgs: spec.transformArgs ?? ((_id, args) => Effect.succeed(args)),
+    valueModel: spec.valueModel ?? (() => undefined),
+    projectArgs: spec.projectArgs ?? (() => undefined),
+    rateLimitHost: spec.rateLimitHost ?? (() => undefined),
+  })
+}
+
+const EFFECT_FORM = Symbol.for("@toolplane/foundation/EffectEnricher")
+const branded = (enricher: EffectEnricher): EffectEnricher =>
+  Object.defineProperty(enricher, EFFECT_FORM, { value: true })
+
+/**
+ * Views a plain enricher as an {@link EffectEnricher}; anything it throws becomes a typed failure.
+ *
+ * @since 0.2.0
+ */
+export const enricherToEffect = (enricher: Enricher): EffectEnricher =>
+  branded({
+    name: enricher.name,
+    supportedCategories: () => enricher.supportedCategories(),
+    enrichSchema: (tool) =>
+      Effect.try({ try: () => enricher.enrichSchema(tool), catch: (error) => toToolError(error, tool.id) }),
+    transformArgs: (toolId, args) =>
+      Effect.try({
+        try: () => enricher.transformArgs(toolId, args),
+        catch: (error) => toToolError(error, toolId),
+      }),
+    valueModel: (toolId) => enricher.valueModel(toolId),
+    projectArgs: (prevToolId, prevResult, link) => enricher.projectArgs(prevToolId, prevResult, link),
+    rateLimitHost: (toolId, args) => enricher.rateLimitHost(toolId, args),
+  })
+
+/**
+ * Views an {@link EffectEnricher} as a plain enricher: each Effect runs synchronously and its typed
+ * failure is thrown as is.
+ *
+ * @since 0.2.0
+ */
+export const enricherFromEffect = (enricher: EffectEnricher): Enricher => ({
+  name: enricher.name,
+  supportedCategories: () => enricher.supportedCategories(),
+  enrichSchema: (tool) => runTypedSync(enricher.enrichSchema(tool), tool.id),
+  transformArgs: (toolId, args) => runTypedSync(enricher.transformArgs(toolId, args), toolId),
+  valueModel: (toolId) => enricher.valueModel(toolId),
+  projectArgs: (prevToolId, prevResult, link) => enricher.projectArgs(prevToolId, prevResult, link),
+  rateLimitHost: (toolId, args) => enricher.rateLimitHost(toolId, args),
+})
+
+/**
+ * Where Layers contribute enrichers: a registry the runner reads live (in the order enrichers were
+ * added). `@toolplane/exec`'s runner Layer provides it; {@link enricherLayer} adds to it.
+ *
+ * @since 0.2.0
+ */
+export interface Enrichers {
+  /** Adds an enricher after the present ones. Fails with `ConfigError` when the name is taken. */
+  add(enricher: Enricher): Effect.Effect<void, ToolError>
+  /** Removes an enricher; succeeds with whether it was present. */
+  remove(name: string): Effect.Effect<boolean>
+}
+
+/**
+ * The {@link Enrichers} registry as a Context tag.
+ *
+ * @since 0.2.0
+ */
+export const Enrichers: Context.Service<Enrichers, Enrichers> = Context.Service<Enrichers>(
+  "@toolplane/foundation/Enrichers",
+)
+
+/**
+ * A Layer contributing one enricher to {@link Enrichers}: added when built, removed when its scope
+ * closes. `source` is a plain enricher, an {@link EffectEnricher}, or an Effect making either.
+ *
+ * @since 0.2.0
+ */
+export const enricherLayer = <E = never, R = never>(
+  source: Enricher | EffectEnricher | Effect.Effect<Enricher | EffectEnricher, E, R>,
+): Layer.Layer<never, ToolError | E, Enrichers | Exclude<R, Scope.Scope>> =>
+  Layer.effectDiscard(
+    Effect.gen(function* () {
+      const enrichers = yield* Enrichers
+      const made = Effect.isEffect(source) ? yield* source : source
+      const enricher = isEffectEnricher(made) ? enricherFromEffect(made) : made
+      yield* Effect.acquireRelease(enrichers.add(enricher), () => enrichers.remove(enricher.name))
+    }),
+  )
+
+const isEffectEnricher = (value: Enricher | EffectEnricher): value is EffectEnricher => EFFECT_FORM in value

@@ -198,28 +198,10 @@ export const runWithContext = <A, E>(
 ): Promise<A> => Effect.runPromise(Effect.provideService(effect, CurrentContext, ctx), { signal: ctx.signal })
 
 /**
- * Lifts a promise-returning function that takes a context into an Effect: interrupting the fiber aborts
- * the context's signal, which is how a cancelled Effect program stops a running tool.
- *
- * @since 0.1.0
- */
-export const fromContextual = <A, E>(
-  run: (ctx: ExecutionContext) => Promise<A>,
-  context: ExecutionContext | ExecutionContextInit = NO_INIT,
-  onError: (error: unknown) => E,
-): Effect.Effect<A, E> => {
-  const init = contextToInit(context)
-  return Effect.tryPromise({
-    try: (signal) =>
-      run(makeContext({ ...init, signal: init.signal ? AbortSignal.any([signal, init.signal]) : signal })),
-    catch: onError,
-  })
-}
-
-/**
  * The init that reproduces a context (used when a context must be rebuilt with another signal).
  *
  * @since 0.1.0
+ * @internal
  */
 export const contextToInit = (ctx: ExecutionContext | ExecutionContextInit): ExecutionContextInit => {
   if (!isExecutionContext(ctx)) return ctx

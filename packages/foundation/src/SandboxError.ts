@@ -1,19 +1,13 @@
 /**
  * The typed failures of a sandboxed program (see `Sandbox` in `@toolplane/exec`). They are members of the
- * {@link ToolError} family: tagged, with a stable `code`, and they round-trip through `toolErrorToJson` /
- * `toolErrorFromJson`. Each carries the console output the program wrote before it failed (`logs`), so a
- * model sees what happened.
+ * `ToolError` family ({@link TaggedToolError}, declared in `ToolErrorExtensions`): tagged, branded, with a
+ * stable `code`; `toolErrorToJson` serializes them (`toolErrorFromJson` rebuilds only the core members).
+ * Each carries the console output the program wrote before it failed (`logs`), so a model sees what
+ * happened.
  *
  * @since 0.2.0
  */
-import { Data } from "effect"
-
-/** The program's error (the shape of `ErrorCause`; not imported, since ToolError.ts imports this file). */
-interface ProgramError {
-  readonly name: string
-  readonly message: string
-  readonly stack?: string | undefined
-}
+import { type ErrorCause, TaggedToolError } from "./ToolError.js"
 
 const withLogs = (message: string, logs: readonly string[] | undefined): string =>
   logs && logs.length > 0 ? `${message}\nConsole output before the failure:\n${logs.join("\n")}` : message
@@ -24,7 +18,7 @@ const withLogs = (message: string, logs: readonly string[] | undefined): string 
  *
  * @since 0.2.0
  */
-export class SandboxTimeout extends Data.TaggedError("SandboxTimeout")<{
+export class SandboxTimeout extends TaggedToolError("SandboxTimeout")<{
   readonly timeoutMs: number
   readonly logs?: readonly string[] | undefined
 }> {
@@ -39,7 +33,7 @@ export class SandboxTimeout extends Data.TaggedError("SandboxTimeout")<{
  *
  * @since 0.2.0
  */
-export class SandboxMemory extends Data.TaggedError("SandboxMemory")<{
+export class SandboxMemory extends TaggedToolError("SandboxMemory")<{
   readonly limitBytes: number
   readonly logs?: readonly string[] | undefined
 }> {
@@ -58,7 +52,7 @@ export class SandboxMemory extends Data.TaggedError("SandboxMemory")<{
  *
  * @since 0.2.0
  */
-export class SandboxLimit extends Data.TaggedError("SandboxLimit")<{
+export class SandboxLimit extends TaggedToolError("SandboxLimit")<{
   readonly limit: "output" | "calls" | "cpu"
   readonly max: number
   readonly logs?: readonly string[] | undefined
@@ -81,8 +75,8 @@ export class SandboxLimit extends Data.TaggedError("SandboxLimit")<{
  *
  * @since 0.2.0
  */
-export class SandboxError extends Data.TaggedError("SandboxError")<{
-  readonly cause: ProgramError
+export class SandboxError extends TaggedToolError("SandboxError")<{
+  readonly cause: ErrorCause
   readonly logs?: readonly string[] | undefined
 }> {
   readonly code = "SANDBOX_ERROR"
@@ -97,7 +91,7 @@ export class SandboxError extends Data.TaggedError("SandboxError")<{
  *
  * @since 0.2.0
  */
-export class SandboxCrashed extends Data.TaggedError("SandboxCrashed")<{
+export class SandboxCrashed extends TaggedToolError("SandboxCrashed")<{
   readonly reason: string
   readonly logs?: readonly string[] | undefined
 }> {
@@ -113,3 +107,14 @@ export class SandboxCrashed extends Data.TaggedError("SandboxCrashed")<{
  * @since 0.2.0
  */
 export type SandboxFailure = SandboxTimeout | SandboxMemory | SandboxLimit | SandboxError | SandboxCrashed
+
+declare module "./ToolError.js" {
+  /** The sandbox failures join the {@link ToolError} union. */
+  interface ToolErrorExtensions {
+    SandboxTimeout: SandboxTimeout
+    SandboxMemory: SandboxMemory
+    SandboxLimit: SandboxLimit
+    SandboxError: SandboxError
+    SandboxCrashed: SandboxCrashed
+  }
+}

@@ -4,8 +4,83 @@
  *
  * @since 0.1.0
  */
-import { Data } from "effect"
-import { SandboxCrashed, SandboxError, SandboxLimit, SandboxMemory, SandboxTimeout } from "./SandboxError.js"
+import { type Cause, Data, type Types } from "effect"
+
+/**
+ * The brand every member of the {@link ToolError} family carries (set by {@link TaggedToolError}), so
+ * {@link isToolError} recognises the errors other packages add to the family.
+ *
+ * @since 0.2.0
+ */
+export const ToolErrorTypeId: unique symbol = Symbol.for("@toolplane/foundation/ToolError")
+
+/**
+ * The type of {@link ToolErrorTypeId}.
+ *
+ * @since 0.2.0
+ */
+export type ToolErrorTypeId = typeof ToolErrorTypeId
+
+/**
+ * What every member of the {@link ToolError} family has besides its own fields.
+ *
+ * @since 0.2.0
+ */
+export interface ToolErrorMember<Tag extends string> extends Cause.YieldableError {
+  readonly _tag: Tag
+  readonly [ToolErrorTypeId]: ToolErrorTypeId
+  /**
+   * Whether trying the same call again may succeed (a transient failure). The runner's retry step
+   * retries only errors that say so. `false` unless the class says otherwise.
+   */
+  readonly retryable: boolean
+}
+
+/**
+ * The base class of a {@link ToolError} family member: `Data.TaggedError(tag)` plus the family brand and
+ * a `retryable` property (`false`; a class makes its errors retryable with {@link retryableByDefault}).
+ * A package adding members declares them in {@link ToolErrorExtensions} so they join the union.
+ *
+ * @example
+ * ```ts
+ * class QuotaExceeded extends TaggedToolError("QuotaExceeded")<{ readonly account: string }> {
+ *   readonly code = "QUOTA_EXCEEDED"
+ *   override get message(): string {
+ *     return `Quota exceeded for ${this.account}`
+ *   }
+ * }
+ * declare module "@toolplane/foundation" {
+ *   interface ToolErrorExtensions {
+ *     QuotaExceeded: QuotaExceeded
+ *   }
+ * }
+ * ```
+ * @since 0.2.0
+ */
+export const TaggedToolError = <Tag extends string>(
+  tag: Tag,
+): (new <A extends Record<string, any> = {}>(
+  args: Types.VoidIfEmpty<{ readonly [P in keyof A as P extends "_tag" ? never : P]: A[P] }>,
+) => ToolErrorMember<Tag> & Readonly<A>) => {
+  const Base = Data.TaggedError(tag)
+  Object.defineProperty(Base.prototype, ToolErrorTypeId, { value: ToolErrorTypeId })
+  Object.defineProperty(Base.prototype, "retryable", { value: false, writable: true, configurable: true })
+  return Base as never
+}
+
+/**
+ * Makes the errors of a family class retryable unless an instance says otherwise (a `retryable` field
+ * given to the constructor overrides it).
+ *
+ * @since 0.2.0
+ */
+export const retryableByDefault = (errorClass: { readonly prototype: object }): void => {
+  Object.defineProperty(errorClass.prototype, "retryable", {
+    value: true,
+    writable: true,
+    configurable: true,
+  })
+}
 
 /**
  * One problem found while validating a value against a schema.
@@ -68,7 +143,7 @@ const issueSummary = (issues: readonly ValidationIssue[]): string =>
  *
  * @since 0.1.0
  */
-export class ToolNotFound extends Data.TaggedError("ToolNotFound")<{
+export class ToolNotFound extends TaggedToolError("ToolNotFound")<{
   readonly toolId: string
   readonly suggestions: readonly string[]
 }> {
@@ -84,7 +159,7 @@ export class ToolNotFound extends Data.TaggedError("ToolNotFound")<{
  *
  * @since 0.1.0
  */
-export class InvalidArguments extends Data.TaggedError("InvalidArguments")<{
+export class InvalidArguments extends TaggedToolError("InvalidArguments")<{
   readonly toolId: string
   readonly issues: readonly ValidationIssue[]
 }> {
@@ -99,7 +174,7 @@ export class InvalidArguments extends Data.TaggedError("InvalidArguments")<{
  *
  * @since 0.1.0
  */
-export class InvalidOutput extends Data.TaggedError("InvalidOutput")<{
+export class InvalidOutput extends TaggedToolError("InvalidOutput")<{
   readonly toolId: string
   readonly issues: readonly ValidationIssue[]
 }> {
@@ -114,7 +189,7 @@ export class InvalidOutput extends Data.TaggedError("InvalidOutput")<{
  *
  * @since 0.1.0
  */
-export class InvalidTool extends Data.TaggedError("InvalidTool")<{
+export class InvalidTool extends TaggedToolError("InvalidTool")<{
   readonly toolId: string
   readonly path: string
   readonly reason: string
@@ -131,7 +206,7 @@ export class InvalidTool extends Data.TaggedError("InvalidTool")<{
  *
  * @since 0.1.0
  */
-export class ToolConflict extends Data.TaggedError("ToolConflict")<{
+export class ToolConflict extends TaggedToolError("ToolConflict")<{
   readonly toolId: string
   readonly backends: readonly string[]
 }> {
@@ -146,26 +221,38 @@ export class ToolConflict extends Data.TaggedError("ToolConflict")<{
  *
  * @since 0.1.0
  */
-export class ExecutionFailed extends Data.TaggedError("ExecutionFailed")<{
+export class ExecutionFailed extends TaggedToolError("ExecutionFailed")<{
   readonly toolId: string
   readonly cause: ErrorCause
   readonly detail?: string | undefined
   /** `false` when the failure is deterministic (e.g. a non-zero exit status): retrying cannot help. */
-  readonly retryable?: boolean | undefined
+  readonly retryable?: boolean
 }> {
   readonly code = "EXECUTION_FAILED"
+  constructor(args: {
+    readonly toolId: string
+    readonly cause: ErrorCause
+    readonly detail?: string | undefined
+    readonly retryable?: boolean | undefined
+  }) {
+    // Without an explicit `retryable` the instance inherits the class default (retryable) and its JSON
+    // has no `retryable` field.
+    const { retryable, ...rest } = args
+    super(retryable === undefined ? rest : args)
+  }
   override get message(): string {
     const detail = this.detail ? `\n${this.detail}` : ""
     return `Tool "${this.toolId}" failed: ${this.cause.message}${detail}`
   }
 }
+retryableByDefault(ExecutionFailed)
 
 /**
  * The call did not finish before its deadline.
  *
  * @since 0.1.0
  */
-export class Timeout extends Data.TaggedError("Timeout")<{
+export class Timeout extends TaggedToolError("Timeout")<{
   readonly toolId: string
   readonly timeoutMs: number
 }> {
@@ -180,7 +267,7 @@ export class Timeout extends Data.TaggedError("Timeout")<{
  *
  * @since 0.1.0
  */
-export class Cancelled extends Data.TaggedError("Cancelled")<{
+export class Cancelled extends TaggedToolError("Cancelled")<{
   readonly toolId: string
   readonly reason?: string | undefined
 }> {
@@ -195,7 +282,7 @@ export class Cancelled extends Data.TaggedError("Cancelled")<{
  *
  * @since 0.1.0
  */
-export class ApprovalRequired extends Data.TaggedError("ApprovalRequired")<{
+export class ApprovalRequired extends TaggedToolError("ApprovalRequired")<{
   readonly toolId: string
   readonly backend?: string | undefined
 }> {
@@ -210,7 +297,7 @@ export class ApprovalRequired extends Data.TaggedError("ApprovalRequired")<{
  *
  * @since 0.1.0
  */
-export class ApprovalDenied extends Data.TaggedError("ApprovalDenied")<{
+export class ApprovalDenied extends TaggedToolError("ApprovalDenied")<{
   readonly toolId: string
   readonly reason?: string | undefined
 }> {
@@ -225,7 +312,7 @@ export class ApprovalDenied extends Data.TaggedError("ApprovalDenied")<{
  *
  * @since 0.1.0
  */
-export class BackendUnavailable extends Data.TaggedError("BackendUnavailable")<{
+export class BackendUnavailable extends TaggedToolError("BackendUnavailable")<{
   readonly backend: string
   readonly toolId?: string | undefined
   readonly reason: string
@@ -236,13 +323,14 @@ export class BackendUnavailable extends Data.TaggedError("BackendUnavailable")<{
     return `Backend "${this.backend}" is unavailable${tool}: ${this.reason}`
   }
 }
+retryableByDefault(BackendUnavailable)
 
 /**
  * A rate limit or concurrency cap refused the call. `retryAfterMs` says when trying again may succeed.
  *
  * @since 0.1.0
  */
-export class RateLimited extends Data.TaggedError("RateLimited")<{
+export class RateLimited extends TaggedToolError("RateLimited")<{
   readonly key: string
   readonly retryAfterMs?: number | undefined
 }> {
@@ -252,6 +340,7 @@ export class RateLimited extends Data.TaggedError("RateLimited")<{
     return `Rate limit exceeded for ${this.key}${after}`
   }
 }
+retryableByDefault(RateLimited)
 
 /**
  * A cursor failed verification: malformed, tampered, signed with an unknown key, or bound to another
@@ -259,7 +348,7 @@ export class RateLimited extends Data.TaggedError("RateLimited")<{
  *
  * @since 0.1.0
  */
-export class InvalidCursor extends Data.TaggedError("InvalidCursor")<{
+export class InvalidCursor extends TaggedToolError("InvalidCursor")<{
   readonly reason: string
 }> {
   readonly code = "INVALID_CURSOR"
@@ -273,7 +362,7 @@ export class InvalidCursor extends Data.TaggedError("InvalidCursor")<{
  *
  * @since 0.1.0
  */
-export class ExpiredCursor extends Data.TaggedError("ExpiredCursor")<{
+export class ExpiredCursor extends TaggedToolError("ExpiredCursor")<{
   readonly expiredAt: number
 }> {
   readonly code = "EXPIRED_CURSOR"
@@ -288,7 +377,7 @@ export class ExpiredCursor extends Data.TaggedError("ExpiredCursor")<{
  *
  * @since 0.1.0
  */
-export class ConfigError extends Data.TaggedError("ConfigError")<{
+export class ConfigError extends TaggedToolError("ConfigError")<{
   readonly path: string
   readonly reason: string
   readonly file?: string | undefined
@@ -309,7 +398,7 @@ export class ConfigError extends Data.TaggedError("ConfigError")<{
  *
  * @since 0.1.0
  */
-export class ConversionFailed extends Data.TaggedError("ConversionFailed")<{
+export class ConversionFailed extends TaggedToolError("ConversionFailed")<{
   readonly toolId: string
   readonly adapter: string
   readonly reason: string
@@ -321,11 +410,29 @@ export class ConversionFailed extends Data.TaggedError("ConversionFailed")<{
 }
 
 /**
- * Every error Toolplane produces.
+ * Errors other packages add to the {@link ToolError} family, by tag. Empty here; a package declares its
+ * members with module augmentation (see {@link TaggedToolError}), e.g. discovery's `SearchError` and
+ * compose's skill errors.
+ *
+ * @since 0.2.0
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by module augmentation
+export interface ToolErrorExtensions {}
+
+/**
+ * Every error Toolplane produces: foundation's errors and the members other packages declare in
+ * {@link ToolErrorExtensions}.
  *
  * @since 0.1.0
  */
-export type ToolError =
+export type ToolError = CoreToolError | ToolErrorExtensions[keyof ToolErrorExtensions]
+
+/**
+ * The errors foundation defines (the ones {@link toolErrorFromJson} rebuilds).
+ *
+ * @since 0.2.0
+ */
+export type CoreToolError =
   | ToolNotFound
   | InvalidArguments
   | InvalidOutput
@@ -342,11 +449,6 @@ export type ToolError =
   | ExpiredCursor
   | ConfigError
   | ConversionFailed
-  | SandboxTimeout
-  | SandboxMemory
-  | SandboxLimit
-  | SandboxError
-  | SandboxCrashed
 
 const constructors = {
   ToolNotFound,
@@ -365,11 +467,6 @@ const constructors = {
   ExpiredCursor,
   ConfigError,
   ConversionFailed,
-  SandboxTimeout,
-  SandboxMemory,
-  SandboxLimit,
-  SandboxError,
-  SandboxCrashed,
 } as const
 
 /**
@@ -380,11 +477,18 @@ const constructors = {
 export type ToolErrorTag = ToolError["_tag"]
 
 /**
- * The stable tags, in a fixed order.
+ * The `_tag` of every {@link CoreToolError}.
+ *
+ * @since 0.2.0
+ */
+export type CoreToolErrorTag = CoreToolError["_tag"]
+
+/**
+ * The stable tags of foundation's errors, in a fixed order.
  *
  * @since 0.1.0
  */
-export const toolErrorTags: readonly ToolErrorTag[] = Object.keys(constructors) as ToolErrorTag[]
+export const toolErrorTags: readonly CoreToolErrorTag[] = Object.keys(constructors) as CoreToolErrorTag[]
 
 /**
  * The JSON form of a {@link ToolError}: its fields plus `_tag`, `code` and `message`.
@@ -399,17 +503,27 @@ export interface ToolErrorJson {
 }
 
 /**
- * Tells whether a value is one of Toolplane's typed errors.
+ * Tells whether a value is one of Toolplane's typed errors: a member of the {@link ToolError} family,
+ * foundation's own or one another package adds ({@link TaggedToolError}).
  *
  * @since 0.1.0
  */
 export const isToolError = (value: unknown): value is ToolError =>
-  typeof value === "object" &&
-  value !== null &&
-  "_tag" in value &&
-  typeof (value as { _tag: unknown })._tag === "string" &&
-  Object.hasOwn(constructors, (value as { _tag: string })._tag) &&
-  value instanceof Error
+  value instanceof Error &&
+  (value as Partial<Record<ToolErrorTypeId, unknown>>)[ToolErrorTypeId] === ToolErrorTypeId
+
+/**
+ * The typed form of anything thrown while running `toolId`: a {@link ToolError} as itself, anything
+ * else as {@link ExecutionFailed} describing it. The one place where foreign failures join the family.
+ *
+ * @example
+ * ```ts
+ * Effect.tryPromise({ try: () => fetch("https://example.com"), catch: (error) => toToolError(error, "web/fetch") })
+ * ```
+ * @since 0.2.0
+ */
+export const toToolError = (error: unknown, toolId: string): ToolError =>
+  isToolError(error) ? error : new ExecutionFailed({ toolId, cause: causeOf(error) })
 
 /**
  * Serializes an error to plain JSON (stable `_tag` and `code`, readable `message`, all fields).
@@ -430,7 +544,7 @@ const num = "number"
 const arr = "array"
 const obj = "object"
 type FieldKind = typeof str | typeof num | typeof arr | typeof obj
-const REQUIRED: Record<ToolErrorTag, Readonly<Record<string, FieldKind>>> = {
+const REQUIRED: Record<CoreToolErrorTag, Readonly<Record<string, FieldKind>>> = {
   ToolNotFound: { toolId: str, suggestions: arr },
   InvalidArguments: { toolId: str, issues: arr },
   InvalidOutput: { toolId: str, issues: arr },
@@ -447,11 +561,6 @@ const REQUIRED: Record<ToolErrorTag, Readonly<Record<string, FieldKind>>> = {
   ExpiredCursor: { expiredAt: num },
   ConfigError: { path: str, reason: str },
   ConversionFailed: { toolId: str, adapter: str, reason: str },
-  SandboxTimeout: { timeoutMs: num },
-  SandboxMemory: { limitBytes: num },
-  SandboxLimit: { limit: str, max: num },
-  SandboxError: { cause: obj },
-  SandboxCrashed: { reason: str },
 }
 
 const hasKind = (value: unknown, kind: FieldKind): boolean =>
@@ -473,9 +582,9 @@ export const toolErrorFromJson = (json: unknown): ToolError | undefined => {
   if (typeof json !== "object" || json === null) return undefined
   const { _tag, code: _code, message: _message, ...fields } = json as Record<string, unknown>
   if (typeof _tag !== "string" || !Object.hasOwn(constructors, _tag)) return undefined
-  for (const [field, kind] of Object.entries(REQUIRED[_tag as ToolErrorTag]))
+  for (const [field, kind] of Object.entries(REQUIRED[_tag as CoreToolErrorTag]))
     if (!hasKind(fields[field], kind)) return undefined
-  const Ctor = constructors[_tag as ToolErrorTag] as unknown as new (
+  const Ctor = constructors[_tag as CoreToolErrorTag] as unknown as new (
     args: Record<string, unknown>,
   ) => ToolError
   return new Ctor(fields)

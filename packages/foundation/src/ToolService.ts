@@ -7,24 +7,13 @@
  *
  * @since 0.1.0
  */
-import { Cause, Context, Effect, Exit, Option } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { CursorCodec } from "./Cursor.js"
-import {
-  contextToInit,
-  type ExecutionContext,
-  type ExecutionContextInit,
-  fromContextual,
-} from "./ExecutionContext.js"
+import type { ExecutionContext, ExecutionContextInit } from "./ExecutionContext.js"
+import { fromContextual, runTyped } from "./internal/effectBridge.js"
 import type { Tool } from "./Tool.js"
 import type { ToolCall } from "./ToolCall.js"
-import {
-  Cancelled,
-  causeOf,
-  ExecutionFailed,
-  InvalidCursor,
-  isToolError,
-  type ToolError,
-} from "./ToolError.js"
+import { InvalidCursor, type ToolError, toToolError } from "./ToolError.js"
 import type { ToolResult } from "./ToolResult.js"
 
 /**
@@ -184,7 +173,7 @@ export const paginateTools = (sorted: readonly Tool[], options: PaginateOptions)
 }
 
 /**
- * The tool service, Effect form.
+ * The tool service, Effect form, and its Context tag (`const tools = yield* EffectToolService`).
  *
  * @since 0.1.0
  */
@@ -194,65 +183,47 @@ export interface EffectToolService {
 }
 
 /**
- * The tool service as an Effect service: `const tools = yield* Tools`.
+ * The {@link EffectToolService} tag. `@toolplane/exec`'s runner Layer provides it; so does
+ * {@link toolServiceLayer} for any plain service (a middleware stack, a gateway).
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
-export class Tools extends Context.Service<Tools, EffectToolService>()("@toolplane/foundation/Tools") {}
-
-const toToolError =
-  (toolId: string) =>
-  (error: unknown): ToolError =>
-    isToolError(error) ? error : new ExecutionFailed({ toolId, cause: causeOf(error) })
+export const EffectToolService: Context.Service<EffectToolService, EffectToolService> =
+  Context.Service<EffectToolService>("@toolplane/foundation/EffectToolService")
 
 /**
  * Views a plain tool service as an {@link EffectToolService}; interrupting a call aborts its signal.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
-export const toEffectService = (service: ToolService): EffectToolService => ({
+export const toolServiceToEffect = (service: ToolService): EffectToolService => ({
   listTools: (request = {}) =>
-    Effect.tryPromise({ try: () => service.listTools(request), catch: toToolError("(list)") }),
-  callTool: (request) => {
-    const init: ExecutionContextInit = request.context ? contextToInit(request.context) : {}
-    return fromContextual(
+    Effect.tryPromise({
+      try: () => service.listTools(request),
+      catch: (error) => toToolError(error, "(list)"),
+    }),
+  callTool: (request) =>
+    fromContextual(
       (context) => service.callTool({ ...request, context }),
-      init,
-      toToolError(request.name),
-    )
-  },
+      request.context,
+      (error) => toToolError(error, request.name),
+    ),
 })
 
 /**
  * Views an {@link EffectToolService} as a plain tool service.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
-export const fromEffectService = (service: EffectToolService): ToolService => ({
+export const toolServiceFromEffect = (service: EffectToolService): ToolService => ({
   listTools: (request) => runTyped(service.listTools(request), "(list)", undefined),
   callTool: (request) => runTyped(service.callTool(request), request.name, request.context?.signal),
 })
 
 /**
- * Runs an Effect as a Promise that rejects only with {@link ToolError}s: a failure as itself, an
- * interruption (the signal aborted) as {@link Cancelled}, a defect as {@link ExecutionFailed}.
+ * A Layer providing {@link EffectToolService} from a plain tool service.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
-export const runTyped = async <A>(
-  effect: Effect.Effect<A, ToolError>,
-  toolId: string,
-  signal: AbortSignal | undefined,
-): Promise<A> => {
-  const exit = await Effect.runPromiseExit(effect, signal ? { signal } : undefined)
-  if (Exit.isSuccess(exit)) return exit.value
-  const failure = Cause.findErrorOption(exit.cause)
-  if (Option.isSome(failure)) throw failure.value
-  if (Cause.hasInterrupts(exit.cause)) {
-    const reason = signal?.reason
-    throw isToolError(reason)
-      ? reason
-      : new Cancelled({ toolId, reason: reason instanceof Error ? reason.message : undefined })
-  }
-  throw new ExecutionFailed({ toolId, cause: causeOf(Cause.squash(exit.cause)) })
-}
+export const toolServiceLayer = (service: ToolService): Layer.Layer<EffectToolService> =>
+  Layer.succeed(EffectToolService, toolServiceToEffect(service))

@@ -15,14 +15,7 @@ import {
 import { type InferSchema, type JsonValue, type SchemaSource, toJsonSchema } from "./JsonSchema.js"
 import { makeTool, type Tool, type ToolFields, type ToolIdentity, type ToolSpec } from "./Tool.js"
 import type { BackendCall } from "./ToolCall.js"
-import {
-  Cancelled,
-  causeOf,
-  ExecutionFailed,
-  InvalidArguments,
-  isToolError,
-  type ToolError,
-} from "./ToolError.js"
+import { Cancelled, InvalidArguments, isToolError, type ToolError, toToolError } from "./ToolError.js"
 import { type BackendResult, type Page, toToolResult } from "./ToolResult.js"
 import { type Validator, validatorFor } from "./Validator.js"
 
@@ -42,11 +35,22 @@ export interface ToolHandlerContext extends ExecutionContext {
  *
  * @since 0.1.0
  */
-export type HandlerOutput<R> =
-  | R
-  | Page<R>
-  | Promise<R | Page<R>>
-  | Effect.Effect<R | Page<R>, unknown, CurrentContext>
+export type HandlerOutput<A, R = never> =
+  | A
+  | Page<A>
+  | Promise<A | Page<A>>
+  | Effect.Effect<A | Page<A>, unknown, CurrentContext | R>
+
+/**
+ * The services an Effect handler returning `Out` needs besides {@link CurrentContext} (`never` for
+ * plain handlers).
+ *
+ * @since 0.2.0
+ */
+export type HandlerRequirements<Out> =
+  Out extends Effect.Effect<any, any, infer R> ? Exclude<R, CurrentContext> : never
+
+declare const Requirements: unique symbol
 
 type OutputOf<O> = O extends StandardSchemaV1<infer I, any> ? I : O extends undefined ? unknown : unknown
 
@@ -55,23 +59,35 @@ type OutputOf<O> = O extends StandardSchemaV1<infer I, any> ? I : O extends unde
  *
  * @since 0.1.0
  */
-export type DefineToolOptions<S extends SchemaSource, O extends SchemaSource | undefined> = ToolFields &
+export type DefineToolOptions<
+  S extends SchemaSource,
+  O extends SchemaSource | undefined,
+  Out = HandlerOutput<OutputOf<O> | unknown>,
+> = ToolFields &
   ToolIdentity & {
     /** Argument schema. Omit for a tool without arguments. */
     readonly input?: S
     /** Schema of the structured result. */
     readonly output?: O
-    readonly handler: (args: InferSchema<S>, ctx: ToolHandlerContext) => HandlerOutput<OutputOf<O> | unknown>
+    /**
+     * The implementation: returns a value, a Promise or an Effect. An Effect may require services
+     * besides {@link CurrentContext}; they become the definition's `R`, provided by {@link bindHandlers}.
+     */
+    readonly handler: (args: InferSchema<S>, ctx: ToolHandlerContext) => Out
   }
 
 /**
  * A tool with its implementation: canonical {@link Tool} data plus a handler, the compiled validators
- * and `invoke`, which validates, runs and normalizes a call without any backend.
+ * and `invoke`, which validates, runs and normalizes a call without any backend. `R` is what an Effect
+ * handler needs besides the call context; a backend accepts only definitions with `R = never`, which
+ * {@link bindHandlers} makes by providing `R` from the context it runs in.
  *
  * @since 0.1.0
  */
-export interface ToolDefinition<Args = Record<string, unknown>> extends Tool {
-  readonly handler: (args: Args, ctx: ToolHandlerContext) => HandlerOutput<unknown>
+export interface ToolDefinition<Args = Record<string, unknown>, R = never> extends Tool {
+  readonly handler: (args: Args, ctx: ToolHandlerContext) => HandlerOutput<unknown, R>
+  /** Type-level only: the services the handler requires. */
+  readonly [Requirements]?: R
   readonly inputValidator: Validator<Args>
   readonly outputValidator?: Validator
   /**
@@ -107,9 +123,10 @@ const DEFINITION = Symbol.for("@toolplane/foundation/ToolDefinition")
 export const defineTool = <
   S extends SchemaSource = SchemaSource,
   O extends SchemaSource | undefined = undefined,
+  Out = unknown,
 >(
-  options: DefineToolOptions<S, O>,
-): ToolDefinition<InferSchema<S>> => {
+  options: DefineToolOptions<S, O, Out>,
+): ToolDefinition<InferSchema<S>, HandlerRequirements<Out>> => {
   const { input, output, handler, ...spec } = options
   const named = spec as { id?: string; namespace?: string; name?: string }
   const toolId = named.id ?? `${named.namespace}/${named.name}`
@@ -124,17 +141,20 @@ export const defineTool = <
   })
   const inputValidator = validatorFor<InferSchema<S>>(input ?? tool.inputSchema, tool.id)
   const outputValidator = output === undefined ? undefined : validatorFor(output, tool.id)
-  const definition = {
+  return finish({
     ...tool,
     handler: handler as ToolDefinition<InferSchema<S>>["handler"],
     inputValidator,
     ...(outputValidator ? { outputValidator } : {}),
-  } as ToolDefinition<InferSchema<S>>
+  } as ToolDefinition<InferSchema<S>, HandlerRequirements<Out>>)
+}
+
+const finish = <D extends ToolDefinition<any, any>>(definition: D): D => {
   Object.defineProperty(definition, DEFINITION, { value: true })
   Object.defineProperty(definition, "invoke", {
     value: (args: unknown, context?: ExecutionContext | ExecutionContextInit) =>
       runDefinition(
-        definition,
+        definition as unknown as ToolDefinition<any>,
         { toolId: definition.id, arguments: args as Record<string, unknown> },
         toContext(context),
       ),
@@ -142,6 +162,43 @@ export const defineTool = <
   })
   return definition
 }
+
+/**
+ * Provides what the definitions' Effect handlers require (`R`) from the context this Effect runs in
+ * (for example the Layer that registers them), the way Effect's `Toolkit.toHandlers` does: the
+ * returned definitions need nothing but the call context and can be served by any backend.
+ *
+ * @example
+ * ```ts no-check
+ * class Greeter extends Context.Service<Greeter, { greet(name: string): string }>()("Greeter") {}
+ * const hello = defineTool({
+ *   id: "demo/hello",
+ *   input: z.object({ name: z.string() }),
+ *   handler: ({ name }) => Effect.map(Greeter, (g) => g.greet(name)),
+ * })
+ * const HelloBackend = backendLayer(Effect.map(bindHandlers([hello]), (defs) => localBackend(defs)))
+ * // HelloBackend requires Greeter (and Backends): provide it with a Layer
+ * ```
+ * @since 0.2.0
+ */
+export const bindHandlers = <R>(
+  definitions: readonly ToolDefinition<any, R>[],
+): Effect.Effect<ToolDefinition<any>[], never, R> =>
+  Effect.map(Effect.context<R>(), (services) =>
+    definitions.map((definition) => {
+      const handler = definition.handler
+      const { inputValidator, outputValidator, handler: _handler, ...tool } = definition
+      return finish({
+        ...tool,
+        inputValidator,
+        ...(outputValidator ? { outputValidator } : {}),
+        handler: (args: unknown, ctx: ToolHandlerContext) => {
+          const out = handler(args, ctx)
+          return Effect.isEffect(out) ? Effect.provideContext(out, services) : out
+        },
+      } as ToolDefinition<any>)
+    }),
+  )
 
 /**
  * Tells whether a value was made by {@link defineTool}.
@@ -168,7 +225,7 @@ const toFailure = (toolId: string, error: unknown, signal: AbortSignal): ToolErr
     if (isToolError(reason)) return reason
     return new Cancelled({ toolId, reason: reason instanceof Error ? reason.message : undefined })
   }
-  return new ExecutionFailed({ toolId, cause: causeOf(error) })
+  return toToolError(error, toolId)
 }
 
 /**

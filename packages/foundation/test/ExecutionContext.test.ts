@@ -1,15 +1,15 @@
 import { Effect, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
+import { contextToInit } from "../src/ExecutionContext.js"
 import {
   CurrentContext,
-  contextToInit,
-  fromContextual,
   type LogEntry,
   makeContext,
   remainingMs,
   runWithContext,
   toContext,
 } from "../src/index.js"
+import { fromContextual } from "../src/internal/effectBridge.js"
 
 describe("ExecutionContext", () => {
   it("combines deadline and timeout, the earlier winning", () => {

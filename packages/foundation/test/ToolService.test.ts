@@ -4,7 +4,6 @@ import {
   applyMiddleware,
   Cancelled,
   defineMiddleware,
-  fromEffectService,
   InvalidCursor,
   listAllTools,
   makeCursorCodec,
@@ -12,7 +11,8 @@ import {
   paginateTools,
   type ToolService,
   textResult,
-  toEffectService,
+  toolServiceFromEffect,
+  toolServiceToEffect,
 } from "../src/index.js"
 
 const codec = makeCursorCodec({ keys: [{ kid: "t", secret: "0123456789abcdef0123456789abcdef" }] })
@@ -61,17 +61,17 @@ describe("tool service", () => {
   })
 
   it("converts to and from the Effect form", async () => {
-    const effectful = toEffectService(service())
+    const effectful = toolServiceToEffect(service())
     const result = await Effect.runPromise(effectful.callTool({ name: "ns/t01" }))
     expect(result.content[0]).toEqual({ type: "text", text: "called ns/t01" })
-    const plain = fromEffectService(effectful)
+    const plain = toolServiceFromEffect(effectful)
     expect((await plain.listTools()).tools).toHaveLength(10)
   })
 })
 
-describe("fromEffectService", () => {
+describe("toolServiceFromEffect", () => {
   it("rejects a cancelled call with Cancelled, never an untyped error", async () => {
-    const slow = fromEffectService({
+    const slow = toolServiceFromEffect({
       listTools: () => Effect.succeed({ tools: [] }),
       callTool: () => Effect.never,
     })

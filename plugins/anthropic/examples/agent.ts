@@ -7,7 +7,7 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import Anthropic from "@anthropic-ai/sdk"
-import { allowAll, createRunner } from "@toolplane/exec"
+import { approveAll, createRunner } from "@toolplane/exec"
 import { defineBackend, defineTool, runDefinition, toolOf } from "@toolplane/foundation"
 import { z } from "zod"
 import { runAgentLoop, toAnthropicTools } from "../src/index.js"
@@ -76,7 +76,7 @@ export const main = async (log: (...values: unknown[]) => void = console.log): P
         execute: (call, ctx) => runDefinition(definitions.get(call.toolId)!, call, ctx),
       }),
     ],
-    approver: allowAll(),
+    approver: approveAll(),
   })
   const live = process.env.ANTHROPIC_API_KEY !== undefined
   const local = live ? undefined : await standIn()

@@ -7,7 +7,7 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { GoogleGenAI } from "@google/genai"
-import { allowAll, createRunner } from "@toolplane/exec"
+import { approveAll, createRunner } from "@toolplane/exec"
 import { defineBackend, defineTool, runDefinition, toolOf } from "@toolplane/foundation"
 import { z } from "zod"
 import { runAgentLoop, toGeminiTools } from "../src/index.js"
@@ -70,7 +70,7 @@ export const main = async (log: (...values: unknown[]) => void = console.log): P
         execute: (call, ctx) => runDefinition(definitions.get(call.toolId)!, call, ctx),
       }),
     ],
-    approver: allowAll(),
+    approver: approveAll(),
   })
   const apiKey = process.env.GEMINI_API_KEY
   const local = apiKey === undefined ? await standIn() : undefined

@@ -6,7 +6,7 @@
  * @packageDocumentation
  * @since 0.1.0
  */
-export * from "./approval.js"
-export * from "./LocalBackend.js"
-export * from "./Subprocess.js"
-export * from "./subprocessTool.js"
+export { type ApprovalPolicy, needsApproval } from "./approval.js"
+export { type LocalBackend, type LocalBackendOptions, localBackend } from "./LocalBackend.js"
+export { type EnvOptions, runSubprocess, type SubprocessOutput, type SubprocessSpec } from "./Subprocess.js"
+export { type SubprocessToolOptions, subprocessBackend, subprocessTool } from "./subprocessTool.js"

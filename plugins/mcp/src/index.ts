@@ -6,7 +6,19 @@
  * @packageDocumentation
  * @since 0.1.0
  */
-export * from "./adapter.js"
+export {
+  canonicalIdOf,
+  ERROR_META_KEY,
+  fromMcpTool,
+  type McpAdapterOptions,
+  type McpNaming,
+  type McpTool,
+  mcpAdapter,
+  mcpToolName,
+  sanitizeToolName,
+  TOOL_META_KEY,
+  toMcpTool,
+} from "./adapter.js"
 export {
   type McpBackend,
   type McpBackendConfig,
@@ -29,8 +41,24 @@ export {
   NodeStreamableHttpTransport,
   type NodeStreamableHttpTransportOptions,
 } from "./client/nodeHttpTransport.js"
-export * from "./errors.js"
-export * from "./server/dnsRebinding.js"
+export {
+  callFailureToMcp,
+  isUnreachable,
+  type McpErrorKind,
+  mcpErrorKind,
+  mcpFailureToToolError,
+  toolErrorFromResult,
+  toolErrorToMcpError,
+  toolErrorToResult,
+} from "./errors.js"
+export {
+  checkDnsRebinding,
+  type DnsRebindingPolicy,
+  dnsRebindingPolicy,
+  isLoopbackHost,
+  isWildcardHost,
+  localHostnames,
+} from "./server/dnsRebinding.js"
 export { type McpHttpServerHandle, type ServeHttpOptions, serveHttp } from "./server/http.js"
 export {
   createMcpServer,

@@ -9,6 +9,7 @@ import { callCommand } from "./call.js"
 import { checkCommand } from "./check.js"
 import { exportCommand } from "./export.js"
 import { listCommand } from "./list.js"
+import { runsCommand } from "./runs.js"
 import { searchCommand } from "./search.js"
 import { serveCommand } from "./serve.js"
 
@@ -20,4 +21,5 @@ export const COMMANDS: readonly Command[] = [
   callCommand,
   exportCommand,
   checkCommand,
+  runsCommand,
 ]

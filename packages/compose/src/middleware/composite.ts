@@ -21,10 +21,7 @@ import {
   type CallToolRequest,
   ConfigError,
   type ContentBlock,
-  causeOf,
   deriveContext,
-  ExecutionFailed,
-  isToolError,
   isToolId,
   type JsonSchema,
   type Middleware,
@@ -37,6 +34,7 @@ import {
   text,
   toContext,
   toolErrorToJson,
+  toToolError,
 } from "@toolplane/foundation"
 import { type ListingOptions, listingService, resolveListing } from "../internal/listing.js"
 
@@ -293,9 +291,6 @@ const listedTool = (resolved: Resolved, inner: ReadonlyMap<string, Tool>): Tool 
 
 type Outcome = { readonly target: string; readonly result?: ToolResult; readonly error?: ToolError }
 
-const toToolError = (target: string, error: unknown): ToolError =>
-  isToolError(error) ? error : new ExecutionFailed({ toolId: target, cause: causeOf(error) })
-
 const callTarget = async (
   next: ToolService,
   request: CallToolRequest,
@@ -313,7 +308,7 @@ const callTarget = async (
         }),
       }
     } catch (error) {
-      return { target, error: toToolError(target, error) }
+      return { target, error: toToolError(error, target) }
     }
   }
   const ctx = toContext(request.context)
@@ -338,7 +333,7 @@ const callTarget = async (
     ])
     return { target, result }
   } catch (error) {
-    return { target, error: toToolError(target, error) }
+    return { target, error: toToolError(error, target) }
   } finally {
     clearTimeout(timer)
   }

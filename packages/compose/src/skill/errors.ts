@@ -1,11 +1,18 @@
 /**
  * Skill errors. Planning failures have no foundation counterpart, so they get their own tagged class
- * with a `reason` code; a failed step wraps the step's own foundation error.
+ * with a `reason` code; a failed step wraps the step's own foundation error. Both are members of
+ * foundation's `ToolError` family (`isToolError` recognises them, `Effect.catchTag` discriminates them).
  *
  * @since 0.1.0
  */
-import type { ToolError } from "@toolplane/foundation"
-import { Data } from "effect"
+import { TaggedToolError, type ToolError } from "@toolplane/foundation"
+
+declare module "@toolplane/foundation" {
+  interface ToolErrorExtensions {
+    readonly SkillPlanError: SkillPlanError
+    readonly SkillStepFailed: SkillStepFailed
+  }
+}
 
 /**
  * Why a skill could not be planned.
@@ -30,7 +37,7 @@ export type SkillPlanErrorReason =
  *
  * @since 0.1.0
  */
-export class SkillPlanError extends Data.TaggedError("SkillPlanError")<{
+export class SkillPlanError extends TaggedToolError("SkillPlanError")<{
   readonly skill: string
   readonly reason: SkillPlanErrorReason
   readonly detail: string
@@ -53,7 +60,7 @@ export class SkillPlanError extends Data.TaggedError("SkillPlanError")<{
  *
  * @since 0.1.0
  */
-export class SkillStepFailed extends Data.TaggedError("SkillStepFailed")<{
+export class SkillStepFailed extends TaggedToolError("SkillStepFailed")<{
   readonly skill: string
   readonly stepId: string
   readonly toolId: string

@@ -6,15 +6,14 @@
  */
 import {
   Cancelled,
-  causeOf,
   type ExecutionContext,
   type ExecutionContextInit,
   ExecutionFailed,
   InvalidArguments,
-  isToolError,
   type ToolError,
   type ToolResult,
   type ToolService,
+  toToolError,
 } from "@toolplane/foundation"
 import { SkillStepFailed } from "./errors.js"
 import type { Plan, PlannedStep } from "./planner.js"
@@ -137,12 +136,7 @@ export const executePlan = async (
           running++
           runStep(step)
             .catch((error: unknown) => {
-              failures.set(
-                step.id,
-                isToolError(error)
-                  ? error
-                  : new ExecutionFailed({ toolId: step.tool, cause: causeOf(error) }),
-              )
+              failures.set(step.id, toToolError(error, step.tool))
             })
             .finally(() => {
               running--

@@ -12,7 +12,6 @@ import {
   type CodeExecution,
   type CodeExecutor,
   type ContentBlock,
-  contextToInit,
   type ExecutionContext,
   type ExecutionContextInit,
   ExecutionFailed,
@@ -102,7 +101,17 @@ export const codeExecutor = (options: CodeExecutorOptions): CodeExecutor => {
       })),
     execute: async (code, { tools: service, context }): Promise<CodeExecution> => {
       const ctx: ExecutionContext = toContext(context)
-      const init: ExecutionContextInit = contextToInit(ctx)
+      // Each tool call gets its own call id; everything else comes from the program's caller.
+      const init: ExecutionContextInit = {
+        ...(ctx.callerId !== undefined ? { callerId: ctx.callerId } : {}),
+        ...(ctx.sessionId !== undefined ? { sessionId: ctx.sessionId } : {}),
+        ...(ctx.deadline !== undefined ? { deadline: ctx.deadline } : {}),
+        signal: ctx.signal,
+        onProgress: ctx.reportProgress,
+        onLog: ctx.log,
+        client: ctx.client,
+        metadata: ctx.metadata,
+      }
       let listing: Promise<readonly Tool[]> | undefined
       const listed = () => {
         listing ??= listAllTools(service, { context: ctx })

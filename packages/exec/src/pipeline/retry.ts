@@ -20,17 +20,13 @@ export interface RetryPolicy {
   readonly jitter: number
 }
 
-const RETRYABLE = new Set(["ExecutionFailed", "BackendUnavailable", "RateLimited"])
-
 /**
- * Whether a failure may be transient: `ExecutionFailed`, `BackendUnavailable` or `RateLimited`.
+ * Whether a failure may be transient, as the error itself says (`retryable`: foundation's
+ * `ExecutionFailed` unless marked otherwise, `BackendUnavailable` and `RateLimited`).
  *
  * @since 0.1.0
  */
-export const isRetryable = (error: unknown): boolean =>
-  isToolError(error) &&
-  RETRYABLE.has(error._tag) &&
-  !(error._tag === "ExecutionFailed" && error.retryable === false)
+export const isRetryable = (error: unknown): boolean => isToolError(error) && error.retryable
 
 /**
  * Whether a tool's annotations make it safe to repeat.

@@ -168,6 +168,10 @@ export const backendContract = (
 
 export { type AdapterContractOptions, adapterContract } from "./adapterContract.js"
 export {
+  type DefinitionBackendOptions,
+  definitionBackend,
+} from "./definitionBackend.js"
+export {
   type DefinitionService,
   type DefinitionServiceOptions,
   definitionService,

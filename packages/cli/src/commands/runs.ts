@@ -1,0 +1,102 @@
+/**
+ * `toolplane runs list|show|approve|reject`: reads durable skill runs and decides their approvals in a run
+ * file (`--runs FILE`, default `toolplane-runs.db` next to the config). It records decisions only: the
+ * runner that owns the runs continues them when it resumes them.
+ *
+ * @since 0.2.0
+ */
+import { dirname, join, resolve } from "node:path"
+import { openRunStore, type RunInfo, type RunStore } from "@toolplane/durable"
+import { defineCommand, EXIT, UsageError } from "../command.js"
+import { json, table } from "../output.js"
+
+const SUBCOMMANDS = ["list", "show", "approve", "reject"] as const
+
+const parseArguments = (text: string | undefined): Record<string, unknown> | undefined => {
+  if (text === undefined) return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    throw new UsageError(`--args is not valid JSON: ${(error as Error).message}`)
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new UsageError("--args must be a JSON object")
+  return value as Record<string, unknown>
+}
+
+const pendingStep = (run: RunInfo): string =>
+  run.steps.find((s) => s.status === "awaiting_approval")?.stepId ?? ""
+
+/** @since 0.2.0 */
+export const runsCommand = defineCommand({
+  name: "runs",
+  synopsis: "list|show|approve|reject",
+  summary:
+    "durable skill runs [--runs FILE] [--json]\nshow RUN_ID, approve RUN_ID STEP_ID [--args JSON], reject RUN_ID STEP_ID [--reason TEXT]",
+  maxPositionals: 3,
+  flags: { runs: "string", json: "boolean", args: "string", reason: "string" },
+  run: async (ctx) => {
+    const [sub, runId, stepId] = ctx.invocation.positionals
+    if (sub === undefined || !(SUBCOMMANDS as readonly string[]).includes(sub))
+      throw new UsageError(`runs needs one of ${SUBCOMMANDS.join(", ")}`)
+    if (sub !== "list" && runId === undefined) throw new UsageError(`runs ${sub} needs a RUN_ID`)
+    if ((sub === "approve" || sub === "reject") && stepId === undefined)
+      throw new UsageError(`runs ${sub} needs a RUN_ID and a STEP_ID`)
+    const args = parseArguments(ctx.invocation.values.args)
+    const file = resolve(
+      ctx.io.cwd,
+      ctx.invocation.values.runs ?? join(dirname(ctx.file), "toolplane-runs.db"),
+    )
+    const asJson = ctx.invocation.values.json === true
+    const store: RunStore = openRunStore(file)
+    try {
+      switch (sub) {
+        case "list": {
+          const runs = store.list()
+          ctx.io.stdout(
+            asJson
+              ? json(runs)
+              : `${table(
+                  ["RUN", "SKILL", "STATUS", "WAITING", "UPDATED"],
+                  runs.map((r) => [r.runId, r.skill, r.status, pendingStep(r), r.updatedAt]),
+                )}\n`,
+          )
+          break
+        }
+        case "show": {
+          const run = store.show(runId!)
+          ctx.io.stdout(
+            asJson
+              ? json(run)
+              : `${run.runId} ${run.skill} ${run.status}\n${table(
+                  ["STEP", "TOOL", "STATUS", "CALLS", "ARGUMENTS"],
+                  run.steps.map((s) => [
+                    s.stepId,
+                    s.tool,
+                    s.status,
+                    String(s.executions),
+                    JSON.stringify(s.approvedArguments ?? s.arguments),
+                  ]),
+                )}\n`,
+          )
+          break
+        }
+        case "approve": {
+          const step = await store.approve(runId!, stepId!, args === undefined ? {} : { arguments: args })
+          ctx.io.stdout(asJson ? json(step) : `approved ${runId} ${stepId}\n`)
+          break
+        }
+        case "reject": {
+          const reason = ctx.invocation.values.reason
+          const step = store.reject(runId!, stepId!, reason === undefined ? {} : { reason })
+          ctx.io.stdout(asJson ? json(step) : `rejected ${runId} ${stepId}\n`)
+          break
+        }
+      }
+      return EXIT.ok
+    } finally {
+      store.close()
+    }
+  },
+})

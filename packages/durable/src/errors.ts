@@ -1,0 +1,39 @@
+/**
+ * Errors of durable runs, members of foundation's `ToolError` family.
+ *
+ * @since 0.2.0
+ */
+import { TaggedToolError } from "@toolplane/foundation"
+
+/**
+ * No run with this id is in the store.
+ *
+ * @since 0.2.0
+ */
+export class RunNotFound extends TaggedToolError("RunNotFound")<{
+  readonly runId: string
+  readonly file: string
+}> {
+  readonly code = "RUN_NOT_FOUND"
+  override get message(): string {
+    return `No run "${this.runId}" in ${this.file}`
+  }
+}
+
+/**
+ * An approval decision was given for a step that is not waiting for one (unknown step, already decided,
+ * expired, or never needed approval).
+ *
+ * @since 0.2.0
+ */
+export class ApprovalNotPending extends TaggedToolError("ApprovalNotPending")<{
+  readonly runId: string
+  readonly stepId: string
+  /** The step's state, or `"unknown"` when the run has no such step waiting. */
+  readonly state: string
+}> {
+  readonly code = "APPROVAL_NOT_PENDING"
+  override get message(): string {
+    return `Step "${this.stepId}" of run "${this.runId}" is not waiting for approval (state: ${this.state})`
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * What a run file records: runs and their steps.
+ *
+ * @since 0.2.0
+ */
+import type { ToolResult } from "@toolplane/foundation"
+
+/**
+ * A run's state: `running` (executing, or interrupted by a crash until a runner resumes it),
+ * `suspended` (a step waits for approval), `completed`, `failed`.
+ *
+ * @since 0.2.0
+ */
+export type RunStatus = "running" | "suspended" | "completed" | "failed"
+
+/**
+ * A step's state. `started` after a crash means the step may or may not have run: it is re-executed only
+ * when its tool is idempotent (`idempotentHint` or `readOnlyHint`), otherwise the run fails.
+ *
+ * @since 0.2.0
+ */
+export type StepStatus =
+  | "awaiting_approval"
+  | "approved"
+  | "rejected"
+  | "expired"
+  | "started"
+  | "completed"
+  | "failed"
+
+/**
+ * A journaled step.
+ *
+ * @since 0.2.0
+ */
+export interface StepInfo {
+  readonly stepId: string
+  /** Position in the plan's order. */
+  readonly index: number
+  readonly tool: string
+  readonly status: StepStatus
+  /** The arguments the plan resolved for the step. */
+  readonly arguments: Readonly<Record<string, unknown>>
+  /** The arguments an approver replaced them with. */
+  readonly approvedArguments?: Readonly<Record<string, unknown>>
+  readonly result?: ToolResult
+  /** Why a step was rejected or expired. */
+  readonly reason?: string
+  /** When a pending approval expires (ISO 8601). */
+  readonly expiresAt?: string
+  /** How many times the tool was called for this step. */
+  readonly executions: number
+}
+
+/**
+ * A journaled run.
+ *
+ * @since 0.2.0
+ */
+export interface RunInfo {
+  readonly runId: string
+  readonly skill: string
+  readonly status: RunStatus
+  /** For a failed run: the JSON form of the error that stopped it. */
+  readonly error?: unknown
+  readonly createdAt: string
+  readonly updatedAt: string
+  /** Steps that have a journal entry, in plan order. */
+  readonly steps: readonly StepInfo[]
+}

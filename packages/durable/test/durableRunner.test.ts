@@ -1,0 +1,241 @@
+/**
+ * The durable runner in one process against a real runner: approval decisions (approve, edit, reject,
+ * expiry), typed errors, replay without re-execution, idempotent re-execution of an interrupted step,
+ * and a second store reading the same file.
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { defineSkill } from "@toolplane/compose"
+import { createRunner } from "@toolplane/exec"
+import { ApprovalDenied, defineTool, InvalidArguments, type ToolAnnotations } from "@toolplane/foundation"
+import { definitionBackend } from "@toolplane/foundation/testing"
+import { afterEach, describe, expect, it } from "vitest"
+import { ApprovalNotPending, openDurableRunner, openRunStore, RunNotFound } from "../src/index.js"
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+const runFile = () => {
+  const dir = mkdtempSync(join(tmpdir(), "toolplane-durable-"))
+  dirs.push(dir)
+  return join(dir, "runs.db")
+}
+
+const world = (options: { hang?: string } = {}) => {
+  const calls: string[] = []
+  const tool = (id: string, annotations: ToolAnnotations) =>
+    defineTool({
+      id,
+      input: {
+        type: "object",
+        properties: { value: { type: "number", maximum: 100 } },
+        required: ["value"],
+        additionalProperties: false,
+      },
+      annotations,
+      handler: async (args: Record<string, unknown>) => {
+        calls.push(id)
+        if (options.hang === id) await new Promise(() => {})
+        return { value: (args.value as number) + 1 }
+      },
+    })
+  const runner = createRunner({
+    backends: [
+      definitionBackend(
+        [
+          tool("t/read", { readOnlyHint: true }),
+          tool("t/write", { destructiveHint: true }),
+          tool("t/upsert", { idempotentHint: true }),
+        ],
+        { name: "t" },
+      ),
+    ],
+  })
+  return { calls, runner }
+}
+
+const skill = defineSkill({
+  name: "chain",
+  steps: [
+    { id: "a", tool: "t/read", inputs: { value: { $ref: "$input#/start" } } },
+    { id: "b", tool: "t/write", inputs: { value: { $ref: "a#/value" } } },
+    { id: "c", tool: "t/read", inputs: { value: { $ref: "b#/value" } } },
+  ],
+})
+
+describe("openDurableRunner", () => {
+  it("suspends before a non-read-only step by default and continues once approved", async () => {
+    const { calls, runner } = world()
+    const durable = openDurableRunner({ file: runFile(), service: runner })
+    const run = await durable.start(skill, { start: 1 })
+    expect(run.status).toBe("suspended")
+    expect(run.steps.map((s) => s.status)).toEqual(["completed", "awaiting_approval"])
+    expect(run.steps[1]!.arguments).toEqual({ value: 2 })
+    expect(durable.list({ status: "suspended" }).map((r) => r.runId)).toEqual([run.runId])
+    // Resuming without a decision changes nothing and executes nothing again.
+    expect((await durable.resume(run.runId)).status).toBe("suspended")
+    expect(calls).toEqual(["t/read"])
+    const done = await durable.approve(run.runId, "b")
+    expect(done.status).toBe("completed")
+    expect(calls).toEqual(["t/read", "t/write", "t/read"])
+    expect(done.steps.at(-1)!.result!.structuredContent).toEqual({ value: 4 })
+    durable.close()
+  })
+
+  it("applies edited arguments, re-validated against the tool's schema", async () => {
+    const { runner } = world()
+    const durable = openDurableRunner({ file: runFile(), service: runner })
+    const run = await durable.start(skill, { start: 1 })
+    const invalid = await durable.approve(run.runId, "b", { arguments: { value: 1000 } }).catch((e) => e)
+    expect(invalid).toBeInstanceOf(InvalidArguments)
+    expect(invalid.issues[0].path).toBe("/value")
+    expect(durable.show(run.runId).steps[1]!.status).toBe("awaiting_approval")
+    const done = await durable.approve(run.runId, "b", { arguments: { value: 50 } })
+    expect(done.status).toBe("completed")
+    expect(done.steps[1]!.approvedArguments).toEqual({ value: 50 })
+    expect(done.steps[2]!.result!.structuredContent).toEqual({ value: 52 })
+    durable.close()
+  })
+
+  it("fails the run with ApprovalDenied when rejected, without calling the tool", async () => {
+    const { calls, runner } = world()
+    const durable = openDurableRunner({ file: runFile(), service: runner })
+    const run = await durable.start(skill, { start: 1 })
+    const done = await durable.reject(run.runId, "b", { reason: "not today" })
+    expect(done.status).toBe("failed")
+    expect(done.error).toMatchObject({ stepId: "b", error: { _tag: "ApprovalDenied" } })
+    expect(done.steps[1]).toMatchObject({ status: "rejected", reason: "not today", executions: 0 })
+    expect(calls).toEqual(["t/read"])
+    await expect(durable.approve(run.runId, "b")).rejects.toBeInstanceOf(ApprovalNotPending)
+    durable.close()
+  })
+
+  it("expires approvals: a late approval is refused and the resumed run fails", async () => {
+    const { calls, runner } = world()
+    let clock = 1_000_000
+    const durable = openDurableRunner({
+      file: runFile(),
+      service: runner,
+      approvalTtlMs: 60_000,
+      now: () => clock,
+    })
+    const run = await durable.start(skill, { start: 1 })
+    expect(run.steps[1]!.expiresAt).toBe(new Date(1_060_000).toISOString())
+    clock += 60_001
+    const late = await durable.approve(run.runId, "b").catch((e) => e)
+    expect(late).toBeInstanceOf(ApprovalNotPending)
+    expect(late.state).toBe("expired")
+    const done = await durable.resume(run.runId)
+    expect(done.status).toBe("failed")
+    expect(done.steps[1]!.status).toBe("expired")
+    expect(calls).toEqual(["t/read"])
+    durable.close()
+  })
+
+  it("expires a suspended run on recovery when nobody decided in time", async () => {
+    const { runner } = world()
+    let clock = 0
+    const file = runFile()
+    const durable = openDurableRunner({ file, service: runner, approvalTtlMs: 10, now: () => clock })
+    const run = await durable.start(skill, { start: 1 })
+    clock = 11
+    const [recovered] = await durable.recover()
+    expect(recovered!.status).toBe("failed")
+    expect(recovered!.error).toMatchObject({ error: { _tag: "ApprovalDenied" } })
+    expect(new ApprovalDenied({ toolId: "t/write" }).code).toBe("APPROVAL_DENIED")
+    expect(recovered!.runId).toBe(run.runId)
+    durable.close()
+  })
+
+  it("names unknown runs and steps with typed errors", async () => {
+    const { runner } = world()
+    const durable = openDurableRunner({ file: runFile(), service: runner })
+    await expect(durable.resume("nope")).rejects.toBeInstanceOf(RunNotFound)
+    expect(() => durable.show("nope")).toThrow(/No run "nope"/)
+    const run = await durable.start(skill, { start: 1 })
+    const error = await durable.approve(run.runId, "a").catch((e) => e)
+    expect(error).toBeInstanceOf(ApprovalNotPending)
+    expect(error.state).toBe("completed")
+    await expect(durable.approve(run.runId, "zzz")).rejects.toMatchObject({ state: "unknown" })
+    durable.close()
+  })
+
+  it("re-executes a step interrupted mid-call only when its tool is idempotent", async () => {
+    const file = runFile()
+    const idempotent = defineSkill({
+      name: "upsert",
+      steps: [
+        { id: "a", tool: "t/read", inputs: { value: 1 } },
+        { id: "u", tool: "t/upsert", inputs: { value: { $ref: "a#/value" } } },
+      ],
+    })
+    const crashed = world({ hang: "t/upsert" })
+    const first = openDurableRunner({ file, service: crashed.runner, approval: () => false })
+    void first.start(idempotent)
+    while (crashed.calls.length < 2) await new Promise((r) => setTimeout(r, 5))
+    // The first runner is abandoned mid-step (as by a crash); a second one opens the same file.
+    const { calls, runner } = world()
+    const second = openDurableRunner({ file, service: runner, approval: () => false })
+    const [recovered] = await second.recover()
+    expect(recovered!.status).toBe("completed")
+    expect(calls).toEqual(["t/upsert"])
+    expect(recovered!.steps.map((s) => s.executions)).toEqual([1, 2])
+    second.close()
+  })
+
+  it("lets a separate store list runs and decide approvals in the same file", async () => {
+    const file = runFile()
+    const { runner } = world()
+    const durable = openDurableRunner({ file, service: runner })
+    const run = await durable.start(skill, { start: 1 })
+    const store = openRunStore(file)
+    expect(store.list().map((r) => [r.runId, r.status])).toEqual([[run.runId, "suspended"]])
+    const step = await store.approve(run.runId, "b", { arguments: { value: 7 } })
+    expect(step.status).toBe("approved")
+    store.close()
+    const done = await durable.resume(run.runId)
+    expect(done.status).toBe("completed")
+    expect(done.steps[2]!.result!.structuredContent).toEqual({ value: 9 })
+    durable.close()
+  })
+
+  it("picks up decisions taken in another process with poll() and watch()", async () => {
+    const file = runFile()
+    const { calls, runner } = world()
+    // The runner's clock runs ahead of the store's (real) one when the test moves it forward.
+    let ahead = 0
+    const durable = openDurableRunner({
+      file,
+      service: runner,
+      approvalTtlMs: 60_000,
+      now: () => Date.now() + ahead,
+    })
+    const approved = await durable.start(skill, { start: 1 })
+    const untouched = await durable.start(skill, { start: 1 })
+    const overdue = await durable.start(skill, { start: 1 })
+    const store = openRunStore(file)
+    await store.approve(approved.runId, "b")
+    expect((await durable.poll()).map((r) => [r.runId, r.status])).toEqual([[approved.runId, "completed"]])
+    expect(durable.show(untouched.runId).status).toBe("suspended")
+    store.reject(untouched.runId, "b", { reason: "no" })
+    ahead = 60_001
+    const watcher = durable.watch({ intervalMs: 10 })
+    const deadline = Date.now() + 10_000
+    while (durable.list({ status: "suspended" }).length > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10))
+    watcher.stop()
+    store.close()
+    expect(durable.show(untouched.runId).steps[1]!.status).toBe("rejected")
+    expect(durable.show(overdue.runId).steps[1]!.status).toBe("expired")
+    expect(
+      durable
+        .list({ status: "failed" })
+        .map((r) => r.runId)
+        .sort(),
+    ).toEqual([untouched.runId, overdue.runId].sort())
+    expect(calls.filter((c) => c === "t/write")).toHaveLength(1)
+    durable.close()
+  })
+})
