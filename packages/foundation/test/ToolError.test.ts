@@ -14,11 +14,6 @@ import {
   InvalidTool,
   isToolError,
   RateLimited,
-  SandboxCrashed,
-  SandboxError,
-  SandboxLimit,
-  SandboxMemory,
-  SandboxTimeout,
   Timeout,
   ToolConflict,
   type ToolError,
@@ -45,11 +40,6 @@ const samples: ToolError[] = [
   new ExpiredCursor({ expiredAt: 1_700_000_000_000 }),
   new ConfigError({ path: "backends[0].mcp.command", reason: "missing", file: "toolplane.toml", line: 3 }),
   new ConversionFailed({ toolId: "a/b", adapter: "openai", reason: "no" }),
-  new SandboxTimeout({ timeoutMs: 100, logs: ["started"] }),
-  new SandboxMemory({ limitBytes: 2 ** 26 }),
-  new SandboxLimit({ limit: "calls", max: 3 }),
-  new SandboxError({ cause: { name: "TypeError", message: "x", stack: "at f (program.js:1:2)" } }),
-  new SandboxCrashed({ reason: "worker exited" }),
 ]
 
 describe("errors", () => {
