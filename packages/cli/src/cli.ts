@@ -10,7 +10,7 @@ import { parseArgs } from "node:util"
 import { ConfigError, isToolError } from "@toolplane/foundation"
 import { type CliIO, type Command, EXIT, type Invocation, UsageError } from "./command.js"
 import { COMMANDS } from "./commands/registry.js"
-import { loadConfig, locateToml } from "./config/load.js"
+import { configProblems, loadConfig, locateToml } from "./config/load.js"
 import type { GatewayConfig } from "./config/schema.js"
 
 export { type CliIO, type CommandContext, EXIT, type Invocation, UsageError } from "./command.js"
@@ -139,7 +139,16 @@ export const run = async (argv: readonly string[], io: CliIO): Promise<number> =
       return EXIT.usage
     }
     if (error instanceof ConfigError) {
-      io.stderr(`toolplane: configuration error: ${withLine(error).message}\n`)
+      const located = withLine(error)
+      if ((invocation.values as { json?: unknown }).json === true)
+        io.stdout(
+          `${JSON.stringify(
+            { ok: false, errors: configProblems(located).map((p) => ({ type: "ConfigError", ...p })) },
+            null,
+            2,
+          )}\n`,
+        )
+      io.stderr(`toolplane: configuration error: ${located.message}\n`)
       return EXIT.usage
     }
     if (isToolError(error)) {

@@ -11,11 +11,15 @@ import { dirname, isAbsolute, join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import {
   allowIds,
+  type CatalogItemRef,
+  type CatalogSource,
   denyIds,
+  type GatewayResourceCatalog,
   gatewayStack,
   hideDestructive,
   makeSelection,
   readOnlyOnly,
+  resourceCatalog,
   type ToolFilter,
   tagsAny,
   tagsNone,
@@ -27,14 +31,18 @@ import {
   type BackendHealth,
   ConfigError,
   type CursorCodec,
+  type ExecutionContext,
   isToolDefinition,
   makeCursorCodec,
+  resourceProviderOf,
+  type Tool,
   type ToolDefinition,
   type ToolService,
 } from "@toolplane/foundation"
 import { localBackend } from "@toolplane/plugin-local"
 import { type McpBackend, mcpBackend } from "@toolplane/plugin-mcp"
 import type { BackendConfig, GatewayConfig } from "./config/schema.js"
+import { gatewayApprover } from "./elicitApproval.js"
 import { filterBackend } from "./filterBackend.js"
 
 /**
@@ -71,6 +79,30 @@ export interface OpenGatewayOptions {
    * aliases and composites cannot be checked, so the service is then the bare runner.
    */
   readonly requireAllBackends?: boolean
+  /**
+   * Keep serving when an MCP backend cannot connect at start: it is reported down (health, events) and
+   * reconnected with backoff in the background; its tools appear (a tool-list change) when it comes
+   * back. Aliases and composite tools that need a down backend are left out (with a warning). Takes
+   * precedence over `requireAllBackends`.
+   *
+   * @since 0.2.0
+   */
+  readonly reconnect?: boolean
+  /** How long an MCP backend may take to connect. Default 30 000 ms. @since 0.2.0 */
+  readonly connectTimeoutMs?: number
+  /** Reconnection backoff of down backends: first delay and cap. Default 250 ms and 10 000 ms. @since 0.2.0 */
+  readonly reconnectDelayMs?: { readonly initial?: number; readonly max?: number }
+  /**
+   * Backends of a previous gateway to use instead of starting new ones, where their configuration is
+   * unchanged (hot reload).
+   *
+   * @since 0.2.0
+   */
+  readonly reuse?: ReadonlyMap<string, { readonly config: BackendConfig; readonly backend: Backend }>
+  /** The cursor codec to keep (hot reload: cursors issued before stay valid). @since 0.2.0 */
+  readonly cursorCodec?: CursorCodec
+  /** Narrows which resources, templates and prompts a caller sees (e.g. by token scopes). */
+  readonly visible?: (item: CatalogItemRef, ctx: ExecutionContext) => boolean
   /** Warn when no cursor secret is configured (only meaningful for a server). Default true. */
   readonly warnRandomCursorKey?: boolean
   /**
@@ -94,11 +126,21 @@ export interface Gateway {
   readonly runner: ToolRunner
   readonly config: GatewayConfig
   readonly cursorCodec: CursorCodec
+  /** Resources, resource templates, prompts and completions of every backend that offers them. */
+  readonly catalog: GatewayResourceCatalog
   /** Health and tool count of every configured backend. */
   health(): Promise<Record<string, BackendHealth>>
   /** Subscribes to changes of the served tool list. */
   onToolsChanged(listener: () => void): () => void
-  close(): Promise<void>
+  /**
+   * The connected backends by name, with the configuration each was made from (a reload reuses the
+   * unchanged ones).
+   *
+   * @since 0.2.0
+   */
+  backends(): ReadonlyMap<string, { readonly config: BackendConfig; readonly backend: Backend }>
+  /** Closes the gateway and its backends, except those named in `keep` (handed to a new gateway). */
+  close(options?: { readonly keep?: ReadonlySet<string> }): Promise<void>
 }
 
 const configPath = (i: number, key: string) => `backends[${i}].${key}`
@@ -177,7 +219,10 @@ const makeBackend = async (
     const mcp = config.mcp!
     const approval =
       config.require_approval === undefined ? {} : { requiresApproval: config.require_approval }
-    const timeout = config.timeout_ms !== undefined ? { callTimeoutMs: config.timeout_ms } : {}
+    const timeout = {
+      ...(config.timeout_ms !== undefined ? { callTimeoutMs: config.timeout_ms } : {}),
+      ...(options.connectTimeoutMs !== undefined ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
+    }
     backend =
       "command" in mcp
         ? mcpBackend(
@@ -199,6 +244,13 @@ const makeBackend = async (
     try {
       await (backend as McpBackend).connect()
     } catch (error) {
+      if (options.reconnect) {
+        // Kept (unconnected) for the reconnection loop of openGateway.
+        const kept = config.filter
+          ? filterBackend(backend, (tool) => makeSelection(backendFilter(config.filter!)).admits(tool))
+          : backend
+        throw new DownBackend(kept, backend as McpBackend, error)
+      }
       // A backend that failed to start must not keep a process or a retry timer alive.
       await backend.close().catch(() => {})
       throw error
@@ -209,6 +261,63 @@ const makeBackend = async (
     backend = filterBackend(backend, (tool) => selection.admits(tool))
   }
   return backend
+}
+
+/** A backend that could not connect at start, kept for reconnection (`reconnect: true`). */
+class DownBackend extends Error {
+  constructor(
+    readonly backend: Backend,
+    readonly mcp: McpBackend,
+    readonly error: unknown,
+  ) {
+    super((error as Error)?.message ?? String(error))
+  }
+}
+
+/** The resource providers of the backends that run (in configuration order). */
+const catalogSources = (config: GatewayConfig, backends: readonly (Backend | undefined)[]): CatalogSource[] =>
+  config.backends.flatMap((b, i) => {
+    const provider = backends[i] ? resourceProviderOf(backends[i]) : undefined
+    return provider ? [{ name: b.name, provider }] : []
+  })
+
+/**
+ * Which resources and prompts callers see: a backend's `filter.resources` / `filter.prompts` switch its
+ * kinds off, its `allow` / `deny` patterns apply to prompt ids (`backend/prompt`), and `extra` (caller
+ * scopes) narrows further.
+ */
+const catalogVisibility = (
+  config: GatewayConfig,
+  extra: OpenGatewayOptions["visible"],
+): ((item: CatalogItemRef, ctx: ExecutionContext) => boolean) => {
+  const rules = new Map(
+    config.backends.map((b) => {
+      const f = b.filter
+      const ids = [
+        ...(f?.allow?.length ? [allowIds(...f.allow)] : []),
+        ...(f?.deny?.length ? [denyIds(...f.deny)] : []),
+      ]
+      return [
+        b.name,
+        {
+          resources: f?.resources !== false,
+          prompts: f?.prompts !== false,
+          promptIds: (id: string) => ids.every((test) => test({ id } as Tool)),
+        },
+      ] as const
+    }),
+  )
+  return (item, ctx) => {
+    const rule = rules.get(item.source)
+    if (!rule) return false
+    if (
+      item.kind === "prompt"
+        ? !rule.prompts || !rule.promptIds(`${item.source}/${item.name}`)
+        : !rule.resources
+    )
+      return false
+    return extra ? extra(item, ctx) : true
+  }
 }
 
 /**
@@ -259,17 +368,29 @@ export const openGateway = async (
       : error
   let codec: CursorCodec
   try {
-    codec = gatewayCursorCodec(config, env, (message) => {
-      if (options.warnRandomCursorKey !== false) emit({ type: "warning", message })
-    })
+    codec =
+      options.cursorCodec ??
+      gatewayCursorCodec(config, env, (message) => {
+        if (options.warnRandomCursorKey !== false) emit({ type: "warning", message })
+      })
   } catch (error) {
     throw inConfigFile(error)
   }
   const backends: Backend[] = []
   const failures: { name: string; error: unknown }[] = []
+  /** Backends taken over from `reuse` (never closed here). */
+  const reused = new Set<string>()
+  /** Backends down at start, reconnecting (`reconnect`). */
+  const down = new Map<string, { backend: Backend; mcp: McpBackend; error: string; since: number }>()
   await Promise.all(
     config.backends.map(async (b, i) => {
       const started = Date.now()
+      const previous = options.reuse?.get(b.name)
+      if (previous && JSON.stringify(previous.config) === JSON.stringify(b)) {
+        backends[i] = previous.backend
+        reused.add(b.name)
+        return
+      }
       emit({ type: "connecting", backend: b.name })
       try {
         const backend = await makeBackend(b, i, { ...options, baseDir })
@@ -277,6 +398,22 @@ export const openGateway = async (
         backends[i] = backend
         emit({ type: "connected", backend: b.name, tools, ms: Date.now() - started })
       } catch (error) {
+        if (error instanceof DownBackend) {
+          down.set(b.name, {
+            backend: error.backend,
+            mcp: error.mcp,
+            error: error.message,
+            since: Date.now(),
+          })
+          emit({
+            type: "failed",
+            backend: b.name,
+            error: `${error.message} (serving without it; reconnecting in the background)`,
+            ms: Date.now() - started,
+            cause: error.error,
+          })
+          return
+        }
         failures.push({ name: b.name, error })
         emit({
           type: "failed",
@@ -289,21 +426,51 @@ export const openGateway = async (
     }),
   )
   const live = backends.filter(Boolean)
-  const closeAll = () => Promise.all(live.map((b) => b.close().catch(() => {})))
+  const closeAll = () =>
+    Promise.all(live.filter((b) => !reused.has(b.name)).map((b) => b.close().catch(() => {})))
   if (failures.length > 0 && options.requireAllBackends !== false) {
     await closeAll()
     throw failures[0]!.error
   }
   const limits = config.limits
   const prefetch = prefetchOptions(config, options.singleClient === true)
+  const approvalModes = new Map(
+    config.backends.flatMap((b) => (b.approval !== undefined ? [[b.name, b.approval] as const] : [])),
+  )
+  /** Only the operator's word makes an MCP tool retryable; a module's annotations are its author's. */
+  const idempotentRules = new Map(
+    config.backends.map((b) => [
+      b.name,
+      {
+        mcp: b.mcp !== undefined,
+        rule:
+          b.idempotent === undefined || typeof b.idempotent === "boolean"
+            ? () => b.idempotent === true
+            : (id: string) => allowIds(...(b.idempotent as string[]))({ id } as Tool),
+      },
+    ]),
+  )
+  const retryable = (tool: Tool): boolean => {
+    const backend = runner.registry.resolve(tool.id)?.backend.name
+    const rule = backend === undefined ? undefined : idempotentRules.get(backend)
+    if (rule === undefined) return false
+    if (rule.rule(tool.id)) return true
+    return !rule.mcp && (tool.annotations?.idempotentHint === true || tool.annotations?.readOnlyHint === true)
+  }
   const runner = createRunner({
     ...(prefetch === undefined ? {} : { prefetch }),
     backends: live,
     cursorCodec: codec,
+    ...(approvalModes.size > 0 ? { approver: gatewayApprover(approvalModes) } : {}),
     pageSize: config.server.page_size,
     ...(limits.call_timeout_ms !== undefined ? { defaultTimeoutMs: limits.call_timeout_ms } : {}),
     ...(limits.retries !== undefined
-      ? { retry: limits.retries === 0 ? false : { maxAttempts: limits.retries + 1 } }
+      ? {
+          retry:
+            limits.retries === 0
+              ? false
+              : { maxAttempts: limits.retries + 1, when: (tool: Tool) => retryable(tool) },
+        }
       : {}),
     limits: {
       ...(limits.max_concurrency_per_backend !== undefined
@@ -329,24 +496,88 @@ export const openGateway = async (
     config.tool_exposure === "code"
       ? (await import("./codeExposure.js")).codeModeExposure(config.code)
       : undefined
+  const catalog = resourceCatalog(
+    catalogSources(
+      config,
+      config.backends.map((b, i) => backends[i] ?? down.get(b.name)?.backend),
+    ),
+    {
+      codec,
+      pageSize: config.server.page_size,
+      promptNames: config.server.tool_names === "name" ? "name" : "dotted",
+      visible: catalogVisibility(config, options.visible),
+    },
+  )
   const gatewayOver = (service: ToolService): Gateway => ({
     service,
     runner,
     config,
+    catalog,
     cursorCodec: codec,
-    health: () => runner.health(),
+    health: async () => {
+      const report = await runner.health()
+      for (const [name, d] of down)
+        report[name] = {
+          healthy: false,
+          tools: 0,
+          error: `down since ${new Date(d.since).toISOString()}: ${d.error}; reconnecting`,
+        }
+      return report
+    },
     onToolsChanged: (listener) => {
       listeners.add(listener)
       return () => listeners.delete(listener)
     },
-    close: async () => {
+    backends: () =>
+      new Map(
+        config.backends.flatMap((b, i) =>
+          backends[i] && !down.has(b.name) ? [[b.name, { config: b, backend: backends[i]! }] as const] : [],
+        ),
+      ),
+    close: async (closeOptions) => {
+      closed = true
+      for (const timer of retryTimers.values()) clearTimeout(timer)
       unsubscribe()
       await code?.close()
+      catalog.close()
+      for (const name of closeOptions?.keep ?? []) await runner.unregister(name)
       await runner.close()
+      await Promise.all([...down.values()].map((d) => d.backend.close().catch(() => {})))
     },
   })
+  let closed = false
+  const retryTimers = new Map<string, ReturnType<typeof setTimeout>>()
+  const initialDelay = options.reconnectDelayMs?.initial ?? 250
+  const maxDelay = options.reconnectDelayMs?.max ?? 10_000
+  /** Reconnects a down backend with exponential backoff; registers it (a tool-list change) once back. */
+  const retry = (name: string, attempt: number) => {
+    const delay = Math.min(maxDelay, initialDelay * 2 ** attempt) * (0.8 + Math.random() * 0.4)
+    const timer = setTimeout(async () => {
+      const d = down.get(name)
+      if (closed || !d) return
+      const started = Date.now()
+      try {
+        await d.mcp.connect()
+        if (closed) return
+        await runner.register(d.backend)
+        down.delete(name)
+        emit({
+          type: "connected",
+          backend: name,
+          tools: (await d.backend.toolSchemas()).length,
+          ms: Date.now() - started,
+        })
+      } catch (error) {
+        d.error = (error as Error).message
+        retry(name, attempt + 1)
+      }
+    }, delay)
+    timer.unref?.()
+    retryTimers.set(name, timer)
+  }
   try {
     await runner.ready()
+    for (const name of down.keys()) retry(name, 0)
     if (failures.length > 0) {
       emit({
         type: "warning",
@@ -354,6 +585,21 @@ export const openGateway = async (
       })
       return gatewayOver(runner)
     }
+    // Aliases and composites that need a down backend cannot be checked: left out until a restart or reload.
+    const needsDown = (id: string) => down.has(id.slice(0, id.indexOf("/")))
+    const aliases = Object.fromEntries(Object.entries(config.aliases).filter(([id]) => !needsDown(id)))
+    const composites = config.composite_tools.filter((c) => !c.tools.some(needsDown))
+    const dropped = [
+      ...Object.keys(config.aliases)
+        .filter(needsDown)
+        .map((id) => `alias of ${id}`),
+      ...config.composite_tools.filter((c) => c.tools.some(needsDown)).map((c) => `composite ${c.name}`),
+    ]
+    if (dropped.length > 0)
+      emit({
+        type: "warning",
+        message: `${[...down.keys()].join(", ")} down at start: serving without ${dropped.join(", ")}`,
+      })
     const service = await gatewayStack(runner, {
       codec,
       changes: (invalidate) => {
@@ -367,10 +613,10 @@ export const openGateway = async (
         validateSchema: false,
         ...(limits.max_argument_bytes !== undefined ? { maxArgumentBytes: limits.max_argument_bytes } : {}),
       },
-      ...(Object.keys(config.aliases).length > 0 ? { aliases: config.aliases } : {}),
-      ...(config.composite_tools.length > 0
+      ...(Object.keys(aliases).length > 0 ? { aliases } : {}),
+      ...(composites.length > 0
         ? {
-            composites: config.composite_tools.map((c) => ({
+            composites: composites.map((c) => ({
               name: c.name,
               tools: c.tools,
               strategy: c.strategy,
@@ -387,6 +633,8 @@ export const openGateway = async (
   } catch (error) {
     unsubscribe()
     await code?.close().catch(() => {})
+    catalog.close()
+    for (const name of reused) await runner.unregister(name).catch(() => false)
     await runner.close().catch(() => {})
     await closeAll()
     throw inConfigFile(error)

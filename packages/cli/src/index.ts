@@ -6,7 +6,15 @@
  * @since 0.1.0
  */
 export { type CliIO, EXIT, run, USAGE, UsageError } from "./cli.js"
-export { formatPath, loadConfig, locateToml, parseConfig, tomlKeyLines } from "./config/load.js"
+export {
+  type ConfigProblem,
+  configProblems,
+  formatPath,
+  loadConfig,
+  locateToml,
+  parseConfig,
+  tomlKeyLines,
+} from "./config/load.js"
 export { BackendConfig, GatewayConfig } from "./config/schema.js"
 export { filterBackend } from "./filterBackend.js"
 export {

@@ -136,6 +136,32 @@ describe("toolplane CLI: usage and configuration errors exit 2 and name the prob
   })
 })
 
+describe("toolplane CLI: a configuration with several problems", () => {
+  const file = () =>
+    tempConfig(["[server]", 'port = "x"', "", "[[backends]]", 'name = "a b"', "module = 5", ""].join("\n"))
+
+  it("lists every problem with its line", async () => {
+    const { code, stderr } = await cli(["list", "-c", file()])
+    expect(code).toBe(2)
+    expect(stderr).toMatch(/line 2: server\.port: .*expected number/)
+    expect(stderr).toMatch(/line 5: backends\[0\]\.name: must be 1-64 letters/)
+    expect(stderr).toMatch(/line 6: backends\[0\]\.module: .*expected string/)
+    expect(stderr).not.toMatch(/more problem/)
+  })
+
+  it("check --json prints them as JSON", async () => {
+    const { code, stdout } = await cli(["check", "--json", "-c", file()])
+    expect(code).toBe(2)
+    const report = JSON.parse(stdout) as { ok: boolean; errors: { path: string; line: number }[] }
+    expect(report.ok).toBe(false)
+    expect(report.errors.map((e) => [e.path, e.line])).toEqual([
+      ["server.port", 2],
+      ["backends[0].name", 5],
+      ["backends[0].module", 6],
+    ])
+  })
+})
+
 describe("toolplane CLI against a real gateway (local module + server-everything)", () => {
   it("lists tools with filters, aliases and composites applied (table and JSON)", async () => {
     const table = await cli(["list", "-c", fixture])
@@ -199,6 +225,14 @@ describe("toolplane CLI against a real gateway (local module + server-everything
     const { code, stdout } = await cli(["search", "divide a by b", "--json", "-c", file])
     expect(code).toBe(0)
     expect(JSON.parse(stdout).hits[0].id).toBe("math/divide")
+  })
+
+  it("export without --json shows every tool's schemas", async () => {
+    const { code, stdout } = await cli(["export", "-c", fixture])
+    expect(code).toBe(0)
+    expect(stdout).toMatch(
+      /^math\.divide — Divides a by b\n {2}input: {2}\{.*"a":\{"type":"number"\}.*"required":\["a","b"\]/m,
+    )
   })
 
   it("exports to MCP and OpenAI shapes", async () => {

@@ -42,6 +42,14 @@ export {
 } from "./middleware/searchMode.js"
 export { requestValidation, type ValidationOptions } from "./middleware/validation.js"
 export { virtualTools } from "./middleware/virtualTools.js"
+export {
+  type CatalogItemRef,
+  type CatalogSource,
+  type GatewayResourceCatalog,
+  matchesUriTemplate,
+  type ResourceCatalogOptions,
+  resourceCatalog,
+} from "./resourceCatalog.js"
 export { SkillPlanError, type SkillPlanErrorReason, SkillStepFailed } from "./skill/errors.js"
 export { type ExecuteOptions, executePlan, type SkillRun, type StepResult } from "./skill/execute.js"
 export { allowedTools, defineGuard, type Guard, maxSteps } from "./skill/guards.js"

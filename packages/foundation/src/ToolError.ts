@@ -410,6 +410,36 @@ export class ConversionFailed extends TaggedToolError("ConversionFailed")<{
 }
 
 /**
+ * No resource has this URI (and no resource template of a visible provider matches it).
+ *
+ * @since 0.2.0
+ */
+export class ResourceNotFound extends TaggedToolError("ResourceNotFound")<{
+  readonly uri: string
+}> {
+  readonly code = "RESOURCE_NOT_FOUND"
+  override get message(): string {
+    return `Unknown resource "${this.uri}"`
+  }
+}
+
+/**
+ * No prompt has this name. `suggestions` holds the closest known names, best first.
+ *
+ * @since 0.2.0
+ */
+export class PromptNotFound extends TaggedToolError("PromptNotFound")<{
+  readonly name: string
+  readonly suggestions: readonly string[]
+}> {
+  readonly code = "PROMPT_NOT_FOUND"
+  override get message(): string {
+    const hint = this.suggestions.length > 0 ? `; did you mean ${list(this.suggestions)}?` : ""
+    return `Unknown prompt "${this.name}"${hint}`
+  }
+}
+
+/**
  * Errors other packages add to the {@link ToolError} family, by tag. Empty here; a package declares its
  * members with module augmentation (see {@link TaggedToolError}), e.g. discovery's `SearchError` and
  * compose's skill errors.
@@ -449,6 +479,8 @@ export type CoreToolError =
   | ExpiredCursor
   | ConfigError
   | ConversionFailed
+  | ResourceNotFound
+  | PromptNotFound
 
 const constructors = {
   ToolNotFound,
@@ -467,6 +499,8 @@ const constructors = {
   ExpiredCursor,
   ConfigError,
   ConversionFailed,
+  ResourceNotFound,
+  PromptNotFound,
 } as const
 
 /**
@@ -561,6 +595,8 @@ const REQUIRED: Record<CoreToolErrorTag, Readonly<Record<string, FieldKind>>> = 
   ExpiredCursor: { expiredAt: num },
   ConfigError: { path: str, reason: str },
   ConversionFailed: { toolId: str, adapter: str, reason: str },
+  ResourceNotFound: { uri: str },
+  PromptNotFound: { name: str, suggestions: arr },
 }
 
 const hasKind = (value: unknown, kind: FieldKind): boolean =>

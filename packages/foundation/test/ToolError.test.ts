@@ -13,7 +13,9 @@ import {
   InvalidOutput,
   InvalidTool,
   isToolError,
+  PromptNotFound,
   RateLimited,
+  ResourceNotFound,
   Timeout,
   ToolConflict,
   type ToolError,
@@ -40,6 +42,8 @@ const samples: ToolError[] = [
   new ExpiredCursor({ expiredAt: 1_700_000_000_000 }),
   new ConfigError({ path: "backends[0].mcp.command", reason: "missing", file: "toolplane.toml", line: 3 }),
   new ConversionFailed({ toolId: "a/b", adapter: "openai", reason: "no" }),
+  new ResourceNotFound({ uri: "test://missing" }),
+  new PromptNotFound({ name: "docs.summarise", suggestions: ["docs.summarize"] }),
 ]
 
 describe("errors", () => {

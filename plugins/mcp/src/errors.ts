@@ -39,6 +39,9 @@ const PROTOCOL: Partial<Record<ToolError["_tag"], number>> = {
   ToolConflict: ErrorCode.InternalError,
   ConfigError: ErrorCode.InternalError,
   ConversionFailed: ErrorCode.InternalError,
+  // MCP 2025-11-25 (server/resources, server/prompts): unknown resource -32002, unknown prompt -32602.
+  ResourceNotFound: -32002,
+  PromptNotFound: ErrorCode.InvalidParams,
 }
 
 /**
@@ -77,6 +80,26 @@ export const toolErrorToMcpError = (error: ToolError, exposeStacks = false): Mcp
  * An `McpError` whose message goes on the wire as is: the SDK's constructor prefixes
  * "MCP error CODE:", and the receiving client prefixes it again.
  */
+/**
+ * A JSON-RPC error whose message goes on the wire exactly as given (no "MCP error CODE:" prefix, which
+ * the receiving client adds itself).
+ *
+ * @since 0.2.0
+ */
+export const wireError = (code: number, message: string, data?: unknown): McpError =>
+  new WireError(code, message, data)
+
+/**
+ * An error about to be sent as a JSON-RPC error, with the SDK's "MCP error CODE: " prefix removed
+ * (however many times it was added on the way), so the client shows it once.
+ *
+ * @since 0.2.0
+ */
+export const unprefixed = (error: McpError): McpError => {
+  const message = error.message.replace(/^(MCP error -?\d+: )+/, "")
+  return message === error.message ? error : new WireError(error.code, message, error.data)
+}
+
 class WireError extends McpError {
   constructor(code: number, message: string, data: unknown) {
     super(code, message, data)

@@ -52,6 +52,15 @@ export {
   toolErrorToResult,
 } from "./errors.js"
 export {
+  type JwtAuthOptions,
+  jwtAuth,
+  type McpAuthFailure,
+  type McpCaller,
+  type McpHttpAuth,
+  type StaticToken,
+  staticTokenAuth,
+} from "./server/auth.js"
+export {
   checkDnsRebinding,
   type DnsRebindingPolicy,
   dnsRebindingPolicy,
@@ -61,6 +70,8 @@ export {
 } from "./server/dnsRebinding.js"
 export { type McpHttpServerHandle, type ServeHttpOptions, serveHttp } from "./server/http.js"
 export {
+  CALLER_SCOPES_KEY,
+  callerScopes,
   createMcpServer,
   type McpRequestInfo,
   type McpServeOptions,

@@ -170,12 +170,22 @@ describe.each(Object.keys(setups))("serving a ToolService over %s", (kind) => {
     const error = await setup.client.callTool({ name: "demo.ecko", arguments: {} }).catch((e) => e)
     expect(error).toBeInstanceOf(McpError)
     expect((error as McpError).code).toBe(ErrorCode.InvalidParams)
-    expect((error as McpError).message).toMatch(/^MCP error -32602: Unknown tool "demo\/ecko"/)
+    // Named as the client sent it, with suggestions it can call (MCP names, not tool ids).
+    expect((error as McpError).message).toMatch(
+      /^MCP error -32602: Unknown tool "demo\.ecko"; did you mean "demo\.echo"/,
+    )
     const typed = toolErrorFromJson(
       ((error as McpError).data as Record<string, unknown> | undefined)?.[ERROR_META_KEY],
     )
     expect(typed?._tag).toBe("ToolNotFound")
-    expect((typed as unknown as { suggestions: string[] }).suggestions).toContain("demo/echo")
+    expect((typed as unknown as { suggestions: string[] }).suggestions).toContain("demo.echo")
+  })
+
+  it("says which MCP name to use when a client sends a tool id", async () => {
+    const error = (await setup.client
+      .callTool({ name: "demo/echo", arguments: {} })
+      .catch((e) => e)) as McpError
+    expect(error.message).toMatch(/^MCP error -32602: Unknown tool "demo\/echo"; did you mean "demo\.echo"/)
   })
 
   it("passes progress notifications through", async () => {
@@ -314,7 +324,7 @@ describe("serveHttp on a wildcard address", () => {
   let handle: McpHttpServerHandle
   let local: string
   beforeAll(async () => {
-    handle = await serveHttp(demoService(), { host: "0.0.0.0" })
+    handle = await serveHttp(demoService(), { host: "0.0.0.0", allowUnauthenticated: true })
     local = `http://127.0.0.1:${handle.port}/mcp`
   })
   afterAll(async () => {

@@ -23,30 +23,47 @@ export const exportCommand = defineCommand({
       throw new UsageError(`--format must be "mcp" or "openai", got "${format}"`)
     return withGateway(ctx, async (gateway) => {
       const tools = await listAllTools(gateway.service)
-      let exported: { name: string }[]
+      let exported: { name: string; description?: string; input?: unknown; output?: unknown }[]
       let warnings: FeatureLossWarning[]
       let body: unknown
       if (format === "mcp") {
         const conversions = tools.map((t) => toMcpTool(t, { naming: ctx.config.server.tool_names }))
-        exported = conversions.map((c) => ({ name: c.value.name }))
+        exported = conversions.map((c) => ({
+          name: c.value.name,
+          ...(c.value.description !== undefined ? { description: c.value.description } : {}),
+          input: c.value.inputSchema,
+          ...(c.value.outputSchema !== undefined ? { output: c.value.outputSchema } : {}),
+        }))
         warnings = conversions.flatMap((c) => [...c.warnings])
         body = { format, tools: conversions.map((c) => c.value), warnings }
       } else {
         const out = toOpenAITools(tools, { strict: true })
-        exported = out.tools.map((t) => ({
-          name: "function" in t ? t.function.name : (t as { name: string }).name,
-        }))
+        exported = out.tools.map((t) => {
+          const fn = ("function" in t ? t.function : t) as {
+            name: string
+            description?: string
+            parameters?: unknown
+          }
+          return {
+            name: fn.name,
+            ...(fn.description !== undefined ? { description: fn.description } : {}),
+            input: fn.parameters,
+          }
+        })
         warnings = [...out.warnings]
         body = { format, tools: out.tools, warnings }
       }
       if (ctx.invocation.values.json) ctx.io.stdout(json(body))
       else {
-        ctx.io.stdout(
-          `${table(
-            ["NAME"],
-            exported.map((e) => [e.name]),
-          )}\n\n${exported.length} tools exported as ${format}\n`,
+        // Each tool with its schemas (compact JSON; --json for the whole document).
+        const blocks = exported.map((e) =>
+          [
+            `${e.name}${e.description ? ` — ${e.description.split("\n")[0]}` : ""}`,
+            `  input:  ${JSON.stringify(e.input ?? {})}`,
+            ...(e.output !== undefined ? [`  output: ${JSON.stringify(e.output)}`] : []),
+          ].join("\n"),
         )
+        ctx.io.stdout(`${blocks.join("\n\n")}\n\n${exported.length} tools exported as ${format}\n`)
         if (warnings.length > 0)
           ctx.io.stdout(
             `\n${table(

@@ -4,17 +4,84 @@
  *
  * @since 0.1.0
  */
+import { type FSWatcher, watch as watchFs } from "node:fs"
+import { basename, dirname } from "node:path"
 import { ConfigError, listAllTools } from "@toolplane/foundation"
-import { mcpToolName, serveHttp, serveStdio } from "@toolplane/plugin-mcp"
-import { defineCommand, EXIT, UsageError } from "../command.js"
-import { open } from "./shared.js"
+import { isLoopbackHost, serveHttp, serveStdio } from "@toolplane/plugin-mcp"
+import { type CommandContext, defineCommand, EXIT, UsageError } from "../command.js"
+import { loadConfig } from "../config/load.js"
+import type { GatewayConfig } from "../config/schema.js"
+import { type OpenGatewayOptions, openGateway } from "../gateway.js"
+import { type LiveGateway, liveGateway } from "../liveGateway.js"
+import { progressPrinter } from "./shared.js"
 
+/**
+ * Reloads the configuration when its file changes (debounced) or on SIGHUP; prints what changed, or
+ * why the new configuration was rejected. Returns a function that stops watching.
+ */
+const watchConfig = (ctx: CommandContext, live: LiveGateway): (() => void) => {
+  const file = ctx.file
+  const reload = (why: string) => {
+    live
+      .reload(() => loadConfig(file))
+      .then((outcome) => {
+        if (!outcome.ok) {
+          const error = outcome.error as Error
+          const text = error instanceof ConfigError ? `configuration error: ${error.message}` : error.message
+          ctx.io.stderr(
+            `toolplane: reload (${why}) rejected, still serving the previous configuration: ${text}\n`,
+          )
+          return
+        }
+        const parts = [
+          outcome.added.length > 0 ? `added ${outcome.added.join(", ")}` : "",
+          outcome.removed.length > 0 ? `removed ${outcome.removed.join(", ")}` : "",
+          outcome.changed.length > 0 ? `changed ${outcome.changed.join(", ")}` : "",
+        ].filter(Boolean)
+        ctx.io.stderr(
+          `toolplane: reloaded ${file} (${why}): ${parts.length > 0 ? parts.join("; ") : "backends unchanged"}; serving ${outcome.tools} tools\n`,
+        )
+        if (outcome.restartNeeded.length > 0)
+          ctx.io.stderr(
+            `toolplane: warning: ${outcome.restartNeeded.join(", ")} changed; takes effect after a restart\n`,
+          )
+      })
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let watcher: FSWatcher | undefined
+  try {
+    // The directory, not the file: editors replace files (a rename), which ends a watch on the file.
+    watcher = watchFs(dirname(file), (_event, name) => {
+      if (name !== null && name !== basename(file)) return
+      clearTimeout(timer)
+      timer = setTimeout(() => reload("file changed"), 150)
+    })
+    watcher.on("error", () => {})
+  } catch {
+    ctx.io.stderr(`toolplane: warning: cannot watch ${file}; reload with SIGHUP\n`)
+  }
+  const onHup = () => reload("SIGHUP")
+  process.on("SIGHUP", onHup)
+  return () => {
+    clearTimeout(timer)
+    watcher?.close()
+    process.off("SIGHUP", onHup)
+  }
+}
+
+/**
+ * Resolves with the first SIGINT/SIGTERM. The handlers stay installed until the process exits: Ctrl+C
+ * under `pnpm start` delivers SIGINT several times (the terminal's process group, then relays by pnpm
+ * and tsx), and a repeat arriving during the shutdown must not kill the process by signal (which pnpm
+ * reports as a failed command). A third signal forces the exit.
+ */
 const untilSignal = (): Promise<string> =>
   new Promise((resolve) => {
+    let received = 0
     const onSignal = (signal: string) => {
-      process.off("SIGINT", onSignal)
-      process.off("SIGTERM", onSignal)
-      resolve(signal)
+      received++
+      if (received === 1) resolve(signal)
+      else if (received >= 3) process.exit(130)
     }
     process.on("SIGINT", onSignal)
     process.on("SIGTERM", onSignal)
@@ -23,9 +90,10 @@ const untilSignal = (): Promise<string> =>
 /** @since 0.1.0 */
 export const serveCommand = defineCommand({
   name: "serve",
-  summary: "serve the configured gateway over MCP\n[--transport stdio|http] [--host 127.0.0.1] [--port N]",
+  summary:
+    "serve the configured gateway over MCP\n[--transport stdio|http] [--host 127.0.0.1] [--port N] [--require-all-backends]",
   maxPositionals: 0,
-  flags: { transport: "string", host: "string", port: "string" },
+  flags: { transport: "string", host: "string", port: "string", "require-all-backends": "boolean" },
   run: async (ctx) => {
     const { values } = ctx.invocation
     const transport = values.transport ?? ctx.config.server.transport
@@ -43,34 +111,69 @@ export const serveCommand = defineCommand({
     if (ctx.invocation.positionals.length > 0)
       throw new UsageError(`unexpected argument "${ctx.invocation.positionals[0]}"`)
 
-    const gateway = await open(ctx, { warnRandomCursorKey: true, singleClient: transport === "stdio" })
+    const authConfig = ctx.config.server.auth
+    if (transport === "http" && !authConfig && !isLoopbackHost(host))
+      throw new ConfigError({
+        path: "server.auth",
+        reason: `refusing to serve ${host} (not a loopback address) without authentication: add [server.auth] with tokens = [{ env = "TOOLPLANE_TOKEN", client = "me" }] (static bearer tokens) or jwks_url / jwks_file + issuer + audience (OAuth JWT validation), or bind 127.0.0.1`,
+        file: ctx.file,
+      })
+    const baseDir = dirname(ctx.file)
+    const reconnect = values["require-all-backends"] !== true
+    const openWith = (config: GatewayConfig, extra: Partial<OpenGatewayOptions>) =>
+      openGateway(config, {
+        file: ctx.file,
+        baseDir,
+        env: ctx.io.env,
+        onEvent: progressPrinter(ctx.io),
+        warnRandomCursorKey: true,
+        singleClient: transport === "stdio",
+        // A backend down at start is served without (and reconnected) unless --require-all-backends.
+        reconnect,
+        ...(config.limits.connect_timeout_ms !== undefined
+          ? { connectTimeoutMs: config.limits.connect_timeout_ms }
+          : {}),
+        ...(config.limits.reconnect_max_delay_ms !== undefined
+          ? { reconnectDelayMs: { max: config.limits.reconnect_max_delay_ms } }
+          : {}),
+        ...extra,
+      })
+    const live = await liveGateway(ctx.config, {
+      open: openWith,
+      transport,
+      env: ctx.io.env,
+      baseDir,
+      file: ctx.file,
+    })
+    const { service, auth } = live
     const serverInfo = { name: ctx.config.server.name, version: "0.1.0" }
-    const watch = (notify: () => void) => gateway.onToolsChanged(notify)
+    const watch = (notify: () => void) => live.watch(notify)
     const naming = ctx.config.server.tool_names
+    const stopReloading = watchConfig(ctx, live)
     try {
-      const tools = await listAllTools(gateway.service)
-      const count = tools.length
-      const byName = new Map<string, string>()
-      for (const tool of tools) {
-        const name = mcpToolName(tool, naming)
-        const other = byName.get(name)
-        if (other !== undefined)
-          throw new ConfigError({
-            path: "server.tool_names",
-            reason: `"${naming}" gives "${other}" and "${tool.id}" the same MCP name "${name}"; use "dotted" or an alias`,
-            file: ctx.file,
-          })
-        byName.set(name, tool.id)
-      }
+      const count = (await listAllTools(live.current().service)).length
       if (transport === "stdio") {
-        const handle = await serveStdio(gateway.service, { serverInfo, watch, naming })
+        const handle = await serveStdio(service, {
+          serverInfo,
+          watch,
+          naming,
+          catalog: live.catalog,
+        })
         ctx.io.stderr(`toolplane: serving ${count} tools over stdio (MCP); waiting for a client on stdin\n`)
         await Promise.race([handle.closed, untilSignal()])
         await handle.close()
       } else {
         let handle: Awaited<ReturnType<typeof serveHttp>>
         try {
-          handle = await serveHttp(gateway.service, { serverInfo, watch, naming, host, port })
+          handle = await serveHttp(service, {
+            serverInfo,
+            watch,
+            naming,
+            host,
+            port,
+            catalog: live.catalog,
+            ...(auth ? { auth } : {}),
+          })
         } catch (error) {
           const code = (error as NodeJS.ErrnoException).code
           if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
@@ -98,7 +201,8 @@ export const serveCommand = defineCommand({
       }
       return EXIT.ok
     } finally {
-      await gateway.close()
+      stopReloading()
+      await live.close()
     }
   },
 })

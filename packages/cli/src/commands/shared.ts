@@ -42,6 +42,12 @@ export const open = (ctx: CommandContext, options: Partial<OpenGatewayOptions> =
     env: ctx.io.env,
     onEvent: progressPrinter(ctx.io),
     warnRandomCursorKey: false,
+    ...(ctx.config.limits.connect_timeout_ms !== undefined
+      ? { connectTimeoutMs: ctx.config.limits.connect_timeout_ms }
+      : {}),
+    ...(ctx.config.limits.reconnect_max_delay_ms !== undefined
+      ? { reconnectDelayMs: { max: ctx.config.limits.reconnect_max_delay_ms } }
+      : {}),
     ...options,
   })
 

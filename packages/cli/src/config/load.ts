@@ -179,21 +179,67 @@ export const parseConfig = (source: string, file = "toolplane.toml"): GatewayCon
   }
   const result = GatewayConfig.safeParse(raw)
   if (result.success) return result.data
-  const issue = firstIssue(result.error)
-  const path = issue.code === "unrecognized_keys" ? issue.path : issue.path
-  const extra =
-    result.error.issues.length > 1
-      ? ` (and ${result.error.issues.length - 1} more problem${result.error.issues.length > 2 ? "s" : ""})`
-      : ""
-  const keyPath = issue.code === "unrecognized_keys" ? [...path, issue.keys[0]!] : path
-  const line = isJson ? locateJson(source, keyPath) : locateToml(source, keyPath)
-  throw new ConfigError({
-    path: formatPath(path),
-    reason: issueReason(issue) + extra,
-    file,
-    ...(line !== undefined ? { line } : {}),
+  // Every problem, each with its key path and line (not just the first one).
+  const problems: ConfigProblem[] = result.error.issues.map((raw) => {
+    const issue = firstIssue({ issues: [raw] } as z.ZodError)
+    const keyPath = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]!] : issue.path
+    const line = isJson ? locateJson(source, keyPath) : locateToml(source, keyPath)
+    return {
+      path: formatPath(issue.path),
+      reason: issueReason(issue),
+      ...(line !== undefined ? { line } : {}),
+    }
   })
+  problems.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER))
+  const [first, ...rest] = problems
+  const error = new ConfigError({
+    path: first!.path,
+    reason:
+      first!.reason +
+      rest
+        .map(
+          (p) =>
+            `\n  ${file}${p.line !== undefined ? `:line ${p.line}` : ""}: ${p.path === "" ? "" : `${p.path}: `}${p.reason}`,
+        )
+        .join(""),
+    file,
+    ...(first!.line !== undefined ? { line: first!.line } : {}),
+  })
+  PROBLEMS.set(
+    error,
+    problems.map((p) => ({ ...p, file })),
+  )
+  throw error
 }
+
+/**
+ * One configuration problem.
+ *
+ * @since 0.2.0
+ */
+export interface ConfigProblem {
+  readonly path: string
+  readonly reason: string
+  readonly line?: number
+  readonly file?: string
+}
+
+const PROBLEMS = new WeakMap<ConfigError, readonly ConfigProblem[]>()
+
+/**
+ * Every problem a configuration error stands for (a file with several mistakes reports all of them).
+ *
+ * @since 0.2.0
+ */
+export const configProblems = (error: ConfigError): readonly ConfigProblem[] =>
+  PROBLEMS.get(error) ?? [
+    {
+      path: error.path,
+      reason: error.reason,
+      ...(error.line !== undefined ? { line: error.line } : {}),
+      ...(error.file !== undefined ? { file: error.file } : {}),
+    },
+  ]
 
 /**
  * Reads and validates a configuration file.

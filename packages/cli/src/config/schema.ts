@@ -40,6 +40,10 @@ export const FilterConfig = z.strictObject({
   tags_none: z.array(z.string()).optional(),
   read_only: z.boolean().optional(),
   hide_destructive: z.boolean().optional(),
+  /** Serve the backend's resources and resource templates (default true). */
+  resources: z.boolean().optional(),
+  /** Serve the backend's prompts (default true); `allow`/`deny` also apply to their ids `backend/prompt`. */
+  prompts: z.boolean().optional(),
 })
 
 /** @since 0.1.0 */
@@ -56,6 +60,18 @@ export const BackendConfig = z
     filter: FilterConfig.optional(),
     /** `true`: every call needs approval; `false`: none does; omitted: the backend default (local: all but read-only tools; MCP: all). A gateway has no approver, so calls needing approval fail with ApprovalRequired. */
     require_approval: z.boolean().optional(),
+    /**
+     * What happens to a call that needs approval: `"elicit"` asks the calling user through MCP
+     * elicitation (a client without elicitation gets ApprovalRequired), `"deny"` refuses it
+     * (ApprovalDenied), `"allow"` runs it. Omitted: ApprovalRequired (no approver).
+     */
+    approval: z.enum(["elicit", "deny", "allow"]).optional(),
+    /**
+     * Which of this backend's tools may be re-sent after a failure (`limits.retries`): `true` (all),
+     * tool ids or patterns. An MCP server's own annotations are untrusted hints and never make a tool
+     * retried; a module's (in-process code the operator installed) do.
+     */
+    idempotent: z.union([z.boolean(), z.array(pattern)]).optional(),
     timeout_ms: z.number().int().positive().optional(),
   })
   .superRefine((backend, ctx) => {
@@ -84,6 +100,10 @@ export const LimitsConfig = z.strictObject({
   max_concurrency_per_backend: z.number().int().positive().optional(),
   max_argument_bytes: z.number().int().positive().optional(),
   retries: z.number().int().min(0).max(10).optional(),
+  /** How long an MCP backend may take to connect (spawn + initialize + tools/list). Default 30000. */
+  connect_timeout_ms: z.number().int().positive().optional(),
+  /** Longest wait between reconnection attempts of a backend that was down at start. Default 10000. */
+  reconnect_max_delay_ms: z.number().int().positive().optional(),
 })
 
 /**
@@ -107,6 +127,64 @@ export const PrefetchConfig = z.strictObject({
   ttl_ms: z.number().int().positive().optional(),
 })
 
+/** What a token scope lets its holder see and call. @since 0.2.0 */
+export const ScopeGrantConfig = z.strictObject({
+  /** Tool ids or patterns (as served: aliases and composite names included). */
+  tools: z.array(pattern).default([]),
+  /** Prompt ids `backend/prompt` or patterns. */
+  prompts: z.array(pattern).default([]),
+  /** Backend names whose resources and templates are visible (`"*"`: all). */
+  resources: z.array(z.string().min(1)).default([]),
+})
+
+/** HTTP authentication. @since 0.2.0 */
+export const AuthConfig = z
+  .strictObject({
+    /** Static bearer tokens, each read from an environment variable. */
+    tokens: z
+      .array(
+        z.strictObject({
+          env: z.string().min(1, { message: "must name the environment variable holding the token" }),
+          client: z.string().min(1, { message: "must name the client the token stands for" }),
+          scopes: z.array(z.string().min(1)).default([]),
+        }),
+      )
+      .default([]),
+    /** OAuth 2.1 resource server: a JWKS URL … */
+    jwks_url: z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).optional(),
+    /** … or a JWKS file (relative to the config file). */
+    jwks_file: z.string().min(1).optional(),
+    issuer: z.string().min(1).optional(),
+    audience: z.string().min(1).optional(),
+    /** Scopes every token must carry (403 otherwise). */
+    required_scopes: z.array(z.string().min(1)).default([]),
+    /** Per scope, what its holders may see and call; absent: every valid token sees everything. */
+    scopes: z.record(z.string().min(1), ScopeGrantConfig).default({}),
+  })
+  .superRefine((auth, ctx) => {
+    const jwt = auth.jwks_url !== undefined || auth.jwks_file !== undefined
+    if (auth.jwks_url !== undefined && auth.jwks_file !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["jwks_file"],
+        message: 'give "jwks_url" or "jwks_file", not both',
+      })
+    if (jwt && auth.issuer === undefined)
+      ctx.addIssue({ code: "custom", path: ["issuer"], message: "JWT validation needs the expected issuer" })
+    if (jwt && auth.audience === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["audience"],
+        message: "JWT validation needs the expected audience (this gateway's resource URL)",
+      })
+    if (!jwt && auth.tokens.length === 0)
+      ctx.addIssue({
+        code: "custom",
+        path: [],
+        message: 'configure "tokens" (static bearer tokens) or "jwks_url" / "jwks_file" (JWT validation)',
+      })
+  })
+
 /** @since 0.1.0 */
 export const ServerConfig = z.strictObject({
   name: z.string().default("toolplane"),
@@ -116,6 +194,8 @@ export const ServerConfig = z.strictObject({
   page_size: z.number().int().min(1).max(1000).default(100),
   /** How tool ids appear as MCP tool names: `namespace.name` (default), the bare `name`, or the `namespace/name` id. */
   tool_names: z.enum(["dotted", "name", "id"]).default("dotted"),
+  /** HTTP authentication; required to serve a non-loopback address. */
+  auth: AuthConfig.optional(),
 })
 
 /** @since 0.1.0 */
@@ -191,3 +271,5 @@ export const GatewayConfig = z
 export type GatewayConfig = z.output<typeof GatewayConfig>
 /** @since 0.1.0 */
 export type BackendConfig = z.output<typeof BackendConfig>
+/** @since 0.2.0 */
+export type AuthConfig = z.output<typeof AuthConfig>

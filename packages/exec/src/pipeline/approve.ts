@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { ApprovalDenied, ApprovalRequired, type ExecutionContext } from "@toolplane/foundation"
+import { ApprovalDenied, ApprovalRequired, type ExecutionContext, isToolError } from "@toolplane/foundation"
 import type { ApprovalDecision, Approver } from "../Approver.js"
 import type { ToolEntry } from "./resolve.js"
 
@@ -50,6 +50,9 @@ export const approvalGate = async (
       context,
     })
   } catch (error) {
+    // An approver that cannot ask anyone (e.g. a client without elicitation) answers ApprovalRequired.
+    if (isToolError(error) && (error._tag === "ApprovalRequired" || error._tag === "ApprovalDenied"))
+      throw error
     throw new ApprovalDenied({
       toolId: entry.id,
       reason: `approver failed: ${(error as Error)?.message ?? String(error)}`,

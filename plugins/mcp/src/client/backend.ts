@@ -41,6 +41,7 @@ import {
   type ToolError,
   ToolNotFound,
   type Validator,
+  withResources,
 } from "@toolplane/foundation"
 import { CURSOR_META_KEY } from "../adapter.js"
 import { isUnreachable, mcpFailureToToolError, toolErrorFromResult } from "../errors.js"
@@ -53,6 +54,7 @@ import {
   type ReconnectOptions,
 } from "./connection.js"
 import { listRemoteTools, type RemoteTool, toBackendResult, toProgress } from "./mapping.js"
+import { mcpResourceSide } from "./resources.js"
 
 /**
  * Which MCP server a backend talks to. `name` is the backend's name and its tools' namespace.
@@ -291,7 +293,10 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
   }
 
   const load = async (client: Client): Promise<readonly Tool[]> => {
-    const listed = await listRemoteTools(client, name, { maxPages, timeoutMs: healthTimeoutMs })
+    // A server without the tools capability (resources or prompts only) has no tools to list.
+    const listed = client.getServerCapabilities()?.tools
+      ? await listRemoteTools(client, name, { maxPages, timeoutMs: healthTimeoutMs })
+      : { tools: [], warnings: [] }
     const next = new Map<string, Entry>()
     for (const remote of listed.tools) next.set(remote.tool.name, { ...remote })
     const nextTools = listed.tools.map((r) => r.tool)
@@ -333,6 +338,13 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     return refreshing
   }
 
+  const resourceSide = mcpResourceSide({
+    backend: name,
+    connect: () => connection.connect({ failFast: true }),
+    maxPages,
+    timeoutMs: callTimeoutMs,
+  })
+
   const connection = new McpConnection(config.stdio ? { stdio: config.stdio } : { http: config.http! }, {
     name,
     clientInfo: options.clientInfo ?? { name: "toolplane", version: "0.1.0" },
@@ -341,6 +353,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     reconnect: options.reconnect ?? {},
     ...(forward ? { capabilities: { sampling: {}, elicitation: {} } } : {}),
     setup: (client) => {
+      resourceSide.setup(client)
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
         refresh().catch(() => {})
       })
@@ -372,6 +385,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     },
     onConnected: async (client) => {
       await load(client)
+      await resourceSide.onConnected(client)
     },
     onStatus: () => {
       if (statusListeners.size === 0) return
@@ -463,9 +477,8 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
       const typed = mcpFailureToToolError(error, { backend: name, toolId, timeoutMs })
       if (typed._tag === "BackendUnavailable" && !(error instanceof McpError)) connection.suspect(error)
       if (typed._tag === "ToolNotFound") refresh().catch(() => {})
-      throw typed._tag === "ToolNotFound" && typed.toolId === toolId && typed.suggestions.length === 0
-        ? toolNotFound(toolId)
-        : typed
+      // The server names the tool and its suggestions in its own MCP names; callers of this backend use ids.
+      throw typed._tag === "ToolNotFound" ? toolNotFound(toolId) : typed
     } finally {
       ctx.signal.removeEventListener("abort", onAbort)
       inFlight.delete(flight)
@@ -549,5 +562,5 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     },
     refresh,
   }
-  return backend
+  return withResources(backend, resourceSide.provider)
 }

@@ -17,7 +17,8 @@ import type { AddressInfo } from "node:net"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { ConfigError, type ToolService } from "@toolplane/foundation"
-import { checkDnsRebinding, dnsRebindingPolicy } from "./dnsRebinding.js"
+import { authenticate, type McpCaller, type McpHttpAuth } from "./auth.js"
+import { checkDnsRebinding, dnsRebindingPolicy, isLoopbackHost } from "./dnsRebinding.js"
 import { McpExposure, type McpServeOptions, type McpServerHandle } from "./serve.js"
 
 /**
@@ -50,6 +51,28 @@ export interface ServeHttpOptions extends McpServeOptions {
    * a `Cancelled` error instead of leaving their clients waiting). Default 2000 ms.
    */
   readonly shutdownGraceMs?: number
+  /**
+   * Bearer-token authentication (`staticTokenAuth`, `jwtAuth`): every request must carry a valid token,
+   * and the protected-resource metadata document is served. Required when `host` is not a loopback
+   * address, unless `allowUnauthenticated`.
+   *
+   * @since 0.2.0
+   */
+  readonly auth?: McpHttpAuth
+  /**
+   * Serve a non-loopback address without `auth` (e.g. behind a proxy that authenticates). Default
+   * `false`: such a server refuses to start.
+   *
+   * @since 0.2.0
+   */
+  readonly allowUnauthenticated?: boolean
+  /**
+   * The resource identifier announced in the protected-resource metadata (the audience tokens are
+   * issued for). Default: the endpoint URL.
+   *
+   * @since 0.2.0
+   */
+  readonly resourceUrl?: string
 }
 
 /**
@@ -70,6 +93,8 @@ interface Session {
   readonly transport: StreamableHTTPServerTransport
   readonly server: Server
   lastSeen: number
+  /** The authenticated client that opened it; other clients cannot use it. */
+  clientId?: string
 }
 
 /** The SDK transport's default body limit. */
@@ -131,14 +156,38 @@ const readJsonBody = (req: IncomingMessage, res: ServerResponse): Promise<unknow
 
 const jsonRpcError = (res: ServerResponse, status: number, code: number, message: string): void => {
   if (res.headersSent) return
-  res.writeHead(status, { "content-type": "application/json" })
+  // A 413 is sent before the body was read: the connection cannot be reused, so say so.
+  res.writeHead(status, {
+    "content-type": "application/json",
+    ...(status === 413 ? { connection: "close" } : {}),
+  })
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }))
 }
 
 /** The web-standard transport inside the SDK's Node one (what its `handleRequest` converts to). */
 interface WebTransport {
-  handleRequest(req: unknown, options?: { readonly parsedBody?: unknown }): Promise<Response>
+  handleRequest(
+    req: unknown,
+    options?: { readonly parsedBody?: unknown; readonly authInfo?: AuthInfo },
+  ): Promise<Response>
 }
+
+/** The SDK's `AuthInfo` (what `extra.authInfo` holds in request handlers). */
+interface AuthInfo {
+  readonly token: string
+  readonly clientId: string
+  readonly scopes: string[]
+  readonly expiresAt?: number
+}
+
+const authInfoOf = (caller: McpCaller): AuthInfo => ({
+  token: caller.token,
+  clientId: caller.clientId,
+  scopes: [...caller.scopes],
+  ...(caller.expiresAt !== undefined ? { expiresAt: caller.expiresAt } : {}),
+})
+
+const METADATA_PATH = "/.well-known/oauth-protected-resource"
 
 const webTransportOf = (transport: StreamableHTTPServerTransport): WebTransport | undefined => {
   const web = (transport as unknown as { _webStandardTransport?: WebTransport })._webStandardTransport
@@ -269,6 +318,15 @@ export const serveHttp = async (
   const path = options.path ?? "/mcp"
   if (!path.startsWith("/"))
     throw new ConfigError({ path: "path", reason: `must start with "/", got ${JSON.stringify(path)}` })
+  const auth = options.auth
+  if (!auth && !options.allowUnauthenticated && !isLoopbackHost(host))
+    throw new ConfigError({
+      path: "auth",
+      reason: `refusing to serve ${host} (not a loopback address) without authentication: configure bearer tokens or JWT validation (auth: staticTokenAuth(...) / jwtAuth(...); in toolplane.toml [server.auth]), bind 127.0.0.1, or set allowUnauthenticated when a proxy in front authenticates`,
+    })
+  /** Set once listening. */
+  let metadataUrl = ""
+  let resourceUrl = options.resourceUrl ?? ""
   const policyOptions = {
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
@@ -323,8 +381,40 @@ export const serveHttp = async (
     if (rejected !== undefined) return jsonRpcError(res, 403, -32000, `Forbidden: ${rejected}`)
     const url = req.url ?? "/"
     const query = url.indexOf("?")
-    if ((query < 0 ? url : url.slice(0, query)) !== path) return jsonRpcError(res, 404, -32000, "Not found")
+    const requestPath = query < 0 ? url : url.slice(0, query)
+    if (auth && (requestPath === METADATA_PATH || requestPath === `${METADATA_PATH}${path}`)) {
+      res.writeHead(200, { "content-type": "application/json", "access-control-allow-origin": "*" })
+      res.end(
+        JSON.stringify({
+          resource: resourceUrl,
+          ...(auth.authorizationServers ? { authorization_servers: auth.authorizationServers } : {}),
+          ...(auth.scopesSupported ? { scopes_supported: auth.scopesSupported } : {}),
+          bearer_methods_supported: ["header"],
+        }),
+      )
+      return
+    }
+    if (requestPath !== path) return jsonRpcError(res, 404, -32000, "Not found")
     if (closing) return jsonRpcError(res, 503, -32000, "Server is shutting down")
+    let authInfo: AuthInfo | undefined
+    if (auth) {
+      const header = req.headers.authorization
+      const verdict = await authenticate(auth, Array.isArray(header) ? header[0] : header, metadataUrl)
+      if (!verdict.ok) {
+        req.resume()
+        if (res.headersSent) return
+        res.writeHead(verdict.status, {
+          "content-type": "application/json",
+          "www-authenticate": verdict.challenge,
+        })
+        res.end(
+          JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: verdict.message }, id: null }),
+        )
+        return
+      }
+      authInfo = authInfoOf(verdict.caller)
+      ;(req as IncomingMessage & { auth?: AuthInfo }).auth = authInfo
+    }
     if (req.method === "POST") {
       inFlight++
       res.once("close", () => {
@@ -336,14 +426,37 @@ export const serveHttp = async (
     const sessionId = Array.isArray(header) ? header[0] : header
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId)
-      if (!session) return jsonRpcError(res, 404, -32001, "Session not found")
+      if (!session || session.clientId !== authInfo?.clientId)
+        return jsonRpcError(res, 404, -32001, "Session not found")
       session.lastSeen = Date.now()
       if (req.method === "POST" && isJsonBody(req)) {
         const body = await readJsonBody(req, res)
         if (body === undefined) return
+        if (Array.isArray(body) && body.length === 0)
+          return jsonRpcError(res, 400, -32600, "Invalid Request: the body is an empty JSON array")
+        // A client that goes away before its answer cancels its calls (and their upstream calls).
+        const calls = (Array.isArray(body) ? body : [body]).filter(
+          (m): m is { id: string | number } =>
+            typeof m === "object" &&
+            m !== null &&
+            (m as { method?: unknown }).method === "tools/call" &&
+            "id" in m,
+        )
+        if (calls.length > 0)
+          res.once("close", () => {
+            if (res.writableFinished) return
+            for (const call of calls) exposure.abortRequest(sessionId, call.id, "the client disconnected")
+          })
         // The SDK's web-standard transport directly, without the per-request Node ⇄ web conversion.
         const web = webTransportOf(session.transport)
-        if (web) await writeWebResponse(await web.handleRequest(webRequestOf(req), { parsedBody: body }), res)
+        if (web)
+          await writeWebResponse(
+            await web.handleRequest(webRequestOf(req), {
+              parsedBody: body,
+              ...(authInfo ? { authInfo } : {}),
+            }),
+            res,
+          )
         else await session.transport.handleRequest(req, res, body)
       } else await session.transport.handleRequest(req, res)
       return
@@ -357,6 +470,7 @@ export const serveHttp = async (
     let session: Session | undefined
     try {
       session = newSession()
+      if (authInfo) session.clientId = authInfo.clientId
       await session.server.connect(session.transport)
       await session.transport.handleRequest(req, res)
     } finally {
@@ -396,6 +510,9 @@ export const serveHttp = async (
   const address = httpServer.address() as AddressInfo
   policy = dnsRebindingPolicy(host, policyOptions, address.port)
   const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address
+  const origin = `http://${isLoopbackHost(host) || /^(0\.0\.0\.0|::)$/.test(address.address) ? (address.family === "IPv6" ? "[::1]" : "127.0.0.1") : urlHost}:${address.port}`
+  metadataUrl = `${origin}${METADATA_PATH}${path}`
+  resourceUrl ||= `${origin}${path}`
   let closed: Promise<void> | undefined
   return {
     url: `http://${urlHost}:${address.port}${path}`,

@@ -7,21 +7,31 @@
  *
  * @since 0.1.0
  */
+import { randomUUID } from "node:crypto"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  CompleteRequestSchema,
   CreateMessageResultSchema,
   ElicitResultSchema,
   ErrorCode,
+  GetPromptRequestSchema,
   type Implementation,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   type LoggingLevel,
   McpError,
+  ReadResourceRequestSchema,
+  type ServerCapabilities,
   type ServerNotification,
   type ServerRequest,
   SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js"
 import {
   type ExecutionContext,
@@ -29,6 +39,8 @@ import {
   isToolError,
   listAllTools,
   makeContext,
+  type ResourceCatalog,
+  suggestToolIds,
   ToolNotFound,
   type ToolResult,
   type ToolService,
@@ -41,7 +53,46 @@ import {
   NEXT_CURSOR_META_KEY,
   toMcpTool,
 } from "../adapter.js"
-import { callFailureToMcp, toolErrorToMcpError } from "../errors.js"
+import { callFailureToMcp, toolErrorToMcpError, unprefixed, wireError } from "../errors.js"
+
+/** A readable account of a zod error (`params.name: expected string, received number`). */
+const describeIssues = (error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }) =>
+  error.issues
+    .slice(0, 5)
+    .map(
+      (i) => `${i.path.map(String).join(".") || "(request)"}: ${i.message.replace(/^Invalid input: /, "")}`,
+    )
+    .join("; ")
+
+const isZodError = (error: unknown): error is { issues: { path: PropertyKey[]; message: string }[] } =>
+  typeof error === "object" && error !== null && Array.isArray((error as { issues?: unknown }).issues)
+
+/**
+ * The SDK server, with two corrections to what its handlers send: a request whose params do not match
+ * the method's schema is `-32602 Invalid params` with a readable message (the SDK answers `-32603` with
+ * a zod dump), and an error message is sent without the "MCP error CODE:" prefix (the client adds it).
+ */
+class GatewayServer extends Server {
+  override setRequestHandler: Server["setRequestHandler"] = (schema, handler) => {
+    super.setRequestHandler(schema, handler)
+    const method = (schema as unknown as { shape: { method: { value: string } } }).shape.method.value
+    // The SDK keeps handlers in a private map; the wrapper sees the parse failure and the handler's error.
+    const handlers = (
+      this as unknown as { _requestHandlers: Map<string, (r: unknown, e: unknown) => Promise<unknown>> }
+    )._requestHandlers
+    const inner = handlers.get(method)
+    if (!inner) return
+    handlers.set(method, async (request, extra) => {
+      try {
+        return await inner(request, extra)
+      } catch (error) {
+        if (isZodError(error))
+          throw wireError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${describeIssues(error)}`)
+        throw error instanceof McpError ? unprefixed(error) : error
+      }
+    })
+  }
+}
 
 /**
  * Information about the MCP request a call came from, for mapping it to a context.
@@ -52,6 +103,12 @@ export interface McpRequestInfo {
   readonly sessionId?: string
   /** The OAuth client id, when an auth middleware validated a token. */
   readonly clientId?: string
+  /**
+   * The validated token's scopes (with `serveHttp`'s `auth`).
+   *
+   * @since 0.2.0
+   */
+  readonly scopes?: readonly string[]
   readonly requestId: string | number
   /** HTTP request headers (Streamable HTTP only). */
   readonly headers?: Readonly<Record<string, string | string[] | undefined>>
@@ -85,6 +142,32 @@ export interface McpServeOptions {
   readonly context?: (info: McpRequestInfo) => Partial<ExecutionContextInit>
   /** Receives internal failures (anything that is not a typed error). */
   readonly onError?: (error: unknown) => void
+  /**
+   * Resources, resource templates, prompts and completions served next to the tools (e.g.
+   * `@toolplane/compose`'s `resourceCatalog` over the backends). Only the kinds it offers are
+   * advertised; its list changes and resource updates are sent to the clients concerned.
+   *
+   * @since 0.2.0
+   */
+  readonly catalog?: ResourceCatalog
+}
+
+/**
+ * The context metadata key under which a call or listing made with a validated token carries the
+ * token's scopes (`readonly string[]`), for middleware that narrows what a caller sees.
+ *
+ * @since 0.2.0
+ */
+export const CALLER_SCOPES_KEY = "toolplane.dev/scopes"
+
+/**
+ * The scopes of the token a call or listing was made with, or `undefined` when it was not authenticated.
+ *
+ * @since 0.2.0
+ */
+export const callerScopes = (ctx: ExecutionContext): readonly string[] | undefined => {
+  const scopes = ctx.metadata[CALLER_SCOPES_KEY]
+  return Array.isArray(scopes) ? (scopes as string[]) : undefined
 }
 
 /**
@@ -147,6 +230,7 @@ const requestInfoOf = (extra: Extra): McpRequestInfo => ({
   requestId: extra.requestId,
   ...(extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {}),
   ...(extra.authInfo?.clientId !== undefined ? { clientId: extra.authInfo.clientId } : {}),
+  ...(extra.authInfo ? { scopes: extra.authInfo.scopes } : {}),
   ...(extra.requestInfo?.headers ? { headers: extra.requestInfo.headers as McpRequestInfo["headers"] } : {}),
 })
 
@@ -176,10 +260,35 @@ export class McpExposure {
   #names: Promise<Map<string, string>> | undefined
   #unwatch: (() => void) | undefined
 
+  /** Servers by the subscriber id they use for resource subscriptions. */
+  readonly #subscribers = new Map<string, Server>()
+  readonly #unwatchCatalog: (() => void)[] = []
+  /** What each server advertised (a list change is sent only for kinds it advertised). */
+  readonly #capabilities = new WeakMap<Server, ServerCapabilities>()
+
   constructor(service: ToolService, options: McpServeOptions) {
     this.service = service
     this.options = options
     this.#unwatch = options.watch?.(() => this.notifyToolsChanged())
+    const catalog = options.catalog
+    if (catalog) {
+      this.#unwatchCatalog.push(
+        catalog.onListChanged((kind) => {
+          for (const server of this.#servers) {
+            const caps = this.#capabilities.get(server)
+            if (kind === "resources" && caps?.resources) server.sendResourceListChanged()
+            else if (kind === "prompts" && caps?.prompts) server.sendPromptListChanged()
+          }
+        }),
+        catalog.onResourceUpdated((uri, subscribers) => {
+          for (const id of subscribers)
+            this.#subscribers
+              .get(id)
+              ?.sendResourceUpdated({ uri })
+              .catch(() => {})
+        }),
+      )
+    }
   }
 
   get servers(): ReadonlySet<Server> {
@@ -196,6 +305,7 @@ export class McpExposure {
   dispose(): void {
     this.#unwatch?.()
     this.#unwatch = undefined
+    for (const off of this.#unwatchCatalog.splice(0)) off()
   }
 
   /** One controller per call in progress, so a shutdown can cancel them (cheaper than AbortSignal.any). */
@@ -206,18 +316,34 @@ export class McpExposure {
     for (const call of this.#calls) call.abort(new Error(reason))
   }
 
+  /** Calls in progress by session and request id, for a transport that sees its client go away. */
+  readonly #byRequest = new Map<string, AbortController>()
+
+  /**
+   * Cancels the call a request of a session started (its client disconnected before the answer): the
+   * call's signal aborts, which cancels an upstream call too (`notifications/cancelled`).
+   */
+  abortRequest(sessionId: string | undefined, requestId: string | number, reason: string): void {
+    this.#byRequest.get(`${sessionId ?? ""}\u0000${requestId}`)?.abort(new Error(reason))
+  }
+
   /** A signal for one call that aborts with the request's own signal or on shutdown, and its release. */
-  #callSignal(request: AbortSignal): { readonly signal: AbortSignal; readonly release: () => void } {
+  #callSignal(
+    request: AbortSignal,
+    key: string,
+  ): { readonly signal: AbortSignal; readonly release: () => void } {
     const controller = new AbortController()
     const follow = () => controller.abort(request.reason)
     if (request.aborted) follow()
     else request.addEventListener("abort", follow, { once: true })
     this.#calls.add(controller)
+    this.#byRequest.set(key, controller)
     return {
       signal: controller.signal,
       release: () => {
         request.removeEventListener("abort", follow)
         this.#calls.delete(controller)
+        if (this.#byRequest.get(key) === controller) this.#byRequest.delete(key)
       },
     }
   }
@@ -230,7 +356,11 @@ export class McpExposure {
       ...(info.clientId !== undefined ? { callerId: info.clientId } : {}),
       ...custom,
       ...init,
-      metadata: { ...(custom.metadata ?? {}), ...(init.metadata ?? {}) },
+      metadata: {
+        ...(info.scopes !== undefined ? { [CALLER_SCOPES_KEY]: info.scopes } : {}),
+        ...(custom.metadata ?? {}),
+        ...(init.metadata ?? {}),
+      },
       signal: custom.signal
         ? AbortSignal.any([custom.signal, init.signal ?? extra.signal])
         : (init.signal ?? extra.signal),
@@ -241,8 +371,7 @@ export class McpExposure {
     const naming = this.options.naming ?? "dotted"
     const direct = canonicalIdOf(mcpName, naming)
     if (direct !== undefined) return direct
-    if (naming === "dotted" || naming === "id")
-      throw toolErrorToMcpError(new ToolNotFound({ toolId: mcpName, suggestions: [] }))
+    if (naming === "dotted" || naming === "id") throw new ToolNotFound({ toolId: mcpName, suggestions: [] })
     for (let round = 0; round < 2; round++) {
       this.#names ??= listAllTools(this.service).then(
         (tools) => new Map(tools.map((t) => [mcpToolName(t, naming), t.id])),
@@ -252,7 +381,123 @@ export class McpExposure {
       if (id !== undefined) return id
       if (this.#names === names) this.#names = undefined
     }
-    throw toolErrorToMcpError(new ToolNotFound({ toolId: mcpName, suggestions: [] }))
+    throw new ToolNotFound({ toolId: mcpName, suggestions: [] })
+  }
+
+  /**
+   * The not-found error a client should see for the name it sent: suggestions are MCP names it can call
+   * (from its own listing, so never a tool hidden from it), and a tool id sent where the MCP name differs
+   * (`math/add` for `math.add`) suggests that name first.
+   */
+  async #notFoundFor(sent: string, extra: Extra): Promise<ToolNotFound> {
+    const naming = this.options.naming ?? "dotted"
+    let tools: readonly { id: string; name: string }[] = []
+    try {
+      tools = (await listAllTools(this.service, { context: this.#context(extra, {}) })).map((t) => ({
+        id: t.id,
+        name: mcpToolName(t, naming),
+      }))
+    } catch {
+      // No listing: no suggestions.
+    }
+    const byId = tools.find((t) => t.id === sent && t.name !== sent)
+    const names = tools.map((t) => t.name)
+    const suggestions = suggestToolIds(sent, names).filter((n) => n !== byId?.name)
+    return new ToolNotFound({
+      toolId: sent,
+      suggestions: byId ? [byId.name, ...suggestions].slice(0, 3) : suggestions,
+    })
+  }
+
+  /** Answers resources, templates, prompts and completions from the catalog (the kinds it offers). */
+  #catalogHandlers(
+    server: Server,
+    catalog: ResourceCatalog,
+    offered: ReturnType<ResourceCatalog["capabilities"]>,
+    subscriber: string,
+    exposeStacks: boolean,
+  ): void {
+    const guard = async <A>(run: () => Promise<A>): Promise<A> => {
+      try {
+        return await run()
+      } catch (error) {
+        if (isToolError(error)) throw toolErrorToMcpError(error, exposeStacks)
+        if (error instanceof McpError) throw error
+        this.options.onError?.(error)
+        throw new McpError(ErrorCode.InternalError, "Internal error")
+      }
+    }
+    const ctx = (extra: Extra) => this.#context(extra, {})
+    const cursorOf = (params: { cursor?: string } | undefined) =>
+      params?.cursor !== undefined ? { cursor: params.cursor } : {}
+    if (offered.resources) {
+      server.setRequestHandler(ListResourcesRequestSchema, (request, extra) =>
+        guard(async () => {
+          const page = await catalog.listResources({ ...cursorOf(request.params), context: ctx(extra) })
+          return {
+            resources: page.items as never,
+            ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+          }
+        }),
+      )
+      server.setRequestHandler(ListResourceTemplatesRequestSchema, (request, extra) =>
+        guard(async () => {
+          const page = await catalog.listResourceTemplates({
+            ...cursorOf(request.params),
+            context: ctx(extra),
+          })
+          return {
+            resourceTemplates: page.items as never,
+            ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+          }
+        }),
+      )
+      server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+        guard(async () => (await catalog.readResource(request.params.uri, ctx(extra))) as never),
+      )
+      if (offered.resources.subscribe) {
+        server.setRequestHandler(SubscribeRequestSchema, (request, extra) =>
+          guard(async () => {
+            await catalog.subscribe(request.params.uri, subscriber, ctx(extra))
+            return {}
+          }),
+        )
+        server.setRequestHandler(UnsubscribeRequestSchema, (request) =>
+          guard(async () => {
+            await catalog.unsubscribe(request.params.uri, subscriber)
+            return {}
+          }),
+        )
+      }
+    }
+    if (offered.prompts) {
+      server.setRequestHandler(ListPromptsRequestSchema, (request, extra) =>
+        guard(async () => {
+          const page = await catalog.listPrompts({ ...cursorOf(request.params), context: ctx(extra) })
+          return {
+            prompts: page.items as never,
+            ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+          }
+        }),
+      )
+      server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
+        guard(
+          async () =>
+            (await catalog.getPrompt(
+              request.params.name,
+              (request.params.arguments ?? {}) as Record<string, string>,
+              ctx(extra),
+            )) as never,
+        ),
+      )
+    }
+    if (offered.completions) {
+      server.setRequestHandler(CompleteRequestSchema, (request, extra) =>
+        guard(async () => ({
+          completion: (await catalog.complete(request.params as never, ctx(extra))) as never,
+        })),
+      )
+    }
   }
 
   /** A new SDK server (one per client connection) answering from the service. */
@@ -261,8 +506,19 @@ export class McpExposure {
     const naming = options.naming ?? "dotted"
     const extensions = options.extensions ?? true
     const exposeStacks = options.exposeStacks ?? false
-    const server = new Server(options.serverInfo ?? { name: "toolplane", version: "0.1.0" }, {
-      capabilities: { tools: { listChanged: true }, logging: {} },
+    const catalog = options.catalog
+    const offered = catalog?.capabilities() ?? {}
+    const capabilities: ServerCapabilities = {
+      tools: { listChanged: true },
+      logging: {},
+      ...(offered.resources
+        ? { resources: { listChanged: true, ...(offered.resources.subscribe ? { subscribe: true } : {}) } }
+        : {}),
+      ...(offered.prompts ? { prompts: { listChanged: true } } : {}),
+      ...(offered.completions ? { completions: {} } : {}),
+    }
+    const server = new GatewayServer(options.serverInfo ?? { name: "toolplane", version: "0.1.0" }, {
+      capabilities,
       ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
     })
     let minLevel = 0
@@ -292,14 +548,28 @@ export class McpExposure {
       const meta = params._meta as Record<string, unknown> | undefined
       const progressToken = meta?.progressToken as string | number | undefined
       const cursor = meta?.[CURSOR_META_KEY]
-      const tracked = this.#callSignal(extra.signal)
+      let lastRaw = Number.NEGATIVE_INFINITY
+      let lastSent = Number.NEGATIVE_INFINITY
+      let offset = 0
+      const tracked = this.#callSignal(extra.signal, `${extra.sessionId ?? ""}\u0000${extra.requestId}`)
       try {
         const id = await this.#resolveId(params.name)
         const context = this.#context(extra, {
           signal: tracked.signal,
           ...(progressToken !== undefined
             ? {
-                onProgress: (p) => {
+                onProgress: (raw) => {
+                  // Progress must only increase: a retried call starts counting again, so its progress is
+                  // continued from where the caller last was (and its total dropped) instead of going back.
+                  if (raw.progress < lastRaw) offset = lastSent
+                  lastRaw = raw.progress
+                  const progress = offset + raw.progress
+                  if (progress <= lastSent && lastSent !== Number.NEGATIVE_INFINITY) return
+                  lastSent = progress
+                  const p =
+                    offset > 0
+                      ? { progress, ...(raw.message !== undefined ? { message: raw.message } : {}) }
+                      : raw
                   extra
                     .sendNotification({
                       method: "notifications/progress",
@@ -332,17 +602,26 @@ export class McpExposure {
           context,
         })
         return toMcpResult(result)
-      } catch (error) {
+      } catch (caught) {
+        let error = caught
+        if (isToolError(error) && error._tag === "ToolNotFound")
+          error = await this.#notFoundFor(params.name, extra)
         if (!isToolError(error) && !(error instanceof McpError)) options.onError?.(error)
         return callFailureToMcp(error, exposeStacks)
       } finally {
         tracked.release()
       }
     })
+    this.#capabilities.set(server, capabilities)
+    const subscriber = randomUUID()
+    if (catalog) this.#catalogHandlers(server, catalog, offered, subscriber, exposeStacks)
     this.#servers.add(server)
+    this.#subscribers.set(subscriber, server)
     const previous = server.onclose
     server.onclose = () => {
       this.#servers.delete(server)
+      this.#subscribers.delete(subscriber)
+      catalog?.unsubscribeAll(subscriber).catch(() => {})
       previous?.()
     }
     return server

@@ -1,0 +1,243 @@
+/**
+ * The resources, resource templates, prompts and completions of one MCP server, as a foundation
+ * `ResourceProvider` attached to its backend: lists follow every upstream page, subscriptions are
+ * re-sent after a reconnection, and the server's `list_changed` and `resources/updated` notifications
+ * reach the provider's listeners.
+ *
+ * @since 0.2.0
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import {
+  ErrorCode,
+  McpError,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js"
+import {
+  BackendUnavailable,
+  type CatalogKind,
+  causeOf,
+  type ExecutionContext,
+  PromptNotFound,
+  type ResourceCapabilities,
+  ResourceNotFound,
+  type ResourceProvider,
+  type ToolError,
+} from "@toolplane/foundation"
+import { mcpFailureToToolError, unprefixed } from "../errors.js"
+
+/**
+ * The provider and the hooks its backend's connection calls.
+ *
+ * @internal
+ * @since 0.2.0
+ */
+export interface McpResourceSide {
+  readonly provider: ResourceProvider
+  /** Installs notification handlers on a fresh client. */
+  setup(client: Client): void
+  /** After a (re)connection: re-sends subscriptions, tells listeners the lists may have changed. */
+  onConnected(client: Client): Promise<void>
+}
+
+/** Follows `nextCursor` until the last page (at most `maxPages`). */
+const allPages = async <A>(
+  maxPages: number,
+  fetch: (cursor: string | undefined) => Promise<{ items: readonly A[]; nextCursor?: string | undefined }>,
+): Promise<A[]> => {
+  const out: A[] = []
+  let cursor: string | undefined
+  for (let i = 0; i < maxPages; i++) {
+    const page = await fetch(cursor)
+    out.push(...page.items)
+    if (page.nextCursor === undefined || page.nextCursor === cursor) return out
+    cursor = page.nextCursor
+  }
+  return out
+}
+
+/**
+ * Makes the resource side of an MCP backend.
+ *
+ * @internal
+ * @since 0.2.0
+ */
+export const mcpResourceSide = (options: {
+  readonly backend: string
+  readonly connect: () => Promise<Client>
+  readonly maxPages: number
+  readonly timeoutMs: number
+}): McpResourceSide => {
+  const { backend, maxPages } = options
+  const listListeners = new Set<(kind: CatalogKind) => void>()
+  const updateListeners = new Set<(uri: string) => void>()
+  /** URIs subscribed upstream (re-sent after a reconnection). */
+  const subscribed = new Set<string>()
+  /** The newest client (capabilities are known from its `initialize` on). */
+  let latest: Client | undefined
+
+  const fireList = (kind: CatalogKind) => {
+    for (const listener of [...listListeners]) {
+      try {
+        listener(kind)
+      } catch {
+        // A listener's failure is not the backend's.
+      }
+    }
+  }
+
+  /** A typed error for a failed request; another server error passes through (code and message once). */
+  const typed = (error: unknown, notFound: () => ToolError): ToolError | McpError => {
+    if (
+      error instanceof McpError &&
+      (error.code === -32002 ||
+        (error.code === ErrorCode.InvalidParams && /not found|unknown/i.test(error.message)))
+    )
+      return notFound()
+    if (error instanceof McpError) return unprefixed(error)
+    const mapped = mcpFailureToToolError(error, { backend, toolId: `${backend}/(resources)` })
+    return mapped._tag === "ExecutionFailed"
+      ? new BackendUnavailable({ backend, reason: causeOf(error).message })
+      : mapped
+  }
+
+  const request = async <A>(
+    run: (client: Client, signal: AbortSignal) => Promise<A>,
+    ctx?: ExecutionContext,
+  ) => {
+    const client = await options.connect()
+    return run(client, ctx?.signal ?? new AbortController().signal)
+  }
+
+  const requestOptions = (signal: AbortSignal) => ({ signal, timeout: options.timeoutMs })
+
+  const capabilities = (): ResourceCapabilities => {
+    const server = latest?.getServerCapabilities()
+    if (!server) return {}
+    return {
+      ...(server.resources ? { resources: { subscribe: server.resources.subscribe === true } } : {}),
+      ...(server.prompts ? { prompts: {} } : {}),
+      ...(server.completions ? { completions: {} } : {}),
+    }
+  }
+
+  const provider: ResourceProvider = {
+    capabilities,
+    listResources: (ctx) =>
+      request(
+        (client, signal) =>
+          allPages(maxPages, async (cursor) => {
+            const page = await client.listResources(
+              cursor !== undefined ? { cursor } : {},
+              requestOptions(signal),
+            )
+            return { items: page.resources, nextCursor: page.nextCursor }
+          }),
+        ctx,
+      ),
+    listResourceTemplates: (ctx) =>
+      request(
+        (client, signal) =>
+          allPages(maxPages, async (cursor) => {
+            const page = await client.listResourceTemplates(
+              cursor !== undefined ? { cursor } : {},
+              requestOptions(signal),
+            )
+            return { items: page.resourceTemplates, nextCursor: page.nextCursor }
+          }),
+        ctx,
+      ),
+    readResource: (uri, ctx) =>
+      request((client, signal) => client.readResource({ uri }, requestOptions(signal)), ctx).catch(
+        (error) => {
+          throw typed(error, () => new ResourceNotFound({ uri }))
+        },
+      ),
+    subscribeResource: async (uri) => {
+      subscribed.add(uri)
+      try {
+        await request((client, signal) => client.subscribeResource({ uri }, requestOptions(signal)))
+      } catch (error) {
+        subscribed.delete(uri)
+        throw typed(error, () => new ResourceNotFound({ uri }))
+      }
+    },
+    unsubscribeResource: async (uri) => {
+      if (!subscribed.delete(uri)) return
+      const client = latest
+      await client?.unsubscribeResource({ uri }, { timeout: options.timeoutMs }).catch(() => {})
+    },
+    onResourceUpdated: (listener) => {
+      updateListeners.add(listener)
+      return () => updateListeners.delete(listener)
+    },
+    listPrompts: (ctx) =>
+      request(
+        (client, signal) =>
+          allPages(maxPages, async (cursor) => {
+            const page = await client.listPrompts(
+              cursor !== undefined ? { cursor } : {},
+              requestOptions(signal),
+            )
+            return { items: page.prompts, nextCursor: page.nextCursor }
+          }),
+        ctx,
+      ),
+    getPrompt: (name, args, ctx) =>
+      request(
+        (client, signal) => client.getPrompt({ name, arguments: { ...args } }, requestOptions(signal)),
+        ctx,
+      ).catch((error) => {
+        throw typed(error, () => new PromptNotFound({ name, suggestions: [] }))
+      }) as never,
+    complete: async (req, ctx) => {
+      const result = await request(
+        (client, signal) => client.complete(req as never, requestOptions(signal)),
+        ctx,
+      ).catch((error) => {
+        throw typed(error, () =>
+          req.ref.type === "ref/prompt"
+            ? new PromptNotFound({ name: req.ref.name, suggestions: [] })
+            : new ResourceNotFound({ uri: req.ref.uri }),
+        )
+      })
+      return result.completion
+    },
+    onListChanged: (listener) => {
+      listListeners.add(listener)
+      return () => listListeners.delete(listener)
+    },
+  }
+
+  return {
+    provider,
+    setup: (client) => {
+      latest = client
+      client.setNotificationHandler(ResourceListChangedNotificationSchema, () => fireList("resources"))
+      client.setNotificationHandler(PromptListChangedNotificationSchema, () => fireList("prompts"))
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+        const uri = notification.params.uri
+        if (!subscribed.has(uri)) return
+        for (const listener of [...updateListeners]) {
+          try {
+            listener(uri)
+          } catch {
+            // A listener's failure is not the backend's.
+          }
+        }
+      })
+    },
+    onConnected: async (client) => {
+      if (client.getServerCapabilities()?.resources?.subscribe)
+        await Promise.all(
+          [...subscribed].map((uri) =>
+            client.subscribeResource({ uri }, { timeout: options.timeoutMs }).catch(() => {}),
+          ),
+        )
+      // A (re)connected server may serve other lists and capabilities than before (or than none).
+      fireList("resources")
+      fireList("prompts")
+    },
+  }
+}
