@@ -402,7 +402,11 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     return ids
   }
 
-  /** The lexical query: terms of the main analyzer, request words weighed `requestWordWeight`. */
+  /**
+   * The lexical query: terms of the main analyzer, request words weighed `requestWordWeight`. A term
+   * repeated in the query counts once (its highest weight): long, chatty queries that repeat a word
+   * ("...papers... research papers...") otherwise let that word outweigh the rest.
+   */
   private queryTerms(words: readonly string[]): { terms: number[]; weights: number[]; tokens: number } {
     const phrases = this.phraseWeight
     const terms: number[] = []
@@ -412,7 +416,7 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
       const id = this.vocab.lookup(t)
       if (id === undefined) return
       const i = terms.indexOf(id)
-      if (i >= 0) weights[i]! += w
+      if (i >= 0) weights[i] = Math.max(weights[i]!, w)
       else {
         terms.push(id)
         weights.push(w)
