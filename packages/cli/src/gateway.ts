@@ -491,6 +491,11 @@ export const openGateway = async (
     for (const invalidate of invalidators) invalidate()
     for (const l of listeners) l()
   })
+  // Loaded only in code mode: the sandbox's engine is not part of every gateway's start-up.
+  const code =
+    config.tool_exposure === "code"
+      ? (await import("./codeExposure.js")).codeModeExposure(config.code)
+      : undefined
   const catalog = resourceCatalog(
     catalogSources(
       config,
@@ -533,6 +538,7 @@ export const openGateway = async (
       closed = true
       for (const timer of retryTimers.values()) clearTimeout(timer)
       unsubscribe()
+      await code?.close()
       catalog.close()
       for (const name of closeOptions?.keep ?? []) await runner.unregister(name)
       await runner.close()
@@ -620,10 +626,13 @@ export const openGateway = async (
           }
         : {}),
       ...(config.tool_exposure === "search" ? { searchMode: searchMode({ codec }) } : {}),
+      // Code mode replaces the listing like search mode does, so it takes the same outermost place.
+      ...(code ? { searchMode: code.middleware } : {}),
     })
     return gatewayOver(service)
   } catch (error) {
     unsubscribe()
+    await code?.close().catch(() => {})
     catalog.close()
     for (const name of reused) await runner.unregister(name).catch(() => false)
     await runner.close().catch(() => {})

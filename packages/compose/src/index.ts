@@ -25,6 +25,7 @@ export {
   type ParameterOverride,
 } from "./middleware/argumentOverrides.js"
 export { type CapabilitySource, capabilityFilter } from "./middleware/capabilityFilter.js"
+export { CODE_MODE_TOOLS, type CodeModeOptions, codeMode } from "./middleware/codeMode.js"
 export {
   type CompositeOptions,
   type CompositeToolDefinition,

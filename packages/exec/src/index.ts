@@ -24,6 +24,9 @@ export {
 } from "./Approver.js"
 export { type ConcurrencyOptions, Semaphore } from "./Concurrency.js"
 export { type CallAllOptions, type CallAllResult, callAll } from "./callAll.js"
+// Sandbox contract and code mode (issue 17)
+export { callPath, declareToolset, schemaType, toolDeclaration } from "./codeMode/declaration.js"
+export { type CodeExecutorOptions, callValue, codeExecutor } from "./codeMode/executor.js"
 export type {
   LimitsOptions,
   RetryOptions,
@@ -42,4 +45,19 @@ export {
 } from "./prefetch/Prefetcher.js"
 export { createRunner, type ToolRunner } from "./Runner.js"
 export { EffectToolRunner, toolRunnerLayer, toolRunnerToEffect } from "./RunnerService.js"
+export {
+  defaultSandboxLimits,
+  type EffectSandbox,
+  type HostFunction,
+  hostErrorJson,
+  isSandboxRunError,
+  type Sandbox,
+  type SandboxLimits,
+  type SandboxRunError,
+  type SandboxRunRequest,
+  type SandboxRunResult,
+  sandboxFromEffect,
+  sandboxToEffect,
+} from "./sandbox/Sandbox.js"
+export { SandboxService } from "./sandbox/SandboxService.js"
 export { type RateLimitOptions, TokenBucket } from "./TokenBucket.js"

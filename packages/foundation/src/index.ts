@@ -30,6 +30,12 @@ export {
   type SelectionPolicy,
 } from "./BackendRegistry.js"
 export {
+  type CodeExecution,
+  type CodeExecutor,
+  codeExecutionResult,
+  type ToolsetDeclaration,
+} from "./CodeExecutor.js"
+export {
   type AudioContent,
   audio,
   type ContentAnnotations,
@@ -127,6 +133,14 @@ export {
   resourceProviderOf,
   withResources,
 } from "./resourceProvider.js"
+export {
+  SandboxCrashed,
+  SandboxError,
+  type SandboxFailure,
+  SandboxLimit,
+  SandboxMemory,
+  SandboxTimeout,
+} from "./SandboxError.js"
 export {
   byId,
   EMPTY_INPUT_SCHEMA,

@@ -28,6 +28,7 @@ export {
   type ResponsesClient,
   runAgentLoop,
 } from "./agentLoop.js"
+export { type OpenAICodeMode, type OpenAICodeModeOptions, openAICodeMode } from "./codeMode.js"
 export { looseParameters, toolDescription } from "./functionTool.js"
 export {
   fromOpenAITool,

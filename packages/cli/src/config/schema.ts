@@ -205,12 +205,33 @@ export const CursorConfig = z.strictObject({
   ttl_seconds: z.number().int().positive().default(900),
 })
 
+/**
+ * Code mode (`tool_exposure = "code"`): limits of each program a client runs with `execute_code`.
+ *
+ * @since 0.2.0
+ */
+export const CodeConfig = z.strictObject({
+  /** Wall-clock budget of one program, its tool calls included. */
+  timeout_ms: z.number().int().positive().max(600_000).default(30_000),
+  /** Memory cap of the sandbox engine, in MiB. */
+  memory_mb: z.number().int().min(8).max(1024).default(64),
+  /** Most tool calls one program may make. */
+  max_tool_calls: z.number().int().positive().default(200),
+  /** Cap on a program's result plus console output, in bytes. */
+  max_output_bytes: z.number().int().positive().default(1_048_576),
+  /** Budget of time a program spends running (waiting for tool calls excluded); default: none. */
+  cpu_time_ms: z.number().int().positive().optional(),
+  /** Programs running at once (one worker thread each). */
+  max_programs: z.number().int().min(1).max(64).default(2),
+})
+
 /** @since 0.1.0 */
 export const GatewayConfig = z
   .strictObject({
     server: ServerConfig.prefault({}),
     cursor: CursorConfig.prefault({}),
-    tool_exposure: z.enum(["all", "search"]).default("all"),
+    tool_exposure: z.enum(["all", "search", "code"]).default("all"),
+    code: CodeConfig.prefault({}),
     backends: z.array(BackendConfig).min(1, { message: "configure at least one backend" }),
     aliases: z.record(toolId, toolId).default({}),
     composite_tools: z.array(CompositeConfig).default([]),

@@ -1,0 +1,176 @@
+/**
+ * The code executor: runs a model-written program in a {@link Sandbox} with a toolset exposed as async
+ * functions (`await tools.github.search_issues({ q })`). Every call goes to the given tool service (a
+ * runner, or a gateway stack over one), so it passes the same pipeline as a direct call: validation,
+ * enrichers, approval, limits, deadline, retries. A call that needs approval goes to the approver; a
+ * denial reaches the program as a catchable error with code `APPROVAL_DENIED`, never a silent drop.
+ *
+ * @since 0.2.0
+ */
+import { Searcher, ToolIndex } from "@toolplane/discovery"
+import {
+  type CodeExecution,
+  type CodeExecutor,
+  type ContentBlock,
+  type ExecutionContext,
+  type ExecutionContextInit,
+  ExecutionFailed,
+  listAllTools,
+  neverAborted,
+  type Tool,
+  type ToolResult,
+  toContext,
+} from "@toolplane/foundation"
+import type { Sandbox, SandboxLimits } from "../sandbox/Sandbox.js"
+import { callPath, declareToolset, toolDeclaration } from "./declaration.js"
+
+/**
+ * Options of {@link codeExecutor}.
+ *
+ * @since 0.2.0
+ */
+export interface CodeExecutorOptions {
+  readonly sandbox: Sandbox
+  /** Limits of every program (wall time, memory, output, number of tool calls). */
+  readonly limits?: SandboxLimits
+  /** Size cap of the generated declaration, in characters. Default 16 000. */
+  readonly maxDeclarationChars?: number
+}
+
+/**
+ * The guest-side `tools` object: `tools.<namespace>.<name>(args)` calls `__tool(id, args)`; `$search`
+ * calls `__search`. Kept on the program's first line so the program's own line numbers are unchanged.
+ */
+const TOOLS_PRELUDE =
+  "const tools = (() => { const call = __tool, find = __search; const P = Proxy; " +
+  "const ns = (n) => new P({}, { get: (_, name) => typeof name === 'string' && name !== 'then' ? (args) => call(n + '/' + name, args === undefined ? {} : args) : undefined }); " +
+  "return new P({ $search: (query, limit) => find(query, limit) }, { get: (t, n) => n === '$search' ? t.$search : typeof n === 'string' && n !== 'then' ? ns(n) : undefined }) })();"
+
+/** What a program receives from a tool call: structured content, else the text (non-text blocks named). */
+export const callValue = (result: ToolResult): unknown => {
+  if (result.structuredContent !== undefined) return result.structuredContent
+  return result.content
+    .map((block: ContentBlock) =>
+      block.type === "text"
+        ? block.text
+        : `[${block.type}${"mimeType" in block ? ` ${String(block.mimeType)}` : ""}]`,
+    )
+    .join("\n")
+}
+
+const textOf = (result: ToolResult): string =>
+  result.content
+    .map((b: ContentBlock) => (b.type === "text" ? b.text : ""))
+    .join("\n")
+    .trim()
+
+/**
+ * Creates a code executor over a sandbox.
+ *
+ * @example
+ * ```ts
+ * const executor = codeExecutor({ sandbox: quickJsSandbox() })
+ * const run = await executor.execute(
+ *   "const hits = await tools.github.search_issues({ q: 'crash' }); return hits.length",
+ *   { tools: runner },
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ */
+export const codeExecutor = (options: CodeExecutorOptions): CodeExecutor => {
+  const { sandbox } = options
+  const maxChars = options.maxDeclarationChars ?? 16_000
+  let searcher: { tools: readonly Tool[]; searcher: Searcher } | undefined
+  const searchIn = (tools: readonly Tool[], query: string, limit = 5) => {
+    if (searcher?.tools !== tools) searcher = { tools, searcher: new Searcher(new ToolIndex(tools)) }
+    const byId = new Map(tools.map((t) => [t.id, t]))
+    return searcher.searcher
+      .search(query, { limit: Math.max(1, Math.min(20, limit)) })
+      .hits.map((hit) => byId.get(hit.id))
+      .filter((t): t is Tool => t !== undefined)
+  }
+
+  return {
+    declare: (tools) => declareToolset(tools, { maxChars }),
+    search: (tools, query, limit) =>
+      searchIn(tools, query, limit).map((tool) => ({
+        id: tool.id,
+        call: callPath(tool),
+        declaration: toolDeclaration(tool),
+      })),
+    execute: async (code, { tools: service, context }): Promise<CodeExecution> => {
+      const ctx: ExecutionContext = toContext(context)
+      // Each tool call gets its own call id; everything else comes from the program's caller.
+      const init: ExecutionContextInit = {
+        ...(ctx.callerId !== undefined ? { callerId: ctx.callerId } : {}),
+        ...(ctx.sessionId !== undefined ? { sessionId: ctx.sessionId } : {}),
+        ...(ctx.deadline !== undefined ? { deadline: ctx.deadline } : {}),
+        signal: ctx.signal,
+        onProgress: ctx.reportProgress,
+        onLog: ctx.log,
+        client: ctx.client,
+        metadata: ctx.metadata,
+      }
+      let listing: Promise<readonly Tool[]> | undefined
+      const listed = () => {
+        listing ??= listAllTools(service, { context: ctx })
+        return listing
+      }
+      let toolCalls = 0
+      const run = await sandbox.run({
+        code: TOOLS_PRELUDE + code,
+        limits: {
+          ...options.limits,
+          ...(ctx.deadline !== undefined
+            ? {
+                wallTimeMs: Math.max(
+                  1,
+                  Math.min(options.limits?.wallTimeMs ?? Infinity, ctx.deadline - Date.now()),
+                ),
+              }
+            : {}),
+        },
+        signal: ctx.signal,
+        functions: {
+          __tool: async ([id, args], { signal }) => {
+            toolCalls++
+            if (typeof id !== "string")
+              throw new ExecutionFailed({
+                toolId: String(id),
+                cause: { name: "TypeError", message: "tool id must be a string" },
+                retryable: false,
+              })
+            const result = await service.callTool({
+              name: id,
+              arguments: (args ?? {}) as Record<string, unknown>,
+              context: {
+                ...init,
+                signal:
+                  init.signal && init.signal !== neverAborted
+                    ? AbortSignal.any([init.signal, signal])
+                    : signal,
+              },
+            })
+            if (result.isError)
+              throw new ExecutionFailed({
+                toolId: id,
+                cause: { name: "ToolError", message: textOf(result) || "the tool reported an error" },
+                retryable: false,
+              })
+            return callValue(result)
+          },
+          __search: async ([query, limit]) => {
+            const all = await listed()
+            return searchIn(all, String(query), typeof limit === "number" ? limit : 5).map((tool) => ({
+              id: tool.id,
+              call: callPath(tool),
+              declaration: toolDeclaration(tool),
+            }))
+          },
+        },
+      })
+      return { result: run.result, logs: run.logs, toolCalls, durationMs: run.durationMs }
+    },
+  }
+}

@@ -1,0 +1,403 @@
+/**
+ * The contract and escape suite every {@link Sandbox} implementation runs against itself.
+ *
+ * @since 0.2.0
+ */
+import { ApprovalDenied, type SandboxFailure, type ToolError } from "@toolplane/foundation"
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Sandbox, type SandboxRunRequest, sandboxToEffect } from "../sandbox/Sandbox.js"
+
+/**
+ * Options of {@link sandboxContract}.
+ *
+ * @since 0.2.0
+ */
+export interface SandboxContractOptions {
+  /** Wall-time limit used by the runaway-program cases. Default 300 ms. */
+  readonly timeoutMs?: number
+  /** How much later than its limit a stopped run may settle. Default 3000 ms (loaded CI machines). */
+  readonly slackMs?: number
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
+
+const outcome = async (promise: Promise<unknown>): Promise<Outcome> =>
+  promise.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  )
+
+const tagOf = (o: Outcome): string | undefined =>
+  o.ok ? undefined : ((o.error as { _tag?: string } | undefined)?._tag ?? "untyped")
+
+/**
+ * Registers a vitest suite checking that a sandbox honours the {@link Sandbox} contract and contains
+ * hostile programs: results and console output; plain data across the bridge both ways; host errors as
+ * catchable values with their codes; no route to the host (constructor chains, prototype tricks,
+ * `process`/`require`/`import()`/`fetch`/timers); sync, async and native infinite loops stopped with
+ * `SandboxTimeout`; memory bombs (arrays, strings, retained typed arrays) with `SandboxMemory`; deep
+ * recursion and deep JSON; huge outputs and too many calls with `SandboxLimit`; never-settling promises;
+ * host objects mutated from inside; values that throw on access returned to the host; cancellation. After
+ * every hostile case the host is intact and other runs (also concurrent ones) still succeed.
+ *
+ * @example
+ * ```ts
+ * import { sandboxContract } from "@toolplane/exec/testing"
+ * import { quickJsSandbox } from "@toolplane/plugin-sandbox-quickjs"
+ * sandboxContract("quickjs", () => quickJsSandbox())
+ * ```
+ *
+ * @since 0.2.0
+ */
+export const sandboxContract = (
+  name: string,
+  makeSandbox: () => Sandbox | Promise<Sandbox>,
+  options: SandboxContractOptions = {},
+): void => {
+  const timeoutMs = options.timeoutMs ?? 300
+  const slackMs = options.slackMs ?? 3000
+
+  describe(`sandbox contract: ${name}`, () => {
+    let sandbox: Sandbox
+    const run = (code: string, rest: Omit<SandboxRunRequest, "code"> = {}) => sandbox.run({ code, ...rest })
+    const healthy = async () => {
+      const r = await run("return [1, 2, 3].map((x) => x * 2)")
+      expect(r.result).toEqual([2, 4, 6])
+    }
+    /** A hostile run must fail with `tag` within its limit plus slack; the host and the next run are fine. */
+    const contained = async (
+      code: string,
+      tags: readonly string[],
+      rest: Omit<SandboxRunRequest, "code"> = {},
+    ) => {
+      const started = Date.now()
+      const o = await outcome(run(code, { limits: { wallTimeMs: timeoutMs }, ...rest }))
+      const elapsed = Date.now() - started
+      expect(tags, `got ${o.ok ? `result ${JSON.stringify(o.value)}` : String(o.error)}`).toContain(tagOf(o))
+      expect(elapsed).toBeLessThan((rest.limits?.wallTimeMs ?? timeoutMs) + slackMs)
+      expect(typeof globalThis.process?.pid).toBe("number")
+      await healthy()
+      return o
+    }
+
+    beforeAll(async () => {
+      sandbox = await makeSandbox()
+    })
+    afterAll(async () => {
+      await sandbox?.close()
+    })
+
+    it("returns the program's value and console output", async () => {
+      const r = await run(
+        "console.log('a', 1, { b: [2] }); console.error('bad'); const x = await Promise.resolve(41); return { x: x + 1, u: undefined }",
+      )
+      expect(r.result).toEqual({ x: 42 })
+      expect(r.logs).toEqual(['a 1 {"b":[2]}', "[error] bad"])
+      expect(r.hostCalls).toBe(0)
+      const empty = await run("const y = 1")
+      expect(empty.result).toBeNull()
+    })
+
+    it("bridges host functions with plain data both ways", async () => {
+      const seen: unknown[] = []
+      const r = await run(
+        "const a = await echo({ n: 1, d: new Date(0) }, [2]); return [a, await add(2, 3)]",
+        {
+          functions: {
+            echo: async (args) => {
+              seen.push(args)
+              return { got: args }
+            },
+            add: async ([a, b]) => (a as number) + (b as number),
+          },
+        },
+      )
+      expect(seen).toEqual([[{ n: 1, d: "1970-01-01T00:00:00.000Z" }, [2]]])
+      expect(r.result).toEqual([{ got: [{ n: 1, d: "1970-01-01T00:00:00.000Z" }, [2]] }, 5])
+      expect(r.hostCalls).toBe(2)
+    })
+
+    it("gives the program host errors as catchable values with their codes", async () => {
+      const r = await run(
+        "try { await deny() } catch (e) { return { isError: e instanceof Error, code: e.code, tag: e._tag, toolId: e.toolId, message: e.message } }",
+        {
+          functions: {
+            deny: async () => Promise.reject(new ApprovalDenied({ toolId: "a/b", reason: "no" })),
+          },
+        },
+      )
+      expect(r.result).toEqual({
+        isError: true,
+        code: "APPROVAL_DENIED",
+        tag: "ApprovalDenied",
+        toolId: "a/b",
+        message: 'Call to "a/b" was denied: no',
+      })
+      const plain = await run("try { await boom() } catch (e) { return e.message }", {
+        functions: { boom: async () => Promise.reject(new TypeError("kaput")) },
+      })
+      expect(plain.result).toBe("kaput")
+    })
+
+    it("fails with SandboxError carrying the program's stack and logs", async () => {
+      const o = await outcome(
+        run("console.log('before')\nfunction inner() { throw new TypeError('boom') }\ninner()"),
+      )
+      expect(tagOf(o)).toBe("SandboxError")
+      const error = (
+        o as { error: SandboxFailure & { cause: { name: string; message: string; stack?: string } } }
+      ).error
+      expect(error.cause).toMatchObject({ name: "TypeError", message: "boom" })
+      expect(error.cause.stack).toMatch(/inner/)
+      expect(error.logs).toEqual(["before"])
+      expect(tagOf(await outcome(run("return )(")))).toBe("SandboxError")
+    })
+
+    it("offers no route to the host: constructor chains and prototype tricks", async () => {
+      const r = await run(
+        `const probes = {
+          fnCtor: () => Function("return typeof process")(),
+          ctorChain: () => this?.constructor?.constructor("return typeof process")(),
+          arrowChain: () => (() => 0).constructor("return typeof require")(),
+          asyncChain: () => (async () => 0).constructor("return typeof process")(),
+          bridgeChain: () => ping.constructor.constructor("return typeof process")(),
+          errorChain: async () => { try { await fail() } catch (e) { return e.constructor.constructor("return typeof process")() } },
+          protoChain: () => Object.getPrototypeOf(ping).constructor("return typeof Buffer")(),
+          symbols: () => typeof globalThis[Symbol.for("nodejs.util.inspect.custom")],
+        }
+        const out = {}
+        for (const [k, f] of Object.entries(probes)) { try { out[k] = await f() } catch (e) { out[k] = "threw " + e.name } }
+        return out`,
+        {
+          functions: {
+            ping: async () => "pong",
+            fail: async () => Promise.reject(new Error("x")),
+          },
+        },
+      )
+      for (const [probe, value] of Object.entries(r.result as Record<string, unknown>))
+        expect(value === "undefined" || String(value).startsWith("threw"), `${probe}: ${String(value)}`).toBe(
+          true,
+        )
+    })
+
+    it("has no process, require, import(), fetch or timers unless provided", async () => {
+      const r = await run(`
+        const names = ["process", "require", "module", "Buffer", "fetch", "XMLHttpRequest", "WebSocket", "setTimeout", "setInterval", "setImmediate", "queueMicrotask", "Deno", "Bun", "__toolplane_host"]
+        const types = Object.fromEntries(names.map((n) => [n, typeof globalThis[n]]))
+        let imported
+        try { await import("node:fs"); imported = "loaded" } catch (e) { imported = "threw" }
+        return { types, imported }`)
+      const { types, imported } = r.result as { types: Record<string, string>; imported: string }
+      for (const [global, type] of Object.entries(types)) expect(type, global).toBe("undefined")
+      expect(imported).toBe("threw")
+    })
+
+    it("keeps prototype pollution inside", async () => {
+      await run("Object.prototype.polluted = 'yes'; Array.prototype.push = null; JSON.parse = () => 1")
+      expect(({} as { polluted?: string }).polluted).toBeUndefined()
+      expect(JSON.parse("2")).toBe(2)
+      const r = await run("return [({}).polluted, typeof Array.prototype.push]")
+      expect(r.result).toEqual([null, "function"])
+    })
+
+    it("copies host objects: mutating them inside changes nothing outside", async () => {
+      const shared = { list: [1, 2], nested: { a: 1 } }
+      const r = await run(
+        "const o = await get(); o.list.push(3); o.nested.a = 99; o.extra = true; await put(o); return o",
+        {
+          functions: {
+            get: async () => shared,
+            put: async ([o]) => {
+              ;(o as { list: number[] }).list.push(4)
+              return null
+            },
+          },
+        },
+      )
+      expect(shared).toEqual({ list: [1, 2], nested: { a: 1 } })
+      expect(r.result).toEqual({ list: [1, 2, 3], nested: { a: 99 }, extra: true })
+    })
+
+    it("returns plain data only: functions, proxies, getters that throw and thenables stay inside", async () => {
+      expect((await run("return { f: () => 1, s: Symbol('x'), n: 1 }")).result).toEqual({ n: 1 })
+      await contained("return { get x() { throw new Error('gotcha') } }", ["SandboxError"])
+      await contained("return new Proxy({}, { ownKeys() { throw new Error('trap') } })", ["SandboxError"])
+      await contained("return { toJSON() { throw new Error('nope') } }", ["SandboxError"])
+      // A thenable returned by the program is awaited inside it and only its settled value leaves.
+      const thenable = await run("return { then(resolve) { resolve('settled inside') } }")
+      expect(thenable.result).toBe("settled inside")
+      await contained("throw { get name() { throw new Error('x') }, get message() { throw 1 } }", [
+        "SandboxError",
+      ])
+      await contained("return 10n", ["SandboxError"])
+      // ... and so do arguments: a host function never sees a getter, a proxy or a function.
+      const seen: unknown[] = []
+      const args = await run(
+        `const out = []
+         for (const v of [{ get x() { throw new Error('getter') } }, new Proxy({}, { get() { throw 1 } }), { f() {}, n: 1 }])
+           try { out.push(await echo(v)) } catch (e) { out.push(e.name) }
+         return out`,
+        {
+          functions: {
+            echo: async ([v]) => {
+              seen.push(v)
+              return v
+            },
+          },
+        },
+      )
+      expect(args.result).toEqual(["TypeError", "TypeError", { n: 1 }])
+      expect(seen).toEqual([{ n: 1 }])
+    })
+
+    it("stops a synchronous infinite loop with SandboxTimeout", async () => {
+      await contained("for (;;) {}", ["SandboxTimeout"])
+    })
+
+    it("stops asynchronous infinite loops with SandboxTimeout", async () => {
+      await contained("for (;;) await null", ["SandboxTimeout"])
+      await contained(
+        "const spin = () => Promise.resolve().then(spin); spin(); await new Promise(() => {})",
+        ["SandboxTimeout"],
+      )
+      await contained("for (;;) await ping()", ["SandboxTimeout", "SandboxLimit"], {
+        functions: { ping: async () => 1 },
+      })
+    })
+
+    it("stops native loops that never reach the engine's interrupt check", async () => {
+      await contained("return Array.prototype.join.call({ length: 2 ** 32 - 1 })", [
+        "SandboxTimeout",
+        "SandboxMemory",
+      ])
+      await contained("return Array.prototype.indexOf.call({ length: 2 ** 32 - 1 }, 1)", ["SandboxTimeout"])
+    })
+
+    it("stops memory bombs with SandboxMemory", async () => {
+      await contained("const keep = []; for (;;) keep.push(new Uint8Array(1 << 20))", ["SandboxMemory"], {
+        limits: { wallTimeMs: 10_000 },
+      })
+      await contained(
+        "const keep = []; for (let i = 0; ; i++) keep.push({ i, s: 'x' + i })",
+        ["SandboxMemory"],
+        {
+          limits: { wallTimeMs: 10_000 },
+        },
+      )
+      await contained("let s = 'xy'; for (;;) s = s + s", ["SandboxMemory", "SandboxError"], {
+        limits: { wallTimeMs: 10_000 },
+      })
+    })
+
+    it("contains deep recursion and deep JSON", async () => {
+      const long = { limits: { wallTimeMs: 10_000 } }
+      await contained("const f = (n) => f(n + 1) + 1; return f(0)", ["SandboxError"], long)
+      await contained(
+        "return JSON.parse('['.repeat(1e6) + ']'.repeat(1e6))",
+        ["SandboxError", "SandboxMemory"],
+        long,
+      )
+      await contained(
+        "let o = {}; for (let i = 0; i < 1e5; i++) o = { o }; return o",
+        ["SandboxError", "SandboxMemory"],
+        long,
+      )
+      let deep: unknown = {}
+      for (let i = 0; i < 100_000; i++) deep = { deep }
+      const r = await run("try { await get() ; return 'got' } catch (e) { return e.name }", {
+        functions: { get: async () => deep },
+      })
+      expect(typeof r.result).toBe("string")
+      const caught = await run("const f = (n) => f(n + 1); try { f(0) } catch (e) { return 'caught' }")
+      expect(caught.result).toBe("caught")
+    })
+
+    it("fails huge outputs with SandboxLimit", async () => {
+      const o = await contained("return 'x'.repeat(2 ** 20)", ["SandboxLimit"], {
+        limits: { maxOutputBytes: 1000 },
+      })
+      expect((o as { error: { limit: string } }).error.limit).toBe("output")
+      await contained("for (;;) console.log('spam')", ["SandboxLimit"], {
+        limits: { maxOutputBytes: 10_000 },
+      })
+    })
+
+    it("fails too many host calls with SandboxLimit", async () => {
+      const calls: number[] = []
+      const o = await contained("for (let i = 0; i < 100; i++) await ping(i)", ["SandboxLimit"], {
+        limits: { maxHostCalls: 5 },
+        functions: {
+          ping: async ([i]) => {
+            calls.push(i as number)
+            return i
+          },
+        },
+      })
+      expect((o as { error: { limit: string } }).error.limit).toBe("calls")
+      expect(calls).toEqual([0, 1, 2, 3, 4])
+    })
+
+    it("fails a program over its CPU budget with SandboxLimit, not counting time waiting for the host", async () => {
+      const o = await contained("for (;;) {}", ["SandboxLimit"], {
+        limits: { wallTimeMs: 20_000, cpuTimeMs: timeoutMs },
+      })
+      expect((o as { error: { limit: string; max: number } }).error).toMatchObject({
+        limit: "cpu",
+        max: timeoutMs,
+      })
+      const waited = await run("await slow(); return 'ok'", {
+        limits: { cpuTimeMs: 100, wallTimeMs: 20_000 },
+        functions: { slow: () => new Promise((resolve) => setTimeout(() => resolve(null), 400)) },
+      })
+      expect(waited.result).toBe("ok")
+    })
+
+    it("ends a never-settling promise instead of hanging", async () => {
+      await contained("await new Promise(() => {})", ["SandboxError", "SandboxTimeout"])
+      await contained("await wait()", ["SandboxTimeout"], {
+        functions: {
+          wait: (_args, { signal }) =>
+            new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("aborted")))),
+        },
+      })
+    })
+
+    it("cancels a run when its signal aborts", async () => {
+      const controller = new AbortController()
+      const pending = outcome(
+        run("for (;;) {}", { signal: controller.signal, limits: { wallTimeMs: 30_000 } }),
+      )
+      setTimeout(() => controller.abort(), 50)
+      expect(tagOf(await pending)).toBe("Cancelled")
+      await healthy()
+    })
+
+    it("keeps other runs going while one runs away", async () => {
+      const runaway = outcome(run("for (;;) {}", { limits: { wallTimeMs: timeoutMs * 3 } }))
+      const normal = await Promise.all(
+        [1, 2, 3].map((n) =>
+          run(`return await double(${n})`, { functions: { double: async ([x]) => (x as number) * 2 } }),
+        ),
+      )
+      expect(normal.map((r) => r.result)).toEqual([2, 4, 6])
+      expect(tagOf(await runaway)).toBe("SandboxTimeout")
+    })
+
+    it("has an Effect form with typed failures", async () => {
+      const effectSandbox = sandboxToEffect(sandbox)
+      const tag = await Effect.runPromise(
+        effectSandbox.run({ code: "for (;;) {}", limits: { wallTimeMs: timeoutMs } }).pipe(
+          Effect.map(() => "finished"),
+          Effect.catchTag("SandboxTimeout", (e) =>
+            Effect.succeed(`timeout ${(e as ToolError & { timeoutMs: number }).timeoutMs}`),
+          ),
+        ),
+      )
+      expect(tag).toBe(`timeout ${timeoutMs}`)
+      const ok = await Effect.runPromise(effectSandbox.run({ code: "return 7" }))
+      expect(ok.result).toBe(7)
+    })
+  })
+}

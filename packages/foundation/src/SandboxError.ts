@@ -1,0 +1,120 @@
+/**
+ * The typed failures of a sandboxed program (see `Sandbox` in `@toolplane/exec`). They are members of the
+ * `ToolError` family ({@link TaggedToolError}, declared in `ToolErrorExtensions`): tagged, branded, with a
+ * stable `code`; `toolErrorToJson` serializes them (`toolErrorFromJson` rebuilds only the core members).
+ * Each carries the console output the program wrote before it failed (`logs`), so a model sees what
+ * happened.
+ *
+ * @since 0.2.0
+ */
+import { type ErrorCause, TaggedToolError } from "./ToolError.js"
+
+const withLogs = (message: string, logs: readonly string[] | undefined): string =>
+  logs && logs.length > 0 ? `${message}\nConsole output before the failure:\n${logs.join("\n")}` : message
+
+/**
+ * The program ran past its wall-clock budget and was stopped (from inside the engine, or by terminating
+ * the thread running it when a native loop never yields).
+ *
+ * @since 0.2.0
+ */
+export class SandboxTimeout extends TaggedToolError("SandboxTimeout")<{
+  readonly timeoutMs: number
+  readonly logs?: readonly string[] | undefined
+}> {
+  readonly code = "SANDBOX_TIMEOUT"
+  override get message(): string {
+    return withLogs(`The program did not finish within ${this.timeoutMs} ms and was stopped`, this.logs)
+  }
+}
+
+/**
+ * The program exceeded its memory cap and was stopped.
+ *
+ * @since 0.2.0
+ */
+export class SandboxMemory extends TaggedToolError("SandboxMemory")<{
+  readonly limitBytes: number
+  readonly logs?: readonly string[] | undefined
+}> {
+  readonly code = "SANDBOX_MEMORY"
+  override get message(): string {
+    return withLogs(
+      `The program exceeded its memory limit of ${Math.round(this.limitBytes / 2 ** 20)} MiB and was stopped`,
+      this.logs,
+    )
+  }
+}
+
+/**
+ * The program exceeded a counted limit: `"output"` (bytes of result plus console output), `"calls"`
+ * (number of host calls) or `"cpu"` (milliseconds spent running, time waiting for host calls excluded).
+ *
+ * @since 0.2.0
+ */
+export class SandboxLimit extends TaggedToolError("SandboxLimit")<{
+  readonly limit: "output" | "calls" | "cpu"
+  readonly max: number
+  readonly logs?: readonly string[] | undefined
+}> {
+  readonly code = "SANDBOX_LIMIT"
+  override get message(): string {
+    const what =
+      this.limit === "output"
+        ? `${this.max} bytes of output`
+        : this.limit === "calls"
+          ? `${this.max} tool calls`
+          : `${this.max} ms of CPU time`
+    return withLogs(`The program exceeded its limit of ${what} and was stopped`, this.logs)
+  }
+}
+
+/**
+ * The program threw (or its promise rejected) and did not catch it; also a syntax error. `cause` holds
+ * the program's error name, message and stack (guest frames only).
+ *
+ * @since 0.2.0
+ */
+export class SandboxError extends TaggedToolError("SandboxError")<{
+  readonly cause: ErrorCause
+  readonly logs?: readonly string[] | undefined
+}> {
+  readonly code = "SANDBOX_ERROR"
+  override get message(): string {
+    const stack = this.cause.stack ? `\n${this.cause.stack.trimEnd()}` : ""
+    return withLogs(`The program failed: ${this.cause.name}: ${this.cause.message}${stack}`, this.logs)
+  }
+}
+
+/**
+ * The sandbox itself failed (its engine aborted or its thread died); the program may not have run.
+ *
+ * @since 0.2.0
+ */
+export class SandboxCrashed extends TaggedToolError("SandboxCrashed")<{
+  readonly reason: string
+  readonly logs?: readonly string[] | undefined
+}> {
+  readonly code = "SANDBOX_CRASHED"
+  override get message(): string {
+    return withLogs(`The sandbox failed: ${this.reason}`, this.logs)
+  }
+}
+
+/**
+ * Every way a sandboxed program can fail.
+ *
+ * @since 0.2.0
+ */
+export type SandboxFailure = SandboxTimeout | SandboxMemory | SandboxLimit | SandboxError | SandboxCrashed
+
+declare module "./ToolError.js" {
+  /** The sandbox failures join the {@link ToolError} union. */
+  interface ToolErrorExtensions {
+    SandboxTimeout: SandboxTimeout
+    SandboxMemory: SandboxMemory
+    SandboxLimit: SandboxLimit
+    SandboxError: SandboxError
+    SandboxCrashed: SandboxCrashed
+  }
+}

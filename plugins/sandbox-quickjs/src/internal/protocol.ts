@@ -1,0 +1,53 @@
+/** Messages between the sandbox (parent thread) and its worker threads. Data only: strings and numbers. */
+
+/** Limits of one run, resolved to numbers. */
+export interface RunLimits {
+  readonly wallTimeMs: number
+  readonly memoryBytes: number
+  readonly maxOutputBytes: number
+  readonly maxHostCalls: number
+  readonly stackBytes: number
+  /** Running-time budget; `0` for none. */
+  readonly cpuTimeMs: number
+}
+
+/** Parent to worker. */
+export type ToWorker =
+  | {
+      readonly type: "run"
+      readonly id: number
+      readonly code: string
+      readonly names: readonly string[]
+      readonly limits: RunLimits
+    }
+  | { readonly type: "reply"; readonly id: number; readonly callId: number; readonly json: string }
+  | { readonly type: "abort"; readonly id: number; readonly reason: "aborted" }
+
+/** How a run failed, as data. */
+export type WireFailure =
+  | { readonly tag: "SandboxTimeout" }
+  | { readonly tag: "SandboxMemory" }
+  | { readonly tag: "SandboxLimit"; readonly limit: "output" | "calls" | "cpu" }
+  | { readonly tag: "SandboxError"; readonly json: string }
+  | { readonly tag: "SandboxCrashed"; readonly reason: string }
+  | { readonly tag: "Cancelled" }
+
+/** Worker to parent. */
+export type FromWorker =
+  | { readonly type: "ready" }
+  | {
+      readonly type: "call"
+      readonly id: number
+      readonly callId: number
+      readonly name: string
+      readonly json: string
+    }
+  | {
+      readonly type: "done"
+      readonly id: number
+      readonly logs: readonly string[]
+      readonly hostCalls: number
+      readonly result?: string
+      readonly failure?: WireFailure
+      readonly retire?: boolean
+    }
