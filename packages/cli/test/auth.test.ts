@@ -10,7 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type CliIO, run } from "../src/cli.js"
-import { type SdkConformanceServer, startSdkConformanceServer } from "./fixtures/conformance-resources.js"
+import { type SdkConformanceServer, startSdkConformanceServer } from "./fixtures/conformanceResources.js"
 import { FIXTURES, type HttpGateway, startHttpGateway, stopAllGateways } from "./helpers/processes.js"
 
 const TOKENS = {

@@ -1,7 +1,7 @@
 /**
  * The official MCP conformance suite (`@modelcontextprotocol/conformance`, all 32 server scenarios)
- * against (a) a Toolplane service that implements the scenarios (fixtures/conformance-tools.ts:
- * `defineTool` tools in a local backend and a runner; fixtures/conformance-resources.ts: an in-process
+ * against (a) a Toolplane service that implements the scenarios (fixtures/conformanceTools.ts:
+ * `defineTool` tools in a local backend and a runner; fixtures/conformanceResources.ts: an in-process
  * `ResourceProvider` in a `resourceCatalog`; `serveHttp` with `naming: "name"`), and (b) the gateway:
  * `toolplane serve --transport http` (a subprocess) fronting two MCP servers, the same tools served
  * without resources, and a plain MCP SDK `McpServer` serving the resources, template, prompts and
@@ -23,8 +23,8 @@ import {
   conformanceProvider,
   type SdkConformanceServer,
   startSdkConformanceServer,
-} from "./fixtures/conformance-resources.js"
-import { conformanceTools } from "./fixtures/conformance-tools.js"
+} from "./fixtures/conformanceResources.js"
+import { conformanceTools } from "./fixtures/conformanceTools.js"
 import { childEnv, type HttpGateway, REPO, startHttpGateway, stopAllGateways } from "./helpers/processes.js"
 
 const CONFORMANCE = join(

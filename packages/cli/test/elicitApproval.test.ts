@@ -20,7 +20,7 @@ const config = (approval: string) =>
     [
       "[[backends]]",
       'name = "ops"',
-      'module = "./approval-tools.ts"',
+      'module = "./approvalTools.ts"',
       "require_approval = true",
       ...(approval ? [`approval = "${approval}"`] : []),
       "",

@@ -8,7 +8,7 @@ import { type ExecutionContext, type LogEntry, makeContext } from "@toolplane/fo
 import { localBackend } from "@toolplane/plugin-local"
 import { type McpBackend, type McpHttpServerHandle, mcpBackend, serveHttp } from "@toolplane/plugin-mcp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { conformanceTools } from "./fixtures/conformance-tools.js"
+import { conformanceTools } from "./fixtures/conformanceTools.js"
 import { textOf } from "./helpers/processes.js"
 
 describe("forwarding server requests and logs through an MCP backend to the right caller", () => {

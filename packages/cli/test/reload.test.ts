@@ -13,7 +13,7 @@ import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/typ
 import { afterAll, describe, expect, it } from "vitest"
 import { FIXTURES, type HttpGateway, startHttpGateway, stopAllGateways, textOf } from "./helpers/processes.js"
 
-const slow = ["[[backends]]", 'name = "slow"', `module = "${join(FIXTURES, "reload-tools.ts")}"`, ""]
+const slow = ["[[backends]]", 'name = "slow"', `module = "${join(FIXTURES, "reloadTools.ts")}"`, ""]
 const local = ["[[backends]]", 'name = "local"', `module = "${join(FIXTURES, "tools.ts")}"`, ""]
 
 const until = async (check: () => boolean, what: string, ms = 15_000) => {

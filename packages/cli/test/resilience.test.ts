@@ -16,7 +16,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { z } from "zod"
 import { parseConfig } from "../src/config/load.js"
 import { type Gateway, type GatewayEvent, openGateway } from "../src/gateway.js"
-import { type SdkConformanceServer, startSdkConformanceServer } from "./fixtures/conformance-resources.js"
+import { type SdkConformanceServer, startSdkConformanceServer } from "./fixtures/conformanceResources.js"
 import { FIXTURES } from "./helpers/processes.js"
 
 const freePort = () =>

@@ -62,7 +62,7 @@ export {
   type PlannerOptions,
 } from "./skill/planner.js"
 export { type Reference, ref, SKILL_INPUT } from "./skill/references.js"
-export { defineSkill, type Skill, type SkillStep } from "./skill/Skill.js"
+export { defineSkill, type Skill, type SkillStep } from "./skill/skill.js"
 export { type SkillToolOptions, skillTool } from "./skill/skillTool.js"
 export { type TagFilterOptions, type ToolIndexLike, ToolsetBuilder, toolset } from "./toolset/builder.js"
 export {
@@ -100,4 +100,4 @@ export {
   type SelectionVerdict,
   type ToolSelection,
 } from "./toolset/selection.js"
-export { Toolset } from "./toolset/Toolset.js"
+export { Toolset } from "./toolset/toolset.js"

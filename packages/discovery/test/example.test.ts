@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
-import { main } from "../examples/search-mode.js"
+import { main } from "../examples/searchMode.js"
 
-describe("README example (examples/search-mode.ts)", () => {
+describe("README example (examples/searchMode.ts)", () => {
   it("goes search_tools → describe_tool → call_tool over three listed tools", async () => {
     const lines: string[] = []
     const result = await main((line) => lines.push(line))

@@ -21,12 +21,12 @@ export {
   approverToEffect,
   approveWith,
   EffectApprover,
-} from "./Approver.js"
-export { type ConcurrencyOptions, Semaphore } from "./Concurrency.js"
+} from "./approver.js"
 export { type CallAllOptions, type CallAllResult, callAll } from "./callAll.js"
 // Sandbox contract and code mode (issue 17)
 export { callPath, declareToolset, schemaType, toolDeclaration } from "./codeMode/declaration.js"
 export { type CodeExecutorOptions, callValue, codeExecutor } from "./codeMode/executor.js"
+export { type ConcurrencyOptions, Semaphore } from "./concurrency.js"
 export type {
   LimitsOptions,
   RetryOptions,
@@ -42,9 +42,9 @@ export {
   type PrefetchStats,
   prefetcherFromEffect,
   prefetcherToEffect,
-} from "./prefetch/Prefetcher.js"
-export { createRunner, type ToolRunner } from "./Runner.js"
-export { EffectToolRunner, toolRunnerLayer, toolRunnerToEffect } from "./RunnerService.js"
+} from "./prefetch/prefetcher.js"
+export { createRunner, type ToolRunner } from "./runner.js"
+export { EffectToolRunner, toolRunnerLayer, toolRunnerToEffect } from "./runnerService.js"
 export {
   defaultSandboxLimits,
   type EffectSandbox,
@@ -58,6 +58,6 @@ export {
   type SandboxRunResult,
   sandboxFromEffect,
   sandboxToEffect,
-} from "./sandbox/Sandbox.js"
-export { SandboxService } from "./sandbox/SandboxService.js"
-export { type RateLimitOptions, TokenBucket } from "./TokenBucket.js"
+} from "./sandbox/sandbox.js"
+export { SandboxService } from "./sandbox/sandboxService.js"
+export { type RateLimitOptions, TokenBucket } from "./tokenBucket.js"

@@ -4,10 +4,10 @@
  * @since 0.1.0
  */
 import type { Backend, CursorCodec, CursorKey, Enricher, SelectionPolicy, Tool } from "@toolplane/foundation"
-import type { Approver } from "./Approver.js"
-import type { ConcurrencyOptions } from "./Concurrency.js"
+import type { Approver } from "./approver.js"
+import type { ConcurrencyOptions } from "./concurrency.js"
 import type { PrefetchOptions } from "./prefetch/options.js"
-import type { RateLimitOptions } from "./TokenBucket.js"
+import type { RateLimitOptions } from "./tokenBucket.js"
 
 /**
  * Limits applying to one tool or to every tool of one backend.

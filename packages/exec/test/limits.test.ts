@@ -2,9 +2,9 @@ import { defineEnricher, defineTool, RateLimited } from "@toolplane/foundation"
 import { definitionBackend } from "@toolplane/foundation/testing"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
-import { Semaphore } from "../src/Concurrency.js"
+import { Semaphore } from "../src/concurrency.js"
 import { createRunner } from "../src/index.js"
-import { TokenBucket } from "../src/TokenBucket.js"
+import { TokenBucket } from "../src/tokenBucket.js"
 import { tick } from "./helpers.js"
 
 const gauge = () => {

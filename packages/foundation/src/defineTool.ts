@@ -11,13 +11,13 @@ import {
   type ExecutionContext,
   type ExecutionContextInit,
   toContext,
-} from "./ExecutionContext.js"
-import { type InferSchema, type JsonValue, type SchemaSource, toJsonSchema } from "./JsonSchema.js"
-import { makeTool, type Tool, type ToolFields, type ToolIdentity, type ToolSpec } from "./Tool.js"
-import type { BackendCall } from "./ToolCall.js"
-import { Cancelled, InvalidArguments, isToolError, type ToolError, toToolError } from "./ToolError.js"
-import { type BackendResult, type Page, toToolResult } from "./ToolResult.js"
-import { type Validator, validatorFor } from "./Validator.js"
+} from "./executionContext.js"
+import { type InferSchema, type JsonValue, type SchemaSource, toJsonSchema } from "./jsonSchema.js"
+import { makeTool, type Tool, type ToolFields, type ToolIdentity, type ToolSpec } from "./tool.js"
+import type { BackendCall } from "./toolCall.js"
+import { Cancelled, InvalidArguments, isToolError, type ToolError, toToolError } from "./toolError.js"
+import { type BackendResult, type Page, toToolResult } from "./toolResult.js"
+import { type Validator, validatorFor } from "./validator.js"
 
 /**
  * What a handler receives besides its arguments: the call's context, plus `resume`, the verified state

@@ -7,7 +7,7 @@
  * @packageDocumentation
  * @since 0.1.0
  */
-export { type Adapter, type Conversion, type FeatureLossWarning, unsupportedFeatures } from "./Adapter.js"
+export { type Adapter, type Conversion, type FeatureLossWarning, unsupportedFeatures } from "./adapter.js"
 export {
   type Backend,
   type BackendListener,
@@ -21,20 +21,20 @@ export {
   type EffectBackend,
   type EffectBackendSpec,
   makeEffectBackend,
-} from "./Backend.js"
+} from "./backend.js"
 export {
   type BackendHealth,
   BackendRegistry,
   type BackendRegistryOptions,
   type RegisteredTool,
   type SelectionPolicy,
-} from "./BackendRegistry.js"
+} from "./backendRegistry.js"
 export {
   type CodeExecution,
   type CodeExecutor,
   codeExecutionResult,
   type ToolsetDeclaration,
-} from "./CodeExecutor.js"
+} from "./codeExecutor.js"
 export {
   type AudioContent,
   audio,
@@ -50,7 +50,7 @@ export {
   resourceLink,
   type TextContent,
   text,
-} from "./Content.js"
+} from "./content.js"
 export {
   type CursorBinding,
   type CursorClaims,
@@ -60,7 +60,7 @@ export {
   fingerprint,
   makeCursorCodec,
   randomCursorKey,
-} from "./Cursor.js"
+} from "./cursor.js"
 export {
   bindHandlers,
   type DefineToolOptions,
@@ -86,7 +86,7 @@ export {
   enricherToEffect,
   type FollowUpLink,
   type ToolValueModel,
-} from "./Enricher.js"
+} from "./enricher.js"
 export {
   type ClientRequests,
   CurrentContext,
@@ -101,7 +101,7 @@ export {
   remainingMs,
   runWithContext,
   toContext,
-} from "./ExecutionContext.js"
+} from "./executionContext.js"
 export {
   type InferSchema,
   isStandardSchema,
@@ -111,7 +111,7 @@ export {
   type SchemaSource,
   schemaFeatures,
   toJsonSchema,
-} from "./JsonSchema.js"
+} from "./jsonSchema.js"
 export { normalizeJsonSchema, type SchemaNormalization } from "./normalizeSchema.js"
 export {
   type CatalogKind,
@@ -140,7 +140,7 @@ export {
   SandboxLimit,
   SandboxMemory,
   SandboxTimeout,
-} from "./SandboxError.js"
+} from "./sandboxError.js"
 export {
   byId,
   EMPTY_INPUT_SCHEMA,
@@ -153,8 +153,8 @@ export {
   type ToolFields,
   type ToolIdentity,
   type ToolSpec,
-} from "./Tool.js"
-export type { BackendCall, ToolCall } from "./ToolCall.js"
+} from "./tool.js"
+export type { BackendCall, ToolCall } from "./toolCall.js"
 export {
   ApprovalDenied,
   ApprovalRequired,
@@ -192,7 +192,7 @@ export {
   toolErrorToJson,
   toToolError,
   type ValidationIssue,
-} from "./ToolError.js"
+} from "./toolError.js"
 export {
   checkName,
   checkNamespace,
@@ -203,7 +203,7 @@ export {
   parseToolId,
   suggestToolIds,
   type ToolIdParts,
-} from "./ToolId.js"
+} from "./toolId.js"
 export {
   type BackendResult,
   errorResult,
@@ -215,7 +215,7 @@ export {
   type ToolResult,
   textResult,
   toToolResult,
-} from "./ToolResult.js"
+} from "./toolResult.js"
 export {
   applyMiddleware,
   type CallToolRequest,
@@ -231,11 +231,11 @@ export {
   toolServiceFromEffect,
   toolServiceLayer,
   toolServiceToEffect,
-} from "./ToolService.js"
+} from "./toolService.js"
 export {
   checkJsonSchema,
   compileJsonSchema,
   type ValidationResult,
   type Validator,
   validatorFor,
-} from "./Validator.js"
+} from "./validator.js"

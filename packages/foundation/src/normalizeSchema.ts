@@ -5,7 +5,7 @@
  *
  * @since 0.2.0
  */
-import type { JsonSchema } from "./JsonSchema.js"
+import type { JsonSchema } from "./jsonSchema.js"
 
 /**
  * One rewrite {@link normalizeJsonSchema} made, as a JSON pointer into the source schema.

@@ -8,8 +8,8 @@
  *
  * @since 0.2.0
  */
-import type { ResourceContents } from "./Content.js"
-import type { ExecutionContext } from "./ExecutionContext.js"
+import type { ResourceContents } from "./content.js"
+import type { ExecutionContext } from "./executionContext.js"
 
 /**
  * A readable resource.

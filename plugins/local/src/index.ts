@@ -7,6 +7,6 @@
  * @since 0.1.0
  */
 export { type ApprovalPolicy, needsApproval } from "./approval.js"
-export { type LocalBackend, type LocalBackendOptions, localBackend } from "./LocalBackend.js"
-export { type EnvOptions, runSubprocess, type SubprocessOutput, type SubprocessSpec } from "./Subprocess.js"
+export { type LocalBackend, type LocalBackendOptions, localBackend } from "./localBackend.js"
+export { type EnvOptions, runSubprocess, type SubprocessOutput, type SubprocessSpec } from "./subprocess.js"
 export { type SubprocessToolOptions, subprocessBackend, subprocessTool } from "./subprocessTool.js"

@@ -14,8 +14,8 @@ import {
   type ToolFields,
   type ToolIdentity,
 } from "@toolplane/foundation"
-import { type LocalBackend, type LocalBackendOptions, localBackend } from "./LocalBackend.js"
-import { type EnvOptions, runSubprocess, type SubprocessOutput, type SubprocessSpec } from "./Subprocess.js"
+import { type LocalBackend, type LocalBackendOptions, localBackend } from "./localBackend.js"
+import { type EnvOptions, runSubprocess, type SubprocessOutput, type SubprocessSpec } from "./subprocess.js"
 
 /**
  * Options of {@link subprocessTool}.

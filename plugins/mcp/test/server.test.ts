@@ -83,7 +83,7 @@ const setups: Record<string, () => Promise<Setup>> = {
     const client = new Client({ name: "test", version: "0" })
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ["--conditions=@toolplane/source", "--import", "tsx", join(here, "fixtures", "stdio-server.ts")],
+      args: ["--conditions=@toolplane/source", "--import", "tsx", join(here, "fixtures", "stdioServer.ts")],
       cwd: pluginDir,
       stderr: "pipe",
     })

@@ -1,6 +1,6 @@
 /**
  * The MCP servers the strict-schema corpus is collected from, and a function that spawns one over stdio
- * with the official SDK client and lists its tools. Shared by `collect-corpus.ts` and the live test.
+ * with the official SDK client and lists its tools. Shared by `collectCorpus.ts` and the live test.
  */
 import { mkdtempSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"

@@ -1,6 +1,6 @@
 /**
  * Strict conversion over real tool schemas listed by MCP servers from npm (test/fixtures, collected by
- * scripts/collect-corpus.ts), checked by an independent checker written from OpenAI's documented
+ * scripts/collectCorpus.ts), checked by an independent checker written from OpenAI's documented
  * strict-mode rules (it shares no code with src/strict.ts).
  */
 import { readFileSync } from "node:fs"

@@ -6,7 +6,7 @@
  */
 import { compileIdPatterns } from "../internal/glob.js"
 import { SkillPlanError } from "./errors.js"
-import type { Skill } from "./Skill.js"
+import type { Skill } from "./skill.js"
 
 /**
  * A guard. `check` must be pure (no side effects) and thread-safe: planners are shared.

@@ -15,7 +15,7 @@ import {
   SKILL_INPUT,
   STEP_ID_RE,
 } from "./references.js"
-import { freezeDeep, type Skill, type SkillStep } from "./Skill.js"
+import { freezeDeep, type Skill, type SkillStep } from "./skill.js"
 
 /**
  * A step of a plan.

@@ -21,7 +21,7 @@ import {
 } from "./filters.js"
 import type { Policy } from "./policies.js"
 import { type LabeledFilter, makeSelection, type ToolSelection } from "./selection.js"
-import { Toolset } from "./Toolset.js"
+import { Toolset } from "./toolset.js"
 
 /**
  * Anything that lists tools synchronously, such as discovery's `ToolIndex`.

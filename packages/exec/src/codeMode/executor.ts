@@ -21,7 +21,7 @@ import {
   type ToolResult,
   toContext,
 } from "@toolplane/foundation"
-import type { Sandbox, SandboxLimits } from "../sandbox/Sandbox.js"
+import type { Sandbox, SandboxLimits } from "../sandbox/sandbox.js"
 import { callPath, declareToolset, toolDeclaration } from "./declaration.js"
 
 /**

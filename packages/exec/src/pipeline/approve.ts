@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { ApprovalDenied, ApprovalRequired, type ExecutionContext, isToolError } from "@toolplane/foundation"
-import type { ApprovalDecision, Approver } from "../Approver.js"
+import type { ApprovalDecision, Approver } from "../approver.js"
 import type { ToolEntry } from "./resolve.js"
 
 /**

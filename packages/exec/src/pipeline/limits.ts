@@ -6,9 +6,9 @@
  * @since 0.1.0
  */
 import type { Enricher } from "@toolplane/foundation"
-import { type ConcurrencyOptions, Semaphore } from "../Concurrency.js"
+import { type ConcurrencyOptions, Semaphore } from "../concurrency.js"
 import type { LimitsOptions, ScopeLimits } from "../options.js"
-import { TokenBucket } from "../TokenBucket.js"
+import { TokenBucket } from "../tokenBucket.js"
 
 /**
  * The limits covering one tool. `undefined` on an entry when nothing covers it.

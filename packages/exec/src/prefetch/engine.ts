@@ -21,8 +21,8 @@ import { canonicalJson } from "./canonical.js"
 import { Learner, type LearnerSettings } from "./learner.js"
 import { type PrefetchMeters, prefetchMeters } from "./metrics.js"
 import type { PrefetchOptions } from "./options.js"
-import type { Prefetcher, PrefetchStats } from "./Prefetcher.js"
 import { declaredProposals, type Proposal, resultJson } from "./planner.js"
+import type { Prefetcher, PrefetchStats } from "./prefetcher.js"
 
 /**
  * What the runner gives its prefetch engine.

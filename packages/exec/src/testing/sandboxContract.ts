@@ -6,7 +6,7 @@
 import { ApprovalDenied, type SandboxFailure, type ToolError } from "@toolplane/foundation"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Sandbox, type SandboxRunRequest, sandboxToEffect } from "../sandbox/Sandbox.js"
+import { type Sandbox, type SandboxRunRequest, sandboxToEffect } from "../sandbox/sandbox.js"
 
 /**
  * Options of {@link sandboxContract}.

@@ -11,8 +11,8 @@ import {
   type ExecutionContextInit,
   makeContext,
   neverAborted,
-} from "../ExecutionContext.js"
-import { Cancelled, causeOf, ExecutionFailed, isToolError, type ToolError } from "../ToolError.js"
+} from "../executionContext.js"
+import { Cancelled, causeOf, ExecutionFailed, isToolError, type ToolError } from "../toolError.js"
 
 const NO_INIT: ExecutionContextInit = Object.freeze({})
 

@@ -4,8 +4,8 @@
  * @since 0.2.0
  */
 import { describe, expect, it } from "vitest"
-import { type Adapter, unsupportedFeatures } from "../Adapter.js"
-import { makeTool, type Tool } from "../Tool.js"
+import { type Adapter, unsupportedFeatures } from "../adapter.js"
+import { makeTool, type Tool } from "../tool.js"
 
 /**
  * What the adapter contract needs: canonical tools to convert (at least one), and features the target

@@ -4,10 +4,10 @@
  *
  * @since 0.2.0
  */
-import { type Backend, defineBackend } from "../Backend.js"
+import { type Backend, defineBackend } from "../backend.js"
 import { runDefinition, type ToolDefinition } from "../defineTool.js"
-import { ToolNotFound } from "../ToolError.js"
-import { suggestToolIds } from "../ToolId.js"
+import { ToolNotFound } from "../toolError.js"
+import { suggestToolIds } from "../toolId.js"
 
 /**
  * Options of {@link definitionBackend}.

@@ -4,14 +4,14 @@
  *
  * @since 0.1.0
  */
-import { type CursorCodec, makeCursorCodec } from "../Cursor.js"
+import { type CursorCodec, makeCursorCodec } from "../cursor.js"
 import type { ToolDefinition } from "../defineTool.js"
 import { toolOf } from "../defineTool.js"
-import { byId, type Tool } from "../Tool.js"
-import { ToolNotFound } from "../ToolError.js"
-import { suggestToolIds } from "../ToolId.js"
-import type { ToolResult } from "../ToolResult.js"
-import { type CallToolRequest, paginateTools, type ToolService } from "../ToolService.js"
+import { byId, type Tool } from "../tool.js"
+import { ToolNotFound } from "../toolError.js"
+import { suggestToolIds } from "../toolId.js"
+import type { ToolResult } from "../toolResult.js"
+import { type CallToolRequest, paginateTools, type ToolService } from "../toolService.js"
 
 /**
  * A {@link ToolService} over definitions, which records the calls it receives and can change its tools.

@@ -4,10 +4,10 @@
  * @since 0.2.0
  */
 import { describe, expect, it } from "vitest"
-import type { Enricher, FollowUpLink } from "../Enricher.js"
-import type { JsonValue } from "../JsonSchema.js"
-import { makeTool, type Tool } from "../Tool.js"
-import { isToolId } from "../ToolId.js"
+import type { Enricher, FollowUpLink } from "../enricher.js"
+import type { JsonValue } from "../jsonSchema.js"
+import { makeTool, type Tool } from "../tool.js"
+import { isToolId } from "../toolId.js"
 
 /**
  * What the enricher contract needs: tools the enricher applies to, and calls and previous results to

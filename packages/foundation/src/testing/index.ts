@@ -11,12 +11,12 @@
  * @since 0.1.0
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { Backend } from "../Backend.js"
-import { makeContext } from "../ExecutionContext.js"
-import { makeTool } from "../Tool.js"
-import { isToolError } from "../ToolError.js"
-import { isToolId } from "../ToolId.js"
-import { isToolResult } from "../ToolResult.js"
+import type { Backend } from "../backend.js"
+import { makeContext } from "../executionContext.js"
+import { makeTool } from "../tool.js"
+import { isToolError } from "../toolError.js"
+import { isToolId } from "../toolId.js"
+import { isToolResult } from "../toolResult.js"
 
 /**
  * What the backend contract needs to know about the backend under test.

@@ -7,7 +7,7 @@
  *
  * @since 0.2.0
  */
-import { type ErrorCause, TaggedToolError } from "./ToolError.js"
+import { type ErrorCause, TaggedToolError } from "./toolError.js"
 
 const withLogs = (message: string, logs: readonly string[] | undefined): string =>
   logs && logs.length > 0 ? `${message}\nConsole output before the failure:\n${logs.join("\n")}` : message
@@ -108,7 +108,7 @@ export class SandboxCrashed extends TaggedToolError("SandboxCrashed")<{
  */
 export type SandboxFailure = SandboxTimeout | SandboxMemory | SandboxLimit | SandboxError | SandboxCrashed
 
-declare module "./ToolError.js" {
+declare module "./toolError.js" {
   /** The sandbox failures join the {@link ToolError} union. */
   interface ToolErrorExtensions {
     SandboxTimeout: SandboxTimeout

@@ -7,9 +7,9 @@
  */
 import { Context, Effect, Layer, type Scope } from "effect"
 import { runTypedSync } from "./internal/effectBridge.js"
-import type { JsonValue } from "./JsonSchema.js"
-import type { Tool } from "./Tool.js"
-import { type ToolError, toToolError } from "./ToolError.js"
+import type { JsonValue } from "./jsonSchema.js"
+import type { Tool } from "./tool.js"
+import { type ToolError, toToolError } from "./toolError.js"
 
 /**
  * A follow-up a tool commonly leads to (e.g. a search leads to a fetch), used for speculative prefetch.

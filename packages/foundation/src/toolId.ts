@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { InvalidTool } from "./ToolError.js"
+import { InvalidTool } from "./toolError.js"
 
 /**
  * A parsed tool id.

@@ -6,11 +6,11 @@
  * @since 0.2.0
  */
 
-import { text } from "./Content.js"
-import type { ExecutionContext, ExecutionContextInit } from "./ExecutionContext.js"
-import type { Tool } from "./Tool.js"
-import type { ToolResult } from "./ToolResult.js"
-import type { ToolService } from "./ToolService.js"
+import { text } from "./content.js"
+import type { ExecutionContext, ExecutionContextInit } from "./executionContext.js"
+import type { Tool } from "./tool.js"
+import type { ToolResult } from "./toolResult.js"
+import type { ToolService } from "./toolService.js"
 
 /**
  * A finished program: its returned value (JSON data), console output and how many tool calls it made.

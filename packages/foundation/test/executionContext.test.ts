@@ -1,6 +1,6 @@
 import { Effect, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
-import { contextToInit } from "../src/ExecutionContext.js"
+import { contextToInit } from "../src/executionContext.js"
 import {
   CurrentContext,
   type LogEntry,

@@ -4,8 +4,8 @@
  *
  * @since 0.1.0
  */
-import { type ContentBlock, isContentBlock, text } from "./Content.js"
-import type { JsonValue } from "./JsonSchema.js"
+import { type ContentBlock, isContentBlock, text } from "./content.js"
+import type { JsonValue } from "./jsonSchema.js"
 
 /**
  * The result of a tool call.

@@ -4,7 +4,7 @@
  * @since 0.2.0
  */
 import { Context, Effect, Layer } from "effect"
-import { type EffectSandbox, type Sandbox, sandboxToEffect } from "./Sandbox.js"
+import { type EffectSandbox, type Sandbox, sandboxToEffect } from "./sandbox.js"
 
 /**
  * The {@link EffectSandbox} in context.

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type { JsonValue } from "./JsonSchema.js"
+import type { JsonValue } from "./jsonSchema.js"
 
 /**
  * A call as a client sends it.

@@ -11,8 +11,8 @@ import type { StandardSchemaV1 } from "@standard-schema/spec"
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
-import { isStandardSchema, type JsonSchema, type SchemaSource } from "./JsonSchema.js"
-import { InvalidTool, type ValidationIssue } from "./ToolError.js"
+import { isStandardSchema, type JsonSchema, type SchemaSource } from "./jsonSchema.js"
+import { InvalidTool, type ValidationIssue } from "./toolError.js"
 
 /**
  * The outcome of validating a value.

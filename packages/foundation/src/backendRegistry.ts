@@ -5,9 +5,9 @@
  *
  * @since 0.1.0
  */
-import type { Backend } from "./Backend.js"
-import { byId, type Tool } from "./Tool.js"
-import { ConfigError, ToolConflict } from "./ToolError.js"
+import type { Backend } from "./backend.js"
+import { byId, type Tool } from "./tool.js"
+import { ConfigError, ToolConflict } from "./toolError.js"
 
 /**
  * Decides which backend serves an id several backends claim. `"error"` (the default) refuses the

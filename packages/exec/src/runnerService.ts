@@ -24,11 +24,11 @@ import {
   toToolError,
 } from "@toolplane/foundation"
 import { Context, Effect, Layer, Option, Tracer } from "effect"
-import { approverFromEffect, EffectApprover } from "./Approver.js"
+import { approverFromEffect, EffectApprover } from "./approver.js"
 import type { CallAllOptions, CallAllResult } from "./callAll.js"
 import type { RunnerOptions } from "./options.js"
 import { outcomeOf } from "./pipeline/trace.js"
-import { createRunner, type ToolRunner } from "./Runner.js"
+import { createRunner, type ToolRunner } from "./runner.js"
 
 /**
  * The runner, Effect form, and its Context tag: `const runner = yield* EffectToolRunner`.

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from "@standard-schema/spec"
-import { InvalidTool } from "./ToolError.js"
+import { InvalidTool } from "./toolError.js"
 
 /**
  * A JSON value.

@@ -1,5 +1,5 @@
 /**
- * The end-to-end suite shared by e2e-stdio.test.ts and e2e-http.test.ts: the official MCP SDK client
+ * The end-to-end suite shared by e2eStdio.test.ts and e2eHttp.test.ts: the official MCP SDK client
  * against `toolplane serve` (a real subprocess) fronting server-everything (from npm, spawned by the
  * gateway) and a local module.
  */

@@ -9,8 +9,8 @@
  * @since 0.1.0
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
-import type { JsonValue } from "./JsonSchema.js"
-import { ConfigError, ExpiredCursor, InvalidCursor } from "./ToolError.js"
+import type { JsonValue } from "./jsonSchema.js"
+import { ConfigError, ExpiredCursor, InvalidCursor } from "./toolError.js"
 
 /**
  * What a cursor is bound to. Fields left out are bound to "absent", so a cursor made without a caller

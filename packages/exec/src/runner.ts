@@ -47,7 +47,7 @@ import {
   type ToolService,
   toolOf,
 } from "@toolplane/foundation"
-import type { Approver } from "./Approver.js"
+import type { Approver } from "./approver.js"
 import { type CallAllOptions, type CallAllResult, callAll } from "./callAll.js"
 import { callContext, NEVER_ABORTED } from "./context.js"
 import type { RunnerOptions } from "./options.js"
@@ -61,7 +61,7 @@ import { retryAfter } from "./pipeline/retry.js"
 import { type CallSpan, traced, tracingActive } from "./pipeline/trace.js"
 import { validateOutput } from "./pipeline/validateOutput.js"
 import { PrefetchEngine } from "./prefetch/engine.js"
-import type { Prefetcher } from "./prefetch/Prefetcher.js"
+import type { Prefetcher } from "./prefetch/prefetcher.js"
 
 /**
  * The runner: a {@link ToolService} plus registration, health and pagination helpers.

@@ -23,7 +23,7 @@ for (const spec of SERVERS) {
 }
 const corpus = {
   description:
-    "Tool schemas listed by real MCP servers from npm over stdio, collected by scripts/collect-corpus.ts. Do not edit by hand.",
+    "Tool schemas listed by real MCP servers from npm over stdio, collected by scripts/collectCorpus.ts. Do not edit by hand.",
   collectedAt: new Date().toISOString().slice(0, 10),
   node: process.version,
   servers,

@@ -5,8 +5,8 @@
  *
  * @since 0.1.0
  */
-import { schemaFeatures } from "./JsonSchema.js"
-import type { Tool } from "./Tool.js"
+import { schemaFeatures } from "./jsonSchema.js"
+import type { Tool } from "./tool.js"
 
 /**
  * Something a conversion could not carry over.

@@ -13,12 +13,12 @@ import {
   type ExecutionContextInit,
   makeContext,
   toContext,
-} from "./ExecutionContext.js"
+} from "./executionContext.js"
 import { fromContextual, runTyped } from "./internal/effectBridge.js"
-import type { Tool } from "./Tool.js"
-import type { BackendCall } from "./ToolCall.js"
-import { BackendUnavailable, causeOf, isToolError, type ToolError, toToolError } from "./ToolError.js"
-import type { BackendResult } from "./ToolResult.js"
+import type { Tool } from "./tool.js"
+import type { BackendCall } from "./toolCall.js"
+import { BackendUnavailable, causeOf, isToolError, type ToolError, toToolError } from "./toolError.js"
+import type { BackendResult } from "./toolResult.js"
 
 /**
  * Descriptive metadata for debugging and monitoring.

@@ -4,10 +4,10 @@
  *
  * @since 0.1.0
  */
-import type { JsonSchema } from "./JsonSchema.js"
-import { InvalidTool } from "./ToolError.js"
-import { checkName, checkNamespace, parseToolId } from "./ToolId.js"
-import { compileJsonSchema } from "./Validator.js"
+import type { JsonSchema } from "./jsonSchema.js"
+import { InvalidTool } from "./toolError.js"
+import { checkName, checkNamespace, parseToolId } from "./toolId.js"
+import { compileJsonSchema } from "./validator.js"
 
 /**
  * Behaviour hints (MCP tool annotations). Hints, not guarantees: never trust them from an untrusted

@@ -8,13 +8,13 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
-import type { CursorCodec } from "./Cursor.js"
-import type { ExecutionContext, ExecutionContextInit } from "./ExecutionContext.js"
+import type { CursorCodec } from "./cursor.js"
+import type { ExecutionContext, ExecutionContextInit } from "./executionContext.js"
 import { fromContextual, runTyped } from "./internal/effectBridge.js"
-import type { Tool } from "./Tool.js"
-import type { ToolCall } from "./ToolCall.js"
-import { InvalidCursor, type ToolError, toToolError } from "./ToolError.js"
-import type { ToolResult } from "./ToolResult.js"
+import type { Tool } from "./tool.js"
+import type { ToolCall } from "./toolCall.js"
+import { InvalidCursor, type ToolError, toToolError } from "./toolError.js"
+import type { ToolResult } from "./toolResult.js"
 
 /**
  * A request for one page of tools.

@@ -1,7 +1,0 @@
-/**
- * End to end over Streamable HTTP: `toolplane serve --transport http --port 0` as a subprocess (its URL
- * parsed from stderr), the official MCP SDK client over HTTP. The suite is in helpers/e2e-suite.ts.
- */
-import { e2eSuite } from "./helpers/e2e-suite.js"
-
-e2eSuite("http")
