@@ -193,6 +193,7 @@ export {
   toToolError,
   type ValidationIssue,
 } from "./toolError.js"
+export { formatToolError, unknownToolText } from "./toolErrorText.js"
 export {
   checkName,
   checkNamespace,

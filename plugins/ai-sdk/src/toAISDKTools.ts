@@ -7,19 +7,14 @@
 import {
   type ExecutionContextInit,
   type FeatureLossWarning,
+  formatToolError,
   isToolError,
   listAllTools,
   type Tool,
   type ToolResult,
   type ToolService,
 } from "@toolplane/foundation"
-import {
-  formatToolError,
-  looseParameters,
-  mapToolNames,
-  type ToolNameMap,
-  toolDescription,
-} from "@toolplane/plugin-openai"
+import { looseParameters, mapToolNames, type ToolNameMap, toolDescription } from "@toolplane/plugin-openai"
 import { dynamicTool, jsonSchema, type ToolSet } from "ai"
 import type { AISDKApproval } from "./approval.js"
 import { type ModelOutput, toModelOutput } from "./internal/output.js"

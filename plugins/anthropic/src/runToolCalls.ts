@@ -10,13 +10,15 @@
 import {
   type ContentBlock,
   type ExecutionContextInit,
+  formatToolError,
   isToolError,
   listAllTools,
   type ToolResult,
   type ToolService,
+  unknownToolText,
 } from "@toolplane/foundation"
 import { type AnthropicToolSet, toAnthropicTools } from "./adapter.js"
-import { approxBytes, formatToolError, mapLimit, unknownToolText } from "./internal/calls.js"
+import { approxBytes, mapLimit } from "./internal/calls.js"
 
 /**
  * A content block of a response; `tool_use` blocks are executed, the rest ignored (server tool blocks

@@ -10,13 +10,15 @@
 import {
   type ContentBlock,
   type ExecutionContextInit,
+  formatToolError,
   isToolError,
   listAllTools,
   type ToolResult,
   type ToolService,
+  unknownToolText,
 } from "@toolplane/foundation"
 import { type GeminiToolSet, toGeminiTools } from "./adapter.js"
-import { approxBytes, formatToolError, mapLimit, unknownToolText } from "./internal/calls.js"
+import { approxBytes, mapLimit } from "./internal/calls.js"
 import { isRecord } from "./internal/normalize.js"
 import { restoreArguments } from "./schema.js"
 

@@ -7,6 +7,9 @@
  * @packageDocumentation
  * @since 0.1.0
  */
+
+/** The text a model reads for a failed call (foundation's, re-exported for 0.1.0 users). @since 0.1.0 */
+export { formatToolError } from "@toolplane/foundation"
 export {
   type ExportedTool,
   type OpenAIApi,
@@ -53,7 +56,6 @@ export {
   type ChatToolMessage,
   executeToolCalls,
   type FunctionCallOutputItem,
-  formatToolError,
   formatToolResult,
   type ResponseItemLike,
   type ResponseLike,

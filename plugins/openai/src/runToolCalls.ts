@@ -8,6 +8,7 @@
  */
 import {
   type ExecutionContextInit,
+  formatToolError,
   isToolError,
   listAllTools,
   suggestToolIds,
@@ -233,36 +234,6 @@ export const toResponsesOutput = (result: ToolResult): ResponsesOutputContent[] 
     } else parts.push({ type: "input_text", text: formatToolResult({ content: [block] }) })
   }
   return parts
-}
-
-/**
- * The text a model reads for a failed call: the stable code, what went wrong and what to do next.
- *
- * @since 0.1.0
- */
-export const formatToolError = (error: ToolError, name: string): string => {
-  const head = `Error [${error.code}] calling "${name}"`
-  switch (error._tag) {
-    case "InvalidArguments":
-      return `${head}: the arguments do not match the tool's parameters: ${error.issues
-        .slice(0, 10)
-        .map((i) => `at ${i.path === "" ? "/" : i.path}: ${i.message} (${i.rule})`)
-        .join("; ")}. Correct the arguments and call the tool again.`
-    case "ApprovalRequired":
-      return `${head}: this tool needs approval before it can run, and it was not run. Tell the user what you wanted to do and ask them to approve it.`
-    case "ApprovalDenied":
-      return `${head}: the call was denied${error.reason ? ` (${error.reason})` : ""} and did not run. Do not retry it unchanged.`
-    case "ToolNotFound":
-      return `${head}: the tool no longer exists.`
-    case "Timeout":
-      return `${head}: the tool did not finish within ${error.timeoutMs} ms.`
-    case "RateLimited":
-      return `${head}: rate limited${error.retryAfterMs !== undefined ? `; try again in ${Math.ceil(error.retryAfterMs)} ms` : ""}.`
-    case "ExecutionFailed":
-      return `${head}: the tool failed: ${error.cause.message}`
-    default:
-      return `${head}: ${error.message}`
-  }
 }
 
 interface PendingCall {
