@@ -96,8 +96,14 @@ const ALLOWED: Record<string, readonly string[]> = {
     "@toolplane/testkit",
   ],
   "@toolplane/testkit": ["@toolplane/foundation", "@toolplane/exec"],
-  // durable: foundation and compose in src/; exec only in its tests (a real runner as the tool service)
-  "@toolplane/durable": ["@toolplane/foundation", "@toolplane/compose", "@toolplane/exec"],
+  // durable: foundation and compose in src/; exec (a real runner as the tool service) and the private
+  // testkit (a throwaway PostgreSQL server) only in its tests
+  "@toolplane/durable": [
+    "@toolplane/foundation",
+    "@toolplane/compose",
+    "@toolplane/exec",
+    "@toolplane/testkit",
+  ],
 }
 
 /** Narrower rules for what a package's published `src/` may import (its tests may use the rest of ALLOWED). */

@@ -12,11 +12,12 @@ import { TaggedToolError } from "@toolplane/foundation"
  */
 export class RunNotFound extends TaggedToolError("RunNotFound")<{
   readonly runId: string
-  readonly file: string
+  /** The SQLite file, or the database URL without its password. */
+  readonly storage: string
 }> {
   readonly code = "RUN_NOT_FOUND"
   override get message(): string {
-    return `No run "${this.runId}" in ${this.file}`
+    return `No run "${this.runId}" in ${this.storage}`
   }
 }
 

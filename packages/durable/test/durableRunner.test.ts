@@ -1,7 +1,8 @@
 /**
- * The durable runner in one process against a real runner: approval decisions (approve, edit, reject,
- * expiry), typed errors, replay without re-execution, idempotent re-execution of an interrupted step,
- * and a second store reading the same file.
+ * The durable runner in one process against a real runner, on both stores (a SQLite file, and a
+ * throwaway PostgreSQL server with a fresh database per test): approval decisions (approve, edit,
+ * reject, expiry), typed errors, replay without re-execution, idempotent re-execution of an interrupted
+ * step after its runner's lease expired, and a second store reading the same runs.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -10,17 +11,37 @@ import { defineSkill } from "@toolplane/compose"
 import { createRunner } from "@toolplane/exec"
 import { ApprovalDenied, defineTool, InvalidArguments, type ToolAnnotations } from "@toolplane/foundation"
 import { definitionBackend } from "@toolplane/foundation/testing"
-import { afterEach, describe, expect, it } from "vitest"
+import { type PostgresServer, postgresUnavailable, startPostgres } from "@toolplane/testkit"
+import pg from "pg"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { ApprovalNotPending, openDurableRunner, openRunStore, RunNotFound } from "../src/index.js"
 
 const dirs: string[] = []
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
 })
-const runFile = () => {
+const runFile = async () => {
   const dir = mkdtempSync(join(tmpdir(), "toolplane-durable-"))
   dirs.push(dir)
   return join(dir, "runs.db")
+}
+
+const pgSkip = postgresUnavailable()
+if (pgSkip) console.warn(`durable PostgreSQL tests skipped: ${pgSkip}`)
+let server: PostgresServer | undefined
+let databases = 0
+beforeAll(async () => {
+  if (!pgSkip) server = await startPostgres()
+}, 60_000)
+afterAll(() => server?.stop())
+/** A fresh database on the shared throwaway server, as a URL. */
+const database = async () => {
+  const name = `runs_${++databases}`
+  const admin = new pg.Client({ connectionString: server!.url })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  return server!.url.replace(/\/postgres$/, `/${name}`)
 }
 
 const world = (options: { hang?: string } = {}) => {
@@ -65,15 +86,21 @@ const skill = defineSkill({
   ],
 })
 
-describe("openDurableRunner", () => {
-  it("suspends before a non-read-only step by default and continues once approved", async () => {
+describe.each([
+  { store: "SQLite", storage: runFile, skip: undefined },
+  { store: "PostgreSQL", storage: database, skip: pgSkip },
+])("openDurableRunner on $store", ({ storage, skip }) => {
+  if (skip) it.skip(`skipped: ${skip}`, () => {})
+  const it_ = skip ? it.skip : it
+
+  it_("suspends before a non-read-only step by default and continues once approved", async () => {
     const { calls, runner } = world()
-    const durable = openDurableRunner({ file: runFile(), service: runner })
+    const durable = await openDurableRunner({ storage: await storage(), service: runner })
     const run = await durable.start(skill, { start: 1 })
     expect(run.status).toBe("suspended")
     expect(run.steps.map((s) => s.status)).toEqual(["completed", "awaiting_approval"])
     expect(run.steps[1]!.arguments).toEqual({ value: 2 })
-    expect(durable.list({ status: "suspended" }).map((r) => r.runId)).toEqual([run.runId])
+    expect((await durable.list({ status: "suspended" })).map((r) => r.runId)).toEqual([run.runId])
     // Resuming without a decision changes nothing and executes nothing again.
     expect((await durable.resume(run.runId)).status).toBe("suspended")
     expect(calls).toEqual(["t/read"])
@@ -81,27 +108,27 @@ describe("openDurableRunner", () => {
     expect(done.status).toBe("completed")
     expect(calls).toEqual(["t/read", "t/write", "t/read"])
     expect(done.steps.at(-1)!.result!.structuredContent).toEqual({ value: 4 })
-    durable.close()
+    await durable.close()
   })
 
-  it("applies edited arguments, re-validated against the tool's schema", async () => {
+  it_("applies edited arguments, re-validated against the tool's schema", async () => {
     const { runner } = world()
-    const durable = openDurableRunner({ file: runFile(), service: runner })
+    const durable = await openDurableRunner({ storage: await storage(), service: runner })
     const run = await durable.start(skill, { start: 1 })
     const invalid = await durable.approve(run.runId, "b", { arguments: { value: 1000 } }).catch((e) => e)
     expect(invalid).toBeInstanceOf(InvalidArguments)
     expect(invalid.issues[0].path).toBe("/value")
-    expect(durable.show(run.runId).steps[1]!.status).toBe("awaiting_approval")
+    expect((await durable.show(run.runId)).steps[1]!.status).toBe("awaiting_approval")
     const done = await durable.approve(run.runId, "b", { arguments: { value: 50 } })
     expect(done.status).toBe("completed")
     expect(done.steps[1]!.approvedArguments).toEqual({ value: 50 })
     expect(done.steps[2]!.result!.structuredContent).toEqual({ value: 52 })
-    durable.close()
+    await durable.close()
   })
 
-  it("fails the run with ApprovalDenied when rejected, without calling the tool", async () => {
+  it_("fails the run with ApprovalDenied when rejected, without calling the tool", async () => {
     const { calls, runner } = world()
-    const durable = openDurableRunner({ file: runFile(), service: runner })
+    const durable = await openDurableRunner({ storage: await storage(), service: runner })
     const run = await durable.start(skill, { start: 1 })
     const done = await durable.reject(run.runId, "b", { reason: "not today" })
     expect(done.status).toBe("failed")
@@ -109,14 +136,14 @@ describe("openDurableRunner", () => {
     expect(done.steps[1]).toMatchObject({ status: "rejected", reason: "not today", executions: 0 })
     expect(calls).toEqual(["t/read"])
     await expect(durable.approve(run.runId, "b")).rejects.toBeInstanceOf(ApprovalNotPending)
-    durable.close()
+    await durable.close()
   })
 
-  it("expires approvals: a late approval is refused and the resumed run fails", async () => {
+  it_("expires approvals: a late approval is refused and the resumed run fails", async () => {
     const { calls, runner } = world()
     let clock = 1_000_000
-    const durable = openDurableRunner({
-      file: runFile(),
+    const durable = await openDurableRunner({
+      storage: await storage(),
       service: runner,
       approvalTtlMs: 60_000,
       now: () => clock,
@@ -131,14 +158,14 @@ describe("openDurableRunner", () => {
     expect(done.status).toBe("failed")
     expect(done.steps[1]!.status).toBe("expired")
     expect(calls).toEqual(["t/read"])
-    durable.close()
+    await durable.close()
   })
 
-  it("expires a suspended run on recovery when nobody decided in time", async () => {
+  it_("expires a suspended run on recovery when nobody decided in time", async () => {
     const { runner } = world()
     let clock = 0
-    const file = runFile()
-    const durable = openDurableRunner({ file, service: runner, approvalTtlMs: 10, now: () => clock })
+    const file = await storage()
+    const durable = await openDurableRunner({ storage: file, service: runner, approvalTtlMs: 10, now: () => clock })
     const run = await durable.start(skill, { start: 1 })
     clock = 11
     const [recovered] = await durable.recover()
@@ -146,24 +173,24 @@ describe("openDurableRunner", () => {
     expect(recovered!.error).toMatchObject({ error: { _tag: "ApprovalDenied" } })
     expect(new ApprovalDenied({ toolId: "t/write" }).code).toBe("APPROVAL_DENIED")
     expect(recovered!.runId).toBe(run.runId)
-    durable.close()
+    await durable.close()
   })
 
-  it("names unknown runs and steps with typed errors", async () => {
+  it_("names unknown runs and steps with typed errors", async () => {
     const { runner } = world()
-    const durable = openDurableRunner({ file: runFile(), service: runner })
+    const durable = await openDurableRunner({ storage: await storage(), service: runner })
     await expect(durable.resume("nope")).rejects.toBeInstanceOf(RunNotFound)
-    expect(() => durable.show("nope")).toThrow(/No run "nope"/)
+    await expect(durable.show("nope")).rejects.toThrow(/No run "nope"/)
     const run = await durable.start(skill, { start: 1 })
     const error = await durable.approve(run.runId, "a").catch((e) => e)
     expect(error).toBeInstanceOf(ApprovalNotPending)
     expect(error.state).toBe("completed")
     await expect(durable.approve(run.runId, "zzz")).rejects.toMatchObject({ state: "unknown" })
-    durable.close()
+    await durable.close()
   })
 
-  it("re-executes a step interrupted mid-call only when its tool is idempotent", async () => {
-    const file = runFile()
+  it_("re-executes a step interrupted mid-call only when its tool is idempotent", async () => {
+    const file = await storage()
     const idempotent = defineSkill({
       name: "upsert",
       steps: [
@@ -172,42 +199,59 @@ describe("openDurableRunner", () => {
       ],
     })
     const crashed = world({ hang: "t/upsert" })
-    const first = openDurableRunner({ file, service: crashed.runner, approval: () => false })
+    const first = await openDurableRunner({
+      storage: file,
+      service: crashed.runner,
+      approval: () => false,
+      leaseMs: 400,
+    })
     void first.start(idempotent)
     while (crashed.calls.length < 2) await new Promise((r) => setTimeout(r, 5))
-    // The first runner is abandoned mid-step (as by a crash); a second one opens the same file.
+    // The first runner is abandoned mid-step (as by a crash: its heartbeat stops); a second one opens
+    // the same store. It leaves the run alone while the first runner's lease holds, then takes it over.
+    await first.close()
     const { calls, runner } = world()
-    const second = openDurableRunner({ file, service: runner, approval: () => false })
-    const [recovered] = await second.recover()
-    expect(recovered!.status).toBe("completed")
+    const second = await openDurableRunner({ storage: file, service: runner, approval: () => false })
+    expect(await second.recover()).toEqual([])
+    expect((await second.show((await second.list())[0]!.runId)).owner).toBe(first.runnerId)
+    let recovered = await second.recover()
+    const deadline = Date.now() + 10_000
+    while (recovered.length === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50))
+      recovered = await second.recover()
+    }
+    expect(recovered[0]!.status).toBe("completed")
+    expect(recovered[0]!.owner).toBeUndefined()
+    // Re-executed once by the second runner; an idempotent step is journaled after its call, so the
+    // interrupted first call left no count.
     expect(calls).toEqual(["t/upsert"])
-    expect(recovered!.steps.map((s) => s.executions)).toEqual([1, 2])
-    second.close()
+    expect(recovered[0]!.steps.map((s) => s.executions)).toEqual([1, 1])
+    await second.close()
   })
 
-  it("lets a separate store list runs and decide approvals in the same file", async () => {
-    const file = runFile()
+  it_("lets a separate store list runs and decide approvals in the same file", async () => {
+    const file = await storage()
     const { runner } = world()
-    const durable = openDurableRunner({ file, service: runner })
+    const durable = await openDurableRunner({ storage: file, service: runner })
     const run = await durable.start(skill, { start: 1 })
-    const store = openRunStore(file)
-    expect(store.list().map((r) => [r.runId, r.status])).toEqual([[run.runId, "suspended"]])
+    const store = await openRunStore(file)
+    expect((await store.list()).map((r) => [r.runId, r.status])).toEqual([[run.runId, "suspended"]])
     const step = await store.approve(run.runId, "b", { arguments: { value: 7 } })
     expect(step.status).toBe("approved")
-    store.close()
+    await store.close()
     const done = await durable.resume(run.runId)
     expect(done.status).toBe("completed")
     expect(done.steps[2]!.result!.structuredContent).toEqual({ value: 9 })
-    durable.close()
+    await durable.close()
   })
 
-  it("picks up decisions taken in another process with poll() and watch()", async () => {
-    const file = runFile()
+  it_("picks up decisions taken in another process with poll() and watch()", async () => {
+    const file = await storage()
     const { calls, runner } = world()
     // The runner's clock runs ahead of the store's (real) one when the test moves it forward.
     let ahead = 0
-    const durable = openDurableRunner({
-      file,
+    const durable = await openDurableRunner({
+      storage: file,
       service: runner,
       approvalTtlMs: 60_000,
       now: () => Date.now() + ahead,
@@ -215,27 +259,26 @@ describe("openDurableRunner", () => {
     const approved = await durable.start(skill, { start: 1 })
     const untouched = await durable.start(skill, { start: 1 })
     const overdue = await durable.start(skill, { start: 1 })
-    const store = openRunStore(file)
+    const store = await openRunStore(file)
     await store.approve(approved.runId, "b")
     expect((await durable.poll()).map((r) => [r.runId, r.status])).toEqual([[approved.runId, "completed"]])
-    expect(durable.show(untouched.runId).status).toBe("suspended")
-    store.reject(untouched.runId, "b", { reason: "no" })
+    expect((await durable.show(untouched.runId)).status).toBe("suspended")
+    await store.reject(untouched.runId, "b", { reason: "no" })
     ahead = 60_001
     const watcher = durable.watch({ intervalMs: 10 })
     const deadline = Date.now() + 10_000
-    while (durable.list({ status: "suspended" }).length > 0 && Date.now() < deadline)
+    while ((await durable.list({ status: "suspended" })).length > 0 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 10))
     watcher.stop()
-    store.close()
-    expect(durable.show(untouched.runId).steps[1]!.status).toBe("rejected")
-    expect(durable.show(overdue.runId).steps[1]!.status).toBe("expired")
+    await store.close()
+    expect((await durable.show(untouched.runId)).steps[1]!.status).toBe("rejected")
+    expect((await durable.show(overdue.runId)).steps[1]!.status).toBe("expired")
     expect(
-      durable
-        .list({ status: "failed" })
+      (await durable.list({ status: "failed" }))
         .map((r) => r.runId)
         .sort(),
     ).toEqual([untouched.runId, overdue.runId].sort())
     expect(calls.filter((c) => c === "t/write")).toHaveLength(1)
-    durable.close()
+    await durable.close()
   })
 })

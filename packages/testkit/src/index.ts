@@ -1,5 +1,6 @@
 /**
- * @toolplane/testkit (private, not published): helpers the model-API plugins' tests share.
+ * @toolplane/testkit (private, not published): helpers the model-API plugins' tests share, and a
+ * throwaway PostgreSQL server (`startPostgres`) for tests of shared storage.
  *
  * @packageDocumentation
  * @since 0.2.0
@@ -12,6 +13,13 @@ export {
   toolMessages,
 } from "./chatServer.js"
 export { everythingServerCommand } from "./everythingServer.js"
+export {
+  type PostgresServer,
+  postgresBinDir,
+  postgresUnavailable,
+  type StartPostgresOptions,
+  startPostgres,
+} from "./postgres.js"
 export { toolListViolations, toolViolations } from "./functionToolChecker.js"
 export {
   aborted,

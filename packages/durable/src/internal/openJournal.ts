@@ -1,0 +1,12 @@
+/**
+ * Opens the journal a storage string names: a `postgres://` / `postgresql://` URL, or a SQLite file.
+ *
+ * @internal
+ */
+import type { Journal } from "./journal.js"
+import { isPostgresUrl } from "./journal.js"
+import { PostgresJournal } from "./postgresJournal.js"
+import { SqliteJournal } from "./sqliteJournal.js"
+
+export const openJournal = async (storage: string): Promise<Journal> =>
+  isPostgresUrl(storage) ? PostgresJournal.open(storage) : new SqliteJournal(storage)
