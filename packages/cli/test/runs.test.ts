@@ -53,8 +53,8 @@ const skill = defineSkill({
   name: "release",
   steps: [{ id: "deploy", tool: "ops/deploy", inputs: { version: { $ref: "$input#/version" } } }],
 })
-const durable = openDurableRunner({
-  file,
+const durable = await openDurableRunner({
+  storage: file,
   service: createRunner({ backends: [definitionBackend([deploy], { name: "ops" })] }),
 })
 afterAll(() => durable.close())

@@ -17,3 +17,4 @@ export { type DurableSkillToolOptions, durableSkillTool, RUN_META_KEY } from "./
 export { ApprovalNotPending, RunNotFound } from "./errors.js"
 export type { RunInfo, RunStatus, StepInfo, StepStatus } from "./run.js"
 export { type ApproveOptions, openRunStore, type RunStore } from "./runStore.js"
+export { isPostgresStorage } from "./storage.js"

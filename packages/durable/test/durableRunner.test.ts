@@ -11,10 +11,9 @@ import { defineSkill } from "@toolplane/compose"
 import { createRunner } from "@toolplane/exec"
 import { ApprovalDenied, defineTool, InvalidArguments, type ToolAnnotations } from "@toolplane/foundation"
 import { definitionBackend } from "@toolplane/foundation/testing"
-import { type PostgresServer, postgresUnavailable, startPostgres } from "@toolplane/testkit"
-import pg from "pg"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { afterEach, describe, expect, it } from "vitest"
 import { ApprovalNotPending, openDurableRunner, openRunStore, RunNotFound } from "../src/index.js"
+import { freshDatabase, pgSkip, usePostgres } from "./helpers/postgres.js"
 
 const dirs: string[] = []
 afterEach(() => {
@@ -26,23 +25,8 @@ const runFile = async () => {
   return join(dir, "runs.db")
 }
 
-const pgSkip = postgresUnavailable()
 if (pgSkip) console.warn(`durable PostgreSQL tests skipped: ${pgSkip}`)
-let server: PostgresServer | undefined
-let databases = 0
-beforeAll(async () => {
-  if (!pgSkip) server = await startPostgres()
-}, 60_000)
-afterAll(() => server?.stop())
-/** A fresh database on the shared throwaway server, as a URL. */
-const database = async () => {
-  const name = `runs_${++databases}`
-  const admin = new pg.Client({ connectionString: server!.url })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  return server!.url.replace(/\/postgres$/, `/${name}`)
-}
+usePostgres()
 
 const world = (options: { hang?: string } = {}) => {
   const calls: string[] = []
@@ -88,7 +72,7 @@ const skill = defineSkill({
 
 describe.each([
   { store: "SQLite", storage: runFile, skip: undefined },
-  { store: "PostgreSQL", storage: database, skip: pgSkip },
+  { store: "PostgreSQL", storage: freshDatabase, skip: pgSkip },
 ])("openDurableRunner on $store", ({ storage, skip }) => {
   if (skip) it.skip(`skipped: ${skip}`, () => {})
   const it_ = skip ? it.skip : it

@@ -1,12 +1,13 @@
 /**
- * `toolplane runs list|show|approve|reject`: reads durable skill runs and decides their approvals in a run
- * file (`--runs FILE`, default `toolplane-runs.db` next to the config). It records decisions only: the
- * runner that owns the runs continues them when it resumes them.
+ * `toolplane runs list|show|approve|reject`: reads durable skill runs and decides their approvals in a
+ * run store: `--runs FILE` (a SQLite file, default `toolplane-runs.db` next to the config) or
+ * `--runs postgres://...` (the PostgreSQL database distributed runners share; `TOOLPLANE_RUNS` sets the
+ * default). It records decisions only: a runner continues the runs when it resumes them (`poll`/`watch`).
  *
  * @since 0.2.0
  */
 import { dirname, join, resolve } from "node:path"
-import { openRunStore, type RunInfo, type RunStore } from "@toolplane/durable"
+import { isPostgresStorage, openRunStore, type RunInfo, type RunStore } from "@toolplane/durable"
 import { defineCommand, EXIT, UsageError } from "../command.js"
 import { json, table } from "../output.js"
 
@@ -33,8 +34,9 @@ export const runsCommand = defineCommand({
   name: "runs",
   synopsis: "list|show|approve|reject",
   summary:
-    "durable skill runs [--runs FILE] [--json]\nshow RUN_ID, approve RUN_ID STEP_ID [--args JSON], reject RUN_ID STEP_ID [--reason TEXT]",
+    "durable skill runs [--runs FILE|POSTGRES_URL] [--json]\nshow RUN_ID, approve RUN_ID STEP_ID [--args JSON], reject RUN_ID STEP_ID [--reason TEXT]",
   maxPositionals: 3,
+  configOptional: true,
   flags: { runs: "string", json: "boolean", args: "string", reason: "string" },
   run: async (ctx) => {
     const [sub, runId, stepId] = ctx.invocation.positionals
@@ -44,16 +46,17 @@ export const runsCommand = defineCommand({
     if ((sub === "approve" || sub === "reject") && stepId === undefined)
       throw new UsageError(`runs ${sub} needs a RUN_ID and a STEP_ID`)
     const args = parseArguments(ctx.invocation.values.args)
-    const file = resolve(
-      ctx.io.cwd,
-      ctx.invocation.values.runs ?? join(dirname(ctx.file), "toolplane-runs.db"),
-    )
+    const named = ctx.invocation.values.runs ?? ctx.io.env.TOOLPLANE_RUNS
+    const storage =
+      named !== undefined && isPostgresStorage(named)
+        ? named
+        : resolve(ctx.io.cwd, named ?? join(dirname(ctx.file), "toolplane-runs.db"))
     const asJson = ctx.invocation.values.json === true
-    const store: RunStore = openRunStore(file)
+    const store: RunStore = await openRunStore(storage)
     try {
       switch (sub) {
         case "list": {
-          const runs = store.list()
+          const runs = await store.list()
           ctx.io.stdout(
             asJson
               ? json(runs)
@@ -65,7 +68,7 @@ export const runsCommand = defineCommand({
           break
         }
         case "show": {
-          const run = store.show(runId!)
+          const run = await store.show(runId!)
           ctx.io.stdout(
             asJson
               ? json(run)
@@ -89,14 +92,14 @@ export const runsCommand = defineCommand({
         }
         case "reject": {
           const reason = ctx.invocation.values.reason
-          const step = store.reject(runId!, stepId!, reason === undefined ? {} : { reason })
+          const step = await store.reject(runId!, stepId!, reason === undefined ? {} : { reason })
           ctx.io.stdout(asJson ? json(step) : `rejected ${runId} ${stepId}\n`)
           break
         }
       }
       return EXIT.ok
     } finally {
-      store.close()
+      await store.close()
     }
   },
 })

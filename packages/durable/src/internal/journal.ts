@@ -187,9 +187,6 @@ export const toRecord = (row: RunRow, steps: readonly StepRow[]): RunRecord => {
   }
 }
 
-/** Whether `storage` names a PostgreSQL database rather than a SQLite file. */
-export const isPostgresUrl = (storage: string): boolean => /^postgres(ql)?:\/\//i.test(storage)
-
 /** A URL without its password, for messages. */
 export const redactUrl = (url: string): string => {
   try {

@@ -3,10 +3,10 @@
  *
  * @internal
  */
+import { isPostgresStorage } from "../storage.js"
 import type { Journal } from "./journal.js"
-import { isPostgresUrl } from "./journal.js"
 import { PostgresJournal } from "./postgresJournal.js"
 import { SqliteJournal } from "./sqliteJournal.js"
 
 export const openJournal = async (storage: string): Promise<Journal> =>
-  isPostgresUrl(storage) ? PostgresJournal.open(storage) : new SqliteJournal(storage)
+  isPostgresStorage(storage) ? PostgresJournal.open(storage) : new SqliteJournal(storage)
