@@ -27,7 +27,7 @@ import {
 } from "@toolplane/foundation"
 import { RunNotFound } from "./errors.js"
 import { askCaller } from "./internal/elicitation.js"
-import { type Journal, type Lease, LeaseLost, type StepPosition } from "./internal/journal.js"
+import { type Journal, type Lease, LeaseLost, type StepOutcome, type StepPosition } from "./internal/journal.js"
 import { openJournal } from "./internal/openJournal.js"
 import type { RunInfo, RunStatus } from "./run.js"
 import { type ApproveOptions, makeRunStore } from "./runStore.js"
@@ -67,6 +67,14 @@ export interface DurableRunnerOptions {
   readonly runnerId?: string
   /** How long to wait for a caller's elicitation answer before leaving the run suspended. Default 10 minutes. */
   readonly elicitationTimeoutMs?: number
+  /**
+   * Group commit of idempotent steps, in milliseconds (default 50). An idempotent step (`readOnlyHint`
+   * or `idempotentHint`) is journaled once, after its call, and its outcome is committed with the next
+   * journal write (a non-idempotent step's start, an approval, the run's end) or once the oldest
+   * uncommitted outcome is this old: fast consecutive idempotent steps share one commit, and a crash
+   * before it runs them again (which their annotations allow). `0` commits each one at once.
+   */
+  readonly groupCommitMs?: number
   /** The clock (milliseconds), for tests of expiry. Default `Date.now`. */
   readonly now?: () => number
 }
@@ -137,6 +145,8 @@ export interface DurableRunner {
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
+
+
 const isIdempotent = (tool: Tool | undefined): boolean =>
   tool?.annotations?.idempotentHint === true || tool?.annotations?.readOnlyHint === true
 
@@ -171,6 +181,7 @@ const makeDurableRunner = (journal: Journal, options: DurableRunnerOptions): Dur
   const store = makeRunStore(journal, now)
   const ttl = options.approvalTtlMs ?? DAY_MS
   const leaseMs = options.leaseMs ?? 30_000
+  const groupCommitMs = options.groupCommitMs ?? 50
   const owner = options.runnerId ?? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`
   const lease = (): Lease => ({ owner, until: now() + leaseMs })
   const service = options.service
@@ -197,20 +208,40 @@ const makeDurableRunner = (journal: Journal, options: DurableRunnerOptions): Dur
   const planner = async (): Promise<Planner> =>
     options.planner ?? makePlanner({ tools: [...(await tools()).keys()] })
 
-  const execute = async (runId: string, claimed: boolean, caller?: ExecutionContext): Promise<RunInfo> => {
+  /** A run just created by `start`: nothing to read back. */
+  interface Fresh {
+    readonly skill: Skill
+    readonly input: Readonly<Record<string, unknown>>
+  }
+
+  const execute = async (
+    runId: string,
+    claimed: boolean,
+    caller?: ExecutionContext,
+    fresh?: Fresh,
+  ): Promise<RunInfo> => {
     if (!claimed && !(await journal.claim(runId, lease(), now()))) {
       const current = await journal.run(runId)
       if (current === undefined) throw new RunNotFound({ runId, storage: journal.location })
       return current.info
     }
-    const run = (await journal.run(runId))!
+    const stored = fresh === undefined ? (await journal.run(runId))! : undefined
+    const skill = (fresh?.skill ?? stored!.skill) as Skill
+    const input = fresh?.input ?? stored!.input
     const known = await tools()
-    const plan = (await planner()).plan(run.skill as Skill)
+    const plan = (await planner()).plan(skill)
     // The journal as it was when this resumption began: while the lease holds, only this runner writes steps.
-    const journaledSteps = await journal.steps(runId)
+    const journaledSteps = fresh === undefined ? await journal.steps(runId) : new Map()
     let index = 0
     let suspended = false
     let lost = false
+    /** Outcomes of idempotent steps not yet committed. */
+    const pending: StepOutcome[] = []
+    /** When the oldest pending outcome's step started (wall clock). */
+    let pendingSince = Date.now()
+    const flush = async () => {
+      if (pending.length > 0) await journal.record(runId, owner, pending.splice(0), now())
+    }
 
     /** The approval gate of a step: resolves with the arguments to run it with, or throws. */
     const gate = async (
@@ -219,6 +250,7 @@ const makeDurableRunner = (journal: Journal, options: DurableRunnerOptions): Dur
       tool: Tool | undefined,
       args: Readonly<Record<string, unknown>>,
     ): Promise<Readonly<Record<string, unknown>>> => {
+      await flush()
       let entry = journaledSteps.get(step.id)
       if (entry === undefined) {
         await journal.awaitApproval(
@@ -241,7 +273,7 @@ const makeDurableRunner = (journal: Journal, options: DurableRunnerOptions): Dur
           caller,
           store,
           runId,
-          skill: run.info.skill,
+          skill: skill.name,
           step: entry,
           tool,
           timeoutMs: options.elicitationTimeoutMs ?? 10 * 60_000,
@@ -288,28 +320,31 @@ const makeDurableRunner = (journal: Journal, options: DurableRunnerOptions): Dur
               },
               retryable: false,
             })
-          // A non-idempotent step is marked started before its call, so a crash during it is detected;
-          // an idempotent one is journaled once, after the call (a crash during it lets it run again).
-          const counted = !isIdempotent(tool)
-          if (counted) await journal.start(runId, owner, position, args, now())
+          // A non-idempotent step is marked started before its call, so a crash during it is detected.
+          // An idempotent one is not: its outcome is kept in memory and committed with the next write
+          // (the next non-idempotent step's start, an approval, the run's end) or once the oldest
+          // uncommitted outcome is `groupCommitMs` old, so consecutive fast idempotent steps share one
+          // commit; a crash before it lets them run again, which their annotation allows.
+          const idempotent = isIdempotent(tool)
+          if (!idempotent) {
+            await flush()
+            await journal.start(runId, owner, position, args, now())
+          }
+          if (pending.length === 0) pendingSince = Date.now()
           let result: ToolResult
           try {
             result = await service.callTool({ ...request, arguments: args })
           } catch (error) {
             const failure = toolErrorToJson(toToolError(error, step.tool))
-            await journal.finish(runId, owner, position, args, "failed", failure, counted, now())
+            if (idempotent) pending.push({ step: position, args, status: "failed", result: failure })
+            else await journal.finish(runId, owner, step.id, "failed", failure, now())
             throw error
           }
-          await journal.finish(
-            runId,
-            owner,
-            position,
-            args,
-            result.isError === true ? "failed" : "completed",
-            result,
-            counted,
-            now(),
-          )
+          const status = result.isError === true ? "failed" : "completed"
+          if (idempotent) {
+            pending.push({ step: position, args, status, result })
+            if (Date.now() - pendingSince >= groupCommitMs) await flush()
+          } else await journal.finish(runId, owner, step.id, status, result, now())
           return result
         } catch (error) {
           if (error instanceof LeaseLost) lost = true
@@ -318,11 +353,12 @@ const makeDurableRunner = (journal: Journal, options: DurableRunnerOptions): Dur
       },
     }
     const outcome = await executePlan(plan, journaled, {
-      input: run.input,
+      input,
       ...(options.context ? { context: options.context } : {}),
     })
     try {
       if (lost) throw new LeaseLost(runId)
+      await flush()
       if (suspended) await journal.release(runId, owner, "suspended", undefined, now())
       else if (outcome.ok) await journal.release(runId, owner, "completed", undefined, now())
       else {
@@ -346,10 +382,15 @@ const makeDurableRunner = (journal: Journal, options: DurableRunnerOptions): Dur
     return store.show(runId)
   }
 
-  const resumeWith = (runId: string, claimed: boolean, caller?: ExecutionContext): Promise<RunInfo> => {
+  const resumeWith = (
+    runId: string,
+    claimed: boolean,
+    caller?: ExecutionContext,
+    fresh?: Fresh,
+  ): Promise<RunInfo> => {
     const running = inFlight.get(runId)
     if (running) return running
-    const promise = execute(runId, claimed, caller).finally(() => inFlight.delete(runId))
+    const promise = execute(runId, claimed, caller, fresh).finally(() => inFlight.delete(runId))
     inFlight.set(runId, promise)
     return promise
   }
@@ -369,7 +410,7 @@ const makeDurableRunner = (journal: Journal, options: DurableRunnerOptions): Dur
       ;(await planner()).plan(skill)
       const runId = randomUUID()
       await journal.createRun(runId, skill, input, lease(), now())
-      return resumeWith(runId, true, runOptions.caller)
+      return resumeWith(runId, true, runOptions.caller, { skill, input })
     },
     resume: (runId, runOptions = {}) => resumeWith(runId, false, runOptions.caller),
     recover: async () =>

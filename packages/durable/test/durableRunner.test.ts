@@ -188,6 +188,7 @@ describe.each([
       service: crashed.runner,
       approval: () => false,
       leaseMs: 400,
+      groupCommitMs: 0,
     })
     void first.start(idempotent)
     while (crashed.calls.length < 2) await new Promise((r) => setTimeout(r, 5))
@@ -206,10 +207,51 @@ describe.each([
     }
     expect(recovered[0]!.status).toBe("completed")
     expect(recovered[0]!.owner).toBeUndefined()
-    // Re-executed once by the second runner; an idempotent step is journaled after its call, so the
-    // interrupted first call left no count.
+    // Step a was committed; the idempotent step u is journaled after its call, so the interrupted
+    // first call left no count and the second runner ran it again.
     expect(calls).toEqual(["t/upsert"])
     expect(recovered[0]!.steps.map((s) => s.executions)).toEqual([1, 1])
+    await second.close()
+  })
+
+  it_("group-commits idempotent steps: a crash before the commit runs them again", async () => {
+    const file = await storage()
+    const idempotent = defineSkill({
+      name: "reads",
+      steps: [
+        { id: "a", tool: "t/read", inputs: { value: 1 } },
+        { id: "b", tool: "t/read", inputs: { value: { $ref: "a#/value" } } },
+        { id: "u", tool: "t/upsert", inputs: { value: { $ref: "b#/value" } } },
+      ],
+    })
+    const crashed = world({ hang: "t/upsert" })
+    const first = await openDurableRunner({
+      storage: file,
+      service: crashed.runner,
+      approval: () => false,
+      leaseMs: 300,
+      groupCommitMs: 60_000,
+    })
+    void first.start(idempotent)
+    while (crashed.calls.length < 3) await new Promise((r) => setTimeout(r, 5))
+    // Nothing of a and b is committed yet (they wait for the next write); the runner dies.
+    const store = await openRunStore(file)
+    const [inStore] = await store.list()
+    expect(inStore!.steps).toEqual([])
+    await store.close()
+    await first.close()
+    const { calls, runner } = world()
+    const second = await openDurableRunner({ storage: file, service: runner, approval: () => false })
+    let recovered = await second.recover()
+    const deadline = Date.now() + 10_000
+    while (recovered.length === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50))
+      recovered = await second.recover()
+    }
+    expect(recovered[0]!.status).toBe("completed")
+    expect(calls).toEqual(["t/read", "t/read", "t/upsert"])
+    expect(recovered[0]!.steps.map((s) => s.executions)).toEqual([1, 1, 1])
+    expect(recovered[0]!.steps[2]!.result!.structuredContent).toEqual({ value: 4 })
     await second.close()
   })
 
@@ -251,7 +293,8 @@ describe.each([
     ahead = 60_001
     const watcher = durable.watch({ intervalMs: 10 })
     const deadline = Date.now() + 10_000
-    while ((await durable.list({ status: "suspended" })).length > 0 && Date.now() < deadline)
+    // Wait for both to fail (a run being resumed shows as running, not suspended).
+    while ((await durable.list({ status: "failed" })).length < 2 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 10))
     watcher.stop()
     await store.close()

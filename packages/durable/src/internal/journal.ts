@@ -31,6 +31,14 @@ export interface StepPosition {
   readonly tool: string
 }
 
+/** A finished step, for {@link Journal.record}. */
+export interface StepOutcome {
+  readonly step: StepPosition
+  readonly args: unknown
+  readonly status: "completed" | "failed"
+  readonly result: unknown
+}
+
 /** A runner's lease on the runs it executes. */
 export interface Lease {
   readonly owner: string
@@ -88,20 +96,20 @@ export interface Journal {
   ): Promise<boolean>
   /** Marks a step started, counting the execution (fenced). */
   start(runId: string, owner: string, step: StepPosition, args: unknown, now: number): Promise<void>
-  /**
-   * Records a step's outcome (fenced). With `counted: false` the step was not marked started first (an
-   * idempotent step journaled once, after its call): the execution is counted here.
-   */
+  /** Records the outcome of a step marked started by {@link Journal.start} (fenced). */
   finish(
     runId: string,
     owner: string,
-    step: StepPosition,
-    args: unknown,
+    stepId: string,
     status: "completed" | "failed",
     result: unknown,
-    counted: boolean,
     now: number,
   ): Promise<void>
+  /**
+   * Records the outcomes of idempotent steps that were not marked started (each counts one execution),
+   * all in one transaction (fenced): the runner group-commits consecutive idempotent steps.
+   */
+  record(runId: string, owner: string, outcomes: readonly StepOutcome[], now: number): Promise<void>
   close(): Promise<void>
 }
 

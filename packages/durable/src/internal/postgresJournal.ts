@@ -18,6 +18,7 @@ import {
   type RunRecord,
   type RunRow,
   redactUrl,
+  type StepOutcome,
   type StepPosition,
   type StepRecord,
   type StepRow,
@@ -253,36 +254,41 @@ export class PostgresJournal implements Journal {
   async finish(
     runId: string,
     owner: string,
-    step: StepPosition,
-    args: unknown,
+    stepId: string,
     status: "completed" | "failed",
     result: unknown,
-    counted: boolean,
     now: number,
   ): Promise<void> {
-    const { rowCount } = counted
-      ? await this.#query(
-          `UPDATE toolplane_steps SET status = $1, result = $2, updated_at = $3
-             WHERE run_id = $4 AND step_id = $5 AND ${held(4, 6)}`,
-          [status, JSON.stringify(result), now, runId, step.id, owner],
-        )
-      : await this.#query(
-          `INSERT INTO toolplane_steps (run_id, step_id, idx, tool, status, arguments, result, executions, updated_at)
-             SELECT $1::text, $2::text, $3::int, $4::text, $5::text, $6::text, $7::text, 1, $8::bigint WHERE ${held(1, 9)}
-             ON CONFLICT (run_id, step_id) DO UPDATE SET status = excluded.status, result = excluded.result,
-               executions = toolplane_steps.executions + 1, updated_at = excluded.updated_at`,
-          [
-            runId,
-            step.id,
-            step.index,
-            step.tool,
-            status,
-            JSON.stringify(args),
-            JSON.stringify(result),
-            now,
-            owner,
-          ],
-        )
+    const { rowCount } = await this.#query(
+      `UPDATE toolplane_steps SET status = $1, result = $2, updated_at = $3
+         WHERE run_id = $4 AND step_id = $5 AND ${held(4, 6)}`,
+      [status, JSON.stringify(result), now, runId, stepId, owner],
+    )
     this.#fenced(runId, rowCount)
+  }
+
+  async record(runId: string, owner: string, outcomes: readonly StepOutcome[], now: number): Promise<void> {
+    // One statement (so one round trip and one commit) for the whole batch: the rows come from arrays.
+    const { rowCount } = await this.#query(
+      `INSERT INTO toolplane_steps (run_id, step_id, idx, tool, status, arguments, result, executions, updated_at)
+         SELECT $1::text, u.step_id, u.idx, u.tool, u.status, u.arguments, u.result, 1, $3::bigint
+         FROM unnest($4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[])
+           AS u (step_id, idx, tool, status, arguments, result)
+         WHERE ${held(1, 2)}
+         ON CONFLICT (run_id, step_id) DO UPDATE SET status = excluded.status, result = excluded.result,
+           executions = toolplane_steps.executions + 1, updated_at = excluded.updated_at`,
+      [
+        runId,
+        owner,
+        now,
+        outcomes.map((o) => o.step.id),
+        outcomes.map((o) => o.step.index),
+        outcomes.map((o) => o.step.tool),
+        outcomes.map((o) => o.status),
+        outcomes.map((o) => JSON.stringify(o.args)),
+        outcomes.map((o) => JSON.stringify(o.result)),
+      ],
+    )
+    if (rowCount !== outcomes.length) throw new LeaseLost(runId)
   }
 }

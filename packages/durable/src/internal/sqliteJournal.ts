@@ -16,6 +16,7 @@ import {
   type RunRecord,
   type RunRow,
   type StepPosition,
+  type StepOutcome,
   type StepRecord,
   type StepRow,
   toRecord,
@@ -238,24 +239,30 @@ export class SqliteJournal implements Journal {
   async finish(
     runId: string,
     owner: string,
-    step: StepPosition,
-    args: unknown,
+    stepId: string,
     status: "completed" | "failed",
     result: unknown,
-    counted: boolean,
     now: number,
   ): Promise<void> {
-    const changed = counted
-      ? this.#sql(
-          `UPDATE toolplane_steps SET status = ?, result = ?, updated_at = ?
-             WHERE run_id = ? AND step_id = ? AND ${HELD}`,
-        ).run(status, JSON.stringify(result), now, runId, step.id, runId, owner)
-      : this.#sql(
-          `INSERT INTO toolplane_steps (run_id, step_id, idx, tool, status, arguments, result, executions, updated_at)
-             SELECT ?, ?, ?, ?, ?, ?, ?, 1, ? WHERE ${HELD}
-             ON CONFLICT (run_id, step_id) DO UPDATE SET status = excluded.status, result = excluded.result,
-               executions = executions + 1, updated_at = excluded.updated_at`,
-        ).run(
+    const changed = this.#sql(
+      `UPDATE toolplane_steps SET status = ?, result = ?, updated_at = ?
+         WHERE run_id = ? AND step_id = ? AND ${HELD}`,
+    ).run(status, JSON.stringify(result), now, runId, stepId, runId, owner)
+    this.#fenced(runId, changed.changes)
+  }
+
+  async record(runId: string, owner: string, outcomes: readonly StepOutcome[], now: number): Promise<void> {
+    const insert = this.#sql(
+      `INSERT INTO toolplane_steps (run_id, step_id, idx, tool, status, arguments, result, executions, updated_at)
+         SELECT ?, ?, ?, ?, ?, ?, ?, 1, ? WHERE ${HELD}
+         ON CONFLICT (run_id, step_id) DO UPDATE SET status = excluded.status, result = excluded.result,
+           executions = executions + 1, updated_at = excluded.updated_at`,
+    )
+    // node:sqlite is synchronous: nothing else in this process runs between BEGIN and COMMIT.
+    this.db.exec("BEGIN IMMEDIATE")
+    try {
+      for (const { step, args, status, result } of outcomes) {
+        const changed = insert.run(
           runId,
           step.id,
           step.index,
@@ -267,6 +274,12 @@ export class SqliteJournal implements Journal {
           runId,
           owner,
         )
-    this.#fenced(runId, changed.changes)
+        this.#fenced(runId, changed.changes)
+      }
+      this.db.exec("COMMIT")
+    } catch (error) {
+      this.db.exec("ROLLBACK")
+      throw error
+    }
   }
 }
