@@ -10,7 +10,14 @@
 
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
-import { executePlan, makePlanner, type PlannedStep, type Planner, type Skill } from "@toolplane/compose"
+import {
+  executePlan,
+  makePlanner,
+  type Plan,
+  type PlannedStep,
+  type Planner,
+  type Skill,
+} from "@toolplane/compose"
 import {
   ApprovalDenied,
   ApprovalRequired,
@@ -212,6 +219,7 @@ const makeDurableRunner = (journal: Journal, options: DurableRunnerOptions): Dur
   interface Fresh {
     readonly skill: Skill
     readonly input: Readonly<Record<string, unknown>>
+    readonly plan: Plan
   }
 
   const execute = async (
@@ -229,7 +237,7 @@ const makeDurableRunner = (journal: Journal, options: DurableRunnerOptions): Dur
     const skill = (fresh?.skill ?? stored!.skill) as Skill
     const input = fresh?.input ?? stored!.input
     const known = await tools()
-    const plan = (await planner()).plan(skill)
+    const plan = fresh?.plan ?? (await planner()).plan(skill)
     // The journal as it was when this resumption began: while the lease holds, only this runner writes steps.
     const journaledSteps = fresh === undefined ? await journal.steps(runId) : new Map()
     let index = 0
@@ -407,10 +415,10 @@ const makeDurableRunner = (journal: Journal, options: DurableRunnerOptions): Dur
     runnerId: owner,
     location: journal.location,
     start: async (skill, input = {}, runOptions = {}) => {
-      ;(await planner()).plan(skill)
+      const plan = (await planner()).plan(skill)
       const runId = randomUUID()
       await journal.createRun(runId, skill, input, lease(), now())
-      return resumeWith(runId, true, runOptions.caller, { skill, input })
+      return resumeWith(runId, true, runOptions.caller, { skill, input, plan })
     },
     resume: (runId, runOptions = {}) => resumeWith(runId, false, runOptions.caller),
     recover: async () =>

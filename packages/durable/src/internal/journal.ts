@@ -152,21 +152,28 @@ export interface StepRow {
 
 const parse = (text: string | null): unknown => (text === null ? undefined : JSON.parse(text))
 
-export const toStep = (row: StepRow): StepRecord => ({
-  stepId: row.step_id,
-  index: Number(row.idx),
-  tool: row.tool,
-  status: row.status as StepStatus,
-  arguments: parse(row.arguments) as Record<string, unknown>,
-  ...(row.approved_arguments !== null
-    ? { approvedArguments: parse(row.approved_arguments) as Record<string, unknown> }
-    : {}),
-  ...(row.result !== null ? { result: parse(row.result) as StepInfo["result"] & object } : {}),
-  ...(row.reason !== null ? { reason: row.reason } : {}),
-  ...(row.expires_at !== null ? { expiresAt: new Date(Number(row.expires_at)).toISOString() } : {}),
-  executions: Number(row.executions),
-  ...(row.input_schema !== null ? { inputSchema: parse(row.input_schema) } : {}),
-})
+/** A row as public step info (built field by field: this runs for every step of every read run). */
+const toInfo = (row: StepRow): StepInfo => {
+  const info: {
+    -readonly [K in keyof StepInfo]: StepInfo[K]
+  } = {
+    stepId: row.step_id,
+    index: Number(row.idx),
+    tool: row.tool,
+    status: row.status as StepStatus,
+    arguments: JSON.parse(row.arguments) as Record<string, unknown>,
+    executions: Number(row.executions),
+  }
+  if (row.approved_arguments !== null) info.approvedArguments = JSON.parse(row.approved_arguments)
+  if (row.result !== null) info.result = JSON.parse(row.result)
+  if (row.reason !== null) info.reason = row.reason
+  if (row.expires_at !== null) info.expiresAt = new Date(Number(row.expires_at)).toISOString()
+  return info
+}
+
+/** A row with its tool's input schema (what the runner and the store's approvals need). */
+export const toStep = (row: StepRow): StepRecord =>
+  row.input_schema === null ? toInfo(row) : { ...toInfo(row), inputSchema: parse(row.input_schema) }
 
 /** A step's public info (without the stored input schema). */
 export const stepInfo = (step: StepRecord): StepInfo => {
@@ -188,7 +195,7 @@ export const toRecord = (row: RunRow, steps: readonly StepRow[]): RunRecord => {
       ...(row.lease_until !== null ? { leaseExpiresAt: new Date(Number(row.lease_until)).toISOString() } : {}),
       createdAt: new Date(Number(row.created_at)).toISOString(),
       updatedAt: new Date(Number(row.updated_at)).toISOString(),
-      steps: [...steps].sort((a, b) => Number(a.idx) - Number(b.idx)).map((s) => stepInfo(toStep(s))),
+      steps: [...steps].sort((a, b) => Number(a.idx) - Number(b.idx)).map(toInfo),
     },
     ...(row.owner !== null ? { owner: row.owner } : {}),
     ...(row.lease_until !== null ? { leaseUntil: Number(row.lease_until) } : {}),
