@@ -99,7 +99,9 @@ const runOf = (result: any) => result._meta[RUN_META_KEY] as { runId: string; st
 
 describe("durable approvals through MCP elicitation", () => {
   it("asks the connected caller; accept with edited arguments approves them and the run completes", async () => {
-    const { client, asked } = await connect([{ action: "accept", content: { approve: true, env: "staging", version: "1.2" } }])
+    const { client, asked } = await connect([
+      { action: "accept", content: { approve: true, env: "staging", version: "1.2" } },
+    ])
     const tools = await client.listTools()
     const name = tools.tools.find((t) => t.name.includes("release"))!.name
     const before = deployed.length
@@ -116,7 +118,10 @@ describe("durable approvals through MCP elicitation", () => {
     expect(deployed.slice(before)).toEqual([{ version: "1.2", env: "staging" }])
     const run = await durable.show(runOf(result).runId)
     expect(run.status).toBe("completed")
-    expect(run.steps[1]).toMatchObject({ status: "completed", approvedArguments: { version: "1.2", env: "staging" } })
+    expect(run.steps[1]).toMatchObject({
+      status: "completed",
+      approvedArguments: { version: "1.2", env: "staging" },
+    })
     await client.close()
   })
 
@@ -138,10 +143,18 @@ describe("durable approvals through MCP elicitation", () => {
     const before = deployed.length
     const result: any = await client.callTool({ name: "skill.release", arguments: { version: "3.0" } })
     expect(result.isError).toBe(true)
-    expect(result.structuredContent).toMatchObject({ status: "failed", failedStep: "deploy", error: { _tag: "ApprovalDenied" } })
+    expect(result.structuredContent).toMatchObject({
+      status: "failed",
+      failedStep: "deploy",
+      error: { _tag: "ApprovalDenied" },
+    })
     expect(deployed.length).toBe(before)
     const run = await durable.show(runOf(result).runId)
-    expect(run.steps[1]).toMatchObject({ status: "rejected", reason: "declined by the caller", executions: 0 })
+    expect(run.steps[1]).toMatchObject({
+      status: "rejected",
+      reason: "declined by the caller",
+      executions: 0,
+    })
     await client.close()
   })
 

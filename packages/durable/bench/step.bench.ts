@@ -39,9 +39,12 @@ const add = (id: string, annotations: ToolAnnotations) =>
   })
 const runner = createRunner({
   backends: [
-    definitionBackend([add("bench/read", { readOnlyHint: true }), add("bench/write", { destructiveHint: true })], {
-      name: "bench",
-    }),
+    definitionBackend(
+      [add("bench/read", { readOnlyHint: true }), add("bench/write", { destructiveHint: true })],
+      {
+        name: "bench",
+      },
+    ),
   ],
 })
 const chain = (tool: string): Skill =>
@@ -64,7 +67,9 @@ const skip = postgresUnavailable()
 let server: PostgresServer | undefined
 let postgres: DurableRunner | undefined
 if (skip === undefined) {
-  server = await startPostgres({ settings: { fsync: "on", full_page_writes: "on", synchronous_commit: "off" } })
+  server = await startPostgres({
+    settings: { fsync: "on", full_page_writes: "on", synchronous_commit: "off" },
+  })
   postgres = await open(server.url)
 } else console.log(`PostgreSQL cases skipped: ${skip}`)
 

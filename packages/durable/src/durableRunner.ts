@@ -34,7 +34,13 @@ import {
 } from "@toolplane/foundation"
 import { RunNotFound } from "./errors.js"
 import { askCaller } from "./internal/elicitation.js"
-import { type Journal, type Lease, LeaseLost, type StepOutcome, type StepPosition } from "./internal/journal.js"
+import {
+  type Journal,
+  type Lease,
+  LeaseLost,
+  type StepOutcome,
+  type StepPosition,
+} from "./internal/journal.js"
 import { openJournal } from "./internal/openJournal.js"
 import type { RunInfo, RunStatus } from "./run.js"
 import { type ApproveOptions, makeRunStore } from "./runStore.js"
@@ -151,8 +157,6 @@ export interface DurableRunner {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000
-
-
 
 const isIdempotent = (tool: Tool | undefined): boolean =>
   tool?.annotations?.idempotentHint === true || tool?.annotations?.readOnlyHint === true
@@ -409,7 +413,9 @@ const makeDurableRunner = (journal: Journal, options: DurableRunnerOptions): Dur
     return out
   }
   const poll = async () =>
-    resumeClaimed(await journal.claimMany({ orphaned: true, suspended: "decided", limit: 100 }, lease(), now()))
+    resumeClaimed(
+      await journal.claimMany({ orphaned: true, suspended: "decided", limit: 100 }, lease(), now()),
+    )
 
   return {
     runnerId: owner,
@@ -422,7 +428,9 @@ const makeDurableRunner = (journal: Journal, options: DurableRunnerOptions): Dur
     },
     resume: (runId, runOptions = {}) => resumeWith(runId, false, runOptions.caller),
     recover: async () =>
-      resumeClaimed(await journal.claimMany({ orphaned: true, suspended: "all", limit: 1000 }, lease(), now())),
+      resumeClaimed(
+        await journal.claimMany({ orphaned: true, suspended: "all", limit: 1000 }, lease(), now()),
+      ),
     poll,
     watch: (watchOptions = {}) => {
       let busy = false

@@ -60,7 +60,13 @@ export const makeRunStore = (journal: Journal, now: () => number = Date.now): Ru
       step.expiresAt !== undefined &&
       Date.parse(step.expiresAt) <= now()
     ) {
-      await journal.decide(runId, stepId, "expired", { reason: `approval expired at ${step.expiresAt}` }, now())
+      await journal.decide(
+        runId,
+        stepId,
+        "expired",
+        { reason: `approval expired at ${step.expiresAt}` },
+        now(),
+      )
       throw new ApprovalNotPending({ runId, stepId, state: "expired" })
     }
     if (step.status !== "awaiting_approval")

@@ -55,51 +55,77 @@ const startAndKill = async (storage: string, counter: string) => {
 describe("runner processes sharing PostgreSQL", () => {
   if (pgSkip) it.skip(`skipped: ${pgSkip}`, () => {})
 
-  it_("a run started by runner A (SIGKILLed) is approved through the API and finished by runner B", async () => {
-    const storage = await freshDatabase()
-    const { counter } = setup()
-    const { a, runId } = await startAndKill(storage, counter)
+  it_(
+    "a run started by runner A (SIGKILLed) is approved through the API and finished by runner B",
+    async () => {
+      const storage = await freshDatabase()
+      const { counter } = setup()
+      const { a, runId } = await startAndKill(storage, counter)
 
-    // Runner B, another process on the same database, approves with edited arguments (2 becomes 10).
-    const b = run([storage, counter, "approve", runId, JSON.stringify({ value: 10 })])
-    const done = await b.waitFor((l) => l.runId !== undefined)
-    expect(await b.exited).toBe(0)
-    expect(done.status).toBe("completed")
-    expect(calls(counter)).toEqual(["s1", "s2", "s3", "s4", "s5"])
-    expect(callers(counter)).toEqual([a.pid, a.pid, b.pid, b.pid, b.pid])
-    expect(done.steps.map((s: any) => s.executions)).toEqual([1, 1, 1, 1, 1])
-    expect(done.steps[2].approvedArguments).toEqual({ value: 10 })
-    expect(done.steps[4].result.structuredContent).toEqual({ value: 13 })
-  }, 60_000)
+      // Runner B, another process on the same database, approves with edited arguments (2 becomes 10).
+      const b = run([storage, counter, "approve", runId, JSON.stringify({ value: 10 })])
+      const done = await b.waitFor((l) => l.runId !== undefined)
+      expect(await b.exited).toBe(0)
+      expect(done.status).toBe("completed")
+      expect(calls(counter)).toEqual(["s1", "s2", "s3", "s4", "s5"])
+      expect(callers(counter)).toEqual([a.pid, a.pid, b.pid, b.pid, b.pid])
+      expect(done.steps.map((s: any) => s.executions)).toEqual([1, 1, 1, 1, 1])
+      expect(done.steps[2].approvedArguments).toEqual({ value: 10 })
+      expect(done.steps[4].result.structuredContent).toEqual({ value: 13 })
+    },
+    60_000,
+  )
 
-  it_("`toolplane runs approve` against the PostgreSQL URL; runner B picks the decision up", async () => {
-    const storage = await freshDatabase()
-    const { counter } = setup()
-    const { a, runId } = await startAndKill(storage, counter)
-    if (!existsSync(CLI)) throw new Error(`the CLI's sources are missing: ${CLI}`)
+  it_(
+    "`toolplane runs approve` against the PostgreSQL URL; runner B picks the decision up",
+    async () => {
+      const storage = await freshDatabase()
+      const { counter } = setup()
+      const { a, runId } = await startAndKill(storage, counter)
+      if (!existsSync(CLI)) throw new Error(`the CLI's sources are missing: ${CLI}`)
 
-    const listed = await toolplane(["runs", "list", "--runs", storage, "--json"])
-    expect(listed.stderr).toBe("")
-    expect(JSON.parse(listed.stdout).map((r: any) => [r.runId, r.status])).toEqual([[runId, "suspended"]])
-    const invalid = await toolplane(["runs", "approve", runId, "s3", "--runs", storage, "--args", '{"value":"x"}'])
-    expect(invalid.code).toBe(1)
-    expect(invalid.stderr).toMatch(/InvalidArguments.*\/value/)
-    const approved = await toolplane(["runs", "approve", runId, "s3", "--runs", storage, "--args", '{"value":20}'])
-    expect(approved.stderr).toBe("")
-    expect(approved.code).toBe(0)
-    expect(approved.stdout).toBe(`approved ${runId} s3\n`)
+      const listed = await toolplane(["runs", "list", "--runs", storage, "--json"])
+      expect(listed.stderr).toBe("")
+      expect(JSON.parse(listed.stdout).map((r: any) => [r.runId, r.status])).toEqual([[runId, "suspended"]])
+      const invalid = await toolplane([
+        "runs",
+        "approve",
+        runId,
+        "s3",
+        "--runs",
+        storage,
+        "--args",
+        '{"value":"x"}',
+      ])
+      expect(invalid.code).toBe(1)
+      expect(invalid.stderr).toMatch(/InvalidArguments.*\/value/)
+      const approved = await toolplane([
+        "runs",
+        "approve",
+        runId,
+        "s3",
+        "--runs",
+        storage,
+        "--args",
+        '{"value":20}',
+      ])
+      expect(approved.stderr).toBe("")
+      expect(approved.code).toBe(0)
+      expect(approved.stdout).toBe(`approved ${runId} s3\n`)
 
-    // Runner B recovers whatever is left: the approved run.
-    const b = run([storage, counter, "recover"])
-    const [done] = await b.waitFor((l) => Array.isArray(l))
-    expect(await b.exited).toBe(0)
-    expect(done.status).toBe("completed")
-    expect(calls(counter)).toEqual(["s1", "s2", "s3", "s4", "s5"])
-    expect(callers(counter)).toEqual([a.pid, a.pid, b.pid, b.pid, b.pid])
-    expect(done.steps[4].result.structuredContent).toEqual({ value: 23 })
+      // Runner B recovers whatever is left: the approved run.
+      const b = run([storage, counter, "recover"])
+      const [done] = await b.waitFor((l) => Array.isArray(l))
+      expect(await b.exited).toBe(0)
+      expect(done.status).toBe("completed")
+      expect(calls(counter)).toEqual(["s1", "s2", "s3", "s4", "s5"])
+      expect(callers(counter)).toEqual([a.pid, a.pid, b.pid, b.pid, b.pid])
+      expect(done.steps[4].result.structuredContent).toEqual({ value: 23 })
 
-    const store = await openRunStore(storage)
-    expect((await store.show(runId)).steps.map((s) => s.executions)).toEqual([1, 1, 1, 1, 1])
-    await store.close()
-  }, 60_000)
+      const store = await openRunStore(storage)
+      expect((await store.show(runId)).steps.map((s) => s.executions)).toEqual([1, 1, 1, 1, 1])
+      await store.close()
+    },
+    60_000,
+  )
 })

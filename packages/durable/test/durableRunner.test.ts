@@ -149,7 +149,12 @@ describe.each([
     const { runner } = world()
     let clock = 0
     const file = await storage()
-    const durable = await openDurableRunner({ storage: file, service: runner, approvalTtlMs: 10, now: () => clock })
+    const durable = await openDurableRunner({
+      storage: file,
+      service: runner,
+      approvalTtlMs: 10,
+      now: () => clock,
+    })
     const run = await durable.start(skill, { start: 1 })
     clock = 11
     const [recovered] = await durable.recover()
@@ -300,11 +305,9 @@ describe.each([
     await store.close()
     expect((await durable.show(untouched.runId)).steps[1]!.status).toBe("rejected")
     expect((await durable.show(overdue.runId)).steps[1]!.status).toBe("expired")
-    expect(
-      (await durable.list({ status: "failed" }))
-        .map((r) => r.runId)
-        .sort(),
-    ).toEqual([untouched.runId, overdue.runId].sort())
+    expect((await durable.list({ status: "failed" })).map((r) => r.runId).sort()).toEqual(
+      [untouched.runId, overdue.runId].sort(),
+    )
     expect(calls.filter((c) => c === "t/write")).toHaveLength(1)
     await durable.close()
   })

@@ -14,62 +14,77 @@ const it_ = pgSkip ? it.skip : it
 describe("runners racing on PostgreSQL", () => {
   if (pgSkip) it.skip(`skipped: ${pgSkip}`, () => {})
 
-  it_("two runners resuming the same run: exactly one executes each step", async () => {
-    const storage = await freshDatabase()
-    const { counter } = setup()
-    const a = run([storage, counter, "start"])
-    const { runId } = await a.waitFor((l) => l.status === "suspended")
-    await a.kill()
-    const store = await openRunStore(storage)
-    await store.approve(runId, "s3")
+  it_(
+    "two runners resuming the same run: exactly one executes each step",
+    async () => {
+      const storage = await freshDatabase()
+      const { counter } = setup()
+      const a = run([storage, counter, "start"])
+      const { runId } = await a.waitFor((l) => l.status === "suspended")
+      await a.kill()
+      const store = await openRunStore(storage)
+      await store.approve(runId, "s3")
 
-    const env = { STEP_DELAY_MS: "200" }
-    const racers = [run([storage, counter, "resume", runId], env), run([storage, counter, "resume", runId], env)]
-    const ids = await Promise.all(racers.map((r) => r.waitFor((l) => l.ready)))
-    for (const r of racers) r.send("go")
-    const results = await Promise.all(racers.map((r) => r.waitFor((l) => l.runId !== undefined)))
-    await Promise.all(racers.map((r) => r.exited))
+      const env = { STEP_DELAY_MS: "200" }
+      const racers = [
+        run([storage, counter, "resume", runId], env),
+        run([storage, counter, "resume", runId], env),
+      ]
+      const ids = await Promise.all(racers.map((r) => r.waitFor((l) => l.ready)))
+      for (const r of racers) r.send("go")
+      const results = await Promise.all(racers.map((r) => r.waitFor((l) => l.runId !== undefined)))
+      await Promise.all(racers.map((r) => r.exited))
 
-    expect(calls(counter)).toEqual(["s1", "s2", "s3", "s4", "s5"])
-    const winner = results.findIndex((r) => r.status === "completed")
-    expect(winner).toBeGreaterThanOrEqual(0)
-    const loser = results[1 - winner]
-    // The loser found the run leased to the winner and left it alone.
-    expect(loser.status).toBe("running")
-    expect(loser.owner).toBe(ids[winner].runnerId)
-    expect(callers(counter).slice(2)).toEqual([racers[winner]!.pid, racers[winner]!.pid, racers[winner]!.pid])
-    const done = await store.show(runId)
-    expect(done.status).toBe("completed")
-    expect(done.steps.map((s) => s.executions)).toEqual([1, 1, 1, 1, 1])
-    await store.close()
-  }, 60_000)
+      expect(calls(counter)).toEqual(["s1", "s2", "s3", "s4", "s5"])
+      const winner = results.findIndex((r) => r.status === "completed")
+      expect(winner).toBeGreaterThanOrEqual(0)
+      const loser = results[1 - winner]
+      // The loser found the run leased to the winner and left it alone.
+      expect(loser.status).toBe("running")
+      expect(loser.owner).toBe(ids[winner].runnerId)
+      expect(callers(counter).slice(2)).toEqual([
+        racers[winner]!.pid,
+        racers[winner]!.pid,
+        racers[winner]!.pid,
+      ])
+      const done = await store.show(runId)
+      expect(done.status).toBe("completed")
+      expect(done.steps.map((s) => s.executions)).toEqual([1, 1, 1, 1, 1])
+      await store.close()
+    },
+    60_000,
+  )
 
-  it_("two runners polling approved runs at once split them; each step runs once", async () => {
-    const storage = await freshDatabase()
-    const { counter } = setup()
-    const a = run([storage, counter, "start", "6"])
-    const started = await a.waitFor((l) => Array.isArray(l))
-    await a.kill()
-    const store = await openRunStore(storage)
-    for (const r of started) await store.approve(r.runId, "s3")
+  it_(
+    "two runners polling approved runs at once split them; each step runs once",
+    async () => {
+      const storage = await freshDatabase()
+      const { counter } = setup()
+      const a = run([storage, counter, "start", "6"])
+      const started = await a.waitFor((l) => Array.isArray(l))
+      await a.kill()
+      const store = await openRunStore(storage)
+      for (const r of started) await store.approve(r.runId, "s3")
 
-    const env = { STEP_DELAY_MS: "20" }
-    const pollers = [run([storage, counter, "poll"], env), run([storage, counter, "poll"], env)]
-    await Promise.all(pollers.map((r) => r.waitFor((l) => l.ready)))
-    for (const r of pollers) r.send("go")
-    const [first, second] = await Promise.all(pollers.map((r) => r.waitFor((l) => l.polled !== undefined)))
-    await Promise.all(pollers.map((r) => r.exited))
+      const env = { STEP_DELAY_MS: "20" }
+      const pollers = [run([storage, counter, "poll"], env), run([storage, counter, "poll"], env)]
+      await Promise.all(pollers.map((r) => r.waitFor((l) => l.ready)))
+      for (const r of pollers) r.send("go")
+      const [first, second] = await Promise.all(pollers.map((r) => r.waitFor((l) => l.polled !== undefined)))
+      await Promise.all(pollers.map((r) => r.exited))
 
-    const polled = [...first.polled, ...second.polled]
-    // Each run taken by one poller only, all of them taken, all completed.
-    expect(polled.map((p: any) => p.runId).sort()).toEqual(started.map((r: any) => r.runId).sort())
-    expect(polled.every((p: any) => p.status === "completed")).toBe(true)
-    const log = calls(counter)
-    for (const step of ["s1", "s2", "s3", "s4", "s5"]) expect(log.filter((c) => c === step)).toHaveLength(6)
-    for (const r of await store.list()) {
-      expect(r.status).toBe("completed")
-      expect(r.steps.map((s) => s.executions)).toEqual([1, 1, 1, 1, 1])
-    }
-    await store.close()
-  }, 60_000)
+      const polled = [...first.polled, ...second.polled]
+      // Each run taken by one poller only, all of them taken, all completed.
+      expect(polled.map((p: any) => p.runId).sort()).toEqual(started.map((r: any) => r.runId).sort())
+      expect(polled.every((p: any) => p.status === "completed")).toBe(true)
+      const log = calls(counter)
+      for (const step of ["s1", "s2", "s3", "s4", "s5"]) expect(log.filter((c) => c === step)).toHaveLength(6)
+      for (const r of await store.list()) {
+        expect(r.status).toBe("completed")
+        expect(r.steps.map((s) => s.executions)).toEqual([1, 1, 1, 1, 1])
+      }
+      await store.close()
+    },
+    60_000,
+  )
 })

@@ -13,6 +13,7 @@ export {
   toolMessages,
 } from "./chatServer.js"
 export { everythingServerCommand } from "./everythingServer.js"
+export { toolListViolations, toolViolations } from "./functionToolChecker.js"
 export {
   type PostgresServer,
   postgresBinDir,
@@ -20,7 +21,6 @@ export {
   type StartPostgresOptions,
   startPostgres,
 } from "./postgres.js"
-export { toolListViolations, toolViolations } from "./functionToolChecker.js"
 export {
   aborted,
   add,

@@ -37,7 +37,12 @@ const editableFields = (schema: unknown, args: Readonly<Record<string, unknown>>
       ...(typeof property.description === "string" ? { description: property.description } : {}),
     }
     if (Array.isArray(property.enum) && property.enum.every((v) => typeof v === "string"))
-      fields[name] = { type: "string", enum: property.enum, ...base, ...(typeof value === "string" ? { default: value } : {}) }
+      fields[name] = {
+        type: "string",
+        enum: property.enum,
+        ...base,
+        ...(typeof value === "string" ? { default: value } : {}),
+      }
     else if (type === "string")
       fields[name] = { type: "string", ...base, ...(typeof value === "string" ? { default: value } : {}) }
     else if (type === "number" || type === "integer")

@@ -192,7 +192,9 @@ export const toRecord = (row: RunRow, steps: readonly StepRow[]): RunRecord => {
       status: row.status as RunStatus,
       ...(row.error !== null ? { error: JSON.parse(row.error) } : {}),
       ...(row.owner !== null ? { owner: row.owner } : {}),
-      ...(row.lease_until !== null ? { leaseExpiresAt: new Date(Number(row.lease_until)).toISOString() } : {}),
+      ...(row.lease_until !== null
+        ? { leaseExpiresAt: new Date(Number(row.lease_until)).toISOString() }
+        : {}),
       createdAt: new Date(Number(row.created_at)).toISOString(),
       updatedAt: new Date(Number(row.updated_at)).toISOString(),
       steps: [...steps].sort((a, b) => Number(a.idx) - Number(b.idx)).map(toInfo),
