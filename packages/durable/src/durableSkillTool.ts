@@ -88,6 +88,12 @@ const outcome = (skill: Skill, run: RunInfo): ToolResult => {
  *
  * @example
  * ```ts
+ * import { defineSkill, gatewayStack } from "@toolplane/compose"
+ *
+ * const release = defineSkill({
+ *   name: "release",
+ *   steps: [{ id: "deploy", tool: "ops/deploy", inputs: { version: { $ref: "$input#/version" } } }],
+ * })
  * const durable = await openDurableRunner({ storage: "runs.db", service: runner })
  * const gateway = await gatewayStack(runner, { tools: [durableSkillTool(release, durable)] })
  * ```
