@@ -28,7 +28,7 @@ const runFile = async () => {
 if (pgSkip) console.warn(`durable PostgreSQL tests skipped: ${pgSkip}`)
 usePostgres()
 
-const world = (options: { hang?: string } = {}) => {
+const world = (options: { hang?: string; until?: Promise<void> } = {}) => {
   const calls: string[] = []
   const tool = (id: string, annotations: ToolAnnotations) =>
     defineTool({
@@ -42,7 +42,7 @@ const world = (options: { hang?: string } = {}) => {
       annotations,
       handler: async (args: Record<string, unknown>) => {
         calls.push(id)
-        if (options.hang === id) await new Promise(() => {})
+        if (options.hang === id) await (options.until ?? new Promise(() => {}))
         return { value: (args.value as number) + 1 }
       },
     })
@@ -258,6 +258,46 @@ describe.each([
     expect(recovered[0]!.steps.map((s) => s.executions)).toEqual([1, 1, 1])
     expect(recovered[0]!.steps[2]!.result!.structuredContent).toEqual({ value: 4 })
     await second.close()
+  })
+
+  it_("fences a runner that lost its lease: its late result is not journaled", async () => {
+    const file = await storage()
+    let wake!: () => void
+    const until = new Promise<void>((resolve) => {
+      wake = resolve
+    })
+    const stalled = world({ hang: "t/write", until })
+    // Runner A's clock is ten minutes behind: every lease it takes has already expired for others, as
+    // if it had stalled past its lease.
+    const a = await openDurableRunner({
+      storage: file,
+      service: stalled.runner,
+      approval: () => false,
+      now: () => Date.now() - 600_000,
+      runnerId: "runner-a",
+    })
+    const first = a.start(skill, { start: 1 })
+    while (stalled.calls.length < 2) await new Promise((r) => setTimeout(r, 5))
+    const { calls, runner } = world()
+    const b = await openDurableRunner({
+      storage: file,
+      service: runner,
+      approval: () => false,
+      runnerId: "runner-b",
+    })
+    // B takes the run over: step b was started by A and is not idempotent, so the run fails.
+    const [taken] = await b.recover()
+    expect(taken!.status).toBe("failed")
+    expect(taken!.error).toMatchObject({ stepId: "b", error: { cause: { name: "Interrupted" } } })
+    expect(calls).toEqual([])
+    // A's call returns now: its result is refused (fenced), the run stays as B left it.
+    wake()
+    const late = await first
+    expect(late.status).toBe("failed")
+    expect(late.steps.map((s) => s.status)).toEqual(["completed", "started"])
+    expect(late.steps[1]!.result).toBeUndefined()
+    await a.close()
+    await b.close()
   })
 
   it_("lets a separate store list runs and decide approvals in the same file", async () => {
