@@ -26,6 +26,10 @@ const parseArguments = (text: string | undefined): Record<string, unknown> | und
   return value as Record<string, unknown>
 }
 
+/** Who executes a run and until when its lease holds (empty when no runner holds it). */
+const held = (run: RunInfo): string =>
+  run.owner === undefined ? "" : ` (runner ${run.owner}, lease until ${run.leaseExpiresAt})`
+
 const pendingStep = (run: RunInfo): string =>
   run.steps.find((s) => s.status === "awaiting_approval")?.stepId ?? ""
 
@@ -61,8 +65,8 @@ export const runsCommand = defineCommand({
             asJson
               ? json(runs)
               : `${table(
-                  ["RUN", "SKILL", "STATUS", "WAITING", "UPDATED"],
-                  runs.map((r) => [r.runId, r.skill, r.status, pendingStep(r), r.updatedAt]),
+                  ["RUN", "SKILL", "STATUS", "WAITING", "UPDATED", "RUNNER"],
+                  runs.map((r) => [r.runId, r.skill, r.status, pendingStep(r), r.updatedAt, r.owner ?? ""]),
                 )}\n`,
           )
           break
@@ -72,7 +76,7 @@ export const runsCommand = defineCommand({
           ctx.io.stdout(
             asJson
               ? json(run)
-              : `${run.runId} ${run.skill} ${run.status}\n${table(
+              : `${run.runId} ${run.skill} ${run.status}${held(run)}\n${table(
                   ["STEP", "TOOL", "STATUS", "CALLS", "ARGUMENTS"],
                   run.steps.map((s) => [
                     s.stepId,
