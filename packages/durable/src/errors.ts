@@ -38,3 +38,20 @@ export class ApprovalNotPending extends TaggedToolError("ApprovalNotPending")<{
     return `Step "${this.stepId}" of run "${this.runId}" is not waiting for approval (state: ${this.state})`
   }
 }
+
+/**
+ * The run storage could not be opened: the SQLite file cannot be created or read, or the PostgreSQL
+ * server cannot be reached or refused the connection or the schema.
+ *
+ * @since 0.2.0
+ */
+export class StorageUnavailable extends TaggedToolError("StorageUnavailable")<{
+  /** The SQLite file, or the database URL without its password. */
+  readonly storage: string
+  readonly reason: string
+}> {
+  readonly code = "STORAGE_UNAVAILABLE"
+  override get message(): string {
+    return `Cannot open the run storage ${this.storage}: ${this.reason}`
+  }
+}

@@ -12,7 +12,13 @@ import { createRunner } from "@toolplane/exec"
 import { ApprovalDenied, defineTool, InvalidArguments, type ToolAnnotations } from "@toolplane/foundation"
 import { definitionBackend } from "@toolplane/foundation/testing"
 import { afterEach, describe, expect, it } from "vitest"
-import { ApprovalNotPending, openDurableRunner, openRunStore, RunNotFound } from "../src/index.js"
+import {
+  ApprovalNotPending,
+  openDurableRunner,
+  openRunStore,
+  RunNotFound,
+  StorageUnavailable,
+} from "../src/index.js"
 import { freshDatabase, pgSkip, usePostgres } from "./helpers/postgres.js"
 
 const dirs: string[] = []
@@ -350,5 +356,22 @@ describe.each([
     )
     expect(calls.filter((c) => c === "t/write")).toHaveLength(1)
     await durable.close()
+  })
+})
+
+describe("storage that cannot be opened", () => {
+  it("fails with StorageUnavailable naming the file or the URL (password hidden)", async () => {
+    const { runner } = world()
+    const file = join(tmpdir(), "toolplane-no-such-dir", "deeper", "runs.db")
+    const missing = await openDurableRunner({ storage: file, service: runner }).catch((e) => e)
+    expect(missing).toBeInstanceOf(StorageUnavailable)
+    expect(missing.storage).toBe(file)
+    expect(missing.message).toMatch(/^Cannot open the run storage .*runs\.db: /)
+    // A loopback port nobody listens on (the server of this file would be elsewhere).
+    const refused = await openRunStore("postgres://toolplane:s3cret@127.0.0.1:9/runs").catch((e) => e)
+    expect(refused).toBeInstanceOf(StorageUnavailable)
+    expect(refused.storage).toBe("postgres://toolplane:***@127.0.0.1:9/runs")
+    expect(refused.message).not.toContain("s3cret")
+    expect(refused.reason).toMatch(/ECONNREFUSED/)
   })
 })
