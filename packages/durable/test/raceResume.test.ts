@@ -24,7 +24,7 @@ describe("runners racing on PostgreSQL", () => {
       const store = await openRunStore(storage)
       await store.approve(runId, "s3")
 
-      const env = { STEP_DELAY_MS: "200" }
+      const env = { STEP_DELAY_MS: "500" }
       const racers = [
         run([storage, counter, "resume", runId], env),
         run([storage, counter, "resume", runId], env),
@@ -34,18 +34,18 @@ describe("runners racing on PostgreSQL", () => {
       const results = await Promise.all(racers.map((r) => r.waitFor((l) => l.runId !== undefined)))
       await Promise.all(racers.map((r) => r.exited))
 
+      // Steps 3-5 ran once each, all in one of the two processes: the winner.
       expect(calls(counter)).toEqual(["s1", "s2", "s3", "s4", "s5"])
-      const winner = results.findIndex((r) => r.status === "completed")
+      const executors = new Set(callers(counter).slice(2))
+      expect(executors.size).toBe(1)
+      const winner = racers.findIndex((r) => executors.has(r.pid))
       expect(winner).toBeGreaterThanOrEqual(0)
+      expect(results[winner].status).toBe("completed")
+      // The loser found the run leased to the winner and left it alone (or, on a machine slow enough
+      // that it asked only after the winner had finished, found it completed).
       const loser = results[1 - winner]
-      // The loser found the run leased to the winner and left it alone.
-      expect(loser.status).toBe("running")
-      expect(loser.owner).toBe(ids[winner].runnerId)
-      expect(callers(counter).slice(2)).toEqual([
-        racers[winner]!.pid,
-        racers[winner]!.pid,
-        racers[winner]!.pid,
-      ])
+      if (loser.status === "running") expect(loser.owner).toBe(ids[winner].runnerId)
+      else expect(loser.status).toBe("completed")
       const done = await store.show(runId)
       expect(done.status).toBe("completed")
       expect(done.steps.map((s) => s.executions)).toEqual([1, 1, 1, 1, 1])
