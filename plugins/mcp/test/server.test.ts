@@ -371,8 +371,8 @@ describe("serveHttp session bookkeeping", () => {
     }
   })
 
-  it("closes the server of a new session when handling its request throws", async () => {
-    const handle = await serveHttp(demoService())
+  it("closes the server of a new session when handling its request throws (sdk transport)", async () => {
+    const handle = await serveHttp(demoService(), { transport: "sdk" })
     const failing = vi
       .spyOn(StreamableHTTPServerTransport.prototype, "handleRequest")
       .mockRejectedValueOnce(new Error("boom"))
@@ -385,6 +385,21 @@ describe("serveHttp session bookkeeping", () => {
     } finally {
       failing.mockRestore()
       closed.mockRestore()
+      await handle.close()
+    }
+  })
+
+  it("keeps no session when connecting its server throws (node transport)", async () => {
+    const handle = await serveHttp(demoService(), { transport: "node" })
+    const failing = vi.spyOn(Server.prototype, "connect").mockRejectedValueOnce(new Error("boom"))
+    try {
+      const res = await rawPost(handle.url, `127.0.0.1:${handle.port}`)
+      expect(res.status).toBe(500)
+      expect(handle.connections()).toBe(0)
+      expect((await rawPost(handle.url, `127.0.0.1:${handle.port}`)).status).toBe(200)
+      expect(handle.connections()).toBe(1)
+    } finally {
+      failing.mockRestore()
       await handle.close()
     }
   })
