@@ -13,6 +13,7 @@ import { loadConfig } from "../config/load.js"
 import type { GatewayConfig } from "../config/schema.js"
 import { type OpenGatewayOptions, openGateway } from "../gateway.js"
 import { type LiveGateway, liveGateway } from "../liveGateway.js"
+import { type ClosableReplicaBus, postgresReplicaBus } from "../postgresBus.js"
 import { progressPrinter } from "./shared.js"
 
 /**
@@ -163,9 +164,45 @@ export const serveCommand = defineCommand({
         await Promise.race([handle.closed, untilSignal()])
         await handle.close()
       } else {
+        const server = ctx.config.server
+        const sessionSecret = ctx.io.env[ctx.config.cursor.secret_env]
+        let bus: ClosableReplicaBus | undefined
+        if (server.replicas) {
+          if (server.http_transport === "sdk")
+            throw new ConfigError({
+              path: "server.replicas",
+              reason:
+                'replicas need http_transport = "node" (the SDK transport keeps sessions in one process)',
+              file: ctx.file,
+            })
+          if (sessionSecret === undefined)
+            throw new ConfigError({
+              path: "server.replicas",
+              reason: `replicas sign session ids with the cursor secret: set ${ctx.config.cursor.secret_env} (the same value on every replica)`,
+              file: ctx.file,
+            })
+          const url = ctx.io.env[server.replicas.url_env]
+          if (url === undefined)
+            throw new ConfigError({
+              path: "server.replicas.url_env",
+              reason: `${server.replicas.url_env} is not set (the PostgreSQL connection string of the replica bus)`,
+              file: ctx.file,
+            })
+          bus = await postgresReplicaBus({
+            connectionString: url,
+            channel: server.replicas.channel,
+            onError: (error) =>
+              ctx.io.stderr(
+                `toolplane: replica bus: ${error instanceof Error ? error.message : String(error)}\n`,
+              ),
+          })
+        }
         let handle: Awaited<ReturnType<typeof serveHttp>>
         try {
           handle = await serveHttp(service, {
+            transport: server.http_transport,
+            ...(sessionSecret !== undefined ? { sessionSecret } : {}),
+            ...(bus ? { bus } : {}),
             serverInfo,
             watch,
             naming,
@@ -175,6 +212,7 @@ export const serveCommand = defineCommand({
             ...(auth ? { auth } : {}),
           })
         } catch (error) {
+          await bus?.close()
           const code = (error as NodeJS.ErrnoException).code
           if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
             throw new UsageError(
@@ -198,6 +236,7 @@ export const serveCommand = defineCommand({
         const signal = await untilSignal()
         ctx.io.stderr(`toolplane: ${signal} received, shutting down\n`)
         await handle.close()
+        await bus?.close()
       }
       return EXIT.ok
     } finally {

@@ -146,7 +146,9 @@ const readJsonBody = (req: IncomingMessage, res: ServerResponse, maxBytes: numbe
       }
       try {
         resolve(
-          JSON.parse(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")),
+          JSON.parse(
+            chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"),
+          ),
         )
       } catch {
         jsonRpcError(res, 400, -32700, "Parse error: Invalid JSON")
@@ -277,7 +279,9 @@ class NodeSession implements Transport {
       const exchange = this.#byRequest.get(related)
       if (exchange?.event(out)) return
       if (m.id !== undefined)
-        throw new Error(`No connection established for request ID: ${String(related)} (the response has ended)`)
+        throw new Error(
+          `No connection established for request ID: ${String(related)} (the response has ended)`,
+        )
       return
     }
     this.notify(out, m.method)
@@ -378,8 +382,8 @@ class NodeSession implements Transport {
       const colon = typeof id === "string" ? id.indexOf(":") : -1
       if (colon > 0) {
         const replica = (id as string).slice(0, colon)
-        if (replica === this.#owner.replicaId) return this.deliverAnswer(m)
-        this.#owner.publish({ k: "reply", t: replica, s: this.sessionId, m })
+        if (replica === this.#owner.replicaId) this.deliverAnswer(m)
+        else this.#owner.publish({ k: "reply", t: replica, s: this.sessionId, m })
         return
       }
     } else if (m.method === "notifications/cancelled" && m.id === undefined) {
@@ -459,7 +463,9 @@ export class NodeSessions {
   publish(message: BusMessage): void {
     const bus = this.#options.bus
     if (!bus) return
-    bus.publish(JSON.stringify({ ...message, f: this.replicaId })).catch((error) => this.#options.onError?.(error))
+    bus
+      .publish(JSON.stringify({ ...message, f: this.replicaId }))
+      .catch((error) => this.#options.onError?.(error))
   }
 
   #fromBus(text: string): void {
@@ -627,7 +633,10 @@ export class NodeSessions {
       const capabilities = params.capabilities
       const id = signSessionId(this.#options.key, {
         v: typeof params.protocolVersion === "string" ? params.protocolVersion : "",
-        c: typeof capabilities === "object" && capabilities !== null ? (capabilities as Record<string, unknown>) : {},
+        c:
+          typeof capabilities === "object" && capabilities !== null
+            ? (capabilities as Record<string, unknown>)
+            : {},
         i: compactClientInfo(params.clientInfo),
         ...(clientId !== undefined ? { u: clientId } : {}),
         n: sessionNonce(),
