@@ -18,9 +18,14 @@ import { randomBytes } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js"
+import {
+  ErrorCode,
+  type JSONRPCMessage,
+  McpError,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js"
 import type { ReplicaBus } from "./replicaBus.js"
-import type { McpExposure } from "./serve.js"
+import { isDirectParams, type McpExposure } from "./serve.js"
 import {
   compactClientInfo,
   type SessionClaims,
@@ -241,6 +246,8 @@ class NodeSession implements Transport {
   #streamKeepAlive: ReturnType<typeof setInterval> | undefined
   #closed = false
   #replayed: (() => void) | undefined
+  /** Requests dispatched without the SDK's protocol layer, by id (their cancellation). */
+  readonly #direct = new Map<RequestId, AbortController>()
   onmessage?: Transport["onmessage"]
   onclose?: () => void
   onerror?: (error: Error) => void
@@ -305,6 +312,8 @@ class NodeSession implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
+    for (const controller of this.#direct.values()) controller.abort("the session closed")
+    this.#direct.clear()
     for (const exchange of new Set(this.#byRequest.values())) exchange.abort()
     this.#byRequest.clear()
     clearInterval(this.#streamKeepAlive)
@@ -334,6 +343,7 @@ class NodeSession implements Transport {
   /** Cancels a request of this session handled here (its handler's signal aborts). */
   cancelLocal(id: RequestId, reason: string): void {
     this.#byRequest.delete(id)
+    this.#direct.get(id)?.abort(reason)
     this.onmessage?.({
       jsonrpc: "2.0",
       method: "notifications/cancelled",
@@ -375,7 +385,7 @@ class NodeSession implements Transport {
     for (const m of messages) this.#inbound(m, extra)
   }
 
-  #inbound(m: Message, extra: object): void {
+  #inbound(m: Message, extra: { requestInfo: unknown; authInfo?: AuthInfo }): void {
     if (m.method === undefined) {
       // The client's answer to a server → client request: made here, or by the replica in its id.
       const id = m.id
@@ -386,12 +396,79 @@ class NodeSession implements Transport {
         else this.#owner.publish({ k: "reply", t: replica, s: this.sessionId, m })
         return
       }
-    } else if (m.method === "notifications/cancelled" && m.id === undefined) {
-      const target = (m.params as { requestId?: unknown } | undefined)?.requestId
-      if (isId(target) && !this.#byRequest.has(target))
-        this.#owner.publish({ k: "cancel", s: this.sessionId, m })
+    } else if (m.id !== undefined) {
+      if (this.#dispatch(m, extra)) return
+    } else if (m.method === "notifications/cancelled") {
+      const params = m.params as { requestId?: unknown; reason?: unknown } | undefined
+      const target = params?.requestId
+      if (isId(target)) {
+        this.#direct.get(target)?.abort(params?.reason)
+        if (!this.#byRequest.has(target)) this.#owner.publish({ k: "cancel", s: this.sessionId, m })
+      }
     }
     this.onmessage?.(m as unknown as JSONRPCMessage, extra as never)
+  }
+
+  /**
+   * Answers `ping`, `tools/call` and `tools/list` without the SDK's protocol layer (no schema validation
+   * of the request and result, no promise chain): the exposure's own handlers, with params of the shape
+   * they read; anything else (or odd params) goes to the SDK server. False when not dispatched.
+   */
+  #dispatch(m: Message, extra: { requestInfo: unknown; authInfo?: AuthInfo }): boolean {
+    const method = m.method as string
+    const id = m.id as RequestId
+    if (method === "ping") {
+      void this.send({ jsonrpc: "2.0", id, result: {} } as JSONRPCMessage)
+      return true
+    }
+    if (method !== "tools/call" && method !== "tools/list") return false
+    const handler = this.#owner.exposure.direct(this.server)?.[method]
+    if (handler === undefined || !isDirectParams(method, m.params)) return false
+    const controller = new AbortController()
+    const signal = controller.signal
+    this.#direct.set(id, controller)
+    const server = this.server
+    const full = {
+      ...extra,
+      signal,
+      sessionId: this.sessionId,
+      requestId: id,
+      _meta: (m.params as { _meta?: unknown } | undefined)?._meta,
+      sendNotification: async (notification: never) => {
+        if (!signal.aborted) await server.notification(notification, { relatedRequestId: id })
+      },
+      sendRequest: async (request: never, schema: never, options?: object) => {
+        if (signal.aborted) throw new McpError(ErrorCode.ConnectionClosed, "Request was cancelled")
+        return server.request(request, schema, { ...options, relatedRequestId: id })
+      },
+    }
+    handler(m.params, full as never)
+      .then(
+        (result) => {
+          if (!signal.aborted) return this.send({ jsonrpc: "2.0", id, result } as JSONRPCMessage)
+        },
+        (error: { code?: unknown; message?: unknown; data?: unknown }) => {
+          if (signal.aborted) return
+          const message =
+            typeof error?.message === "string"
+              ? error.message.replace(/^(MCP error -?\d+: )+/, "")
+              : "Internal error"
+          return this.send({
+            jsonrpc: "2.0",
+            id,
+            error: {
+              code: Number.isSafeInteger(error?.code) ? error.code : ErrorCode.InternalError,
+              message,
+              ...(error?.data !== undefined ? { data: error.data } : {}),
+            },
+          } as JSONRPCMessage)
+        },
+      )
+      .catch((error) => this.onerror?.(error as Error))
+      .finally(() => {
+        if (this.#direct.get(id) === controller) this.#direct.delete(id)
+      })
+    return true
   }
 
   /** Opens the session's GET stream (one per session on a replica). */
@@ -437,6 +514,7 @@ export class NodeSessions {
   /** This replica's tag in the ids of its server → client requests. */
   readonly replicaId = randomBytes(6).toString("base64url").replace(/[-_]/g, "x")
   readonly #options: NodeSessionsOptions
+  readonly exposure: McpExposure
   readonly #sessions = new Map<string, NodeSession>()
   readonly #opening = new Map<string, Promise<NodeSession>>()
   readonly #ended = new Set<string>()
@@ -445,6 +523,7 @@ export class NodeSessions {
 
   constructor(options: NodeSessionsOptions) {
     this.#options = options
+    this.exposure = options.exposure
   }
 
   get jsonOnly(): boolean {
