@@ -83,13 +83,16 @@ try {
       ms: 300,
     })
     const before = cpuUs(pid)
-    const sample = await closedLoop(() => client.callTool({ name: "demo.echo", arguments: { text: "hello" } }), {
-      concurrency,
-      ms: settings.roundMs,
-      check: (result) => {
-        if ((result.content as { text?: string }[])[0]?.text !== "hello") throw new Error("wrong answer")
+    const sample = await closedLoop(
+      () => client.callTool({ name: "demo.echo", arguments: { text: "hello" } }),
+      {
+        concurrency,
+        ms: settings.roundMs,
+        check: (result) => {
+          if ((result.content as { text?: string }[])[0]?.text !== "hello") throw new Error("wrong answer")
+        },
       },
-    })
+    )
     return { ...sample, serverCpu: (cpuUs(pid) - before) / sample.calls }
   }, settings)
 

@@ -53,32 +53,36 @@ const listAll = async (client: Client): Promise<{ tools: McpTool[]; pages: numbe
   return { tools, pages }
 }
 
+const httpSetup = (transport: "node" | "sdk") => async (): Promise<Setup> => {
+  let notify = () => {}
+  const service: DemoService = demoService({ pageSize: 5 })
+  const handle = await serveHttp(service, {
+    transport,
+    serverInfo: { name: "demo-http", version: "1.0.0" },
+    watch: (n) => {
+      notify = n
+      return () => {}
+    },
+  })
+  const client = new Client({ name: "test", version: "0" })
+  await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)))
+  return {
+    client,
+    grow: async () => {
+      service.add(defineTool({ id: "demo/grown", handler: () => "grown" }))
+      notify()
+    },
+    abortedCount: async () => service.aborted.length,
+    close: async () => {
+      await client.close()
+      await handle.close()
+    },
+  }
+}
+
 const setups: Record<string, () => Promise<Setup>> = {
-  "Streamable HTTP": async () => {
-    let notify = () => {}
-    const service: DemoService = demoService({ pageSize: 5 })
-    const handle = await serveHttp(service, {
-      serverInfo: { name: "demo-http", version: "1.0.0" },
-      watch: (n) => {
-        notify = n
-        return () => {}
-      },
-    })
-    const client = new Client({ name: "test", version: "0" })
-    await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)))
-    return {
-      client,
-      grow: async () => {
-        service.add(defineTool({ id: "demo/grown", handler: () => "grown" }))
-        notify()
-      },
-      abortedCount: async () => service.aborted.length,
-      close: async () => {
-        await client.close()
-        await handle.close()
-      },
-    }
-  },
+  "Streamable HTTP (node transport)": httpSetup("node"),
+  "Streamable HTTP (sdk transport)": httpSetup("sdk"),
   stdio: async () => {
     const client = new Client({ name: "test", version: "0" })
     const transport = new StdioClientTransport({

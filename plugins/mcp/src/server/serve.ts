@@ -662,7 +662,10 @@ export class McpExposure {
       }
     }
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(request.params, extra))
-    this.#direct.set(server, { "tools/call": callTool as DirectHandler, "tools/list": listTools as DirectHandler })
+    this.#direct.set(server, {
+      "tools/call": callTool as DirectHandler,
+      "tools/list": listTools as DirectHandler,
+    })
     this.#capabilities.set(server, capabilities)
     const subscriber = randomUUID()
     if (catalog) this.#catalogHandlers(server, catalog, offered, subscriber, exposeStacks)
