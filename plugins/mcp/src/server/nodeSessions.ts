@@ -351,6 +351,13 @@ class NodeSession implements Transport {
     } as JSONRPCMessage)
   }
 
+  /** A client's `notifications/cancelled` posted to another replica: cancels the request if it runs here. */
+  cancelled(m: Message): void {
+    const params = m.params as { requestId?: unknown; reason?: unknown } | undefined
+    if (isId(params?.requestId)) this.#direct.get(params.requestId)?.abort(params.reason)
+    this.onmessage?.(m as unknown as JSONRPCMessage)
+  }
+
   /** Delivers an answer to a server → client request this replica made (wire id `replica:n`). */
   deliverAnswer(message: Message): void {
     const id = message.id as string
@@ -564,7 +571,7 @@ export class NodeSessions {
         session?.writeStream(message.m)
         return
       case "cancel":
-        session?.onmessage?.(message.m as unknown as JSONRPCMessage)
+        session?.cancelled(message.m)
         return
       case "end":
         this.#end(message.s)
