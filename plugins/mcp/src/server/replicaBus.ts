@@ -27,8 +27,9 @@ export interface ReplicaBus {
  * @example
  * ```ts
  * const bus = memoryReplicaBus()
- * const a = await serveHttp(service, { bus, sessionSecret: secret })
- * const b = await serveHttp(service, { bus, sessionSecret: secret })
+ * const sessionSecret = "a shared secret of 16+ characters"
+ * const a = await serveHttp(service, { bus, sessionSecret })
+ * const b = await serveHttp(service, { bus, sessionSecret })
  * // a client may send each request of one session to a or b
  * ```
  * @since 0.2.0
