@@ -393,6 +393,25 @@ describe("serveHttp session bookkeeping", () => {
     }
   })
 
+  it("drops idle sessions from memory and rebuilds one from its signed id on its next request (node transport)", async () => {
+    const handle = await serveHttp(demoService(), { sessionIdleMs: 50 })
+    try {
+      const client = new Client({ name: "idle", version: "0" })
+      const transport = new StreamableHTTPClientTransport(new URL(handle.url))
+      await client.connect(transport)
+      expect(handle.connections()).toBe(1)
+      const deadline = Date.now() + 3000
+      while (handle.connections() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
+      expect(handle.connections()).toBe(0)
+      const result = await client.callTool({ name: "demo.echo", arguments: { text: "back" } })
+      expect(result.content).toEqual([{ type: "text", text: "back" }])
+      expect(handle.connections()).toBe(1)
+      await client.close()
+    } finally {
+      await handle.close()
+    }
+  })
+
   it("keeps no session when connecting its server throws (node transport)", async () => {
     const handle = await serveHttp(demoService(), { transport: "node" })
     const failing = vi.spyOn(Server.prototype, "connect").mockRejectedValueOnce(new Error("boom"))
