@@ -167,16 +167,24 @@ class Exchange {
   readonly #session: NodeSession
   readonly #res: ServerResponse
   readonly #batch: boolean
+  readonly #initialize: boolean
   readonly pending: Set<RequestId>
   readonly #answers: unknown[] = []
   #streaming = false
   #keepAlive: ReturnType<typeof setInterval> | undefined
   finished = false
 
-  constructor(session: NodeSession, res: ServerResponse, ids: RequestId[], batch: boolean) {
+  constructor(
+    session: NodeSession,
+    res: ServerResponse,
+    ids: RequestId[],
+    batch: boolean,
+    initialize: boolean,
+  ) {
     this.#session = session
     this.#res = res
     this.#batch = batch
+    this.#initialize = initialize
     this.pending = new Set(ids)
   }
 
@@ -205,11 +213,17 @@ class Exchange {
       return
     }
     const body = JSON.stringify(this.#batch ? this.#answers : this.#answers[0])
-    this.#res.writeHead(200, {
-      "content-type": "application/json",
-      "content-length": Buffer.byteLength(body),
-      "mcp-session-id": this.#session.sessionId,
-    })
+    // The session id goes out with the `initialize` answer (where the client learns it), not with every one.
+    this.#res.writeHead(
+      200,
+      this.#initialize
+        ? {
+            "content-type": "application/json",
+            "content-length": Buffer.byteLength(body),
+            "mcp-session-id": this.#session.sessionId,
+          }
+        : { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+    )
     this.#res.end(body)
   }
 
@@ -376,14 +390,19 @@ class NodeSession implements Transport {
     this.lastSeen = Date.now()
     const extra = { requestInfo: { headers: req.headers }, ...(authInfo ? { authInfo } : {}) }
     let ids: RequestId[] | undefined
-    for (const m of messages) if (isRequest(m)) (ids ??= []).push(m.id as RequestId)
+    let initialize = false
+    for (const m of messages)
+      if (isRequest(m)) {
+        ;(ids ??= []).push(m.id as RequestId)
+        if (m.method === "initialize") initialize = true
+      }
     if (ids === undefined) {
       for (const m of messages) this.#inbound(m, extra)
       res.writeHead(202, { "content-length": "0" })
       res.end()
       return
     }
-    const exchange = new Exchange(this, res, ids, batch)
+    const exchange = new Exchange(this, res, ids, batch, initialize)
     for (const id of ids) this.#byRequest.set(id, exchange)
     res.once("close", () => {
       for (const id of exchange.pending) if (this.#byRequest.get(id) === exchange) this.#byRequest.delete(id)
