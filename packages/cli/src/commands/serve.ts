@@ -92,9 +92,15 @@ const untilSignal = (): Promise<string> =>
 export const serveCommand = defineCommand({
   name: "serve",
   summary:
-    "serve the configured gateway over MCP\n[--transport stdio|http] [--host 127.0.0.1] [--port N] [--require-all-backends]",
+    "serve the configured gateway over MCP\n[--transport stdio|http] [--host 127.0.0.1] [--port N] [--http-transport node|sdk] [--require-all-backends]",
   maxPositionals: 0,
-  flags: { transport: "string", host: "string", port: "string", "require-all-backends": "boolean" },
+  flags: {
+    transport: "string",
+    host: "string",
+    port: "string",
+    "http-transport": "string",
+    "require-all-backends": "boolean",
+  },
   run: async (ctx) => {
     const { values } = ctx.invocation
     const transport = values.transport ?? ctx.config.server.transport
@@ -109,6 +115,9 @@ export const serveCommand = defineCommand({
           : -1
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new UsageError(`--port must be an integer from 0 to 65535, got "${values.port}"`)
+    const httpTransport = values["http-transport"] ?? ctx.config.server.http_transport
+    if (httpTransport !== "node" && httpTransport !== "sdk")
+      throw new UsageError(`--http-transport must be "node" or "sdk", got "${httpTransport}"`)
     if (ctx.invocation.positionals.length > 0)
       throw new UsageError(`unexpected argument "${ctx.invocation.positionals[0]}"`)
 
@@ -168,7 +177,7 @@ export const serveCommand = defineCommand({
         const sessionSecret = ctx.io.env[ctx.config.cursor.secret_env]
         let bus: ClosableReplicaBus | undefined
         if (server.replicas) {
-          if (server.http_transport === "sdk")
+          if (httpTransport === "sdk")
             throw new ConfigError({
               path: "server.replicas",
               reason:
@@ -200,7 +209,7 @@ export const serveCommand = defineCommand({
         let handle: Awaited<ReturnType<typeof serveHttp>>
         try {
           handle = await serveHttp(service, {
-            transport: server.http_transport,
+            transport: httpTransport,
             ...(sessionSecret !== undefined ? { sessionSecret } : {}),
             ...(bus ? { bus } : {}),
             serverInfo,
