@@ -249,7 +249,8 @@ describe("prefetch: cache, scoping, invalidation, expiry", () => {
               : undefined,
         }),
       ],
-      prefetch: { learning: false },
+      // Precision feedback off: the same link must fire again after its first prefetch was dropped.
+      prefetch: { learning: false, minPrecision: 0 },
     })
     await runner.callTool({ name: "s/start", context: { callerId: "A" } })
     await tick(5)
