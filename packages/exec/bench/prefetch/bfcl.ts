@@ -20,7 +20,7 @@
  * module missing) are skipped and counted; functions the annotations do not list are treated as not
  * read-only and counted (`unannotated`). `--trace FILE` writes every call of the run without prefetch
  * (tool, arguments, result) as JSON lines; `--log FILE` writes per call of the learning run whether it was
- * eligible and served from a prefetch, and what was prefetched after it.
+ * eligible and whether it was served from a prefetch.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"

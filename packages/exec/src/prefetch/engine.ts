@@ -5,7 +5,7 @@
  *
  * @since 0.2.0
  */
-import { trace } from "@opentelemetry/api"
+import type { Span } from "@opentelemetry/api"
 import {
   type CallToolRequest,
   type ExecutionContext,
@@ -313,10 +313,14 @@ export class PrefetchEngine implements Prefetcher {
     }
   }
 
-  /** Runs one real call (`next`) with prefetch around it. */
+  /**
+   * Runs one real call (`next`) with prefetch around it; `span` is the call's span when it is traced (a
+   * speculative call's span gets `toolplane.prefetch.speculative`, a hit's `toolplane.prefetch.hit`).
+   */
   call(
     request: CallToolRequest,
     next: (request: CallToolRequest) => Promise<ToolResult>,
+    span?: Span,
   ): Promise<ToolResult> {
     const context = request.context
     if (
@@ -325,7 +329,7 @@ export class PrefetchEngine implements Prefetcher {
       isExecutionContext(context) &&
       this.#speculative.has(context)
     ) {
-      trace.getActiveSpan()?.setAttribute("toolplane.prefetch.speculative", true)
+      span?.setAttribute("toolplane.prefetch.speculative", true)
       return next(request)
     }
     const callerId = context?.callerId
@@ -357,7 +361,7 @@ export class PrefetchEngine implements Prefetcher {
       const p = scope.pending.get(key)
       if (p !== undefined) {
         scope.pending.delete(key)
-        return this.#serve(scope, entry, request, args, p, next)
+        return this.#serve(scope, entry, request, args, p, next, span)
       }
     }
     // The runner reports the completion through `completed` (no wrapper on the common path).
@@ -407,6 +411,7 @@ export class PrefetchEngine implements Prefetcher {
     args: Readonly<Record<string, unknown>>,
     p: Pending,
     next: (request: CallToolRequest) => Promise<ToolResult>,
+    span: Span | undefined,
   ): Promise<ToolResult> {
     if (p.timer !== undefined) clearTimeout(p.timer)
     const asked = performance.now()
@@ -443,7 +448,6 @@ export class PrefetchEngine implements Prefetcher {
       this.#meters.hits.add(1, { "toolplane.tool.id": entry.id })
       this.#meters.timeSaved.add(saved, { "toolplane.tool.id": entry.id })
     }
-    const span = trace.getActiveSpan()
     if (span !== undefined) {
       span.setAttribute("toolplane.prefetch.hit", true)
       span.setAttribute("toolplane.prefetch.saved_ms", saved)
