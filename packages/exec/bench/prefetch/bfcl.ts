@@ -6,7 +6,7 @@
  * result and every session's final state are the same in all three.
  *
  * Run: `pnpm --filter @toolplane/exec bench:prefetch -- --questions F --answers F [--think-ms 1000]
- * [--tool-ms 300] [--json] [--scale 0.04] [--limit N]`.
+ * [--tool-ms 300] [--json] [--scale 0.05] [--limit N] [--min-precision P] [--trace FILE] [--log FILE]`.
  *
  * Time model: `tool-ms` of latency per backend call, `think-ms` of model time before every call but the
  * first of a session. Real timers run at `scale` times the nominal durations (default 0.05, so the 200
@@ -71,6 +71,7 @@ const known = new Set([
   "ttl-ms",
   "trace",
   "log",
+  "min-precision",
 ])
 for (const a of argv) if (a.startsWith("--") && !known.has(a.slice(2))) fail(`unknown flag ${a}`)
 
@@ -84,6 +85,8 @@ const limit = flag("limit") === undefined ? Number.POSITIVE_INFINITY : num("limi
 const ttlMs = num("ttl-ms", 4 * (thinkMs + toolMs))
 const asJson = argv.includes("--json")
 const traceFile = flag("trace")
+// The runner's precision feedback (`minPrecision`, default 0.5); other values show the trade-off.
+const minPrecision = flag("min-precision") === undefined ? undefined : num("min-precision", 0.5)
 const logFile = flag("log")
 const log = (line: string) => {
   if (!asJson) process.stdout.write(`${line}\n`)
@@ -485,8 +488,12 @@ const report = (mode: Mode): ModeReport => {
 
 const modeList = [
   makeMode("off", undefined),
-  makeMode("declaredOnly", { learning: false, ttlMs: ttlMs * scale }),
-  makeMode("learning", { ttlMs: ttlMs * scale }),
+  makeMode("declaredOnly", {
+    learning: false,
+    ttlMs: ttlMs * scale,
+    ...(minPrecision === undefined ? {} : { minPrecision }),
+  }),
+  makeMode("learning", { ttlMs: ttlMs * scale, ...(minPrecision === undefined ? {} : { minPrecision }) }),
 ]
 log(
   `BFCL multi-turn replay: ${sessions.length} sessions, tool ${toolMs} ms, think ${thinkMs} ms (timers at ${scale}x); modes interleaved per session`,
