@@ -268,6 +268,8 @@ interface ModeReport {
   timeSavedPct: number
   differences: number
   unannotated: number
+  reachable: number
+  hitRateReachable: number
   measuredToolWaitMs: number
   measuredSessionMs: number
   measuredTimeSavedPct: number
@@ -358,6 +360,12 @@ interface Mode {
   calls: number
   eligible: number
   unannotated: number
+  /**
+   * Eligible calls a history-based predictor could issue: not a session's first call, and every argument
+   * value appears in an earlier argument or result of the session. Hits among them.
+   */
+  reachable: number
+  reachableHits: number
   /** Wall clock (scaled ms). */
   toolWait: number
   sessionTime: number
@@ -384,6 +392,8 @@ const makeMode = (label: string, prefetch: PrefetchOptions | undefined): Mode =>
     calls: 0,
     eligible: 0,
     unannotated: 0,
+    reachable: 0,
+    reachableHits: 0,
     toolWait: 0,
     sessionTime: 0,
     modelToolWait: 0,
@@ -405,6 +415,13 @@ const replay = async (mode: Mode, session: Session): Promise<void> => {
   const turns = loaded.calls as { name: string; args: Record<string, unknown> }[][]
   const out: string[] = []
   let first = true
+  // Canonical JSON of every value (scalars, arrays, objects) in the session's arguments and results so far.
+  const known = new Set<string>()
+  const remember = (v: unknown, depth = 0): void => {
+    known.add(canonicalJson(v))
+    if (depth < 6 && v !== null && typeof v === "object")
+      for (const x of Array.isArray(v) ? v : Object.values(v)) remember(x, depth + 1)
+  }
   for (const turn of turns)
     for (const call of turn) {
       if (!first) {
@@ -412,9 +429,15 @@ const replay = async (mode: Mode, session: Session): Promise<void> => {
         mode.sessionTime += thinkMs * scale
         mode.modelSessionTime += thinkMs
       }
+      const opening = first
       first = false
       mode.calls++
       if (readOnly.has(call.name)) mode.eligible++
+      const reachable =
+        readOnly.has(call.name) &&
+        !opening &&
+        Object.values(call.args).every((v) => known.has(canonicalJson(v)))
+      if (reachable) mode.reachable++
       if (!annotated.has(call.name)) mode.unannotated++
       const before = mode.runner.prefetch?.stats()
       const started = performance.now()
@@ -436,6 +459,9 @@ const replay = async (mode: Mode, session: Session): Promise<void> => {
       // The time model: a real call costs tool-ms; a hit costs what was left of its prefetch.
       const after = mode.runner.prefetch?.stats()
       const hit = before !== undefined && after !== undefined && after.hits > before.hits
+      if (hit && reachable) mode.reachableHits++
+      remember(call.args)
+      if (value !== undefined) remember(value)
       const cost = hit ? Math.max(0, toolMs - (after.timeSavedMs - before.timeSavedMs) / scale) : toolMs
       mode.modelToolWait += cost
       mode.modelSessionTime += cost
@@ -473,6 +499,8 @@ const report = (mode: Mode): ModeReport => {
     issued,
     hits,
     hitRate: mode.eligible === 0 ? 0 : (100 * hits) / mode.eligible,
+    reachable: mode.reachable,
+    hitRateReachable: mode.reachable === 0 ? 0 : (100 * mode.reachableHits) / mode.reachable,
     precision: issued === 0 ? 0 : (100 * hits) / issued,
     wastedPerCall: mode.calls === 0 ? 0 : (stats?.wasted ?? 0) / mode.calls,
     toolWaitMs: mode.modelToolWait,
@@ -556,6 +584,8 @@ const pick = (r: ModeReport) => ({
   toolWaitMs: Math.round(r.toolWaitMs),
   sessionMs: Math.round(r.sessionMs),
   unannotated: r.unannotated,
+  reachable: r.reachable,
+  hitRateReachable: round(r.hitRateReachable),
   measuredTimeSavedPct: round(r.measuredTimeSavedPct),
 })
 const learning = runs.get("learning")!.report
@@ -578,6 +608,7 @@ if (asJson) {
     "issued",
     "hits",
     "hit rate",
+    "of reachable",
     "precision",
     "wasted/call",
     "tool wait s",
@@ -592,6 +623,7 @@ if (asJson) {
     String(r.issued),
     String(r.hits),
     `${round(r.hitRate)}%`,
+    `${round(r.hitRateReachable)}% of ${r.reachable}`,
     `${round(r.precision)}%`,
     round(r.wastedPerCall, 3).toFixed(3),
     (r.toolWaitMs / 1000).toFixed(1),
@@ -601,6 +633,9 @@ if (asJson) {
   ])
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)))
   for (const row of [header, ...table]) log(row.map((c, i) => c.padStart(widths[i]!)).join("  "))
+  log(
+    `reachable: read-only calls that are not a session's first and whose every argument value appears in an earlier argument or result of the session (what a predictor working from the session's own history can reach; constants learned from earlier sessions can hit outside it)`,
+  )
   log(
     `tool wait and session time from the time model (a hit costs what was left of its prefetch); ${learning.unannotated} of ${learning.calls} calls to functions the annotations do not list (treated as not read-only); ${skipped} session(s) skipped`,
   )
