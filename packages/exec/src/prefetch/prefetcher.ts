@@ -111,13 +111,13 @@ export const layerPrefetcher = (
  *
  * @example
  * ```ts
- * const App = toolRunnerLayer({ backends: [backend] }).pipe(
+ * const App = toolRunnerLayer({ backends: [myBackend()] }).pipe(
  *   Layer.provideMerge(prefetcherLayer({ ttlMs: 2000 })),
  * )
  * const program = Effect.gen(function* () {
  *   const runner = yield* EffectToolRunner
  *   const prefetcher = yield* EffectPrefetcher
- *   yield* runner.callTool({ name: "geo/lookup", arguments: { place: "Oslo" }, context: { callerId: "a" } })
+ *   yield* runner.callTool({ name: "weather/current", arguments: { city: "Oslo" }, context: { callerId: "a" } })
  *   return yield* prefetcher.stats
  * })
  * ```
