@@ -133,16 +133,13 @@ const acquireRunner = (options: RunnerOptions) =>
       options.approver ?? (Option.isSome(fromContext) ? approverFromEffect(fromContext.value) : undefined)
     // A prefetcher from `prefetcherLayer` below turns prefetch on (unless the options set `prefetch`).
     const prefetcher = yield* Effect.serviceOption(EffectPrefetcher)
-    const fromLayer =
-      options.prefetch === undefined && Option.isSome(prefetcher)
-        ? layerPrefetcher(prefetcher.value)
-        : undefined
+    const fromLayer = Option.isSome(prefetcher) ? layerPrefetcher(prefetcher.value) : undefined
     const runner = yield* Effect.acquireRelease(
       Effect.sync(() =>
         createRunner({
           ...options,
           ...(approver ? { approver } : {}),
-          ...(fromLayer ? { prefetch: fromLayer.options } : {}),
+          ...(fromLayer && options.prefetch === undefined ? { prefetch: fromLayer.options } : {}),
         }),
       ),
       (r) => Effect.promise(() => r.close()),

@@ -58,6 +58,19 @@ describe("prefetcherLayer", () => {
     expect(executions).toEqual(["list", "get x"])
   })
 
+  it("the runner's own prefetch options win; the Layer's prefetcher still reads that runner", async () => {
+    executions.length = 0
+    const App = toolRunnerLayer({
+      backends: [definitionBackend([list, get])],
+      enrichers: [links],
+      prefetch: { declared: false, learning: false },
+    }).pipe(Layer.provideMerge(prefetcherLayer({ learning: false })))
+    const out = await Effect.runPromise(program.pipe(Effect.provide(App)))
+    // Declared links off in the runner's options: nothing was prefetched, both calls ran for real.
+    expect(out.stats).toMatchObject({ calls: 2, issued: 0, hits: 0 })
+    expect(executions).toEqual(["list", "get x"])
+  })
+
   it("without the Layer's runner the counters are zero; without the Layer nothing is prefetched", async () => {
     const alone = await Effect.runPromise(
       Effect.gen(function* () {

@@ -104,10 +104,11 @@ export const layerPrefetcher = (
     : undefined
 
 /**
- * A Layer providing {@link EffectPrefetcher}: provided below `toolRunnerLayer` (whose options set no
- * `prefetch`), it turns speculative prefetch on in that runner with these options, and the
- * `EffectPrefetcher` it provides reads that runner's counters and drops its prefetches. Until the runner
- * is built (or without one) its counters are zero.
+ * A Layer providing {@link EffectPrefetcher}: provided below `toolRunnerLayer`, it turns speculative
+ * prefetch on in that runner with these options (unless the runner's own options set `prefetch`, which
+ * win), and the `EffectPrefetcher` it provides reads that runner's counters and drops its prefetches.
+ * Until the runner is built (or without one, or with `prefetch: false` in its options) its counters are
+ * zero.
  *
  * @example
  * ```ts
