@@ -1,10 +1,15 @@
 /**
  * The worker thread that runs programs: one QuickJS WebAssembly module per worker, instantiated on a
  * WebAssembly.Memory with a fixed maximum (the hard memory cap), one fresh runtime + context per run.
- * Host calls leave as messages to the parent; their answers come back as JSON strings. Only erasable
- * TypeScript and package imports here: Node strips the types when the sources run directly.
+ *
+ * The worker never returns to its event loop once started: it blocks in `Atomics.wait` on a shared
+ * counter and reads the parent's messages (runs, host-call replies, aborts) synchronously from its inbox
+ * port (`receiveMessageOnPort`). The parent posts to the inbox and bumps the counter, which wakes the
+ * worker at once: no event-loop hop on this side. Host calls leave as messages to the parent; their
+ * answers come back as JSON strings. Only erasable TypeScript and package imports here: Node strips the
+ * types when the sources run directly.
  */
-import { parentPort, workerData } from "node:worker_threads"
+import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from "node:worker_threads"
 import releaseSync from "@jitl/quickjs-wasmfile-release-sync"
 import {
   newQuickJSWASMModuleFromVariant,
@@ -17,7 +22,15 @@ import {
 import type { FromWorker, RunLimits, ToWorker } from "./protocol.js"
 
 const port = parentPort!
-const data = workerData as { wasmModule: WebAssembly.Module; maxMemoryBytes: number }
+const data = workerData as {
+  wasmModule: WebAssembly.Module
+  maxMemoryBytes: number
+  inbox: MessagePort
+  signal: SharedArrayBuffer
+}
+const inbox = data.inbox
+/** Slot 0: bumped by the parent after each message it posts to the inbox. */
+const signal = new Int32Array(data.signal)
 const PAGE = 65536
 const memory = new WebAssembly.Memory({
   initial: Math.min(256, Math.ceil(data.maxMemoryBytes / PAGE)),
@@ -184,11 +197,26 @@ const prepare = (): Engine => {
   return engine
 }
 
-const prepareSpare = (): void => {
-  if (spare === undefined && current === undefined) guarded(() => (spare ??= prepare()))
+/**
+ * The next message from the parent, waiting for it until `deadline` (`Date.now()` ms; `Infinity`: no
+ * deadline); `undefined` when the deadline passed first. The counter is read before the inbox, so a
+ * message posted between the two reads wakes the wait at once.
+ */
+const nextMessage = (deadline: number): ToWorker | undefined => {
+  for (;;) {
+    const seen = Atomics.load(signal, 0)
+    const received = receiveMessageOnPort(inbox)
+    if (received) return received.message as ToWorker
+    const left = deadline - Date.now()
+    if (left <= 0) return undefined
+    Atomics.wait(signal, 0, seen, left === Infinity ? undefined : left)
+  }
 }
 
-const startRun = (message: Extract<ToWorker, { type: "run" }>): void => {
+/** Set when tearing down a finished run's engine failed: this module is no longer trustworthy. */
+let broken: string | undefined
+
+const startRun = (message: Extract<ToWorker, { type: "run" }>): Run | undefined => {
   const { limits } = message
   const engine = spare ?? prepare()
   spare = undefined
@@ -213,13 +241,13 @@ const startRun = (message: Extract<ToWorker, { type: "run" }>): void => {
   }
   current = run
   engine.run = run
-  const names = ctx.newString(JSON.stringify(message.names))
+  const names = ctx.newString(message.names)
   const installed = ctx.callFunction(engine.setup, ctx.undefined, names)
   names.dispose()
   if (installed.error) {
     installed.error.dispose()
     finish(run, { kind: "crashed", reason: "the sandbox prelude failed" })
-    return
+    return undefined
   }
   const finishHandle = installed.value
   const program = ctx.evalCode(`(async () => {${message.code}\n})()`, "program.js")
@@ -229,40 +257,55 @@ const startRun = (message: Extract<ToWorker, { type: "run" }>): void => {
     finishHandle.dispose()
     if (run.stop !== undefined) {
       finish(run, { kind: "stopped" })
-      return
+      return undefined
     }
     run.outcome = { ok: false, json: described }
     finish(run, { kind: "outcome" })
-    return
+    return undefined
   }
   const attached = ctx.callFunction(finishHandle, ctx.undefined, program.value)
   program.value.dispose()
   finishHandle.dispose()
   if (attached.error) attached.error.dispose()
   else attached.value.dispose()
-  pump(run)
+  return run
 }
 
-const describeHandle = (ctx: QuickJSContext, handle: QuickJSHandle): string => {
-  try {
-    const value = ctx.dump(handle) as { name?: unknown; message?: unknown; stack?: unknown } | unknown
-    if (typeof value === "object" && value !== null) {
-      const v = value as { name?: unknown; message?: unknown; stack?: unknown }
-      return JSON.stringify({
-        name: typeof v.name === "string" ? v.name : "Error",
-        message: typeof v.message === "string" ? v.message : String(v.message),
-        stack: typeof v.stack === "string" ? v.stack : undefined,
-      })
+/**
+ * Runs a program to its end: run queued jobs; while host calls are pending, block until the parent
+ * answers one (or aborts, or the deadline passes), settle it inside the engine, and run again.
+ */
+const runToEnd = (message: Extract<ToWorker, { type: "run" }>): void => {
+  const run = startRun(message)
+  if (run === undefined) return
+  while (!pump(run)) {
+    const next = nextMessage(run.deadline)
+    if (next === undefined) {
+      run.stop = "timeout"
+      finish(run, { kind: "stopped" })
+      return
     }
-    return errorJson("Error", String(value))
-  } catch {
-    return errorJson("Error", "the program threw a value that cannot be described")
+    if (next.type === "abort" && next.id === run.id) {
+      run.stop = next.reason
+      finish(run, { kind: "stopped" })
+      return
+    }
+    if (next.type === "reply" && next.id === run.id) {
+      const deferred = run.pending.get(next.callId)
+      if (!deferred) continue
+      run.pending.delete(next.callId)
+      const value = run.engine.ctx.newString(next.json)
+      deferred.resolve(value)
+      value.dispose()
+      deferred.dispose()
+    }
+    // Anything else (a late reply or abort of an earlier run) is stale: ignored.
   }
 }
 
-/** Runs queued jobs, then decides whether the run is over. */
-const pump = (run: Run): void => {
-  if (run.ended) return
+/** Runs queued jobs, then decides whether the run is over (and ends it): `true` when it is. */
+const pump = (run: Run): boolean => {
+  if (run.ended) return true
   run.sliceStart ??= performance.now()
   const jobs = run.engine.runtime.executePendingJobs()
   if (jobs.error) jobs.error.dispose()
@@ -271,16 +314,17 @@ const pump = (run: Run): void => {
   if (run.stop === undefined && Date.now() > run.deadline) run.stop = "timeout"
   if (run.stop !== undefined) {
     finish(run, { kind: "stopped" })
-    return
+    return true
   }
   if (run.outcome !== undefined) {
     finish(run, { kind: "outcome" })
-    return
+    return true
   }
-  if (run.pending.size === 0)
-    finish(run, {
-      kind: "never",
-    })
+  if (run.pending.size === 0) {
+    finish(run, { kind: "never" })
+    return true
+  }
+  return false
 }
 
 type End = { kind: "outcome" } | { kind: "stopped" } | { kind: "never" } | { kind: "crashed"; reason: string }
@@ -326,21 +370,43 @@ const finish = (run: Run, end: End): void => {
     nearMemoryLimit(run, message.failure.json)
   )
     message = { ...base, failure: { tag: "SandboxMemory" } }
+  // A module that hit a limit it cannot be trusted after, or whose memory grew close to its cap, is
+  // discarded (the parent terminates the worker) rather than reused.
+  const retire =
+    run.stop === "timeout" ||
+    message.failure?.tag === "SandboxMemory" ||
+    message.failure?.tag === "SandboxCrashed" ||
+    memory.buffer.byteLength > data.maxMemoryBytes * 0.75
+  if (current === run) current = undefined
+  // The answer leaves before the engine is torn down: the caller does not wait for the teardown.
+  send({ ...message, retire })
+  if (retire) return
   for (const deferred of run.pending.values()) deferred.dispose()
   run.pending.clear()
-  let retire = run.stop === "timeout" || message.failure?.tag === "SandboxMemory"
   try {
     run.engine.setup.dispose()
     run.engine.ctx.dispose()
     run.engine.runtime.dispose()
-  } catch {
-    retire = true
+  } catch (error) {
+    broken = `tearing down the previous run's engine failed: ${String(error)}`
   }
-  // A module whose memory grew close to its cap is discarded rather than reused fragmented.
-  if (memory.buffer.byteLength > data.maxMemoryBytes * 0.75) retire = true
-  if (current === run) current = undefined
-  send({ ...message, retire })
-  if (!retire) setImmediate(prepareSpare)
+}
+
+const describeHandle = (ctx: QuickJSContext, handle: QuickJSHandle): string => {
+  try {
+    const value = ctx.dump(handle) as { name?: unknown; message?: unknown; stack?: unknown } | unknown
+    if (typeof value === "object" && value !== null) {
+      const v = value as { name?: unknown; message?: unknown; stack?: unknown }
+      return JSON.stringify({
+        name: typeof v.name === "string" ? v.name : "Error",
+        message: typeof v.message === "string" ? v.message : String(v.message),
+        stack: typeof v.stack === "string" ? v.stack : undefined,
+      })
+    }
+    return errorJson("Error", String(value))
+  } catch {
+    return errorJson("Error", "the program threw a value that cannot be described")
+  }
 }
 
 const nearMemoryLimit = (run: Run, json: string): boolean => {
@@ -357,6 +423,7 @@ const nearMemoryLimit = (run: Run, json: string): boolean => {
     return true
   }
 }
+
 
 const guarded = (f: () => void): void => {
   try {
@@ -382,29 +449,22 @@ const guarded = (f: () => void): void => {
   }
 }
 
-port.on("message", (message: ToWorker) =>
-  guarded(() => {
-    if (message.type === "run") {
-      startRun(message)
-      return
+/** The worker's whole life after start: prepare a spare engine while idle, wait for a run, run it. */
+const serve = (): void => {
+  for (;;) {
+    if (broken === undefined && spare === undefined) guarded(() => (spare = prepare()))
+    const message = nextMessage(Infinity)!
+    if (message.type !== "run") continue // a late reply or abort of an earlier run
+    if (broken !== undefined) {
+      // This run has not started: the parent gives it to another worker and discards this one.
+      send({ type: "bounce", id: message.id, reason: broken })
+      continue
     }
-    const run = current
-    if (!run || run.id !== message.id || run.ended) return
-    if (message.type === "reply") {
-      const deferred = run.pending.get(message.callId)
-      if (!deferred) return
-      run.pending.delete(message.callId)
-      const value = run.engine.ctx.newString(message.json)
-      deferred.resolve(value)
-      value.dispose()
-      deferred.dispose()
-      pump(run)
-    } else if (message.type === "abort") {
-      run.stop = message.reason
-      finish(run, { kind: "stopped" })
-    }
-  }),
-)
+    guarded(() => runToEnd(message))
+  }
+}
 
 spare = prepare()
 send({ type: "ready" })
+// Leave module evaluation first, then block for good: the thread only ever wakes for the inbox.
+setImmediate(serve)
