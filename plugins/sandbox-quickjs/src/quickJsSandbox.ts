@@ -97,6 +97,8 @@ interface Slot {
   readonly ready: Promise<void>
   /** Started and not running a program. */
   idle: boolean
+  /** Idle with a prepared engine (the worker said `ready` since its last run): a run starts at once. */
+  primed: boolean
   active: Active | undefined
   dead: boolean
 }
@@ -218,6 +220,7 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
       signal: new Int32Array(sharedCounter),
       ready,
       idle: false,
+      primed: false,
       active: undefined,
       dead: false,
     }
@@ -312,6 +315,7 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
     slot.worker.unref()
   }
 
+
   const settle = (active: Active, error: unknown, result?: SandboxRunResult): void => {
     if (active.settled) return
     active.settled = true
@@ -322,19 +326,31 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
     else active.reject(error)
   }
 
-  /** Gives a run to a worker: an idle one at once, else a new one, else the queue. */
+  /**
+   * Gives a run to a worker: an idle one with a prepared engine, else any idle one (its engine is being
+   * prepared; the run waits in its inbox), else the queue.
+   */
   const dispatch = (active: Active): void => {
-    for (const slot of slots)
-      if (slot.idle && !slot.dead) {
+    let fallback: Slot | undefined
+    for (const slot of slots) {
+      if (!slot.idle || slot.dead) continue
+      if (slot.primed) {
         start(slot, active)
         return
       }
+      fallback ??= slot
+    }
+    if (fallback !== undefined) {
+      start(fallback, active)
+      return
+    }
     queue.push(active)
     refill()
   }
 
   const start = (slot: Slot, active: Active): void => {
     slot.idle = false
+    slot.primed = false
     slot.active = active
     active.slot = slot
     slot.worker.ref()
@@ -360,7 +376,9 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
   const onMessage = (slot: Slot, message: FromWorker, markReady: () => void): void => {
     if (message.type === "ready") {
       markReady()
-      release(slot)
+      if (slot.active !== undefined) return
+      slot.primed = true
+      if (!slot.idle) release(slot)
       return
     }
     const active = slot.active

@@ -202,6 +202,24 @@ export const sandboxContract = (
       expect(r.result).toEqual([null, "function"])
     })
 
+    it("isolates runs from each other: nothing a run leaves behind is visible to the next", async () => {
+      // Sequential runs, so a pooled implementation reuses its warm engines for them.
+      for (let i = 0; i < 6; i++) {
+        const r = await run(
+          `const seen = [typeof globalThis.leaked, typeof leakedVar, typeof Object.prototype.marker, typeof console.marker]
+           globalThis.leaked = ${i}; var leakedVar = ${i}; Object.prototype.marker = ${i}; console.marker = ${i}
+           Promise.resolve().then(() => { globalThis.late = ${i} })
+           return seen.concat(typeof globalThis.late)`,
+        )
+        expect(r.result, `run ${i}`).toEqual(["undefined", "undefined", "undefined", "undefined", "undefined"])
+      }
+      // A failed run (a program error, a limit) leaves nothing behind either.
+      await outcome(run("globalThis.leaked = 'error'; throw new Error('x')"))
+      await outcome(run("globalThis.leaked = 'loop'; for (;;) {}", { limits: { wallTimeMs: timeoutMs } }))
+      const r = await run("return typeof globalThis.leaked")
+      expect(r.result).toBe("undefined")
+    })
+
     it("copies host objects: mutating them inside changes nothing outside", async () => {
       const shared = { list: [1, 2], nested: { a: 1 } }
       const r = await run(

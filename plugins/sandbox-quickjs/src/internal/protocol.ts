@@ -39,6 +39,7 @@ export type WireFailure =
 
 /** Worker to parent. */
 export type FromWorker =
+  /** Started, or done with the previous run's teardown: a prepared engine waits for the next run. */
   | { readonly type: "ready" }
   /** The worker cannot run `id` (its engine is not trustworthy any more): run it elsewhere, discard this worker. */
   | { readonly type: "bounce"; readonly id: number; readonly reason: string }

@@ -452,7 +452,10 @@ const guarded = (f: () => void): void => {
 /** The worker's whole life after start: prepare a spare engine while idle, wait for a run, run it. */
 const serve = (): void => {
   for (;;) {
-    if (broken === undefined && spare === undefined) guarded(() => (spare = prepare()))
+    if (broken === undefined && spare === undefined) {
+      guarded(() => (spare = prepare()))
+      send({ type: "ready" })
+    }
     const message = nextMessage(Infinity)!
     if (message.type !== "run") continue // a late reply or abort of an earlier run
     if (broken !== undefined) {
