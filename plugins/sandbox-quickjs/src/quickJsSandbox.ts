@@ -315,7 +315,6 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
     slot.worker.unref()
   }
 
-
   const settle = (active: Active, error: unknown, result?: SandboxRunResult): void => {
     if (active.settled) return
     active.settled = true
@@ -356,14 +355,11 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
     slot.worker.ref()
     // The hard stop: the engine's interrupt handler (or the worker's own wait) should have ended the run
     // by now; a native loop that never reaches the handler ends here.
-    active.timer = setTimeout(
-      () => {
-        if (active.settled || slot.active !== active) return
-        settle(active, new SandboxTimeout({ timeoutMs: active.limits.wallTimeMs }))
-        retire(slot)
-      },
-      active.limits.wallTimeMs + graceMs,
-    )
+    active.timer = setTimeout(() => {
+      if (active.settled || slot.active !== active) return
+      settle(active, new SandboxTimeout({ timeoutMs: active.limits.wallTimeMs }))
+      retire(slot)
+    }, active.limits.wallTimeMs + graceMs)
     post(slot, {
       type: "run",
       id: active.id,

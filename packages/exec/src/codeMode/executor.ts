@@ -35,6 +35,11 @@ export interface CodeExecutorOptions {
   readonly limits?: SandboxLimits
   /** Size cap of the generated declaration, in characters. Default 16 000. */
   readonly maxDeclarationChars?: number
+  /**
+   * Which tools need approval: the declaration (and `$search` results) mark them with `@needsApproval`,
+   * so the model knows a call may wait or be denied. Calls go through the approver either way.
+   */
+  readonly needsApproval?: (tool: Tool) => boolean
 }
 
 /**
@@ -81,6 +86,8 @@ const textOf = (result: ToolResult): string =>
 export const codeExecutor = (options: CodeExecutorOptions): CodeExecutor => {
   const { sandbox } = options
   const maxChars = options.maxDeclarationChars ?? 16_000
+  const needsApproval = options.needsApproval ?? (() => false)
+  const declarationOf = (tool: Tool) => toolDeclaration(tool, { needsApproval: needsApproval(tool) })
   let searcher: { tools: readonly Tool[]; searcher: Searcher } | undefined
   const searchIn = (tools: readonly Tool[], query: string, limit = 5) => {
     if (searcher?.tools !== tools) searcher = { tools, searcher: new Searcher(new ToolIndex(tools)) }
@@ -92,12 +99,12 @@ export const codeExecutor = (options: CodeExecutorOptions): CodeExecutor => {
   }
 
   return {
-    declare: (tools) => declareToolset(tools, { maxChars }),
+    declare: (tools) => declareToolset(tools, { maxChars, needsApproval }),
     search: (tools, query, limit) =>
       searchIn(tools, query, limit).map((tool) => ({
         id: tool.id,
         call: callPath(tool),
-        declaration: toolDeclaration(tool),
+        declaration: declarationOf(tool),
       })),
     execute: async (code, { tools: service, context }): Promise<CodeExecution> => {
       const ctx: ExecutionContext = toContext(context)
@@ -165,7 +172,7 @@ export const codeExecutor = (options: CodeExecutorOptions): CodeExecutor => {
             return searchIn(all, String(query), typeof limit === "number" ? limit : 5).map((tool) => ({
               id: tool.id,
               call: callPath(tool),
-              declaration: toolDeclaration(tool),
+              declaration: declarationOf(tool),
             }))
           },
         },

@@ -211,7 +211,13 @@ export const sandboxContract = (
            Promise.resolve().then(() => { globalThis.late = ${i} })
            return seen.concat(typeof globalThis.late)`,
         )
-        expect(r.result, `run ${i}`).toEqual(["undefined", "undefined", "undefined", "undefined", "undefined"])
+        expect(r.result, `run ${i}`).toEqual([
+          "undefined",
+          "undefined",
+          "undefined",
+          "undefined",
+          "undefined",
+        ])
       }
       // A failed run (a program error, a limit) leaves nothing behind either.
       await outcome(run("globalThis.leaked = 'error'; throw new Error('x')"))

@@ -424,7 +424,6 @@ const nearMemoryLimit = (run: Run, json: string): boolean => {
   }
 }
 
-
 const guarded = (f: () => void): void => {
   try {
     f()
