@@ -44,11 +44,14 @@ export interface CodeExecutorOptions {
 
 /**
  * The guest-side `tools` object: `tools.<namespace>.<name>(args)` calls `__tool(id, args)`; `$search`
- * calls `__search`. Kept on the program's first line so the program's own line numbers are unchanged.
+ * calls `__search`. Namespace proxies and tool functions are made once per run and cached, so a loop of
+ * calls does not build a proxy and a closure per call. Kept on the program's first line so the program's
+ * own line numbers are unchanged.
  */
 const TOOLS_PRELUDE =
-  "const tools = (() => { const call = __tool, find = __search; const P = Proxy; " +
-  "const ns = (n) => new P({}, { get: (_, name) => typeof name === 'string' && name !== 'then' ? (args) => call(n + '/' + name, args === undefined ? {} : args) : undefined }); " +
+  "const tools = (() => { const call = __tool, find = __search; const P = Proxy, spaces = new Map(); " +
+  "const fn = (fns, id, name) => { let f = fns.get(name); if (f === undefined) { f = (args) => call(id, args === undefined ? {} : args); fns.set(name, f) } return f }; " +
+  "const ns = (n) => { let p = spaces.get(n); if (p === undefined) { const fns = new Map(); p = new P({}, { get: (_, name) => typeof name === 'string' && name !== 'then' ? fn(fns, n + '/' + name, name) : undefined }); spaces.set(n, p) } return p }; " +
   "return new P({ $search: (query, limit) => find(query, limit) }, { get: (t, n) => n === '$search' ? t.$search : typeof n === 'string' && n !== 'then' ? ns(n) : undefined }) })();"
 
 /** What a program receives from a tool call: structured content, else the text (non-text blocks named). */
