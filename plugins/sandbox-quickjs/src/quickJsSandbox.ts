@@ -75,7 +75,8 @@ const wasmModule = (): Promise<CompiledModule> => {
 interface Active {
   readonly id: number
   readonly request: SandboxRunRequest
-  /** The host functions' names as JSON, made once per run. */
+  /** The host functions' names (a call names its function by index) and as JSON, made once per run. */
+  readonly nameList: readonly string[]
   readonly names: string
   readonly limits: RunLimits
   readonly abort: AbortController
@@ -379,8 +380,27 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
     }
     const active = slot.active
     if (!active || active.id !== message.id) return
-    if (message.type === "call") {
-      void hostCall(slot, active, message.callId, message.name, message.json)
+    if (message.type === "calls") {
+      let calls: unknown
+      try {
+        calls = JSON.parse(message.json)
+      } catch {
+        calls = undefined
+      }
+      if (!Array.isArray(calls)) {
+        settle(active, new SandboxCrashed({ reason: "the worker sent malformed host calls" }))
+        retire(slot)
+        return
+      }
+      for (const call of calls) {
+        const [callId, index, args] = Array.isArray(call) ? call : []
+        if (typeof callId !== "number" || typeof index !== "number") {
+          settle(active, new SandboxCrashed({ reason: "the worker sent malformed host calls" }))
+          retire(slot)
+          return
+        }
+        void hostCall(slot, active, callId, active.nameList[index], args)
+      }
       return
     }
     if (message.type === "bounce") {
@@ -414,19 +434,23 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
     slot: Slot,
     active: Active,
     callId: number,
-    name: string,
-    json: string,
+    name: string | undefined,
+    args: unknown,
   ): Promise<void> => {
     const functions = active.request.functions
     let reply: string
-    if (functions === undefined || !Object.hasOwn(functions, name)) {
+    if (
+      name === undefined ||
+      functions === undefined ||
+      !Object.hasOwn(functions, name) ||
+      !Array.isArray(args)
+    ) {
       reply = JSON.stringify({
         ok: false,
-        error: { name: "ReferenceError", message: `no host function "${name}"` },
+        error: { name: "ReferenceError", message: `no host function "${String(name)}"` },
       })
     } else {
       try {
-        const args = JSON.parse(json) as unknown[]
         reply = replyJson(await functions[name]!(args, { signal: active.abort.signal }))
       } catch (error) {
         let errorJson: Record<string, unknown>
@@ -459,12 +483,14 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
         stackBytes: merged.stackBytes,
         cpuTimeMs: merged.cpuTimeMs ?? 0,
       }
+      const nameList = request.functions ? Object.keys(request.functions) : []
       return new Promise<SandboxRunResult>((resolve, reject) => {
         const started = performance.now()
         const active: Active = {
           id: ++nextId,
           request,
-          names: JSON.stringify(request.functions ? Object.keys(request.functions) : []),
+          nameList,
+          names: JSON.stringify(nameList),
           limits,
           abort: new AbortController(),
           resolve,

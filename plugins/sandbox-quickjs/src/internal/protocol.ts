@@ -43,13 +43,8 @@ export type FromWorker =
   | { readonly type: "ready" }
   /** The worker cannot run `id` (its engine is not trustworthy any more): run it elsewhere, discard this worker. */
   | { readonly type: "bounce"; readonly id: number; readonly reason: string }
-  | {
-      readonly type: "call"
-      readonly id: number
-      readonly callId: number
-      readonly name: string
-      readonly json: string
-    }
+  /** Host calls the program made in one turn: JSON `[[callId, functionIndex, args], ...]`. */
+  | { readonly type: "calls"; readonly id: number; readonly json: string }
   | {
       readonly type: "done"
       readonly id: number

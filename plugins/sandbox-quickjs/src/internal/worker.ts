@@ -15,7 +15,6 @@ import {
   newQuickJSWASMModuleFromVariant,
   newVariant,
   type QuickJSContext,
-  type QuickJSDeferredPromise,
   type QuickJSHandle,
   type QuickJSRuntime,
 } from "quickjs-emscripten-core"
@@ -53,11 +52,11 @@ interface Run {
   readonly engine: Engine
   readonly limits: RunLimits
   readonly deadline: number
-  readonly pending: Map<number, QuickJSDeferredPromise>
   readonly logs: string[]
   outputBytes: number
+  /** Host calls the program made (drained from its outbox), and those not answered yet. */
   hostCalls: number
-  nextCall: number
+  outstanding: number
   stop: Stop | undefined
   /** Milliseconds spent running so far, and when the current slice started. */
   cpuMs: number
@@ -73,8 +72,13 @@ const send = (message: FromWorker): void => port.postMessage(message)
 const PRELUDE = `(() => {
   const host = globalThis.__toolplane_host
   delete globalThis.__toolplane_host
-  const { call, log, done } = host
+  const { log, done, limit } = host
   const stringify = JSON.stringify
+  const PromiseCtor = Promise
+  const apply = Reflect.apply
+  const mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapDelete = Map.prototype.delete
+  const waiting = new Map()
+  let outbox = "", queued = 0, made = 0, maxCalls = 0, nextId = 0
   const parse = JSON.parse
   const then = Promise.prototype.then
   const ErrorCtor = Error
@@ -92,12 +96,30 @@ const PRELUDE = `(() => {
     warn: (...a) => { log("[warn] ", line(a)) },
     error: (...a) => { log("[error] ", line(a)) },
   }
-  const bridge = (name) => async (...args) => {
+  // A host call is queued as JSON text in the outbox; the host drains the outbox after each turn of the
+  // job queue (one engine call for all calls made in that turn) and delivers each answer by id.
+  const bridge = (index, name) => (...args) => new PromiseCtor((resolve, reject) => {
     let json
     try { json = stringify(args) } catch (e) { throw new TypeError("arguments of " + name + " are not JSON data: " + (e && e.message)) }
-    const reply = parse(await call(name, json === undefined ? "[]" : json))
-    if (reply.ok) return reply.value
-    throw assign(new ErrorCtor(reply.error.message), reply.error)
+    if (++made > maxCalls) { limit(); return }
+    const id = ++nextId
+    outbox += (queued++ === 0 ? "[" : ",") + "[" + id + "," + index + "," + json + "]"
+    apply(mapSet, waiting, [id, { resolve, reject }])
+  })
+  const drain = () => {
+    if (queued === 0) return ""
+    const text = queued + "|" + outbox + "]"
+    outbox = ""
+    queued = 0
+    return text
+  }
+  const deliver = (id, json) => {
+    const w = apply(mapGet, waiting, [id])
+    if (w === undefined) return
+    apply(mapDelete, waiting, [id])
+    const reply = parse(json)
+    if (reply.ok) w.resolve(reply.value)
+    else w.reject(assign(new ErrorCtor(reply.error.message), reply.error))
   }
   const describe = (e) => {
     try {
@@ -114,7 +136,13 @@ const PRELUDE = `(() => {
     try { json = stringify(value === undefined ? null : value) } catch (e) { done(false, describe(e)); return }
     done(true, json === undefined ? "null" : json)
   }, (error) => { done(false, describe(error)) })
-  return (names) => { for (const name of parse(names)) globalThis[name] = bridge(name); return finish }
+  const setup = (names, max) => {
+    maxCalls = max
+    let i = 0
+    for (const name of parse(names)) globalThis[name] = bridge(i++, name)
+    return finish
+  }
+  return [setup, drain, deliver]
 })()`
 
 const errorJson = (name: string, message: string): string => JSON.stringify({ name, message })
@@ -122,8 +150,10 @@ const errorJson = (name: string, message: string): string => JSON.stringify({ na
 interface Engine {
   readonly runtime: QuickJSRuntime
   readonly ctx: QuickJSContext
-  /** Guest function `(namesJson) => finish`, installed by the prelude. */
+  /** Guest functions from the prelude: `setup(namesJson, maxCalls) => finish`, `drain() => "n|[[id, fn, args], ...]"` (or ""), `deliver(id, replyJson)`. */
   readonly setup: QuickJSHandle
+  readonly drain: QuickJSHandle
+  readonly deliver: QuickJSHandle
   run: Run | undefined
 }
 
@@ -133,7 +163,8 @@ let spare: Engine | undefined
 const prepare = (): Engine => {
   const runtime = module.newRuntime()
   const ctx = runtime.newContext()
-  const engine: Engine = { runtime, ctx, setup: undefined as unknown as QuickJSHandle, run: undefined }
+  const none = undefined as unknown as QuickJSHandle
+  const engine: Engine = { runtime, ctx, setup: none, drain: none, deliver: none, run: undefined }
   runtime.setInterruptHandler(() => {
     const run = engine.run
     if (!run) return false
@@ -153,18 +184,9 @@ const prepare = (): Engine => {
     return false
   })
   const host = ctx.newObject()
-  const call = ctx.newFunction("call", (nameH: QuickJSHandle, jsonH: QuickJSHandle) => {
-    const deferred = ctx.newPromise()
+  const limit = ctx.newFunction("limit", () => {
     const run = engine.run
-    if (!run || run.stop !== undefined) return deferred.handle
-    if (++run.hostCalls > run.limits.maxHostCalls) {
-      run.stop = "calls"
-      return deferred.handle
-    }
-    const callId = ++run.nextCall
-    run.pending.set(callId, deferred)
-    send({ type: "call", id: run.id, callId, name: ctx.getString(nameH), json: ctx.getString(jsonH) })
-    return deferred.handle
+    if (run && run.stop === undefined) run.stop = "calls"
   })
   const log = ctx.newFunction("log", (prefixH: QuickJSHandle, textH: QuickJSHandle) => {
     const run = engine.run
@@ -183,17 +205,21 @@ const prepare = (): Engine => {
     const json = ctx.typeof(jsonH) === "string" ? ctx.getString(jsonH) : errorJson("Error", "bad outcome")
     run.outcome = { ok: ctx.dump(okH) === true, json }
   })
-  ctx.setProp(host, "call", call)
+  ctx.setProp(host, "limit", limit)
   ctx.setProp(host, "log", log)
   ctx.setProp(host, "done", done)
   ctx.setProp(ctx.global, "__toolplane_host", host)
-  for (const h of [host, call, log, done]) h.dispose()
+  for (const h of [host, limit, log, done]) h.dispose()
   const prelude = ctx.evalCode(PRELUDE, "toolplane-prelude.js")
   if (prelude.error) {
     prelude.error.dispose()
     throw new Error("the sandbox prelude failed")
   }
-  ;(engine as { setup: QuickJSHandle }).setup = prelude.value
+  const parts = engine as { setup: QuickJSHandle; drain: QuickJSHandle; deliver: QuickJSHandle }
+  parts.setup = ctx.getProp(prelude.value, 0)
+  parts.drain = ctx.getProp(prelude.value, 1)
+  parts.deliver = ctx.getProp(prelude.value, 2)
+  prelude.value.dispose()
   return engine
 }
 
@@ -228,11 +254,10 @@ const startRun = (message: Extract<ToWorker, { type: "run" }>): Run | undefined 
     engine,
     limits,
     deadline: Date.now() + limits.wallTimeMs,
-    pending: new Map(),
     logs: [],
     outputBytes: 0,
     hostCalls: 0,
-    nextCall: 0,
+    outstanding: 0,
     stop: undefined,
     cpuMs: 0,
     sliceStart: performance.now(),
@@ -242,8 +267,10 @@ const startRun = (message: Extract<ToWorker, { type: "run" }>): Run | undefined 
   current = run
   engine.run = run
   const names = ctx.newString(message.names)
-  const installed = ctx.callFunction(engine.setup, ctx.undefined, names)
+  const max = ctx.newNumber(limits.maxHostCalls)
+  const installed = ctx.callFunction(engine.setup, ctx.undefined, names, max)
   names.dispose()
+  max.dispose()
   if (installed.error) {
     installed.error.dispose()
     finish(run, { kind: "crashed", reason: "the sandbox prelude failed" })
@@ -290,17 +317,42 @@ const runToEnd = (message: Extract<ToWorker, { type: "run" }>): void => {
       finish(run, { kind: "stopped" })
       return
     }
-    if (next.type === "reply" && next.id === run.id) {
-      const deferred = run.pending.get(next.callId)
-      if (!deferred) continue
-      run.pending.delete(next.callId)
-      const value = run.engine.ctx.newString(next.json)
-      deferred.resolve(value)
-      value.dispose()
-      deferred.dispose()
+    if (next.type === "reply" && next.id === run.id && run.outstanding > 0) {
+      run.outstanding--
+      const { ctx } = run.engine
+      const id = ctx.newNumber(next.callId)
+      const json = ctx.newString(next.json)
+      const delivered = ctx.callFunction(run.engine.deliver, ctx.undefined, id, json)
+      id.dispose()
+      json.dispose()
+      if (delivered.error) delivered.error.dispose()
+      else delivered.value.dispose()
     }
     // Anything else (a late reply or abort of an earlier run) is stale: ignored.
   }
+}
+
+/** Drains the program's outbox and sends the calls in it to the parent, in one message. */
+const sendCalls = (run: Run): void => {
+  const { ctx } = run.engine
+  const drained = ctx.callFunction(run.engine.drain, ctx.undefined)
+  if (drained.error) {
+    drained.error.dispose()
+    run.stop ??= "aborted"
+    return
+  }
+  const text = ctx.typeof(drained.value) === "string" ? ctx.getString(drained.value) : ""
+  drained.value.dispose()
+  if (text === "") return
+  const bar = text.indexOf("|")
+  const count = Number(text.slice(0, bar))
+  run.hostCalls += count
+  if (run.hostCalls > run.limits.maxHostCalls) {
+    run.stop = "calls"
+    return
+  }
+  run.outstanding += count
+  send({ type: "calls", id: run.id, json: text.slice(bar + 1) })
 }
 
 /** Runs queued jobs, then decides whether the run is over (and ends it): `true` when it is. */
@@ -309,6 +361,7 @@ const pump = (run: Run): boolean => {
   run.sliceStart ??= performance.now()
   const jobs = run.engine.runtime.executePendingJobs()
   if (jobs.error) jobs.error.dispose()
+  if (run.stop === undefined && run.outcome === undefined) sendCalls(run)
   run.cpuMs += performance.now() - run.sliceStart
   run.sliceStart = undefined
   if (run.stop === undefined && Date.now() > run.deadline) run.stop = "timeout"
@@ -320,7 +373,7 @@ const pump = (run: Run): boolean => {
     finish(run, { kind: "outcome" })
     return true
   }
-  if (run.pending.size === 0) {
+  if (run.outstanding === 0) {
     finish(run, { kind: "never" })
     return true
   }
@@ -381,10 +434,10 @@ const finish = (run: Run, end: End): void => {
   // The answer leaves before the engine is torn down: the caller does not wait for the teardown.
   send({ ...message, retire })
   if (retire) return
-  for (const deferred of run.pending.values()) deferred.dispose()
-  run.pending.clear()
   try {
     run.engine.setup.dispose()
+    run.engine.drain.dispose()
+    run.engine.deliver.dispose()
     run.engine.ctx.dispose()
     run.engine.runtime.dispose()
   } catch (error) {
