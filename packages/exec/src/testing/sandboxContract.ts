@@ -202,6 +202,28 @@ export const sandboxContract = (
       expect(r.result).toEqual([null, "function"])
     })
 
+    it("runs host calls the program makes together concurrently, answering each to its own caller", async () => {
+      // Each call waits until all 4 have arrived at the host, so the run only finishes if they are in
+      // flight at once; they are answered in reverse order of arrival.
+      const arrived: Array<() => void> = []
+      const r = await run(
+        "const xs = await Promise.all([0, 1, 2, 3].map((i) => slow(i))); return xs.concat(await slow(9))",
+        {
+          functions: {
+            slow: ([i]) =>
+              new Promise((resolve) => {
+                if (i === 9) return resolve("last")
+                arrived.push(() => resolve((i as number) * 10))
+                if (arrived.length === 4) for (const answer of arrived.reverse()) answer()
+              }),
+          },
+          limits: { wallTimeMs: 5000 },
+        },
+      )
+      expect(r.result).toEqual([0, 10, 20, 30, "last"])
+      expect(r.hostCalls).toBe(5)
+    })
+
     it("isolates runs from each other: nothing a run leaves behind is visible to the next", async () => {
       // Sequential runs, so a pooled implementation reuses its warm engines for them.
       for (let i = 0; i < 6; i++) {

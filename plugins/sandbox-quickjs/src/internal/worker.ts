@@ -337,11 +337,14 @@ const sendCalls = (run: Run): void => {
   const { ctx } = run.engine
   const drained = ctx.callFunction(run.engine.drain, ctx.undefined)
   if (drained.error) {
+    // Interrupted (the handler has set `stop`), or the engine ran out of memory building the text.
+    const described = describeHandle(ctx, drained.error)
     drained.error.dispose()
-    run.stop ??= "aborted"
+    if (run.stop === undefined) run.outcome ??= { ok: false, json: described }
     return
   }
-  const text = ctx.typeof(drained.value) === "string" ? ctx.getString(drained.value) : ""
+  // The prelude's `drain` always returns a string (the program cannot reach or replace it).
+  const text = ctx.getString(drained.value)
   drained.value.dispose()
   if (text === "") return
   const bar = text.indexOf("|")
