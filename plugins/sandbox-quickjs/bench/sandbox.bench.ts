@@ -1,10 +1,10 @@
 /**
- * The QuickJS sandbox and the code executor against baselines measured in the same run (bench-kit:
- * interleaved rounds, each case once per round in rotated order; ratios are medians of per-round ratios):
+ * The QuickJS sandbox and the code executor against baselines measured in the same run (bench-kit's
+ * interleaved rotation; ratios are medians of per-round ratios, never ratios of medians):
  *
  *  1. Warm start: a `return 1` program on a started, idle sandbox (a prepared engine waiting) vs one
  *     message round trip to an idle bare worker; each sample after a short idle gap; p50/p99 over all
- *     samples. Also back to back (every run also pays for preparing the next engine).
+ *     samples.
  *  2. Bridge: a program making 100 calls of an async host function vs the same program making none, per
  *     call: this plugin (engine in a worker; the worker blocks in Atomics.wait for the answer), the
  *     engine in the host thread without a hard stop, and the engine in the host thread with `node:vm`'s
@@ -14,20 +14,18 @@
  *  4. Cold start: a new sandbox, its first program and close vs starting, messaging and terminating a bare
  *     worker.
  *
- * Settings: BENCH_ROUNDS (default 7), BENCH_ROUND_MS (default 300).
+ * Settings: BENCH_ROUNDS (default 7). Each round of parts 2–3 is 8 passes over every case (rotated), and
+ * derived measures are taken within a pass, so both sides of a difference or ratio saw the same load.
  */
 import { Worker } from "node:worker_threads"
 import {
   benchSettings,
-  comparisonTable,
-  compare,
   fmt,
   heading,
   interleaved,
   markdownTable,
   median,
   percentile,
-  roundsLine,
 } from "@toolplane/bench-kit"
 import { codeExecutor, createRunner } from "@toolplane/exec"
 import { defineBackend, defineTool, runDefinition, ToolNotFound } from "@toolplane/foundation"
@@ -35,7 +33,7 @@ import { z } from "zod"
 import { quickJsSandbox } from "../src/index.js"
 import { hostThreadEngine } from "./hostThread.js"
 
-const settings = benchSettings({ rounds: 7, roundMs: 300 })
+const settings = benchSettings({ rounds: 7, roundMs: 300 }) // roundMs is not used here
 const CALLS = 100
 
 const noop = defineTool({ id: "t/noop", input: z.object({ i: z.number() }), handler: ({ i }) => ({ i }) })
@@ -114,51 +112,60 @@ const warmP50 = warm.map((r) => percentile(r, 50))
 const baseP50 = warmBase.map((r) => percentile(r, 50))
 const warmRatios = warmP50.map((x, i) => x / baseP50[i]!)
 
-// 2 + 3 + back-to-back warm starts: per-call comparison.
-const results = await compare(
-  [
-    { name: "worker message round trip", fn: () => roundTrip(echo) },
-    { name: "sandbox: return 1, back to back", fn: () => sandbox.run({ code: "return 1" }) },
-    {
-      name: `sandbox: ${CALLS} host calls`,
-      fn: () => sandbox.run({ code: loopCode(CALLS), functions: { call: hostFn }, limits }),
+// 2 + 3: paired samples. Each round is PASSES passes; a pass runs every case once (order rotated per
+// pass), and a derived measure (e.g. the 100-call program minus the 0-call program, per call) is taken
+// within one pass, so both sides saw the same moment's load; per round, the median over its passes.
+const PASSES = 8
+const cases: readonly { readonly name: string; readonly fn: () => Promise<unknown> }[] = [
+  { name: "worker message round trip", fn: () => roundTrip(echo) },
+  {
+    name: `sandbox: ${CALLS} host calls`,
+    fn: () => sandbox.run({ code: loopCode(CALLS), functions: { call: hostFn }, limits }),
+  },
+  {
+    name: "sandbox: 0 host calls",
+    fn: () => sandbox.run({ code: loopCode(0), functions: { call: hostFn }, limits }),
+  },
+  { name: `host thread: ${CALLS} host calls`, fn: () => hostThread.run(loopCode(CALLS), hostFn) },
+  { name: "host thread: 0 host calls", fn: () => hostThread.run(loopCode(0), hostFn) },
+  {
+    name: `host thread + vm timeout: ${CALLS} host calls`,
+    fn: () => hostThreadWatchdog.run(loopCode(CALLS), hostFn),
+  },
+  { name: "host thread + vm timeout: 0 host calls", fn: () => hostThreadWatchdog.run(loopCode(0), hostFn) },
+  { name: `program: ${CALLS} tool calls`, fn: () => executor.execute(toolLoop(CALLS), { tools: runner }) },
+  { name: "program: 0 tool calls", fn: () => executor.execute(toolLoop(0), { tools: runner }) },
+  {
+    name: `host: ${CALLS} runner calls`,
+    fn: async () => {
+      for (let i = 0; i < CALLS; i++) await runner.callTool({ name: "t/noop", arguments: { i } })
     },
-    {
-      name: "sandbox: 0 host calls",
-      fn: () => sandbox.run({ code: loopCode(0), functions: { call: hostFn }, limits }),
+  },
+  { name: "program: 20 tool calls", fn: () => executor.execute(toolLoop(20), { tools: runner }) },
+  {
+    name: "host: 20 runner calls",
+    fn: async () => {
+      for (let i = 0; i < 20; i++) await runner.callTool({ name: "t/noop", arguments: { i } })
     },
-    { name: `host thread: ${CALLS} host calls`, fn: () => hostThread.run(loopCode(CALLS), hostFn) },
-    { name: "host thread: 0 host calls", fn: () => hostThread.run(loopCode(0), hostFn) },
-    {
-      name: `host thread + vm timeout: ${CALLS} host calls`,
-      fn: () => hostThreadWatchdog.run(loopCode(CALLS), hostFn),
-    },
-    { name: "host thread + vm timeout: 0 host calls", fn: () => hostThreadWatchdog.run(loopCode(0), hostFn) },
-    { name: `program: ${CALLS} tool calls`, fn: () => executor.execute(toolLoop(CALLS), { tools: runner }) },
-    { name: "program: 0 tool calls", fn: () => executor.execute(toolLoop(0), { tools: runner }) },
-    {
-      name: `host: ${CALLS} runner calls`,
-      fn: async () => {
-        for (let i = 0; i < CALLS; i++) await runner.callTool({ name: "t/noop", arguments: { i } })
-      },
-    },
-    { name: "program: 20 tool calls", fn: () => executor.execute(toolLoop(20), { tools: runner }) },
-    {
-      name: "host: 20 runner calls",
-      fn: async () => {
-        for (let i = 0; i < 20; i++) await runner.callTool({ name: "t/noop", arguments: { i } })
-      },
-    },
-  ],
-  settings,
-)
-const byName = (name: string) => {
-  const r = results.find((x) => x.name === name)
-  if (!r) throw new Error(`no case ${name}`)
-  return r.rounds
+  },
+]
+for (const c of cases) await c.fn() // warm up
+/** rounds[round][pass][case name] = µs of that one execution. */
+const rounds: Record<string, number>[][] = []
+for (let round = 0; round < settings.rounds; round++) {
+  const passes: Record<string, number>[] = []
+  await interleaved(PASSES, cases, async (c, pass) => {
+    const t0 = performance.now()
+    await c.fn()
+    ;(passes[pass] ??= {})[c.name] = (performance.now() - t0) * 1000
+  })
+  rounds.push(passes)
 }
-/** Per round: (a - b) / n µs. */
-const perCall = (a: string, b: string, n = CALLS) => byName(a).map((x, i) => (x - byName(b)[i]!) / n)
+/** A measure taken within each pass; per round, the median over its passes. */
+const perRound = (f: (pass: Readonly<Record<string, number>>) => number): number[] =>
+  rounds.map((passes) => median(passes.map(f)))
+const at = (name: string) => (pass: Readonly<Record<string, number>>) => pass[name]!
+const perCall = (a: string, b: string, n = CALLS) => perRound((p) => (p[a]! - p[b]!) / n)
 const bridgeWorker = perCall(`sandbox: ${CALLS} host calls`, "sandbox: 0 host calls")
 const bridgeHost = perCall(`host thread: ${CALLS} host calls`, "host thread: 0 host calls")
 const bridgeVm = perCall(
@@ -166,9 +173,22 @@ const bridgeVm = perCall(
   "host thread + vm timeout: 0 host calls",
 )
 const inProgram = perCall(`program: ${CALLS} tool calls`, "program: 0 tool calls")
-const fromHost = byName(`host: ${CALLS} runner calls`).map((x) => x / CALLS)
-const overhead = inProgram.map((x, i) => x - fromHost[i]!)
-const roundTrips = byName("worker message round trip")
+const fromHost = perRound((p) => p[`host: ${CALLS} runner calls`]! / CALLS)
+const overhead = perRound(
+  (p) =>
+    (p[`program: ${CALLS} tool calls`]! - p["program: 0 tool calls"]! - p[`host: ${CALLS} runner calls`]!) /
+    CALLS,
+)
+/** Within-pass ratio a ÷ b, per round the median over passes. */
+const ratioOf = (
+  a: (p: Readonly<Record<string, number>>) => number,
+  b: (p: Readonly<Record<string, number>>) => number,
+) => perRound((p) => a(p) / b(p))
+const bridgeRatio = (x: string) =>
+  ratioOf(
+    (p) => p[`${x}: ${CALLS} host calls`]! - p[`${x}: 0 host calls`]!,
+    (p) => p[`sandbox: ${CALLS} host calls`]! - p["sandbox: 0 host calls"]!,
+  )
 
 // 4. Cold start.
 const COLD_ROUNDS = Math.max(3, Math.ceil(settings.rounds / 2))
@@ -192,36 +212,45 @@ await interleaved(COLD_ROUNDS, ["sandbox", "worker"] as const, async (which) => 
 await echo.terminate()
 await sandbox.close()
 
-console.log(heading("QuickJS sandbox and code mode", roundsLine(settings)))
-console.log(comparisonTable(results, { baseline: "worker message round trip" }))
+console.log(
+  heading(
+    "QuickJS sandbox and code mode",
+    `${settings.rounds} rounds × ${PASSES} passes (each case once per pass, rotated); per round the median over passes; value = median of rounds`,
+  ),
+)
+console.log(
+  markdownTable(
+    ["case", "µs per execution (median of all passes)"],
+    cases.map((c) => [c.name, fmt(median(rounds.flatMap((passes) => passes.map(at(c.name)))), 1)]),
+  ),
+)
 const row = (
   measure: string,
   value: readonly number[],
-  base: readonly number[] | undefined,
   unit: string,
+  ratios?: readonly number[],
+  base?: readonly number[],
   digits = 1,
-) => {
-  const ratios = base ? value.map((x, i) => x / base[i]!) : undefined
-  return [
-    measure,
-    `${fmt(median(value), digits)} ${unit}`,
-    base ? `${fmt(median(base), digits)} ${unit}` : "",
-    ratios ? `${fmt(median(ratios), 2)}x` : "",
-    ratios ? `${spread(ratios)}x` : `${spread(value, digits)} ${unit}`,
-  ]
-}
+) => [
+  measure,
+  `${fmt(median(value), digits)} ${unit}`,
+  base ? `${fmt(median(base), digits)} ${unit}` : "",
+  ratios ? `${fmt(median(ratios), 2)}x` : "",
+  ratios ? `${spread(ratios)}x` : `${spread(value, digits)} ${unit}`,
+]
+const coldRatios = cold.map((x, i) => x / coldBase[i]!)
 console.log()
 console.log(
   markdownTable(
-    ["measure (median of rounds)", "value", "baseline", "÷ baseline", "spread over rounds"],
+    ["measure", "value", "baseline", "÷ baseline", "spread over rounds"],
     [
-      [
-        "warm start p50, idle sandbox (vs worker round trip)",
-        `${fmt(median(warmP50), 1)} µs`,
-        `${fmt(median(baseP50), 1)} µs`,
-        `${fmt(median(warmRatios), 2)}x`,
-        `${spread(warmRatios)}x`,
-      ],
+      row(
+        "warm start p50, idle sandbox (baseline: worker message round trip)",
+        warmP50,
+        "µs",
+        warmRatios,
+        baseP50,
+      ),
       [
         "warm start p99, all samples",
         `${fmt(percentile(warm.flat(), 99), 1)} µs`,
@@ -229,41 +258,47 @@ console.log(
         `${fmt(percentile(warm.flat(), 99) / percentile(warmBase.flat(), 99), 2)}x`,
         "",
       ],
+      row("bridged host call, this plugin (worker + Atomics), per call", bridgeWorker, "µs"),
       row(
-        "warm start back to back (vs worker round trip)",
-        byName("sandbox: return 1, back to back"),
-        roundTrips,
-        "µs",
-      ),
-      row("bridged call, this plugin (worker + Atomics), per call", bridgeWorker, undefined, "µs"),
-      row(
-        "bridged call, engine in the host thread, per call (vs this plugin)",
+        "bridged host call, engine in the host thread (÷ this plugin)",
         bridgeHost,
+        "µs",
+        bridgeRatio("host thread"),
         bridgeWorker,
-        "µs",
       ),
-      row("bridged call, host thread + vm timeout, per call (vs this plugin)", bridgeVm, bridgeWorker, "µs"),
       row(
-        "tool call inside a program, per call (vs same runner call from the host)",
+        "bridged host call, host thread + vm timeout per entry (÷ this plugin)",
+        bridgeVm,
+        "µs",
+        bridgeRatio("host thread + vm timeout"),
+        bridgeWorker,
+      ),
+      row(
+        "tool call inside a program, per call (baseline: same runner call from the host)",
         inProgram,
+        "µs",
+        ratioOf(
+          (p) => p[`program: ${CALLS} tool calls`]! - p["program: 0 tool calls"]!,
+          at(`host: ${CALLS} runner calls`),
+        ),
         fromHost,
-        "µs",
       ),
-      row("code-mode overhead per tool call (program − host)", overhead, undefined, "µs"),
+      row("code-mode overhead per tool call (program − host)", overhead, "µs"),
       row(
-        "20-call program (vs 20 sequential runner calls from the host)",
-        byName("program: 20 tool calls"),
-        byName("host: 20 runner calls"),
+        "20-call program (baseline: 20 sequential runner calls from the host)",
+        perRound(at("program: 20 tool calls")),
         "µs",
+        ratioOf(at("program: 20 tool calls"), at("host: 20 runner calls")),
+        perRound(at("host: 20 runner calls")),
         0,
       ),
-      [
-        "cold start p50: new sandbox + first program + close (vs bare worker)",
-        `${fmt(median(cold), 1)} ms`,
-        `${fmt(median(coldBase), 1)} ms`,
-        `${fmt(median(cold.map((x, i) => x / coldBase[i]!)), 2)}x`,
-        `${spread(cold.map((x, i) => x / coldBase[i]!))}x`,
-      ],
+      row(
+        "cold start p50: new sandbox + first program + close (baseline: bare worker)",
+        cold,
+        "ms",
+        coldRatios,
+        coldBase,
+      ),
       [
         "cold start p99",
         `${fmt(percentile(cold, 99), 1)} ms`,
