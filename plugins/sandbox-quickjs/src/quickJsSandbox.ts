@@ -95,9 +95,10 @@ interface Slot {
   /** The worker's inbox (the parent's end) and the counter it blocks on. */
   readonly inbox: MessagePort
   readonly signal: Int32Array
-  readonly ready: Promise<void>
   /** Started and not running a program. */
   idle: boolean
+  /** Said `ready` at least once. */
+  started: boolean
   /** Idle with a prepared engine (the worker said `ready` since its last run): a run starts at once. */
   primed: boolean
   active: Active | undefined
@@ -192,6 +193,8 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
   const queue: Active[] = []
   let nextId = 0
   let closed = false
+  /** Workers in a row that died before getting ready. */
+  let failedStarts = 0
 
   const post = (slot: Slot, message: ToWorker): void => {
     slot.inbox.postMessage(message)
@@ -206,31 +209,23 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
   }
 
   const spawn = (): Slot => {
-    let markReady!: () => void
-    let markFailed!: (error: unknown) => void
-    const ready = new Promise<void>((resolve, reject) => {
-      markReady = resolve
-      markFailed = reject
-    })
-    ready.catch(() => {})
     const channel = new MessageChannel()
     const sharedCounter = new SharedArrayBuffer(4)
     const slot: Slot = {
       worker: undefined as unknown as Worker,
       inbox: channel.port1,
       signal: new Int32Array(sharedCounter),
-      ready,
       idle: false,
+      started: false,
       primed: false,
       active: undefined,
       dead: false,
     }
-    void wasmModule().then(
-      (module) => {
+    void wasmModule()
+      .then((module) => {
         if (slot.dead) return
         if (closed) {
           slot.dead = true
-          markFailed(new SandboxCrashed({ reason: "the sandbox is closed" }))
           return
         }
         const worker = new Worker(WORKER_URL, {
@@ -247,34 +242,41 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
           stderr: false,
         })
         ;(slot as { worker: Worker }).worker = worker
-        worker.on("message", (message: FromWorker) => onMessage(slot, message, markReady))
-        worker.on("error", (error) => kill(slot, `the worker failed: ${error.message}`, markFailed))
-        worker.on("exit", (code) => kill(slot, `the worker exited (code ${code})`, markFailed))
-      },
-      (error: unknown) => {
+        worker.on("message", (message: FromWorker) => onMessage(slot, message))
+        worker.on("error", (error) => kill(slot, `the worker failed: ${error.message}`))
+        worker.on("exit", (code) => kill(slot, `the worker exited (code ${code})`))
+      })
+      .catch((error: unknown) => {
+        // The engine did not load or the thread did not start. No new worker is started in its place
+        // (it would fail the same way); runs waiting for a worker fail rather than wait for one.
+        const reason = `cannot start a QuickJS worker: ${String(error)}`
         slot.dead = true
         slots.delete(slot)
-        markFailed(new SandboxCrashed({ reason: `cannot load QuickJS: ${String(error)}` }))
-        // Runs waiting for a worker fail rather than wait for one that cannot start.
-        for (const active of queue.splice(0))
-          settle(active, new SandboxCrashed({ reason: `cannot load QuickJS: ${String(error)}` }))
-      },
-    )
+        slot.inbox.close()
+        void slot.worker?.terminate()
+        for (const active of queue.splice(0)) settle(active, new SandboxCrashed({ reason }))
+      })
     slots.add(slot)
     return slot
   }
 
-  const kill = (slot: Slot, reason: string, markFailed: (error: unknown) => void): void => {
+  const kill = (slot: Slot, reason: string): void => {
     if (slot.dead) return
     slot.dead = true
     slot.idle = false
     slots.delete(slot)
-    markFailed(new SandboxCrashed({ reason }))
     const active = slot.active
     slot.active = undefined
     if (active) settle(active, new SandboxCrashed({ reason }))
     slot.inbox.close()
     void slot.worker?.terminate()
+    // A worker that dies before it ever got ready would die again: after three in a row, stop starting
+    // new ones and fail the runs waiting for one.
+    if (!slot.started && ++failedStarts >= 3) {
+      for (const waiting of queue.splice(0))
+        settle(waiting, new SandboxCrashed({ reason: `workers fail to start: ${reason}` }))
+      return
+    }
     refill()
   }
 
@@ -370,9 +372,10 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
     })
   }
 
-  const onMessage = (slot: Slot, message: FromWorker, markReady: () => void): void => {
+  const onMessage = (slot: Slot, message: FromWorker): void => {
     if (message.type === "ready") {
-      markReady()
+      slot.started = true
+      failedStarts = 0
       if (slot.active !== undefined) return
       slot.primed = true
       if (!slot.idle) release(slot)
