@@ -126,7 +126,7 @@ const oneLine = (description: string | undefined, max = 120): string => {
 }
 
 /** The doc tag marking a tool whose calls wait for approval (explained in the declaration's header). */
-export const APPROVAL_TAG = "@needsApproval"
+const APPROVAL_TAG = "@needsApproval"
 
 /**
  * One tool's method declaration: `/** doc *\/ name(args: {...}): Promise<...>`. Without an output
