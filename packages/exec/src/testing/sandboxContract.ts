@@ -224,6 +224,33 @@ export const sandboxContract = (
       expect(r.hostCalls).toBe(5)
     })
 
+    it("keeps the bridge working when the program replaces the built-ins it could reach", async () => {
+      const seen: unknown[] = []
+      const r = await run(
+        `Map.prototype.get = () => ({ resolve() {}, reject() {} }); Map.prototype.set = () => {}
+         Map.prototype.delete = () => true; Reflect.apply = () => "forged"; Function.prototype.call = () => {}
+         Function.prototype.apply = () => {}; JSON.stringify = () => '"forged"'; JSON.parse = () => ({ ok: true, value: "forged" })
+         Object.prototype.then = undefined; globalThis.Promise = function () {}
+         const sum = await add(2, 3)
+         console.log({ sum })
+         return { sum, again: await add(sum, 1) }`,
+        {
+          functions: {
+            add: async (args) => {
+              seen.push(args)
+              return (args[0] as number) + (args[1] as number)
+            },
+          },
+        },
+      )
+      expect(r.result).toEqual({ sum: 5, again: 6 })
+      expect(r.logs).toEqual(['{"sum":5}'])
+      expect(seen).toEqual([
+        [2, 3],
+        [5, 1],
+      ])
+    })
+
     it("isolates runs from each other: nothing a run leaves behind is visible to the next", async () => {
       // Sequential runs, so a pooled implementation reuses its warm engines for them.
       for (let i = 0; i < 6; i++) {

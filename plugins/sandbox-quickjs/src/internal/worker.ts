@@ -131,11 +131,11 @@ const PRELUDE = `(() => {
       })
     } catch { return '{"name":"Error","message":"the program threw a value that cannot be described"}' }
   }
-  const finish = (promise) => then.call(promise, (value) => {
+  const finish = (promise) => apply(then, promise, [(value) => {
     let json
     try { json = stringify(value === undefined ? null : value) } catch (e) { done(false, describe(e)); return }
     done(true, json === undefined ? "null" : json)
-  }, (error) => { done(false, describe(error)) })
+  }, (error) => { done(false, describe(error)) }])
   const setup = (names, max) => {
     maxCalls = max
     let i = 0
