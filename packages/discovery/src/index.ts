@@ -18,7 +18,9 @@ export { Searcher, type SearchHit, type SearchOptions, type SearchResult } from 
 export type {
   ExampleRankingOptions,
   ExampleVotingOptions,
+  FeedbackOptions,
   HybridOptions,
+  SemanticOptions,
   SearcherOptions,
   SearcherPreset,
 } from "./searcherOptions.js"

@@ -3,6 +3,9 @@ import { Analyzer, DEFAULT_STOP_WORDS, REQUEST_WORDS, splitWords } from "./analy
 import type { Embedder } from "./embedder.js"
 import { Bm25fEngine } from "./internal/bm25f.js"
 import { CoverageReranker } from "./internal/coverage.js"
+import { PseudoRelevanceFeedback } from "./internal/feedback.js"
+import { SemanticChannel } from "./internal/semanticChannel.js"
+import { bundledWordVectors } from "./internal/wordVectors.js"
 import { IntentExampleIndex } from "./internal/intentExampleIndex.js"
 import { ScoreAccumulator } from "./internal/scoreAccumulator.js"
 import {
@@ -137,6 +140,8 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
   private readonly exampleWeight: number
   private readonly hybrid: HybridOptions | undefined
   private readonly coverage: CoverageReranker
+  private readonly feedback: PseudoRelevanceFeedback
+  private readonly semantic: SemanticChannel | undefined
   private readonly phraseWeight: number
   private readonly examplePhraseWeight: number
   private readonly stopWordWeight: number
@@ -190,6 +195,11 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     this.hybrid = o.hybrid
     this.phraseWeight = o.phrases
     this.coverage = new CoverageReranker(this.engine, o.coverage.discount, o.coverage.depth)
+    this.feedback = new PseudoRelevanceFeedback(this.engine, o.feedback.docs, o.feedback.terms, o.feedback.weight)
+    this.semantic =
+      o.semantic.weight > 0
+        ? new SemanticChannel(bundledWordVectors(), this.stopWords, o.semantic.weight, o.semantic.power, o.semantic.scan)
+        : undefined
     for (const tool of index.list()) this.add(tool)
     this.unsubscribe = index.subscribe((e) => this.onChange(e))
   }
@@ -217,7 +227,7 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     const eq = this.exampleQuery(words)
     if (q.tokens === 0 && (eq === undefined || eq.tokens === 0))
       return this.withCursor(this.browse(limit, offset, accept), SEARCH_CURSOR_PURPOSE, query, options)
-    const acc = this.score(q, eq, accept)
+    const acc = this.score(q, eq, accept, words)
     const page = this.page(acc, limit, offset, accept)
     acc.reset()
     return this.withCursor(page, SEARCH_CURSOR_PURPOSE, query, options)
@@ -366,8 +376,10 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
 
   private add(tool: SearchableTool): void {
     const slot = this.freeSlots.length > 0 ? this.freeSlots.pop()! : this.records.length
-    const fields = toolFieldTexts(tool).map((text) => this.internAll(text))
+    const texts = toolFieldTexts(tool)
+    const fields = texts.map((text) => this.internAll(text))
     this.engine.add(slot, fields)
+    this.semantic?.add(slot, splitWords(`${texts[0]} ${texts[2]} ${texts[3]} ${texts[4]}`))
     const intents = (tool.intents ?? []).filter((x): x is string => typeof x === "string")
     this.records[slot] = { id: tool.id, tool, intents, tags: new Set(tool.tags ?? []) }
     this.slotOf.set(tool.id, slot)
@@ -385,6 +397,7 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     if (slot === undefined) return
     const rec = this.records[slot]!
     this.engine.remove(slot)
+    this.semantic?.remove(slot)
     this.examples?.removeTool(id, rec.intents)
     this.records[slot] = undefined
     this.slotOf.delete(id)
@@ -467,10 +480,13 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     q: { terms: number[]; weights: number[] },
     eq: ExampleQuery | undefined,
     accept: ((slot: number) => boolean) | undefined,
+    words?: readonly string[],
   ): ScoreAccumulator {
     const { terms, weights } = q
     const lex = this.lexical
     for (let i = 0; i < terms.length; i++) this.engine.scoreTerm(terms[i]!, weights[i]!, lex)
+    if (this.feedback.active && lex.count > 0) this.feedback.expand(lex, terms, accept)
+    if (this.semantic !== undefined && words !== undefined) this.semantic.apply(words, lex, accept, this.keyOf)
     if (this.coverage.active && terms.length > 1)
       this.coverage.rerank(lex, terms, weights, this.records.length, this.keyOf, accept)
     const ex = this.examples
