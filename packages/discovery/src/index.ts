@@ -20,9 +20,9 @@ export type {
   ExampleVotingOptions,
   FeedbackOptions,
   HybridOptions,
-  SemanticOptions,
   SearcherOptions,
   SearcherPreset,
+  SemanticOptions,
 } from "./searcherOptions.js"
 export {
   type LearnOptions,

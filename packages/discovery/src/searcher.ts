@@ -4,8 +4,6 @@ import type { Embedder } from "./embedder.js"
 import { Bm25fEngine } from "./internal/bm25f.js"
 import { CoverageReranker } from "./internal/coverage.js"
 import { PseudoRelevanceFeedback } from "./internal/feedback.js"
-import { SemanticChannel } from "./internal/semanticChannel.js"
-import { bundledWordVectors } from "./internal/wordVectors.js"
 import { IntentExampleIndex } from "./internal/intentExampleIndex.js"
 import { ScoreAccumulator } from "./internal/scoreAccumulator.js"
 import {
@@ -19,8 +17,10 @@ import {
 } from "./internal/searchCursor.js"
 import { resolveSearcherOptions } from "./internal/searcherDefaults.js"
 import { selectTop } from "./internal/selectTop.js"
+import { SemanticChannel } from "./internal/semanticChannel.js"
 import { toolFieldTexts } from "./internal/toolFields.js"
 import { Vocabulary } from "./internal/vocabulary.js"
+import { bundledWordVectors } from "./internal/wordVectors.js"
 import {
   compareHits,
   cosine,
@@ -157,6 +157,19 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
   private readonly votes = new ScoreAccumulator()
   private readonly fused = new ScoreAccumulator()
   private readonly unsubscribe: () => void
+  /**
+   * Query-side weight of a word in the semantic channel: its squared catalog IDF relative to the largest
+   * possible (1 for a word the catalog lacks, 0 for a stop word), so words common in the catalog
+   * ("data", "get") do not steer the query's vector.
+   */
+  private readonly semanticWeightOf = (word: string): number => {
+    const t = this.analyzer.term(word)
+    if (t === undefined) return 0
+    const id = this.vocab.lookup(t)
+    if (id === undefined || this.engine.df(id) === 0) return 1
+    const idf = this.engine.idf(id) / Math.log(1 + (this.engine.size + 0.5) / 0.5)
+    return idf * idf
+  }
   private readonly slotLookup = (id: string): number | undefined => this.slotOf.get(id)
   private readonly keyOf = (slot: number): string => this.records[slot]!.id
   private readonly vectors = new Map<string, { text: string; vector: number[] }>()
@@ -195,10 +208,21 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     this.hybrid = o.hybrid
     this.phraseWeight = o.phrases
     this.coverage = new CoverageReranker(this.engine, o.coverage.discount, o.coverage.depth)
-    this.feedback = new PseudoRelevanceFeedback(this.engine, o.feedback.docs, o.feedback.terms, o.feedback.weight)
+    this.feedback = new PseudoRelevanceFeedback(
+      this.engine,
+      o.feedback.docs,
+      o.feedback.terms,
+      o.feedback.weight,
+    )
     this.semantic =
       o.semantic.weight > 0
-        ? new SemanticChannel(bundledWordVectors(), this.stopWords, o.semantic.weight, o.semantic.power, o.semantic.scan)
+        ? new SemanticChannel(
+            bundledWordVectors(),
+            this.stopWords,
+            o.semantic.weight,
+            o.semantic.power,
+            o.semantic.scan,
+          )
         : undefined
     for (const tool of index.list()) this.add(tool)
     this.unsubscribe = index.subscribe((e) => this.onChange(e))
@@ -486,7 +510,8 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     const lex = this.lexical
     for (let i = 0; i < terms.length; i++) this.engine.scoreTerm(terms[i]!, weights[i]!, lex)
     if (this.feedback.active && lex.count > 0) this.feedback.expand(lex, terms, accept)
-    if (this.semantic !== undefined && words !== undefined) this.semantic.apply(words, lex, accept, this.keyOf)
+    if (this.semantic !== undefined && words !== undefined)
+      this.semantic.apply(words, lex, accept, this.semanticWeightOf)
     if (this.coverage.active && terms.length > 1)
       this.coverage.rerank(lex, terms, weights, this.records.length, this.keyOf, accept)
     const ex = this.examples

@@ -162,8 +162,8 @@ export interface SearcherOptions {
    * The semantic channel: tools and query compared as means of bundled English word vectors (GloVe,
    * 30,000 words; see the package README), so that a query finds tools described in other words. The
    * cosine relative to the best tool's, raised to `power`, adds `weight` × the best lexical score.
-   * Catalogs of at most `scan` tools are compared whole; larger ones re-rank their `scan / 10` best
-   * lexical hits. `false` or `weight: 0` disables it (and does not load the vectors).
+   * Catalogs of at most `scan` tools are compared whole; larger ones re-rank their 50 best lexical
+   * hits. `false` or `weight: 0` disables it (and does not load the vectors).
    *
    * @since 0.2.0
    */

@@ -52,7 +52,9 @@ describe("semantic channel (bundled word vectors)", () => {
 
   it("re-ranks only the best lexical hits of a catalog larger than scan", () => {
     const filler = Array.from({ length: 30 }, (_, i) => tool(`f/t${i}`, `Generic utility number ${i}`))
-    const small = new Searcher(new ToolIndex([...catalog, ...filler]), { semantic: { weight: 0.5, scan: 10 } })
+    const small = new Searcher(new ToolIndex([...catalog, ...filler]), {
+      semantic: { weight: 0.5, scan: 10 },
+    })
     // 34 tools > scan: no lexical hit, nothing to re-rank
     expect(small.search("bitcoin currency trading", { limit: 4 }).hits).toEqual([])
     // a lexical hit list is re-ranked: "market" and "weather" both match one word, semantics decide
@@ -65,7 +67,9 @@ describe("semantic channel (bundled word vectors)", () => {
     expect(() => new Searcher(new ToolIndex(), { semantic: { scan: 1 } })).toThrow(SearchError)
     expect(() => parseWordVectors(new Uint8Array(8), "x.bin")).toThrow(/x\.bin: too short/)
     const bytes = new Uint8Array(readFileSync(new URL("../data/wordVectors.bin", import.meta.url)))
-    expect(() => parseWordVectors(bytes.subarray(0, bytes.length - 1), "cut.bin")).toThrow(/cut\.bin: truncated/)
+    expect(() => parseWordVectors(bytes.subarray(0, bytes.length - 1), "cut.bin")).toThrow(
+      /cut\.bin: truncated/,
+    )
     const v = parseWordVectors(bytes, "ok")
     expect(v.size).toBe(30_000)
     expect(v.dimensions).toBe(100)

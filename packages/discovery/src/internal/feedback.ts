@@ -28,7 +28,11 @@ export class PseudoRelevanceFeedback {
   }
 
   /** Adds the expansion terms' scores to `acc` (which holds the first pass). */
-  expand(acc: ScoreAccumulator, queryTerms: readonly number[], accept: ((slot: number) => boolean) | undefined): void {
+  expand(
+    acc: ScoreAccumulator,
+    queryTerms: readonly number[],
+    accept: ((slot: number) => boolean) | undefined,
+  ): void {
     // the `docs` best first-pass documents (ties: lower slot; only visible ones)
     const k = this.docs
     const slots = this.topSlots

@@ -29,7 +29,12 @@ export class WordVectors {
    * The unit vector of the weighted mean of the words' vectors (into `out`), or `false` when no word
    * has a vector. `skip` says which words to leave out (stop words).
    */
-  embed(words: readonly string[], out: Float32Array, skip: ReadonlySet<string>): boolean {
+  embed(
+    words: readonly string[],
+    out: Float32Array,
+    skip: ReadonlySet<string>,
+    weightOf?: (word: string) => number,
+  ): boolean {
     const D = this.dimensions
     out.fill(0)
     let any = false
@@ -37,7 +42,8 @@ export class WordVectors {
       if (w.length < 2 || skip.has(w)) continue
       const r = this.rankOf.get(w)
       if (r === undefined) continue
-      const k = (r / (r + 1000)) * this.scales[r]!
+      const k = (r / (r + 1000)) * this.scales[r]! * (weightOf === undefined ? 1 : weightOf(w))
+      if (k === 0) continue
       const c = this.components
       const at = r * D
       for (let d = 0; d < D; d++) out[d]! += k * c[at + d]!
@@ -72,7 +78,7 @@ export function parseWordVectors(bytes: Uint8Array, source: string): WordVectors
   const words = new TextDecoder().decode(bytes.subarray(20, 20 + wordBytes)).split("\n")
   if (words.length !== count) bad(`holds ${words.length} words, its header says ${count}`)
   const rankOf = new Map<string, number>()
-  words.forEach((w, i) => rankOf.set(w, i))
+  for (let i = 0; i < count; i++) rankOf.set(words[i]!, i)
   const scales = new Float32Array(count)
   for (let i = 0; i < count; i++) scales[i] = view.getFloat32(scalesAt + 4 * i, true)
   const components = new Int8Array(bytes.buffer, bytes.byteOffset + componentsAt, count * D)
@@ -85,7 +91,9 @@ let bundled: WordVectors | undefined
 export function bundledWordVectors(): WordVectors {
   if (bundled !== undefined) return bundled
   // src/internal/wordVectors.ts (sources) or dist/index.js (the bundle)
-  const candidates = ["../../data/wordVectors.bin", "../data/wordVectors.bin"].map((p) => new URL(p, import.meta.url))
+  const candidates = ["../../data/wordVectors.bin", "../data/wordVectors.bin"].map(
+    (p) => new URL(p, import.meta.url),
+  )
   const url = candidates.find((u) => existsSync(u)) ?? candidates[0]!
   let bytes: Uint8Array
   try {
