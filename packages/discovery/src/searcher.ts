@@ -214,7 +214,8 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
       o.feedback.terms,
       o.feedback.weight,
     )
-    this.semantic = o.semantic.weight > 0 ? semanticChannel(o.semantic, this.stopWords, options.semantic) : undefined
+    this.semantic =
+      o.semantic.weight > 0 ? semanticChannel(o.semantic, this.stopWords, options.semantic) : undefined
     for (const tool of index.list()) this.add(tool)
     this.unsubscribe = index.subscribe((e) => this.onChange(e))
   }
