@@ -112,6 +112,7 @@ export {
   schemaFeatures,
   toJsonSchema,
 } from "./jsonSchema.js"
+export { mapConcurrent } from "./mapConcurrent.js"
 export { normalizeJsonSchema, type SchemaNormalization } from "./normalizeSchema.js"
 export {
   type CatalogKind,
@@ -206,6 +207,14 @@ export {
   type ToolIdParts,
 } from "./toolId.js"
 export {
+  mapToolNames,
+  type RenameReason,
+  readableToolName,
+  type ToolNameMap,
+  type ToolNameRules,
+  type ToolRename,
+} from "./toolNames.js"
+export {
   type BackendResult,
   errorResult,
   isPage,
@@ -217,6 +226,7 @@ export {
   textResult,
   toToolResult,
 } from "./toolResult.js"
+export { contentBlockText, toolResultText } from "./toolResultText.js"
 export {
   applyMiddleware,
   type CallToolRequest,

@@ -12,10 +12,11 @@ import {
   type Conversion,
   ConversionFailed,
   type FeatureLossWarning,
+  normalizeJsonSchema,
   type Tool,
 } from "@toolplane/foundation"
 import { fromAnthropicTool } from "./import.js"
-import { isRecord, normalizeSchema } from "./internal/normalize.js"
+import { isRecord } from "./internal/json.js"
 import { mapToolNames, type ToolNameMap } from "./names.js"
 import { STRICT_LIMITS, strictComplexity, toStrictSchema } from "./strict.js"
 
@@ -127,8 +128,8 @@ const looseSchema = (
     )
     return undefined
   }
-  const { schema, losses } = normalizeSchema(tool.inputSchema)
-  for (const l of losses) warnings.push(warn(tool.id, l.feature, `/inputSchema${l.path}`, l.message))
+  const { schema, changes } = normalizeJsonSchema(tool.inputSchema)
+  for (const c of changes) warnings.push(warn(tool.id, c.keyword, `/inputSchema${c.path}`, c.message))
   const { $schema: _s, ...rest } = schema as Record<string, unknown>
   if (rest.type !== undefined && rest.type !== "object") {
     warnings.push(

@@ -9,16 +9,17 @@
  */
 import {
   type ContentBlock,
+  contentBlockText,
   type ExecutionContextInit,
   formatToolError,
   isToolError,
   listAllTools,
+  mapConcurrent,
   type ToolResult,
   type ToolService,
   unknownToolText,
 } from "@toolplane/foundation"
 import { type AnthropicToolSet, toAnthropicTools } from "./adapter.js"
-import { approxBytes, mapLimit } from "./internal/calls.js"
 
 /**
  * A content block of a response; `tool_use` blocks are executed, the rest ignored (server tool blocks
@@ -152,15 +153,9 @@ const blockOf = (block: ContentBlock): ToolResultBlock["content"][number] => {
               data: block.data,
             },
           }
-        : {
-            type: "text",
-            text: `[image ${block.mimeType}, ${approxBytes(block.data)} bytes: this image type cannot be shown]`,
-          }
+        : { type: "text", text: contentBlockText(block) }
     case "audio":
-      return {
-        type: "text",
-        text: `[audio ${block.mimeType}, ${approxBytes(block.data)} bytes: audio cannot be shown]`,
-      }
+      return { type: "text", text: contentBlockText(block) }
     case "resource": {
       const r = block.resource
       if (typeof r.text === "string") return { type: "text", text: r.text }
@@ -298,7 +293,7 @@ export const executeToolCalls = async (
       }
     }
   }
-  return mapLimit(calls, options.maxConcurrency ?? Number.POSITIVE_INFINITY, async (call) => {
+  return mapConcurrent(calls, options.maxConcurrency ?? Number.POSITIVE_INFINITY, async (call) => {
     const outcome = await run(call)
     options.onOutcome?.(outcome)
     return outcome

@@ -10,10 +10,11 @@ import {
   type Conversion,
   ConversionFailed,
   type FeatureLossWarning,
+  normalizeJsonSchema,
   type Tool,
 } from "@toolplane/foundation"
 import { fromFunctionDeclaration } from "./import.js"
-import { isRecord, normalizeSchema } from "./internal/normalize.js"
+import { isRecord } from "./internal/json.js"
 import { mapToolNames, type ToolNameMap } from "./names.js"
 import { type ArgumentShape, type GeminiSchema, toGeminiArguments, toGeminiSchema } from "./schema.js"
 
@@ -182,8 +183,8 @@ export const toGeminiTools = (tools: readonly Tool[], options: GeminiToolsOption
     }
     let shape: ArgumentShape = IDENTITY
     if (mode === "jsonSchema") {
-      const { schema, losses } = normalizeSchema(tool.inputSchema)
-      for (const l of losses) warnings.push(warn(tool.id, l.feature, `/inputSchema${l.path}`, l.message))
+      const { schema, changes } = normalizeJsonSchema(tool.inputSchema)
+      for (const c of changes) warnings.push(warn(tool.id, c.keyword, `/inputSchema${c.path}`, c.message))
       const { $schema: _s, ...rest } = schema as Record<string, unknown>
       const examples = (tool.exampleArgs ?? []).filter((e) => isRecord(e))
       declaration.parametersJsonSchema = {

@@ -8,18 +8,18 @@
  * @since 0.2.0
  */
 import {
-  type ContentBlock,
+  contentBlockText,
   type ExecutionContextInit,
   formatToolError,
   isToolError,
   listAllTools,
+  mapConcurrent,
   type ToolResult,
   type ToolService,
   unknownToolText,
 } from "@toolplane/foundation"
 import { type GeminiToolSet, toGeminiTools } from "./adapter.js"
-import { approxBytes, mapLimit } from "./internal/calls.js"
-import { isRecord } from "./internal/normalize.js"
+import { isRecord } from "./internal/json.js"
 import { restoreArguments } from "./schema.js"
 
 /**
@@ -120,20 +120,6 @@ export interface RunToolCallsOptions {
   readonly onOutcome?: (outcome: ToolCallOutcome) => void
 }
 
-const placeholder = (block: ContentBlock): string => {
-  switch (block.type) {
-    case "image":
-    case "audio":
-      return `[${block.type} ${block.mimeType}, ${approxBytes(block.data)} bytes, not shown]`
-    case "resource":
-      return `[resource ${block.resource.uri}]`
-    case "resource_link":
-      return `[resource link "${block.name}": ${block.uri}]`
-    default:
-      return ""
-  }
-}
-
 /**
  * The function response of a result: `{ output }` with the structured content or the text, or
  * `{ error }` for a result with `isError`; media as inline-data parts (when `media` is on).
@@ -160,7 +146,7 @@ export const functionResponseOf = (
       block.resource.mimeType
     )
       parts.push({ inlineData: { mimeType: block.resource.mimeType, data: block.resource.blob } })
-    else texts.push(placeholder(block))
+    else texts.push(contentBlockText(block))
   }
   const text = texts.join("\n")
   const extra = parts.length > 0 ? { parts } : {}
@@ -267,7 +253,7 @@ export const executeToolCalls = async (
       }
     }
   }
-  return mapLimit(calls, options.maxConcurrency ?? Number.POSITIVE_INFINITY, async (call) => {
+  return mapConcurrent(calls, options.maxConcurrency ?? Number.POSITIVE_INFINITY, async (call) => {
     const outcome = await run(call)
     options.onOutcome?.(outcome)
     return outcome

@@ -30,10 +30,20 @@
  * @since 0.2.0
  */
 import type { Type } from "@google/genai"
-import type { JsonSchema } from "@toolplane/foundation"
-import { esc, isRecord, normalizeSchema, type SchemaLoss } from "./internal/normalize.js"
+import { type JsonSchema, normalizeJsonSchema } from "@toolplane/foundation"
+import { esc, isRecord } from "./internal/json.js"
 
-export type { SchemaLoss }
+/**
+ * One change to a schema that lost meaning (or was rewritten), as a JSON pointer into the source schema.
+ *
+ * @since 0.2.0
+ */
+export interface SchemaLoss {
+  readonly feature: string
+  /** JSON pointer into the source schema. */
+  readonly path: string
+  readonly message: string
+}
 
 /**
  * A Gemini `Schema` (assignable to the `@google/genai` package's `Schema`).
@@ -614,8 +624,12 @@ const convert = (input: unknown, path: string, ctx: Ctx, refs: readonly string[]
  * @since 0.2.0
  */
 export const toGeminiSchema = (schema: JsonSchema): GeminiSchemaResult => {
-  const normalized = normalizeSchema(schema)
-  const losses: SchemaLoss[] = [...normalized.losses]
+  const normalized = normalizeJsonSchema(schema)
+  const losses: SchemaLoss[] = normalized.changes.map(({ keyword, path, message }) => ({
+    feature: keyword,
+    path,
+    message,
+  }))
   const root = normalized.schema as Node
   const ctx: Ctx = { root, losses }
   if (!isRecord(root)) {

@@ -6,7 +6,13 @@
  *
  * @since 0.1.0
  */
-import type { Adapter, Conversion, FeatureLossWarning, Tool } from "@toolplane/foundation"
+import {
+  type Adapter,
+  type Conversion,
+  type FeatureLossWarning,
+  normalizeJsonSchema,
+  type Tool,
+} from "@toolplane/foundation"
 import { looseParameters, toolDescription } from "./functionTool.js"
 import { fromOpenAITool } from "./import.js"
 import { mapToolNames, type ToolNameMap } from "./names.js"
@@ -123,9 +129,13 @@ const convertParameters = (tool: Tool, strict: boolean): Converted => {
     )
   if (isRecord(tool.outputSchema))
     warnings.push(warn(tool, "outputSchema", "/outputSchema", "OpenAI function tools have no output schema"))
-  if (!strict)
-    return { parameters: looseParameters(tool.inputSchema), strict: false, wrapped: false, warnings }
-  const result = toStrictSchema(tool.inputSchema)
+  if (!isRecord(tool.inputSchema)) throw new TypeError("the input schema is not an object")
+  // schemas from the wild (draft-04 bounds and tuples, null keywords, ...): the same rewrites every
+  // exporter and MCP import make, each reported
+  const { schema: inputSchema, changes } = normalizeJsonSchema(tool.inputSchema)
+  for (const c of changes) warnings.push(warn(tool, c.keyword, `/inputSchema${c.path}`, c.message))
+  if (!strict) return { parameters: looseParameters(inputSchema), strict: false, wrapped: false, warnings }
+  const result = toStrictSchema(inputSchema)
   if (!result.ok) {
     warnings.push(
       warn(
@@ -145,7 +155,7 @@ const convertParameters = (tool: Tool, strict: boolean): Converted => {
           `strict mode cannot express this (${result.reason}); sent with strict: false`,
         ),
       )
-    return { parameters: looseParameters(tool.inputSchema), strict: false, wrapped: false, warnings }
+    return { parameters: looseParameters(inputSchema), strict: false, wrapped: false, warnings }
   }
   for (const loss of result.losses)
     warnings.push(warn(tool, loss.feature, `/inputSchema${loss.path}`, loss.message))
