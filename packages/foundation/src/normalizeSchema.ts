@@ -164,7 +164,13 @@ export const normalizeJsonSchema = (
         }
         const converted = visit(sub, `${path}/${k}/${esc(name)}`, depth + 1)
         if (converted !== sub) changed = true
-        out[name] = converted
+        // defineProperty: a property named "__proto__" stays a property
+        Object.defineProperty(out, name, {
+          value: converted,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        })
       }
       if (changed) edit()[k] = out
       if (lifted.length > 0) {

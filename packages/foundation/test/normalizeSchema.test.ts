@@ -153,6 +153,15 @@ describe("normalizeJsonSchema", () => {
     expect(v.validate("1")).toMatchObject({ ok: false })
   })
 
+  it("keeps a property named __proto__ when it rebuilds a properties map", () => {
+    const input = JSON.parse(
+      '{"type":"object","properties":{"__proto__":{"type":"string"},"n":{"type":"number","minimum":0,"exclusiveMinimum":true}}}',
+    )
+    const { schema } = normalizeJsonSchema(input)
+    expect(Object.keys(schema.properties!)).toEqual(["__proto__", "n"])
+    expect(Object.hasOwn(schema.properties!, "__proto__")).toBe(true)
+  })
+
   it("shares unchanged subtrees and never mutates its input", () => {
     const clean = { type: "object", properties: { a: { type: "string" } } }
     const input = {

@@ -6,3 +6,11 @@ export const isRecord = (v: unknown): v is Record<string, unknown> =>
 
 /** Escapes one JSON pointer segment. */
 export const esc = (s: string): string => s.replace(/~/g, "~0").replace(/\//g, "~1")
+
+/**
+ * Sets an own enumerable property, also one named `__proto__` (plain assignment would set the prototype
+ * instead, and the property would be lost).
+ */
+export const put = (target: Record<string, unknown>, key: string, value: unknown): void => {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+}
