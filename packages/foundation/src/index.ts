@@ -196,6 +196,12 @@ export {
 } from "./toolError.js"
 export { formatToolError, unknownToolText } from "./toolErrorText.js"
 export {
+  planToolExport,
+  type ToolExportEntry,
+  type ToolExportOptions,
+  type ToolExportPlan,
+} from "./toolExport.js"
+export {
   checkName,
   checkNamespace,
   formatToolId,

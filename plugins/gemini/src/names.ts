@@ -33,7 +33,8 @@ export const GEMINI_NAME_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/
  */
 export const GEMINI_NAME_MAX_LENGTH = 64
 
-const GEMINI_NAME_RULES: ToolNameRules = { maxLength: GEMINI_NAME_MAX_LENGTH, letterFirst: true }
+/** The name rules of {@link GEMINI_NAME_PATTERN} for foundation's `mapToolNames` (internal: not in the index). */
+export const GEMINI_NAME_RULES: ToolNameRules = { maxLength: GEMINI_NAME_MAX_LENGTH, letterFirst: true }
 
 /**
  * The readable Gemini form of an id: `/` becomes `__`, any other disallowed character `_`, with `_` in

@@ -8,8 +8,8 @@
 import {
   type FeatureLossWarning,
   type JsonSchema,
-  mapToolNames,
   normalizeJsonSchema,
+  planToolExport,
   type Tool,
   type ToolNameMap,
 } from "@toolplane/foundation"
@@ -92,21 +92,11 @@ export const functionTools = (tools: readonly Tool[], to: string): FunctionTools
     toolId,
     message,
   })
-  const seen = new Set<string>()
-  const unique = tools.filter((t) => {
-    if (seen.has(t.id)) return false
-    seen.add(t.id)
-    return true
-  })
-  const names = mapToolNames(unique.map((t) => t.id))
-  const renames = new Map(names.renames.map((r) => [r.id, r]))
-  const warnings: FeatureLossWarning[] = []
+  const plan = planToolExport(tools, { to })
+  const { names, warnings } = plan
   const entries: FunctionToolEntry[] = []
-  for (const tool of unique) {
-    const name = names.nameOf(tool.id)!
-    const rename = renames.get(tool.id)
-    if (rename && rename.reason !== "separator")
-      warnings.push(warn(tool.id, "name", "/id", `renamed to "${name}" (${rename.reason})`))
+  for (const { tool, name, warnings: about } of plan.entries) {
+    warnings.push(...about)
     if (!isRecord(tool.inputSchema)) {
       warnings.push(warn(tool.id, "tool", "", "left out: the input schema is not an object"))
       continue
