@@ -113,6 +113,11 @@ export {
   toJsonSchema,
 } from "./jsonSchema.js"
 export { mapConcurrent } from "./mapConcurrent.js"
+export {
+  callToolForModel,
+  type ModelToolCall,
+  type ModelToolCallOutcome,
+} from "./modelToolCall.js"
 export { normalizeJsonSchema, type SchemaNormalization } from "./normalizeSchema.js"
 export {
   type CatalogKind,

@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest"
-import { contentBlockText, mapConcurrent, type ToolResult, toolResultText } from "../src/index.js"
+import {
+  ApprovalRequired,
+  type CallToolRequest,
+  callToolForModel,
+  contentBlockText,
+  formatToolError,
+  mapConcurrent,
+  type ToolResult,
+  type ToolService,
+  textResult,
+  toolResultText,
+} from "../src/index.js"
 
 describe("toolResultText", () => {
   it("joins block texts and shows what it cannot render as placeholders", () => {
@@ -87,5 +98,71 @@ describe("mapConcurrent", () => {
         return i
       }),
     ).rejects.toThrow("two")
+  })
+})
+
+describe("callToolForModel", () => {
+  const seen: CallToolRequest[] = []
+  const service: ToolService = {
+    listTools: async () => ({ tools: [] }),
+    callTool: async (request) => {
+      seen.push(request)
+      if (request.name === "a/typed") throw new ApprovalRequired({ toolId: "a/typed" })
+      if (request.name === "a/plain") throw new Error("socket hang up")
+      if (request.name === "a/string") throw "not an error"
+      return textResult(`ran ${request.name}`)
+    },
+  }
+
+  it("passes the model's call id as request id and context callId, and returns the result", async () => {
+    const outcome = await callToolForModel(service, {
+      callId: "call_1",
+      name: "a__ok",
+      toolId: "a/ok",
+      arguments: { x: 1 },
+      context: { callerId: "agent" },
+    })
+    expect(outcome).toEqual({ ok: true, result: textResult("ran a/ok") })
+    expect(seen.at(-1)).toMatchObject({
+      id: "call_1",
+      name: "a/ok",
+      arguments: { x: 1 },
+      context: { callerId: "agent", callId: "call_1" },
+    })
+  })
+
+  it("turns typed and untyped failures into the model's text, never rejecting", async () => {
+    const typed = await callToolForModel(service, {
+      callId: "c",
+      name: "a__typed",
+      toolId: "a/typed",
+      arguments: {},
+    })
+    expect(typed).toEqual({
+      ok: false,
+      errorCode: "APPROVAL_REQUIRED",
+      text: formatToolError(new ApprovalRequired({ toolId: "a/typed" }), "a__typed"),
+    })
+    const plain = await callToolForModel(service, {
+      callId: "c",
+      name: "a__plain",
+      toolId: "a/plain",
+      arguments: {},
+    })
+    expect(plain).toEqual({
+      ok: false,
+      errorCode: "EXECUTION_FAILED",
+      text: 'Error [EXECUTION_FAILED] calling "a__plain": socket hang up',
+    })
+    const odd = await callToolForModel(service, {
+      callId: "c",
+      name: "a__string",
+      toolId: "a/string",
+      arguments: {},
+    })
+    expect(odd).toMatchObject({
+      ok: false,
+      text: 'Error [EXECUTION_FAILED] calling "a__string": not an error',
+    })
   })
 })

@@ -9,10 +9,9 @@
  */
 import {
   type ContentBlock,
+  callToolForModel,
   contentBlockText,
   type ExecutionContextInit,
-  formatToolError,
-  isToolError,
   listAllTools,
   mapConcurrent,
   type ToolResult,
@@ -266,32 +265,29 @@ export const executeToolCalls = async (
           `Error [INVALID_INPUT] calling "${call.name}": the input must be a JSON object, got ${Array.isArray(input) ? "an array" : typeof input}.`,
         ),
       }
-    try {
-      const result = await service.callTool({
-        id: call.callId,
-        name: toolId,
-        arguments: input,
-        context: { ...(options.context ?? {}), callId: call.callId },
-      })
-      const block: ToolResultBlock = {
-        type: "tool_result",
-        tool_use_id: call.callId,
-        content: format(result, { name: call.name, toolId }),
-        ...(result.isError === true ? { is_error: true } : {}),
-      }
-      return { ...base, toolId, arguments: input, result, block }
-    } catch (error) {
-      const text = isToolError(error)
-        ? formatToolError(error, call.name)
-        : `Error [EXECUTION_FAILED] calling "${call.name}": ${error instanceof Error ? error.message : String(error)}`
+    const outcome = await callToolForModel(service, {
+      callId: call.callId,
+      name: call.name,
+      toolId,
+      arguments: input,
+      ...(options.context ? { context: options.context } : {}),
+    })
+    if (!outcome.ok)
       return {
         ...base,
         toolId,
         arguments: input,
-        errorCode: isToolError(error) ? error.code : "EXECUTION_FAILED",
-        block: failure(call.callId, text),
+        errorCode: outcome.errorCode,
+        block: failure(call.callId, outcome.text),
       }
+    const { result } = outcome
+    const block: ToolResultBlock = {
+      type: "tool_result",
+      tool_use_id: call.callId,
+      content: format(result, { name: call.name, toolId }),
+      ...(result.isError === true ? { is_error: true } : {}),
     }
+    return { ...base, toolId, arguments: input, result, block }
   }
   return mapConcurrent(calls, options.maxConcurrency ?? Number.POSITIVE_INFINITY, async (call) => {
     const outcome = await run(call)

@@ -8,10 +8,9 @@
  * @since 0.2.0
  */
 import {
+  callToolForModel,
   contentBlockText,
   type ExecutionContextInit,
-  formatToolError,
-  isToolError,
   listAllTools,
   mapConcurrent,
   type ToolResult,
@@ -231,27 +230,23 @@ export const executeToolCalls = async (
         }),
       }
     const args = restoreArguments(exported.shape, raw)
-    try {
-      const result = await service.callTool({
-        id: call.callId,
-        name: toolId,
-        arguments: args,
-        context: { ...(options.context ?? {}), callId: call.callId },
-      })
-      const fr = functionResponseOf(result, options.media !== undefined ? { media: options.media } : {})
-      return { ...base, toolId, arguments: args, result, part: part(fr.response, fr.parts) }
-    } catch (error) {
-      const text = isToolError(error)
-        ? formatToolError(error, call.name)
-        : `Error [EXECUTION_FAILED] calling "${call.name}": ${error instanceof Error ? error.message : String(error)}`
+    const outcome = await callToolForModel(service, {
+      callId: call.callId,
+      name: call.name,
+      toolId,
+      arguments: args,
+      ...(options.context ? { context: options.context } : {}),
+    })
+    if (!outcome.ok)
       return {
         ...base,
         toolId,
         arguments: args,
-        errorCode: isToolError(error) ? error.code : "EXECUTION_FAILED",
-        part: part({ error: text }),
+        errorCode: outcome.errorCode,
+        part: part({ error: outcome.text }),
       }
-    }
+    const fr = functionResponseOf(outcome.result, options.media !== undefined ? { media: options.media } : {})
+    return { ...base, toolId, arguments: args, result: outcome.result, part: part(fr.response, fr.parts) }
   }
   return mapConcurrent(calls, options.maxConcurrency ?? Number.POSITIVE_INFINITY, async (call) => {
     const outcome = await run(call)

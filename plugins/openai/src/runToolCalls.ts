@@ -7,9 +7,9 @@
  * @since 0.1.0
  */
 import {
+  callToolForModel,
   type ExecutionContextInit,
   formatToolError,
-  isToolError,
   listAllTools,
   mapConcurrent,
   type ToolError,
@@ -323,33 +323,24 @@ export const executeToolCalls = async (
     } catch {
       args = parsed
     }
-    try {
-      const result = await service.callTool({
-        id: call.callId,
-        name: toolId,
-        arguments: args,
-        context: { ...(options.context ?? {}), callId: call.callId },
-      })
-      const content = options.formatResult === undefined ? toResponsesOutput(result) : undefined
-      return {
-        ...base,
-        toolId,
-        arguments: args,
-        result,
-        output: format(result, { name: call.name, toolId }),
-        ...(content !== undefined ? { content } : {}),
-      }
-    } catch (error) {
-      const output = isToolError(error)
-        ? formatToolError(error, call.name)
-        : `Error [EXECUTION_FAILED] calling "${call.name}": ${error instanceof Error ? error.message : String(error)}`
-      return {
-        ...base,
-        toolId,
-        arguments: args,
-        errorCode: isToolError(error) ? error.code : "EXECUTION_FAILED",
-        output,
-      }
+    const outcome = await callToolForModel(service, {
+      callId: call.callId,
+      name: call.name,
+      toolId,
+      arguments: args,
+      ...(options.context ? { context: options.context } : {}),
+    })
+    if (!outcome.ok)
+      return { ...base, toolId, arguments: args, errorCode: outcome.errorCode, output: outcome.text }
+    const { result } = outcome
+    const content = options.formatResult === undefined ? toResponsesOutput(result) : undefined
+    return {
+      ...base,
+      toolId,
+      arguments: args,
+      result,
+      output: format(result, { name: call.name, toolId }),
+      ...(content !== undefined ? { content } : {}),
     }
   }
   const outcomes = await mapConcurrent(
