@@ -10,7 +10,7 @@
  *
  * @example
  * ```ts
- * const outcomes = await mapConcurrent(calls, 4, (call) => service.callTool(call))
+ * const lengths = await mapConcurrent(["a", "bb", "ccc"], 2, async (word) => word.length) // [1, 2, 3]
  * ```
  * @since 0.2.0
  */
