@@ -75,8 +75,9 @@ const SCENARIOS = [
 ] as const
 
 /**
- * Limits for the two conformance runs (~15 s together alone; several times that on a machine shared with
- * other jobs). They only guard against a hang: the kill leaves room for the hook to read what ran.
+ * Limits for the conformance runs, which run at once (well under a minute together alone; several times
+ * that on a machine shared with other jobs). They only guard against a hang: the kill leaves room for the
+ * hook to read what ran.
  */
 const CONFORMANCE_RUN_LIMIT_MS = 200_000
 const SETUP_LIMIT_MS = CONFORMANCE_RUN_LIMIT_MS + 40_000
