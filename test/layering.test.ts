@@ -76,9 +76,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   "@toolplane/compose": ["@toolplane/foundation", "@toolplane/discovery"],
   "@toolplane/exec": ["@toolplane/foundation", "@toolplane/discovery"],
   "@toolplane/bench-kit": [],
-  // provider plugins: foundation in src/; exec only in their tests (the runner as a real tool service)
-  "@toolplane/plugin-anthropic": ["@toolplane/foundation", "@toolplane/exec"],
-  "@toolplane/plugin-gemini": ["@toolplane/foundation", "@toolplane/exec"],
+  // provider plugins: foundation in src/; exec and the private testkit only in their tests
+  "@toolplane/plugin-anthropic": ["@toolplane/foundation", "@toolplane/exec", "@toolplane/testkit"],
+  "@toolplane/plugin-gemini": ["@toolplane/foundation", "@toolplane/exec", "@toolplane/testkit"],
   // AI SDK / LangChain: foundation and the OpenAI plugin (names, failure texts) in src/; in their tests the
   // runner, the MCP plugin (real MCP servers) and the private testkit
   "@toolplane/plugin-ai-sdk": [

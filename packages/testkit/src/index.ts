@@ -15,12 +15,26 @@ export {
 export { everythingServerCommand } from "./everythingServer.js"
 export { toolListViolations, toolViolations } from "./functionToolChecker.js"
 export {
+  CORPUS_SERVERS,
+  type CorpusServer,
+  type CorpusServerSpec,
+  type CorpusTool,
+  collectServer,
+  corpusFixture,
+  fixtureTools,
+  type ListedTool,
+  liveTools,
+  MCP_TOOL_CORPUS_PATH,
+} from "./mcpCorpus.js"
+export {
   type PostgresServer,
   postgresBinDir,
   postgresUnavailable,
   type StartPostgresOptions,
   startPostgres,
 } from "./postgres.js"
+export { rootSchemaArb, schemaArb } from "./schemaArbitrary.js"
+export { PNG, type StubService, stubService, stubTools } from "./stubService.js"
 export {
   aborted,
   add,
