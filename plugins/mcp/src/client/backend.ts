@@ -45,6 +45,7 @@ import {
 } from "@toolplane/foundation"
 import { CURSOR_META_KEY } from "../adapter.js"
 import { isUnreachable, mcpFailureToToolError, toolErrorFromResult } from "../errors.js"
+import { relayResult } from "../internal/resultJson.js"
 import {
   McpConnection,
   type McpConnectionStatus,
@@ -53,7 +54,13 @@ import {
   ORIGIN_META_KEY,
   type ReconnectOptions,
 } from "./connection.js"
-import { listRemoteTools, type RemoteTool, toBackendResult, toProgress } from "./mapping.js"
+import {
+  callToolResultSchema,
+  listRemoteTools,
+  type RemoteTool,
+  toBackendResult,
+  toProgress,
+} from "./mapping.js"
 import { mcpResourceSide } from "./resources.js"
 
 /**
@@ -127,6 +134,15 @@ export interface McpBackendOptions {
    * Default `true`.
    */
   readonly forwardClientRequests?: boolean
+  /**
+   * How `tools/call` results are checked: `"structural"` (default) checks their shape (an object whose
+   * `content` is an array of well-formed blocks, `structuredContent` and `_meta` objects, `isError` a
+   * boolean) and falls back to the SDK's schema, for its error message, only when that check fails;
+   * `"schema"` validates every result with the SDK's zod schema (which copies it).
+   *
+   * @since 0.2.0
+   */
+  readonly validateResults?: "structural" | "schema"
 }
 
 /**
@@ -271,6 +287,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
   let refreshing: Promise<readonly Tool[]> | undefined
   let refreshAgain = false
   const forward = options.forwardClientRequests ?? true
+  const resultSchema = options.validateResults === "schema" ? CallToolResultSchema : callToolResultSchema
   /** Calls in flight, in start order, for forwarding the server's requests and logs to their callers. */
   const inFlight = new Set<InFlightCall>()
 
@@ -466,11 +483,11 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     ctx.signal.addEventListener("abort", onAbort, { once: true })
     try {
       arm()
-      const raw = await client.request({ method: "tools/call", params }, CallToolResultSchema, {
+      const raw = await client.request({ method: "tools/call", params }, resultSchema, {
         signal: timeout.signal,
         timeout: MAX_TIMER_MS,
       })
-      result = toBackendResult(raw)
+      result = relayResult(toBackendResult(raw), raw)
     } catch (error) {
       if (ctx.signal.aborted) throw abortError(toolId, ctx.signal)
       if (timeout.signal.aborted) throw timeout.signal.reason as Timeout

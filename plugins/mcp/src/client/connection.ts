@@ -12,6 +12,7 @@ import type { ClientCapabilities, Implementation, Progress } from "@modelcontext
 import { BackendUnavailable, causeOf } from "@toolplane/foundation"
 import { isUnreachable } from "../errors.js"
 import { NodeStreamableHttpTransport } from "./nodeHttpTransport.js"
+import { NodeStdioTransport } from "./nodeStdioTransport.js"
 
 /**
  * How to start an MCP server as a subprocess speaking MCP over stdin/stdout.
@@ -29,6 +30,14 @@ export interface McpStdioConfig {
    * (see `status().stderrTail`), `"inherit"` passes it through, `"ignore"` drops it.
    */
   readonly stderr?: "pipe" | "inherit" | "ignore"
+  /**
+   * The client transport: `"node"` (default), a lean one on `node:child_process` that runs the server in
+   * its own process group and stops the whole group on close (see {@link NodeStdioTransport}); `"sdk"`,
+   * the SDK's `StdioClientTransport`.
+   *
+   * @since 0.2.0
+   */
+  readonly transport?: "node" | "sdk"
 }
 
 /**
@@ -264,7 +273,11 @@ export class McpConnection {
   }
 
   status(): McpConnectionStatus {
-    const pid = this.#transport instanceof StdioClientTransport ? this.#transport.pid : null
+    const transport = this.#transport
+    const pid =
+      transport instanceof NodeStdioTransport || transport instanceof StdioClientTransport
+        ? transport.pid
+        : null
     const serverInfo = this.#client?.getServerVersion()
     return {
       state: this.#state,
@@ -361,13 +374,17 @@ export class McpConnection {
     if ("stdio" in this.#config) {
       const stdio = this.#config.stdio
       const stderr = stdio.stderr ?? "pipe"
-      const transport = new StdioClientTransport({
+      const params = {
         command: stdio.command,
         ...(stdio.args ? { args: [...stdio.args] } : {}),
         ...(stdio.env ? { env: { ...stdio.env } } : {}),
         ...(stdio.cwd ? { cwd: stdio.cwd } : {}),
         stderr,
-      })
+      }
+      const transport =
+        (stdio.transport ?? "node") === "node"
+          ? new NodeStdioTransport(params)
+          : new StdioClientTransport(params)
       if (stderr === "pipe") {
         transport.stderr?.on("data", (chunk: Buffer) => {
           this.#stderrTail = (this.#stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES)

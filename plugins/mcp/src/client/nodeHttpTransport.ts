@@ -16,6 +16,7 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js"
+import { keepMessageText } from "../internal/resultJson.js"
 
 /**
  * An HTTP failure of the transport; `code` is the HTTP status (as in the SDK's `StreamableHTTPError`,
@@ -287,7 +288,8 @@ export class NodeStreamableHttpTransport implements Transport {
       } else if (type === "application/json") {
         const text = await readText(res)
         const data = JSON.parse(text) as unknown
-        for (const m of Array.isArray(data) ? data : [data]) this.#deliver(m, origin)
+        if (Array.isArray(data)) for (const m of data) this.#deliver(m, origin)
+        else this.#deliver(data, origin, undefined, text)
       } else {
         res.resume()
         throw new NodeStreamableHttpError(-1, `Unexpected content type: ${res.headers["content-type"]}`)
@@ -298,7 +300,7 @@ export class NodeStreamableHttpTransport implements Transport {
     }
   }
 
-  #deliver(value: unknown, origin: string | undefined, replayId?: string | number): boolean {
+  #deliver(value: unknown, origin: string | undefined, replayId?: string | number, text?: string): boolean {
     if (!isMessage(value)) {
       this.onerror?.(new Error(`Invalid JSON-RPC message: ${JSON.stringify(value)?.slice(0, 200)}`))
       return false
@@ -306,6 +308,8 @@ export class NodeStreamableHttpTransport implements Transport {
     const m = value as Json
     const isResponse = "id" in m && !("method" in m) && ("result" in m || "error" in m)
     if (isResponse && replayId !== undefined) m.id = replayId
+    // The text a response came in, for relaying its result verbatim (internal/resultJson.ts).
+    else if (isResponse && text !== undefined) keepMessageText(m, text)
     if (origin !== undefined && typeof m.method === "string" && m.method !== "notifications/progress") {
       const params = (m.params ?? {}) as Json
       m.params = {
@@ -335,7 +339,7 @@ export class NodeStreamableHttpTransport implements Transport {
           this.onerror?.(error as Error)
           return
         }
-        if (this.#deliver(parsed, context.origin, context.replayId)) answered = true
+        if (this.#deliver(parsed, context.origin, context.replayId, event.data)) answered = true
       },
       (ms) => {
         this.#retryMs = ms
