@@ -435,9 +435,11 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     const toolId = call.toolId
     if (!isToolId(toolId) || !toolId.startsWith(`${name}/`)) throw toolNotFound(toolId)
     if (ctx.signal.aborted) throw abortError(toolId, ctx.signal)
-    const client = await connection.connect({ failFast: true }).catch((error: ToolError) => {
-      throw new BackendUnavailable({ backend: name, toolId, reason: (error as BackendUnavailable).reason })
-    })
+    const client =
+      connection.client ??
+      (await connection.connect({ failFast: true }).catch((error: ToolError) => {
+        throw new BackendUnavailable({ backend: name, toolId, reason: (error as BackendUnavailable).reason })
+      }))
     const entry = entries.get(toolId.slice(name.length + 1))
     if (!entry) throw toolNotFound(toolId)
     if (!call.validated) {

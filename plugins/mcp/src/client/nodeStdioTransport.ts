@@ -71,6 +71,7 @@ export class NodeStdioTransport implements Transport {
   #partialBytes = 0
   #closed = false
   #exited = false
+  #corked = false
 
   constructor(options: NodeStdioTransportOptions) {
     this.#options = options
@@ -190,8 +191,19 @@ export class NodeStdioTransport implements Transport {
     const stdin = this.#process?.stdin
     if (!stdin || this.#closed) return Promise.reject(new Error("Not connected"))
     const text = `${JSON.stringify(message)}\n`
+    // Messages sent in one tick go out in one write (one syscall, one wake-up of the server).
+    if (!this.#corked) {
+      this.#corked = true
+      stdin.cork()
+      process.nextTick(this.#uncork, stdin)
+    }
     if (stdin.write(text)) return Promise.resolve()
     return new Promise((resolve) => stdin.once("drain", resolve))
+  }
+
+  readonly #uncork = (stdin: NonNullable<ChildProcess["stdin"]>): void => {
+    this.#corked = false
+    stdin.uncork()
   }
 
   async close(): Promise<void> {
