@@ -1,5 +1,10 @@
+import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
+import { createServer, type Server as HttpServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { join } from "node:path"
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { aliasing, argumentOverrides, compositeTools } from "@toolplane/compose"
 import { createRunner, type ToolRunner } from "@toolplane/exec"
 import {
@@ -12,6 +17,7 @@ import {
   type ToolService,
 } from "@toolplane/foundation"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { z } from "zod"
 import { type McpBackend, mcpBackend } from "../src/index.js"
 import { relayedText, resultJson, resultSpan } from "../src/internal/resultJson.js"
 import { textOf } from "./fixtures/everything.js"
@@ -311,6 +317,66 @@ describe("relaying through the runner and the gateway layers (SDK server over st
     for (const [what, middleware, expected] of cases) {
       const result = await via(applyMiddleware(runner, middleware), "up/echo", { text: "m" })
       expect(resultJson(result), what).toBe(expected)
+    }
+  })
+})
+
+/** An SDK McpServer per session over Streamable HTTP on 127.0.0.1, answering with JSON or SSE. */
+const sdkHttpServer = async (json: boolean): Promise<{ url: string; close: () => Promise<void> }> => {
+  const sessions = new Map<string, StreamableHTTPServerTransport>()
+  const http: HttpServer = createServer(async (req, res) => {
+    const id = req.headers["mcp-session-id"] as string | undefined
+    const existing = id ? sessions.get(id) : undefined
+    if (existing) return existing.handleRequest(req, res)
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: json,
+      onsessioninitialized: (sid) => {
+        sessions.set(sid, transport)
+      },
+    })
+    const server = new McpServer({ name: "relay-http", version: "1.0.0" })
+    server.registerTool("echo", { inputSchema: { text: z.string() } }, async ({ text }) => ({
+      content: [{ type: "text", text }],
+    }))
+    await server.connect(transport)
+    await transport.handleRequest(req, res)
+  })
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve))
+  const { port } = http.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: async () => {
+      for (const t of sessions.values()) await t.close().catch(() => {})
+      http.closeAllConnections()
+      await new Promise((resolve) => http.close(resolve))
+    },
+  }
+}
+
+describe("relaying over Streamable HTTP (SDK server)", () => {
+  it.each([
+    ["JSON answers", true],
+    ["SSE answers", false],
+  ])("keeps the text of %s with the node transport, not with fetch", async (_what, json) => {
+    const server = await sdkHttpServer(json)
+    const node = mcpBackend({ name: "node", http: { url: server.url } }, { requiresApproval: false })
+    const fetched = mcpBackend(
+      { name: "fetched", http: { url: server.url, transport: "fetch" } },
+      { requiresApproval: false },
+    )
+    try {
+      const viaNode = await node.execute({ toolId: "node/echo", arguments: { text: 'a "b"' } }, makeContext())
+      expect(relayedText(viaNode)).toBe('{"content":[{"type":"text","text":"a \\"b\\""}]}')
+      const viaFetch = await fetched.execute(
+        { toolId: "fetched/echo", arguments: { text: 'a "b"' } },
+        makeContext(),
+      )
+      expect(relayedText(viaFetch)).toBeUndefined()
+      expect(resultJson(viaFetch)).toBe(resultJson(viaNode))
+    } finally {
+      await Promise.all([node.close(), fetched.close()])
+      await server.close()
     }
   })
 })
