@@ -187,7 +187,7 @@ const run = async (upstreamKind: "stdio" | "http", upstreamUrl: string): Promise
       done = target
       points.push(await sample(done))
       process.stderr.write(
-        `rss bench (${upstreamKind}): ${done} calls, ${fmt(done / ((performance.now() - started) / 1000))} calls/s, rss ${fmt(points.at(-1)!.rss / 1e6, 1)} MB\n`,
+        `rss bench (${upstreamKind}): ${done} calls, ${fmt(done / ((performance.now() - started) / 1000))} calls/s, rss ${fmt(points.at(-1)!.rss / 1e6, 1)} MB, heap ${fmt(points.at(-1)!.heapUsed / 1e6, 2)} MB\n`,
       )
     }
   } finally {

@@ -9,6 +9,7 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import {
+  type CallToolResult,
   CallToolResultSchema,
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -54,13 +55,7 @@ import {
   ORIGIN_META_KEY,
   type ReconnectOptions,
 } from "./connection.js"
-import {
-  callToolResultSchema,
-  listRemoteTools,
-  type RemoteTool,
-  toBackendResult,
-  toProgress,
-} from "./mapping.js"
+import { isCallToolResult, listRemoteTools, type RemoteTool, toBackendResult, toProgress } from "./mapping.js"
 import { mcpResourceSide } from "./resources.js"
 
 /**
@@ -178,9 +173,6 @@ export interface McpBackend extends Backend {
   refresh(): Promise<readonly Tool[]>
 }
 
-/** The longest delay `setTimeout` accepts; the SDK's own request timeout is disabled with it. */
-const MAX_TIMER_MS = 2_147_483_647
-
 interface Entry extends RemoteTool {
   validator?: Validator
 }
@@ -287,7 +279,12 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
   let refreshing: Promise<readonly Tool[]> | undefined
   let refreshAgain = false
   const forward = options.forwardClientRequests ?? true
-  const resultSchema = options.validateResults === "schema" ? CallToolResultSchema : callToolResultSchema
+  // The shape check returns the parsed result itself; the SDK schema (on request, or for what the check
+  // rejects: its defaults, its error message) returns a copy, which carries no upstream text.
+  const checkResult =
+    options.validateResults === "schema"
+      ? (raw: unknown): CallToolResult => CallToolResultSchema.parse(raw)
+      : (raw: unknown): CallToolResult => (isCallToolResult(raw) ? raw : CallToolResultSchema.parse(raw))
   /** Calls in flight, in start order, for forwarding the server's requests and logs to their callers. */
   const inFlight = new Set<InFlightCall>()
 
@@ -485,11 +482,9 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     ctx.signal.addEventListener("abort", onAbort, { once: true })
     try {
       arm()
-      const raw = await client.request({ method: "tools/call", params }, resultSchema, {
-        signal: timeout.signal,
-        timeout: MAX_TIMER_MS,
-      })
-      result = relayResult(toBackendResult(raw), raw)
+      const raw = await connection.request(client, "tools/call", params, timeout.signal)
+      const checked = checkResult(raw)
+      result = relayResult(toBackendResult(checked), checked)
     } catch (error) {
       if (ctx.signal.aborted) throw abortError(toolId, ctx.signal)
       if (timeout.signal.aborted) throw timeout.signal.reason as Timeout

@@ -7,7 +7,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import {
   type CallToolResult,
-  CallToolResultSchema,
   ListToolsResultSchema,
   type Progress as McpProgress,
 } from "@modelcontextprotocol/sdk/types.js"
@@ -161,20 +160,6 @@ export const isCallToolResult = (value: unknown): value is CallToolResult => {
   if (value._meta !== undefined && !isRecord(value._meta)) return false
   return true
 }
-
-/**
- * A result "schema" for the SDK client's `request` that checks a `tools/call` result's shape
- * ({@link isCallToolResult}) and returns the result itself, without the copy a zod parse makes; results
- * it rejects are parsed by the SDK's `CallToolResultSchema` (which accepts what the shape check is too
- * strict for, such as a missing `content`, and explains what it rejects).
- *
- * @internal
- * @since 0.2.0
- */
-export const callToolResultSchema = {
-  safeParse: (value: unknown): { success: boolean; data?: CallToolResult; error?: unknown } =>
-    isCallToolResult(value) ? { success: true, data: value } : CallToolResultSchema.safeParse(value),
-} as unknown as typeof CallToolResultSchema
 
 /**
  * An MCP `tools/call` result as a backend result. A continuation cursor a Toolplane server put in
