@@ -124,6 +124,24 @@ describe("the lean stdio transport against a hand-written MCP server", () => {
     expect(textOf(await call("still here"))).toBe("still here")
   })
 
+  it("maps a JSON-RPC error answer to a typed error, and keeps its ids apart from the SDK client's requests", async () => {
+    const failed = await call("x", "rpcError").then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    expect(isToolError(failed)).toBe(true)
+    expect((failed as Error).message).toMatch(/upstream broke: x/)
+    // tools/call answers are taken off the transport; pings and listings still go through the SDK client.
+    const [calls, pings, tools] = await Promise.all([
+      Promise.all(Array.from({ length: 20 }, (_, i) => call(`c${i}`, i % 2 === 0 ? "slow" : undefined))),
+      Promise.all(Array.from({ length: 5 }, () => backend.healthCheck())),
+      backend.refresh(),
+    ])
+    expect(calls.map(textOf)).toEqual(Array.from({ length: 20 }, (_, i) => `c${i}`))
+    expect(pings).toEqual([true, true, true, true, true])
+    expect(tools.map((t) => t.id)).toEqual(["raw/echo"])
+  })
+
   it("never relays text that has more than the result, or a result the text does not pin down", async () => {
     const extra = await call("x", "extraField")
     expect(relayedText(extra)).toBeUndefined()
