@@ -28,7 +28,8 @@
  * Env (bench kit): BENCH_ROUNDS (default 3), BENCH_ROUND_MS (per cell and round, default 1500),
  * BENCH_CONCURRENCY (default "1,32"); BENCH_PEERS_ONLY (comma-separated contender keys, e.g.
  * "direct,toolplane-http"; default all); BENCH_GATEWAY_NODE_ARGS (extra node flags for the toolplane
- * processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+ * processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"); BENCH_GATEWAY_BUILD ("source", default, or
+ * "dist" after `pnpm build`; see gatewayCommand.ts).
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -51,6 +52,7 @@ import {
   markdownTable,
   median,
 } from "@toolplane/bench-kit"
+import { gatewayBuild, gatewayNodeArgs } from "./gatewayCommand.js"
 import { processCpuUs } from "./procCpu.js"
 
 const settings = benchSettings({ rounds: 3, roundMs: 1500, concurrency: [1, 32] })
@@ -168,20 +170,10 @@ const toolplane =
       config,
       `[server]\nname = "bench-gateway"\ntool_names = "name"\n\n[[backends]]\nname = "up"\nmcp = ${mcp}\nrequire_approval = false\n`,
     )
-    const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? "").split(/\s+/).filter(Boolean)
-    const proc = spawnChild(process.execPath, [
-      ...nodeArgs,
-      ...tsNode(
-        join(cliDir, "src/main.ts"),
-        "serve",
-        "--transport",
-        "http",
-        "--port",
-        "0",
-        "--config",
-        config,
-      ),
-    ])
+    const proc = spawnChild(
+      process.execPath,
+      gatewayNodeArgs(["serve", "--transport", "http", "--port", "0", "--config", config]),
+    )
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no URL after 60 s: ${proc.output()}`)), 60_000)
       const look = () => {
@@ -473,7 +465,7 @@ try {
   console.log(
     heading(
       "Gateway versus peers: MCP tools/call (SDK client, one echo call per request) on loopback",
-      `${settings.rounds} interleaved rounds × ${settings.roundMs} ms per cell, median of rounds; ratios are the median of per-round ratios to direct (Streamable HTTP, JSON answers) at the same concurrency`,
+      `toolplane serve from ${gatewayBuild()}; ${settings.rounds} interleaved rounds × ${settings.roundMs} ms per cell, median of rounds; ratios are the median of per-round ratios to direct (Streamable HTTP, JSON answers) at the same concurrency`,
     ),
   )
   for (const upstreamKind of ["http", "stdio"] as const) {

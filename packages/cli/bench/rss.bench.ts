@@ -3,11 +3,12 @@
  * 100,000) `echo` calls through `toolplane serve --transport http` fronting the SDK upstream
  * (`bench/upstream.ts`) over stdio and over Streamable HTTP, at concurrency BENCH_RSS_CONCURRENCY (default
  * 32), and every BENCH_RSS_EVERY calls (default 10,000) asks the gateway for its memory after a full GC
- * (`--expose-gc` and `bench/memoryProbe.ts` preloaded; SIGUSR2). Prints RSS and V8 heap after GC at each
+ * (`--expose-gc` and a small probe preloaded; SIGUSR2). Prints RSS and V8 heap after GC at each
  * point and their slope (least squares over the points after the first, i.e. after warm-up), in bytes per
  * call and MB per 100k calls. A gateway that keeps nothing per call has a heap slope near 0.
  *
- * Env: BENCH_RSS_CALLS, BENCH_RSS_EVERY, BENCH_RSS_CONCURRENCY, BENCH_RSS_UPSTREAMS ("stdio,http").
+ * Env: BENCH_RSS_CALLS, BENCH_RSS_EVERY, BENCH_RSS_CONCURRENCY, BENCH_RSS_UPSTREAMS ("stdio,http"),
+ * BENCH_GATEWAY_BUILD ("source" or "dist", see gatewayCommand.ts).
  * Linux/macOS only (signals). About 2 × 100k calls: minutes on a loaded machine.
  */
 import { type ChildProcess, spawn } from "node:child_process"
@@ -18,6 +19,24 @@ import { fileURLToPath } from "node:url"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { fmt, heading, markdownTable } from "@toolplane/bench-kit"
+import { gatewayBuild, gatewayNodeArgs } from "./gatewayCommand.js"
+
+/**
+ * Preloaded into the gateway (`--import`, as a data: URL so it needs no loader): on SIGUSR2 it runs a full
+ * GC twice and appends the process's memory use as one JSON line to TOOLPLANE_BENCH_MEMORY_FILE.
+ */
+const MEMORY_PROBE = `data:text/javascript,${encodeURIComponent(
+  [
+    'import { appendFileSync } from "node:fs"',
+    "const file = process.env.TOOLPLANE_BENCH_MEMORY_FILE",
+    'if (file) process.on("SIGUSR2", () => {',
+    "  globalThis.gc?.(); globalThis.gc?.()",
+    "  const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage()",
+    '  const gc = typeof globalThis.gc === "function"',
+    "  appendFileSync(file, JSON.stringify({ rss, heapUsed, heapTotal, external, arrayBuffers, gc }) + String.fromCharCode(10))",
+    "})",
+  ].join("\n"),
+)}`
 
 const positive = (name: string, fallback: number): number => {
   const text = process.env[name]
@@ -127,22 +146,10 @@ const run = async (upstreamKind: "stdio" | "http", upstreamUrl: string): Promise
     `[server]\nname = "bench-gateway"\ntool_names = "name"\n\n[[backends]]\nname = "up"\nmcp = ${mcp}\nrequire_approval = false\n`,
   )
   const gateway = start(
-    [
-      "--expose-gc",
-      "--conditions=@toolplane/source",
-      "--import",
-      tsxImport,
-      "--import",
-      join(here, "memoryProbe.ts"),
-      join(cliDir, "src/main.ts"),
-      "serve",
-      "--transport",
-      "http",
-      "--port",
-      "0",
-      "--config",
-      config,
-    ],
+    gatewayNodeArgs(
+      ["serve", "--transport", "http", "--port", "0", "--config", config],
+      ["--expose-gc", "--import", MEMORY_PROBE],
+    ),
     { TOOLPLANE_BENCH_MEMORY_FILE: memoryFile },
   )
   const url = await gateway.waitFor(/ at (http:\/\/\S+)\n/)
@@ -203,7 +210,7 @@ try {
   console.log(
     heading(
       "Gateway memory under sustained load: RSS and V8 heap after a full GC",
-      `${TOTAL.toLocaleString("en-US")} echo calls per upstream through toolplane serve at concurrency ${CONCURRENCY}, a point every ${EVERY.toLocaleString("en-US")} calls; slope = least squares over the points after the first`,
+      `${TOTAL.toLocaleString("en-US")} echo calls per upstream through toolplane serve (from ${gatewayBuild()}) at concurrency ${CONCURRENCY}, a point every ${EVERY.toLocaleString("en-US")} calls; slope = least squares over the points after the first`,
     ),
   )
   for (const kind of UPSTREAMS) {
