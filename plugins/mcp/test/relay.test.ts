@@ -184,6 +184,18 @@ describe("the lean stdio transport against a hand-written MCP server", () => {
     }
   })
 
+  it("fails fast on a command that does not exist", async () => {
+    const missing = mcpBackend(
+      { name: "missing", stdio: { command: "/nonexistent/toolplane-no-such-server" } },
+      { requiresApproval: false },
+    )
+    const started = Date.now()
+    await expect(missing.connect()).rejects.toMatchObject({ _tag: "BackendUnavailable" })
+    expect(Date.now() - started).toBeLessThan(1500)
+    expect(missing.status().lastError).toMatch(/ENOENT/)
+    await missing.close()
+  })
+
   it("still offers the SDK's stdio transport", async () => {
     const sdk = mcpBackend(
       { name: "sdk", stdio: { ...tsx("rawStdioServer.ts"), transport: "sdk" } },

@@ -37,9 +37,10 @@ export interface McpStdioConfig {
    */
   readonly stderr?: "pipe" | "inherit" | "ignore"
   /**
-   * The client transport: `"node"` (default), a lean one on `node:child_process` that runs the server in
-   * its own process group and stops the whole group on close (see {@link NodeStdioTransport}); `"sdk"`,
-   * the SDK's `StdioClientTransport`.
+   * The client transport: `"node"` (default, except on Windows), a lean one on `node:child_process` that
+   * runs the server in its own process group and stops the whole group on close (see
+   * {@link NodeStdioTransport}); `"sdk"` (default on Windows, where its cross-spawn runs `.cmd` shims), the
+   * SDK's `StdioClientTransport`.
    *
    * @since 0.2.0
    */
@@ -145,6 +146,9 @@ export interface ConnectionHooks {
 }
 
 const STDERR_TAIL_BYTES = 2048
+
+/** Windows resolves `npx` and friends to `.cmd` shims only the SDK's cross-spawn runs without a shell. */
+const DEFAULT_STDIO_TRANSPORT = process.platform === "win32" ? "sdk" : "node"
 
 /** The longest delay `setTimeout` accepts: the SDK's own request timeout is disabled with it. */
 const MAX_TIMER_MS = 2_147_483_647
@@ -460,7 +464,7 @@ export class McpConnection {
         stderr,
       }
       const transport =
-        (stdio.transport ?? "node") === "node"
+        (stdio.transport ?? DEFAULT_STDIO_TRANSPORT) === "node"
           ? new NodeStdioTransport(params)
           : new StdioClientTransport(params)
       if (stderr === "pipe") {

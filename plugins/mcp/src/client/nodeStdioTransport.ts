@@ -112,7 +112,11 @@ export class NodeStdioTransport implements Transport {
       this.#process = child
       let started = false
       child.once("error", (error) => {
-        if (!started) reject(error)
+        if (!started) {
+          // Never ran (no such command, no permission): nothing to wait for or signal on close.
+          this.#exited = true
+          reject(error)
+        }
         this.onerror?.(error)
       })
       child.once("spawn", () => {
