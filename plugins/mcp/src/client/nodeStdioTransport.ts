@@ -36,6 +36,7 @@ export interface NodeStdioTransportOptions {
 }
 
 const NEWLINE = 10
+const RESOLVED = Promise.resolve()
 const DEFAULT_MAX_LINE = 64 * 1024 * 1024
 
 const isMessage = (value: unknown): value is JSONRPCMessage =>
@@ -71,7 +72,8 @@ export class NodeStdioTransport implements Transport {
   #partialBytes = 0
   #closed = false
   #exited = false
-  #corked = false
+  /** Messages sent this tick, written together on the next. */
+  #queue: string[] = []
 
   constructor(options: NodeStdioTransportOptions) {
     this.#options = options
@@ -192,22 +194,20 @@ export class NodeStdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    const stdin = this.#process?.stdin
-    if (!stdin || this.#closed) return Promise.reject(new Error("Not connected"))
-    const text = `${JSON.stringify(message)}\n`
+    if (!this.#process?.stdin || this.#closed) return Promise.reject(new Error("Not connected"))
     // Messages sent in one tick go out in one write (one syscall, one wake-up of the server).
-    if (!this.#corked) {
-      this.#corked = true
-      stdin.cork()
-      process.nextTick(this.#uncork, stdin)
-    }
-    if (stdin.write(text)) return Promise.resolve()
-    return new Promise((resolve) => stdin.once("drain", resolve))
+    if (this.#queue.length === 0) process.nextTick(this.#flush)
+    this.#queue.push(`${JSON.stringify(message)}\n`)
+    return RESOLVED
   }
 
-  readonly #uncork = (stdin: NonNullable<ChildProcess["stdin"]>): void => {
-    this.#corked = false
-    stdin.uncork()
+  readonly #flush = (): void => {
+    const queue = this.#queue
+    if (queue.length === 0) return
+    this.#queue = []
+    const stdin = this.#process?.stdin
+    if (!stdin?.writable) return
+    stdin.write(queue.length === 1 ? queue[0]! : queue.join(""))
   }
 
   async close(): Promise<void> {
@@ -222,6 +222,7 @@ export class NodeStdioTransport implements Transport {
           exited.then(() => true),
           new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref()),
         ])
+      this.#flush()
       try {
         child.stdin?.end()
       } catch {
