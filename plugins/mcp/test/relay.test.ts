@@ -152,10 +152,17 @@ describe("the lean stdio transport against a hand-written MCP server", () => {
     expect(resultJson(duplicate)).toBe('{"content":[{"type":"text","text":"second"}]}')
   })
 
-  it("stops the server's whole process group on close (the SDK's transport leaves a grandchild behind)", async () => {
+  it("with processGroup, stops the server's whole process group on close (the SDK's transport leaves a grandchild behind)", async () => {
     const grandchildAfterClose = async (transport: "node" | "sdk"): Promise<number> => {
       const grouped = mcpBackend(
-        { name: "grouped", stdio: { ...tsx("rawStdioServer.ts", "--grandchild"), transport } },
+        {
+          name: "grouped",
+          stdio: {
+            ...tsx("rawStdioServer.ts", "--grandchild"),
+            transport,
+            processGroup: transport === "node",
+          },
+        },
         { requiresApproval: false },
       )
       await grouped.connect()

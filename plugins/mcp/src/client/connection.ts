@@ -18,7 +18,7 @@ import {
 import { BackendUnavailable, causeOf } from "@toolplane/foundation"
 import { isUnreachable } from "../errors.js"
 import { NodeStreamableHttpTransport } from "./nodeHttpTransport.js"
-import { NodeStdioTransport } from "./nodeStdioTransport.js"
+import { NodeStdioTransport, type NodeStdioTransportOptions } from "./nodeStdioTransport.js"
 
 /**
  * How to start an MCP server as a subprocess speaking MCP over stdin/stdout.
@@ -37,14 +37,21 @@ export interface McpStdioConfig {
    */
   readonly stderr?: "pipe" | "inherit" | "ignore"
   /**
-   * The client transport: `"node"` (default, except on Windows), a lean one on `node:child_process` that
-   * runs the server in its own process group and stops the whole group on close (see
+   * The client transport: `"node"` (default, except on Windows), a lean one on `node:child_process` (see
    * {@link NodeStdioTransport}); `"sdk"` (default on Windows, where its cross-spawn runs `.cmd` shims), the
    * SDK's `StdioClientTransport`.
    *
    * @since 0.2.0
    */
   readonly transport?: "node" | "sdk"
+  /**
+   * With the `"node"` transport on POSIX: run the server in its own process group (a new session) and
+   * stop the whole group on close, so what a wrapper (`npx`, `sh -c`) started goes too. Default `false`
+   * (see {@link NodeStdioTransportOptions.processGroup} for why).
+   *
+   * @since 0.2.0
+   */
+  readonly processGroup?: boolean
 }
 
 /**
@@ -465,7 +472,7 @@ export class McpConnection {
       }
       const transport =
         (stdio.transport ?? DEFAULT_STDIO_TRANSPORT) === "node"
-          ? new NodeStdioTransport(params)
+          ? new NodeStdioTransport({ ...params, processGroup: stdio.processGroup === true })
           : new StdioClientTransport(params)
       if (stderr === "pipe") {
         transport.stderr?.on("data", (chunk: Buffer) => {

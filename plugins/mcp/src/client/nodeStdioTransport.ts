@@ -1,11 +1,12 @@
 /**
- * A lean MCP stdio client transport: spawns the server as a subprocess (its own process group on
- * POSIX) and speaks newline-delimited JSON-RPC over its stdin/stdout. Compared with the SDK's
+ * A lean MCP stdio client transport: spawns the server as a subprocess (optionally in its own process
+ * group) and speaks newline-delimited JSON-RPC over its stdin/stdout. Compared with the SDK's
  * `StdioClientTransport` it does no per-message schema validation (the SDK client validates what it
  * reads), frames lines without copying buffers (a line spanning chunks is joined once), and keeps each
  * response's JSON text so that a result the gateway relays untouched can be written verbatim (see
- * `internal/resultJson.ts`). Closing ends stdin, then signals the whole process group (SIGTERM, then
- * SIGKILL), so a server started through a wrapper (`npx`, `sh -c`) does not outlive the backend.
+ * `internal/resultJson.ts`). Closing ends stdin, then sends SIGTERM and SIGKILL after a grace period
+ * each; with `processGroup` to the whole group, so a server started through a wrapper (`npx`, `sh -c`)
+ * does not outlive the backend.
  *
  * @since 0.2.0
  */
@@ -31,6 +32,13 @@ export interface NodeStdioTransportOptions {
   readonly stderr?: "pipe" | "inherit" | "ignore"
   /** Longest line accepted from the server, in bytes. Default 64 MiB. */
   readonly maxLineBytes?: number
+  /**
+   * Run the server in its own process group (POSIX; a new session), so `close()` signals everything it
+   * started (a wrapper's children too). Default `false`: the server stays in the gateway's session, as
+   * with the SDK's transport, because on Linux with scheduler autogroups a new session is scheduled as a
+   * separate group, which measurably slowed every round trip to the server on a loaded machine.
+   */
+  readonly processGroup?: boolean
   /** Time the server has to exit after its stdin closes, and again after SIGTERM. Default 2000 ms. */
   readonly closeGraceMs?: number
 }
@@ -72,12 +80,14 @@ export class NodeStdioTransport implements Transport {
   #partialBytes = 0
   #closed = false
   #exited = false
+  readonly #group: boolean
   /** Messages sent this tick, written together on the next. */
   #queue: string[] = []
 
   constructor(options: NodeStdioTransportOptions) {
     this.#options = options
     this.#maxLine = options.maxLineBytes ?? DEFAULT_MAX_LINE
+    this.#group = options.processGroup === true && process.platform !== "win32"
     // A stream to listen on before start(), so no early stderr output is lost.
     if (options.stderr === "pipe") this.#stderr = new PassThrough()
   }
@@ -104,7 +114,7 @@ export class NodeStdioTransport implements Transport {
           shell: false,
           windowsHide: true,
           // Its own process group, so close() can stop what it spawned too.
-          detached: process.platform !== "win32",
+          detached: this.#group,
           ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
         })
       } catch (error) {
@@ -233,7 +243,7 @@ export class NodeStdioTransport implements Transport {
         if (!(await within(grace))) this.#signal(child, "SIGKILL")
       }
       // What the server left behind in its group (a wrapper's children) goes with it.
-      this.#signal(child, "SIGKILL", true)
+      if (this.#group) this.#signal(child, "SIGKILL", true)
     }
     this.#partial = []
     this.#partialBytes = 0
@@ -243,7 +253,7 @@ export class NodeStdioTransport implements Transport {
   #signal(child: ChildProcess, signal: NodeJS.Signals, groupOnly = false): void {
     const pid = child.pid
     if (pid === undefined) return
-    if (process.platform !== "win32") {
+    if (this.#group) {
       try {
         process.kill(-pid, signal)
         return
