@@ -4,8 +4,8 @@
  * and 32, in three configurations per upstream:
  *
  * - SDK: the SDK's client transport (`transport: "sdk"` / `"fetch"`) and the SDK's zod schema for every
- *   result (`validateResults: "schema"`): the hop as it was before issue 16 (HTTP: before the lean
- *   HTTP transport);
+ *   result (`validateResults: "schema"`): closest to the hop before issue 16 (every row sends
+ *   `tools/call` past the SDK client's bookkeeping, which is not optional);
  * - SDK transport + shape check: the SDK transport with the default structural result check;
  * - Toolplane: the defaults (lean `"node"` transport, structural check, upstream text kept for relaying).
  *
@@ -124,7 +124,7 @@ try {
   )
   const rows: (string | number)[][] = []
   const labels: Record<string, string> = {
-    sdk: "SDK transport + SDK schema (before)",
+    sdk: "SDK transport + SDK schema",
     shape: "SDK transport + shape check",
     node: "Toolplane (lean transport + shape check)",
   }
