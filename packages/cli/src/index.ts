@@ -24,3 +24,8 @@ export {
   type OpenGatewayOptions,
   openGateway,
 } from "./gateway.js"
+export {
+  type ClosableReplicaBus,
+  type PostgresReplicaBusOptions,
+  postgresReplicaBus,
+} from "./postgresBus.js"

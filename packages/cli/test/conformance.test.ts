@@ -1,6 +1,6 @@
 /**
  * The official MCP conformance suite (`@modelcontextprotocol/conformance`, all 32 server scenarios)
- * against (a) a Toolplane service that implements the scenarios (fixtures/conformanceTools.ts:
+ * against (a) a Toolplane service (over both `serveHttp` transports, node and sdk) that implements the scenarios (fixtures/conformanceTools.ts:
  * `defineTool` tools in a local backend and a runner; fixtures/conformanceResources.ts: an in-process
  * `ResourceProvider` in a `resourceCatalog`; `serveHttp` with `naming: "name"`), and (b) the gateway:
  * `toolplane serve --transport http` (a subprocess) fronting two MCP servers, the same tools served
@@ -177,11 +177,13 @@ const successCount = (runs: Map<string, ScenarioRun>) =>
 
 describe("the official MCP conformance suite (server scenarios)", () => {
   let direct: McpHttpServerHandle
+  let directSdk: McpHttpServerHandle
   let toolsOnly: McpHttpServerHandle
   let sdk: SdkConformanceServer
   let gateway: HttpGateway | undefined
   let workDir: string
   let directRuns: Map<string, ScenarioRun>
+  let directSdkRuns: Map<string, ScenarioRun>
   let gatewayRuns: Map<string, ScenarioRun>
 
   beforeAll(async () => {
@@ -190,13 +192,15 @@ describe("the official MCP conformance suite (server scenarios)", () => {
       backends: [localBackend(conformanceTools, { name: "conformance", approval: "never" })],
     })
     await runner.ready()
-    direct = await serveHttp(runner, {
+    const directOptions = {
       naming: "name",
       serverInfo: { name: "toolplane-conformance", version: "0.1.0" },
       catalog: resourceCatalog([{ name: "conformance", provider: conformanceProvider }], {
         promptNames: "name",
       }),
-    })
+    } as const
+    direct = await serveHttp(runner, directOptions)
+    directSdk = await serveHttp(runner, { ...directOptions, transport: "sdk" })
     // The gateway fronts two MCP servers: the tools (a Toolplane server without resources) and a plain
     // SDK McpServer serving the resources, template, prompts and completions.
     toolsOnly = await serveHttp(runner, { naming: "name" })
@@ -221,14 +225,16 @@ describe("the official MCP conformance suite (server scenarios)", () => {
       ].join("\n"),
     )
     // Both servers' scenarios run at once (the gateway's as soon as it listens), a few processes each.
-    const [directResults, gatewayResults] = await Promise.all([
+    const [directResults, directSdkResults, gatewayResults] = await Promise.all([
       runAll(direct.url, join(workDir, "direct")),
+      runAll(directSdk.url, join(workDir, "direct-sdk")),
       startHttpGateway(config).then((started) => {
         gateway = started
         return runAll(started.url.href, join(workDir, "gateway"))
       }),
     ])
     directRuns = directResults
+    directSdkRuns = directSdkResults
     gatewayRuns = gatewayResults
     console.info(
       `conformance: direct ${successCount(directRuns)} successful checks in ${directRuns.size} scenarios, gateway ${successCount(gatewayRuns)} in ${gatewayRuns.size}`,
@@ -239,6 +245,7 @@ describe("the official MCP conformance suite (server scenarios)", () => {
     await gateway?.stop()
     await stopAllGateways()
     await direct?.close()
+    await directSdk?.close()
     await toolsOnly?.close()
     await sdk?.close()
     if (workDir) rmSync(workDir, { recursive: true, force: true })
@@ -247,6 +254,12 @@ describe("the official MCP conformance suite (server scenarios)", () => {
   describe("(a) serveHttp of a Toolplane toolset", () => {
     it.each(SCENARIOS)("%s", (scenario) => {
       expectPassed(directRuns.get(scenario))
+    })
+  })
+
+  describe('(a2) the same over transport: "sdk" (the MCP SDK\'s server transport)', () => {
+    it.each(SCENARIOS)("%s", (scenario) => {
+      expectPassed(directSdkRuns.get(scenario))
     })
   })
 

@@ -24,7 +24,13 @@ export {
 } from "./approver.js"
 export { type CallAllOptions, type CallAllResult, callAll } from "./callAll.js"
 // Sandbox contract and code mode (issue 17)
-export { callPath, declareToolset, schemaType, toolDeclaration } from "./codeMode/declaration.js"
+export {
+  callPath,
+  type DeclareOptions,
+  declareToolset,
+  schemaType,
+  toolDeclaration,
+} from "./codeMode/declaration.js"
 export { type CodeExecutorOptions, callValue, codeExecutor } from "./codeMode/executor.js"
 export { type ConcurrencyOptions, Semaphore } from "./concurrency.js"
 export type {

@@ -1,13 +1,14 @@
 /**
  * The typed failures of a sandboxed program (see `Sandbox` in `@toolplane/exec`). They are members of the
  * `ToolError` family ({@link TaggedToolError}, declared in `ToolErrorExtensions`): tagged, branded, with a
- * stable `code`; `toolErrorToJson` serializes them (`toolErrorFromJson` rebuilds only the core members).
+ * stable `code`; `toolErrorToJson` serializes them and `toolErrorFromJson` rebuilds them (their decoders
+ * are registered when this module loads).
  * Each carries the console output the program wrote before it failed (`logs`), so a model sees what
  * happened.
  *
  * @since 0.2.0
  */
-import { type ErrorCause, TaggedToolError } from "./toolError.js"
+import { type ErrorCause, registerToolErrorDecoder, TaggedToolError } from "./toolError.js"
 
 const withLogs = (message: string, logs: readonly string[] | undefined): string =>
   logs && logs.length > 0 ? `${message}\nConsole output before the failure:\n${logs.join("\n")}` : message
@@ -118,3 +119,39 @@ declare module "./toolError.js" {
     SandboxCrashed: SandboxCrashed
   }
 }
+
+/** `logs` from the wire: an array of strings, else absent. */
+const logsField = (logs: unknown): { logs?: readonly string[] } =>
+  Array.isArray(logs) && logs.every((l) => typeof l === "string") ? { logs: logs as string[] } : {}
+
+const isCount = (n: unknown): n is number => typeof n === "number" && Number.isFinite(n) && n >= 0
+
+const causeField = (cause: unknown): ErrorCause | undefined => {
+  if (typeof cause !== "object" || cause === null) return undefined
+  const { name, message, stack } = cause as Record<string, unknown>
+  if (typeof message !== "string") return undefined
+  return {
+    name: typeof name === "string" ? name : "Error",
+    message,
+    ...(typeof stack === "string" ? { stack } : {}),
+  }
+}
+
+registerToolErrorDecoder("SandboxTimeout", ({ timeoutMs, logs }) =>
+  isCount(timeoutMs) ? new SandboxTimeout({ timeoutMs, ...logsField(logs) }) : undefined,
+)
+registerToolErrorDecoder("SandboxMemory", ({ limitBytes, logs }) =>
+  isCount(limitBytes) ? new SandboxMemory({ limitBytes, ...logsField(logs) }) : undefined,
+)
+registerToolErrorDecoder("SandboxLimit", ({ limit, max, logs }) =>
+  (limit === "output" || limit === "calls" || limit === "cpu") && isCount(max)
+    ? new SandboxLimit({ limit, max, ...logsField(logs) })
+    : undefined,
+)
+registerToolErrorDecoder("SandboxError", ({ cause, logs }) => {
+  const parsed = causeField(cause)
+  return parsed ? new SandboxError({ cause: parsed, ...logsField(logs) }) : undefined
+})
+registerToolErrorDecoder("SandboxCrashed", ({ reason, logs }) =>
+  typeof reason === "string" ? new SandboxCrashed({ reason, ...logsField(logs) }) : undefined,
+)

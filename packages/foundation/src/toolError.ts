@@ -458,7 +458,8 @@ export interface ToolErrorExtensions {}
 export type ToolError = CoreToolError | ToolErrorExtensions[keyof ToolErrorExtensions]
 
 /**
- * The errors foundation defines (the ones {@link toolErrorFromJson} rebuilds).
+ * The errors foundation defines in this module (the ones {@link toolErrorFromJson} rebuilds without a
+ * registered decoder).
  *
  * @since 0.2.0
  */
@@ -609,15 +610,78 @@ const hasKind = (value: unknown, kind: FieldKind): boolean =>
       : typeof value === kind
 
 /**
- * Rebuilds a typed error from its JSON form. Unknown tags or missing fields give `undefined`, so a
- * caller can fall back to a generic error without throwing.
+ * How {@link toolErrorFromJson} rebuilds a family member another package adds: receives the fields of
+ * the error's JSON form (without `_tag`, `code` and `message`, which the class derives) and returns the
+ * error, or `undefined` when a field is missing or has the wrong type. Fields come from the wire: check
+ * every one.
+ *
+ * @since 0.2.0
+ */
+export type ToolErrorDecoder = (fields: Readonly<Record<string, unknown>>) => ToolError | undefined
+
+/** The extension members {@link toolErrorFromJson} rebuilds, by tag. */
+const decoders = new Map<string, ToolErrorDecoder>()
+
+/**
+ * Teaches {@link toolErrorFromJson} to rebuild the members with `tag` that a package adds to the family
+ * (declared in {@link ToolErrorExtensions}), so they cross a process or protocol boundary as themselves
+ * rather than as `undefined`. Registering the same decoder again does nothing. Throws `ConfigError`
+ * for one of foundation's own tags (those rebuild without registration) and for a tag another decoder
+ * already holds.
+ *
+ * @example
+ * ```ts
+ * registerToolErrorDecoder("QuotaExceeded", ({ account }) =>
+ *   typeof account === "string" ? new QuotaExceeded({ account }) : undefined,
+ * )
+ * ```
+ * @since 0.2.0
+ */
+export const registerToolErrorDecoder = (
+  tag: Exclude<ToolErrorTag, CoreToolErrorTag>,
+  decode: ToolErrorDecoder,
+): void => {
+  if (typeof tag !== "string" || (tag as string) === "")
+    throw new ConfigError({
+      path: "registerToolErrorDecoder.tag",
+      reason: "the tag must be a non-empty string",
+    })
+  if (Object.hasOwn(constructors, tag))
+    throw new ConfigError({
+      path: "registerToolErrorDecoder.tag",
+      reason: `"${tag}" is one of foundation's own errors; toolErrorFromJson rebuilds it already`,
+    })
+  const present = decoders.get(tag)
+  if (present !== undefined && present !== decode)
+    throw new ConfigError({
+      path: "registerToolErrorDecoder.tag",
+      reason: `a different decoder for "${tag}" is registered already`,
+    })
+  decoders.set(tag, decode)
+}
+
+/**
+ * Rebuilds a typed error from its JSON form: foundation's own errors, and the members other packages
+ * add once they registered a decoder ({@link registerToolErrorDecoder}; foundation's sandbox errors are
+ * registered). Unknown tags, missing fields or a decoder that throws give `undefined`, so a caller can
+ * fall back to a generic error without throwing.
  *
  * @since 0.1.0
  */
 export const toolErrorFromJson = (json: unknown): ToolError | undefined => {
   if (typeof json !== "object" || json === null) return undefined
   const { _tag, code: _code, message: _message, ...fields } = json as Record<string, unknown>
-  if (typeof _tag !== "string" || !Object.hasOwn(constructors, _tag)) return undefined
+  if (typeof _tag !== "string") return undefined
+  if (!Object.hasOwn(constructors, _tag)) {
+    const decode = decoders.get(_tag)
+    if (decode === undefined) return undefined
+    try {
+      const error = decode(fields)
+      return isToolError(error) && error._tag === _tag ? error : undefined
+    } catch {
+      return undefined
+    }
+  }
   for (const [field, kind] of Object.entries(REQUIRED[_tag as CoreToolErrorTag]))
     if (!hasKind(fields[field], kind)) return undefined
   const Ctor = constructors[_tag as CoreToolErrorTag] as unknown as new (

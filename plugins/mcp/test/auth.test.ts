@@ -56,7 +56,7 @@ const initialize = (url: string, authorization?: string) =>
     }),
   })
 
-describe("serveHttp with JWT authentication", () => {
+describe.each(["node", "sdk"] as const)("serveHttp with JWT authentication (%s transport)", (transport) => {
   let privateKey: KeyObjectLike
   let otherKey: KeyObjectLike
   let jwks: { keys: JWK[] }
@@ -81,6 +81,7 @@ describe("serveHttp with JWT authentication", () => {
     otherKey = (await generateKeyPair("ES256")).privateKey
     jwks = { keys: [{ ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "ES256" }] }
     server = await serveHttp(service, {
+      transport,
       auth: jwtAuth({
         jwks,
         issuer: ISSUER,

@@ -23,7 +23,7 @@ import { demoService } from "./fixtures/service.js"
 
 const HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" }
 
-describe("serveHttp edge cases", () => {
+describe.each(["node", "sdk"] as const)("serveHttp edge cases (%s transport)", (transport) => {
   const service = demoService()
   let server: McpHttpServerHandle
   let session: string
@@ -37,7 +37,7 @@ describe("serveHttp edge cases", () => {
     })
 
   beforeAll(async () => {
-    server = await serveHttp(service)
+    server = await serveHttp(service, { transport })
     const init = await fetch(server.url, {
       method: "POST",
       headers: HEADERS,

@@ -53,32 +53,36 @@ const listAll = async (client: Client): Promise<{ tools: McpTool[]; pages: numbe
   return { tools, pages }
 }
 
+const httpSetup = (transport: "node" | "sdk") => async (): Promise<Setup> => {
+  let notify = () => {}
+  const service: DemoService = demoService({ pageSize: 5 })
+  const handle = await serveHttp(service, {
+    transport,
+    serverInfo: { name: "demo-http", version: "1.0.0" },
+    watch: (n) => {
+      notify = n
+      return () => {}
+    },
+  })
+  const client = new Client({ name: "test", version: "0" })
+  await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)))
+  return {
+    client,
+    grow: async () => {
+      service.add(defineTool({ id: "demo/grown", handler: () => "grown" }))
+      notify()
+    },
+    abortedCount: async () => service.aborted.length,
+    close: async () => {
+      await client.close()
+      await handle.close()
+    },
+  }
+}
+
 const setups: Record<string, () => Promise<Setup>> = {
-  "Streamable HTTP": async () => {
-    let notify = () => {}
-    const service: DemoService = demoService({ pageSize: 5 })
-    const handle = await serveHttp(service, {
-      serverInfo: { name: "demo-http", version: "1.0.0" },
-      watch: (n) => {
-        notify = n
-        return () => {}
-      },
-    })
-    const client = new Client({ name: "test", version: "0" })
-    await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)))
-    return {
-      client,
-      grow: async () => {
-        service.add(defineTool({ id: "demo/grown", handler: () => "grown" }))
-        notify()
-      },
-      abortedCount: async () => service.aborted.length,
-      close: async () => {
-        await client.close()
-        await handle.close()
-      },
-    }
-  },
+  "Streamable HTTP (node transport)": httpSetup("node"),
+  "Streamable HTTP (sdk transport)": httpSetup("sdk"),
   stdio: async () => {
     const client = new Client({ name: "test", version: "0" })
     const transport = new StdioClientTransport({
@@ -371,8 +375,8 @@ describe("serveHttp session bookkeeping", () => {
     }
   })
 
-  it("closes the server of a new session when handling its request throws", async () => {
-    const handle = await serveHttp(demoService())
+  it("closes the server of a new session when handling its request throws (sdk transport)", async () => {
+    const handle = await serveHttp(demoService(), { transport: "sdk" })
     const failing = vi
       .spyOn(StreamableHTTPServerTransport.prototype, "handleRequest")
       .mockRejectedValueOnce(new Error("boom"))
@@ -385,6 +389,40 @@ describe("serveHttp session bookkeeping", () => {
     } finally {
       failing.mockRestore()
       closed.mockRestore()
+      await handle.close()
+    }
+  })
+
+  it("drops idle sessions from memory and rebuilds one from its signed id on its next request (node transport)", async () => {
+    const handle = await serveHttp(demoService(), { sessionIdleMs: 50 })
+    try {
+      const client = new Client({ name: "idle", version: "0" })
+      const transport = new StreamableHTTPClientTransport(new URL(handle.url))
+      await client.connect(transport)
+      expect(handle.connections()).toBe(1)
+      const deadline = Date.now() + 3000
+      while (handle.connections() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
+      expect(handle.connections()).toBe(0)
+      const result = await client.callTool({ name: "demo.echo", arguments: { text: "back" } })
+      expect(result.content).toEqual([{ type: "text", text: "back" }])
+      expect(handle.connections()).toBe(1)
+      await client.close()
+    } finally {
+      await handle.close()
+    }
+  })
+
+  it("keeps no session when connecting its server throws (node transport)", async () => {
+    const handle = await serveHttp(demoService(), { transport: "node" })
+    const failing = vi.spyOn(Server.prototype, "connect").mockRejectedValueOnce(new Error("boom"))
+    try {
+      const res = await rawPost(handle.url, `127.0.0.1:${handle.port}`)
+      expect(res.status).toBe(500)
+      expect(handle.connections()).toBe(0)
+      expect((await rawPost(handle.url, `127.0.0.1:${handle.port}`)).status).toBe(200)
+      expect(handle.connections()).toBe(1)
+    } finally {
+      failing.mockRestore()
       await handle.close()
     }
   })

@@ -4,10 +4,10 @@ import { describe, expect, it } from "vitest"
 import { serveHttp } from "../src/index.js"
 import { demoService } from "./fixtures/service.js"
 
-describe("serveHttp shutdown", () => {
+describe.each(["node", "sdk"] as const)("serveHttp shutdown (%s transport)", (transport) => {
   it("answers calls still running at close instead of leaving their clients waiting", async () => {
     const service = demoService()
-    const handle = await serveHttp(service, { shutdownGraceMs: 150 })
+    const handle = await serveHttp(service, { transport, shutdownGraceMs: 150 })
     const client = new Client({ name: "shutdown-test", version: "1" })
     await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)))
     try {
@@ -37,7 +37,7 @@ describe("serveHttp shutdown", () => {
   })
 
   it("lets a short call finish within the grace period", async () => {
-    const handle = await serveHttp(demoService(), { shutdownGraceMs: 2_000 })
+    const handle = await serveHttp(demoService(), { transport, shutdownGraceMs: 2_000 })
     const client = new Client({ name: "shutdown-test", version: "1" })
     await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)))
     try {

@@ -5,16 +5,27 @@
  *     module, host calls as deferred promises settled by the host (no asyncify);
  *  B. @sebastianwessel/quickjs (asyncify variant @jitl/quickjs-wasmfile-release-asyncify), host
  *     functions through its `env` marshalling.
- * Prints medians of interleaved rounds and B/A ratios.
+ * bench-kit: interleaved rounds (BENCH_ROUNDS, default 7; BENCH_ROUND_MS, default 300), medians of rounds,
+ * B/A as the median of per-round ratios.
  */
 import releaseAsyncify from "@jitl/quickjs-wasmfile-release-asyncify"
 import releaseSync from "@jitl/quickjs-wasmfile-release-sync"
 import { loadAsyncQuickJs } from "@sebastianwessel/quickjs"
+import {
+  benchSettings,
+  compare,
+  fmt,
+  heading,
+  interleaved,
+  markdownTable,
+  median,
+  ratio,
+  roundsLine,
+} from "@toolplane/bench-kit"
 import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from "quickjs-emscripten-core"
 
-const CALLS = 2000
-const ROUNDS = 7
-
+const CALLS = 200
+const settings = benchSettings({ rounds: 7, roundMs: 300 })
 const newA = (): Promise<QuickJSWASMModule> =>
   newQuickJSWASMModuleFromVariant(
     newVariant(releaseSync, {
@@ -65,46 +76,74 @@ const main = async () => {
     )
 
   const moduleA = await newA()
-  const loop = `let s = 0; for (let i = 0; i < ${CALLS}; i++) s += await call(i); return s`
+  const loop = (n: number) => `let s = 0; for (let i = 0; i < ${n}; i++) s += await call(i); return s`
   const expected = (CALLS * (CALLS - 1)) / 2
-  const checkA = await runA(moduleA, loop)
-  const checkB = (await runB(loop)) as { ok: boolean; data: unknown }
+  const checkA = await runA(moduleA, loop(CALLS))
+  const checkB = (await runB(loop(CALLS))) as { ok: boolean; data: unknown }
   if (checkA !== expected || checkB.data !== expected)
     throw new Error(`wrong sums: A=${String(checkA)} B=${JSON.stringify(checkB)}`)
 
-  const time = async (f: () => Promise<unknown>, n: number): Promise<number> => {
+  // Cold start: a few new modules per candidate per round.
+  const coldA: number[] = []
+  const coldB: number[] = []
+  await interleaved(settings.rounds, ["A", "B"] as const, async (which) => {
     const t0 = performance.now()
-    for (let i = 0; i < n; i++) await f()
-    return ((performance.now() - t0) / n) * 1000
+    for (let i = 0; i < 3; i++)
+      if (which === "A") await newA()
+      else await loadAsyncQuickJs(newVariant(releaseAsyncify, {}))
+    ;(which === "A" ? coldA : coldB).push((performance.now() - t0) / 3)
+  })
+  // One run at a time: bench-kit's first call of a case (to see whether it is async) is not awaited,
+  // and B's asyncify module cannot run two programs at once.
+  let last: Promise<unknown> = Promise.resolve()
+  const serial = (f: () => Promise<unknown>) => () => {
+    last = last.then(f, f)
+    return last
   }
-  const rows: Record<string, { a: number[]; b: number[] }> = {
-    "cold start (new module) µs": { a: [], b: [] },
-    "warm start (new context, eval, dispose) µs": { a: [], b: [] },
-    "host call from guest µs/call": { a: [], b: [] },
-  }
-  for (let r = 0; r < ROUNDS; r++) {
-    rows["cold start (new module) µs"]!.a.push(await time(newA, 3))
-    rows["cold start (new module) µs"]!.b.push(
-      await time(() => loadAsyncQuickJs(newVariant(releaseAsyncify, {})), 3),
-    )
-    rows["warm start (new context, eval, dispose) µs"]!.a.push(
-      await time(() => runA(moduleA, "return 1"), 200),
-    )
-    rows["warm start (new context, eval, dispose) µs"]!.b.push(await time(() => runB("return 1"), 200))
-    rows["host call from guest µs/call"]!.a.push((await time(() => runA(moduleA, loop), 1)) / CALLS)
-    rows["host call from guest µs/call"]!.b.push((await time(() => runB(loop), 1)) / CALLS)
-  }
-  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
-  console.log(
-    "candidate                                   A (core+sync, capped memory)   B (@sebastianwessel/quickjs)   B/A",
+  const results = await compare(
+    [
+      { name: "A: warm start (new context, eval, dispose)", fn: serial(() => runA(moduleA, "return 1")) },
+      { name: "B: warm start (new context, eval, dispose)", fn: serial(() => runB("return 1")) },
+      { name: `A: ${CALLS} host calls`, fn: serial(() => runA(moduleA, loop(CALLS))) },
+      { name: `B: ${CALLS} host calls`, fn: serial(() => runB(loop(CALLS))) },
+      { name: "A: 0 host calls", fn: serial(() => runA(moduleA, loop(0))) },
+      { name: "B: 0 host calls", fn: serial(() => runB(loop(0))) },
+    ],
+    settings,
   )
-  for (const [name, { a, b }] of Object.entries(rows)) {
-    const ma = median(a)
-    const mb = median(b)
-    console.log(
-      `${name.padEnd(44)}${ma.toFixed(1).padStart(12)}${mb.toFixed(1).padStart(30)}${(mb / ma).toFixed(2).padStart(10)}x`,
+  const by = (name: string) => results.find((r) => r.name === name)!
+  const perCall = (side: "A" | "B") =>
+    by(`${side}: ${CALLS} host calls`).rounds.map(
+      (x, i) => (x - by(`${side}: 0 host calls`).rounds[i]!) / CALLS,
     )
-  }
+  const callA = perCall("A")
+  const callB = perCall("B")
+  console.log(heading("Sandbox engine candidates (calling thread, engine cost only)", roundsLine(settings)))
+  console.log(
+    markdownTable(
+      ["measure (median of rounds)", "A", "B", "B ÷ A (median of per-round ratios)"],
+      [
+        [
+          "cold start: new module",
+          `${fmt(median(coldA), 1)} ms`,
+          `${fmt(median(coldB), 1)} ms`,
+          `${fmt(median(coldB.map((b, i) => b / coldA[i]!)), 2)}x`,
+        ],
+        [
+          "warm start: new context, eval, dispose",
+          `${fmt(by("A: warm start (new context, eval, dispose)").usPerCall, 1)} µs`,
+          `${fmt(by("B: warm start (new context, eval, dispose)").usPerCall, 1)} µs`,
+          `${fmt(ratio(by("B: warm start (new context, eval, dispose)"), by("A: warm start (new context, eval, dispose)")), 2)}x`,
+        ],
+        [
+          "host call from the guest, per call",
+          `${fmt(median(callA), 1)} µs`,
+          `${fmt(median(callB), 1)} µs`,
+          `${fmt(median(callB.map((b, i) => b / callA[i]!)), 2)}x`,
+        ],
+      ],
+    ),
+  )
   // Memory: wasm memory the module holds after the runs, and whether a retained typed-array bomb is capped.
   const bombA = await runA(
     moduleA,

@@ -1,26 +1,40 @@
 /**
- * The QuickJS sandbox and the code executor, against baselines measured in the same run (interleaved
- * rounds, medians of rounds):
- *  - cold start (new sandbox, first program, close) vs starting and stopping a bare worker thread;
- *  - warm start (a `return 1` program on a started worker) vs one message round trip to a bare worker;
- *  - a tool call from inside a program (through the executor and a real runner) vs the same runner call
- *    from the host: overhead per call;
- *  - a 20-call program vs 20 sequential runner calls from the host.
+ * The QuickJS sandbox and the code executor against baselines measured in the same run (bench-kit's
+ * interleaved rotation; ratios are medians of per-round ratios, never ratios of medians):
+ *
+ *  1. Warm start: a `return 1` program on a started, idle sandbox (a prepared engine waiting) vs one
+ *     message round trip to an idle bare worker; each sample after a short idle gap; p50/p99 over all
+ *     samples.
+ *  2. Bridge: a program making 100 calls of an async host function vs the same program making none, per
+ *     call: this plugin (engine in a worker; the worker blocks in Atomics.wait for the answer), the
+ *     engine in the host thread without a hard stop, and the engine in the host thread with `node:vm`'s
+ *     timeout around each engine entry (the only hard stop there).
+ *  3. Code mode: a tool call inside a program (executor + a real runner) vs the same runner call from the
+ *     host; a 20-call program vs 20 sequential runner calls.
+ *  4. Cold start: a new sandbox, its first program and close vs starting, messaging and terminating a bare
+ *     worker.
+ *
+ * Settings: BENCH_ROUNDS (default 7). Each round of parts 2–3 is 8 passes over every case (rotated), and
+ * derived measures are taken within a pass, so both sides of a difference or ratio saw the same load.
  */
 import { Worker } from "node:worker_threads"
+import {
+  benchSettings,
+  fmt,
+  heading,
+  interleaved,
+  markdownTable,
+  median,
+  percentile,
+} from "@toolplane/bench-kit"
 import { codeExecutor, createRunner } from "@toolplane/exec"
 import { defineBackend, defineTool, runDefinition, ToolNotFound } from "@toolplane/foundation"
 import { z } from "zod"
 import { quickJsSandbox } from "../src/index.js"
+import { hostThreadEngine } from "./hostThread.js"
 
-const ROUNDS = 5
-const sorted = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)
-const pct = (xs: readonly number[], p: number) => {
-  const s = sorted(xs)
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))]!
-}
-const median = (xs: readonly number[]) => pct(xs, 0.5)
-const us = (ms: number) => `${(ms * 1000).toFixed(1)} µs`
+const settings = benchSettings({ rounds: 7, roundMs: 300 }) // roundMs is not used here
+const CALLS = 100
 
 const noop = defineTool({ id: "t/noop", input: z.object({ i: z.number() }), handler: ({ i }) => ({ i }) })
 const backend = defineBackend({
@@ -40,125 +54,262 @@ const echoWorker = () =>
     "const { parentPort } = require('node:worker_threads'); parentPort.on('message', (m) => parentPort.postMessage(m))",
     { eval: true },
   )
-
-const bareWorkerStart = async (): Promise<number> => {
-  const t0 = performance.now()
-  const w = echoWorker()
-  await new Promise<void>((resolve) => {
+const roundTrip = (w: Worker) =>
+  new Promise<void>((resolve) => {
     w.once("message", () => resolve())
     w.postMessage(1)
   })
-  const dt = performance.now() - t0
-  await w.terminate()
-  return dt
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const spread = (xs: readonly number[], digits = 2) =>
+  `${fmt(Math.min(...xs), digits)}–${fmt(Math.max(...xs), digits)}`
+const expectEqual = (got: unknown, want: unknown, what: string) => {
+  if (JSON.stringify(got) !== JSON.stringify(want))
+    throw new Error(`${what}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`)
 }
 
-const main = async () => {
-  const cold: number[] = []
-  const coldBase: number[] = []
-  const warm: number[] = []
-  const warmBase: number[] = []
-  const inProgram: number[] = []
-  const fromHost: number[] = []
-  const program20: number[] = []
-  const host20: number[] = []
+const sandbox = quickJsSandbox({ maxWorkers: 1, warmWorkers: 1 })
+const executor = codeExecutor({ sandbox, limits: { maxHostCalls: 10_000, wallTimeMs: 60_000 } })
+const echo = echoWorker()
+const hostThread = await hostThreadEngine()
+const hostThreadWatchdog = await hostThreadEngine({ watchdogMs: 5000 })
+const hostFn = async ([x]: readonly unknown[]) => x
+const loopCode = (n: number) => `let s = 0; for (let i = 0; i < ${n}; i++) s += await call(i); return s`
+const toolLoop = (n: number) =>
+  `let s = 0; for (let i = 0; i < ${n}; i++) s += (await tools.t.noop({ i })).i; return s`
+const limits = { maxHostCalls: 10_000, wallTimeMs: 60_000 }
+const sum = (n: number) => (n * (n - 1)) / 2
 
-  const sandbox = quickJsSandbox({ maxWorkers: 1, warmWorkers: 1 })
-  const executor = codeExecutor({ sandbox, limits: { maxHostCalls: 10_000, wallTimeMs: 60_000 } })
-  const echo = echoWorker()
-  const roundTrip = () =>
-    new Promise<void>((resolve) => {
-      echo.once("message", () => resolve())
-      echo.postMessage(1)
-    })
-  // warm up
-  for (let i = 0; i < 50; i++) await sandbox.run({ code: "return 1" })
-  for (let i = 0; i < 200; i++) await runner.callTool({ name: "t/noop", arguments: { i } })
-  const CALLS = 200
-  const loop = (n: number) =>
-    `let s = 0; for (let i = 0; i < ${n}; i++) s += (await tools.t.noop({ i })).i; return s`
-  const check = await executor.execute(loop(CALLS), { tools: runner })
-  if (check.result !== (CALLS * (CALLS - 1)) / 2) throw new Error(`wrong result ${String(check.result)}`)
+// Correctness first: every case computes the same thing.
+expectEqual(
+  (await sandbox.run({ code: loopCode(CALLS), functions: { call: hostFn }, limits })).result,
+  sum(CALLS),
+  "worker bridge",
+)
+expectEqual(await hostThread.run(loopCode(CALLS), hostFn), sum(CALLS), "host-thread bridge")
+expectEqual(
+  await hostThreadWatchdog.run(loopCode(CALLS), hostFn),
+  sum(CALLS),
+  "host-thread + vm timeout bridge",
+)
+expectEqual((await executor.execute(toolLoop(CALLS), { tools: runner })).result, sum(CALLS), "executor")
 
-  for (let r = 0; r < ROUNDS; r++) {
-    // cold start: a new sandbox (new worker, engine instantiated from the process-wide compiled module)
-    for (let i = 0; i < 3; i++) {
-      const t0 = performance.now()
-      const fresh = quickJsSandbox({ maxWorkers: 1, warmWorkers: 0 })
-      await fresh.run({ code: "return 1" })
-      cold.push(performance.now() - t0)
-      await fresh.close()
-      coldBase.push(await bareWorkerStart())
-    }
-    for (let i = 0; i < 100; i++) {
-      const t0 = performance.now()
-      await sandbox.run({ code: "return 1" })
-      warm.push(performance.now() - t0)
-      const t1 = performance.now()
-      await roundTrip()
-      warmBase.push(performance.now() - t1)
-    }
-    {
-      const t0 = performance.now()
-      await executor.execute(loop(0), { tools: runner })
-      const empty = performance.now() - t0
-      const t1 = performance.now()
-      await executor.execute(loop(CALLS), { tools: runner })
-      inProgram.push((performance.now() - t1 - empty) / CALLS)
-      const t2 = performance.now()
-      for (let i = 0; i < CALLS; i++) await runner.callTool({ name: "t/noop", arguments: { i } })
-      fromHost.push((performance.now() - t2) / CALLS)
-    }
-    for (let i = 0; i < 20; i++) {
-      const t0 = performance.now()
-      await executor.execute(loop(20), { tools: runner })
-      program20.push(performance.now() - t0)
-      const t1 = performance.now()
-      for (let k = 0; k < 20; k++) await runner.callTool({ name: "t/noop", arguments: { i: k } })
-      host20.push(performance.now() - t1)
-    }
+// 1. Warm start after an idle gap, p50/p99 over samples.
+const SAMPLES = 40
+const warm: number[][] = []
+const warmBase: number[][] = []
+await interleaved(settings.rounds, ["sandbox", "worker"] as const, async (which, round) => {
+  const out: number[] = []
+  for (let i = 0; i < SAMPLES; i++) {
+    await sleep(3)
+    const t0 = performance.now()
+    if (which === "sandbox") await sandbox.run({ code: "return 1" })
+    else await roundTrip(echo)
+    out.push((performance.now() - t0) * 1000)
   }
-  await echo.terminate()
-  await sandbox.close()
+  ;(which === "sandbox" ? warm : warmBase)[round] = out
+})
+const warmP50 = warm.map((r) => percentile(r, 50))
+const baseP50 = warmBase.map((r) => percentile(r, 50))
+const warmRatios = warmP50.map((x, i) => x / baseP50[i]!)
 
-  const row = (name: string, value: string, base: string, ratio: number) =>
-    console.log(`${name.padEnd(46)}${value.padStart(22)}${base.padStart(26)}${ratio.toFixed(2).padStart(9)}x`)
-  console.log(
-    `${"measure".padEnd(46)}${"sandbox".padStart(22)}${"baseline".padStart(26)}${"ratio".padStart(10)}`,
-  )
-  row(
-    "cold start p50 (vs bare worker start)",
-    `${median(cold).toFixed(1)} ms`,
-    `${median(coldBase).toFixed(1)} ms`,
-    median(cold) / median(coldBase),
-  )
-  row(
-    "cold start p99",
-    `${pct(cold, 0.99).toFixed(1)} ms`,
-    `${pct(coldBase, 0.99).toFixed(1)} ms`,
-    pct(cold, 0.99) / pct(coldBase, 0.99),
-  )
-  row(
-    "warm start p50 (vs worker message round trip)",
-    us(median(warm)),
-    us(median(warmBase)),
-    median(warm) / median(warmBase),
-  )
-  row("warm start p99", us(pct(warm, 0.99)), us(pct(warmBase, 0.99)), pct(warm, 0.99) / pct(warmBase, 0.99))
-  const overhead = median(inProgram) - median(fromHost)
-  row(
-    "tool call in a program (vs same call from host)",
-    us(median(inProgram)),
-    us(median(fromHost)),
-    median(inProgram) / median(fromHost),
-  )
-  console.log(`  bridge overhead per call: ${us(overhead)} (goal <= 50 µs)`)
-  row(
-    "20-call program (vs 20 host calls)",
-    us(median(program20)),
-    us(median(host20)),
-    median(program20) / median(host20),
-  )
+// 2 + 3: paired samples. Each round is PASSES passes; a pass runs every case once (order rotated per
+// pass), and a derived measure (e.g. the 100-call program minus the 0-call program, per call) is taken
+// within one pass, so both sides saw the same moment's load; per round, the median over its passes.
+const PASSES = 8
+const cases: readonly { readonly name: string; readonly fn: () => Promise<unknown> }[] = [
+  { name: "worker message round trip", fn: () => roundTrip(echo) },
+  {
+    name: `sandbox: ${CALLS} host calls`,
+    fn: () => sandbox.run({ code: loopCode(CALLS), functions: { call: hostFn }, limits }),
+  },
+  {
+    name: "sandbox: 0 host calls",
+    fn: () => sandbox.run({ code: loopCode(0), functions: { call: hostFn }, limits }),
+  },
+  { name: `host thread: ${CALLS} host calls`, fn: () => hostThread.run(loopCode(CALLS), hostFn) },
+  { name: "host thread: 0 host calls", fn: () => hostThread.run(loopCode(0), hostFn) },
+  {
+    name: `host thread + vm timeout: ${CALLS} host calls`,
+    fn: () => hostThreadWatchdog.run(loopCode(CALLS), hostFn),
+  },
+  { name: "host thread + vm timeout: 0 host calls", fn: () => hostThreadWatchdog.run(loopCode(0), hostFn) },
+  { name: `program: ${CALLS} tool calls`, fn: () => executor.execute(toolLoop(CALLS), { tools: runner }) },
+  { name: "program: 0 tool calls", fn: () => executor.execute(toolLoop(0), { tools: runner }) },
+  {
+    name: `host: ${CALLS} runner calls`,
+    fn: async () => {
+      for (let i = 0; i < CALLS; i++) await runner.callTool({ name: "t/noop", arguments: { i } })
+    },
+  },
+  { name: "program: 20 tool calls", fn: () => executor.execute(toolLoop(20), { tools: runner }) },
+  {
+    name: "host: 20 runner calls",
+    fn: async () => {
+      for (let i = 0; i < 20; i++) await runner.callTool({ name: "t/noop", arguments: { i } })
+    },
+  },
+]
+for (const c of cases) await c.fn() // warm up
+/** rounds[round][pass][case name] = µs of that one execution. */
+const rounds: Record<string, number>[][] = []
+for (let round = 0; round < settings.rounds; round++) {
+  const passes: Record<string, number>[] = []
+  await interleaved(PASSES, cases, async (c, pass) => {
+    const t0 = performance.now()
+    await c.fn()
+    ;(passes[pass] ??= {})[c.name] = (performance.now() - t0) * 1000
+  })
+  rounds.push(passes)
 }
+/** A measure taken within each pass; per round, the median over its passes. */
+const perRound = (f: (pass: Readonly<Record<string, number>>) => number): number[] =>
+  rounds.map((passes) => median(passes.map(f)))
+const at = (name: string) => (pass: Readonly<Record<string, number>>) => pass[name]!
+const perCall = (a: string, b: string, n = CALLS) => perRound((p) => (p[a]! - p[b]!) / n)
+const bridgeWorker = perCall(`sandbox: ${CALLS} host calls`, "sandbox: 0 host calls")
+const bridgeHost = perCall(`host thread: ${CALLS} host calls`, "host thread: 0 host calls")
+const bridgeVm = perCall(
+  `host thread + vm timeout: ${CALLS} host calls`,
+  "host thread + vm timeout: 0 host calls",
+)
+const inProgram = perCall(`program: ${CALLS} tool calls`, "program: 0 tool calls")
+const fromHost = perRound((p) => p[`host: ${CALLS} runner calls`]! / CALLS)
+const overhead = perRound(
+  (p) =>
+    (p[`program: ${CALLS} tool calls`]! - p["program: 0 tool calls"]! - p[`host: ${CALLS} runner calls`]!) /
+    CALLS,
+)
+/** Within-pass ratio a ÷ b, per round the median over passes. */
+const ratioOf = (
+  a: (p: Readonly<Record<string, number>>) => number,
+  b: (p: Readonly<Record<string, number>>) => number,
+) => perRound((p) => a(p) / b(p))
+const bridgeRatio = (x: string) =>
+  ratioOf(
+    (p) => p[`${x}: ${CALLS} host calls`]! - p[`${x}: 0 host calls`]!,
+    (p) => p[`sandbox: ${CALLS} host calls`]! - p["sandbox: 0 host calls"]!,
+  )
 
-await main()
+// 4. Cold start.
+const COLD_ROUNDS = Math.max(3, Math.ceil(settings.rounds / 2))
+const cold: number[] = []
+const coldBase: number[] = []
+await interleaved(COLD_ROUNDS, ["sandbox", "worker"] as const, async (which) => {
+  const t0 = performance.now()
+  if (which === "sandbox") {
+    const fresh = quickJsSandbox({ maxWorkers: 1, warmWorkers: 0 })
+    await fresh.run({ code: "return 1" })
+    cold.push(performance.now() - t0)
+    await fresh.close()
+  } else {
+    const w = echoWorker()
+    await roundTrip(w)
+    coldBase.push(performance.now() - t0)
+    await w.terminate()
+  }
+})
+
+await echo.terminate()
+await sandbox.close()
+
+console.log(
+  heading(
+    "QuickJS sandbox and code mode",
+    `${settings.rounds} rounds × ${PASSES} passes (each case once per pass, rotated); per round the median over passes; value = median of rounds`,
+  ),
+)
+console.log(
+  markdownTable(
+    ["case", "µs per execution (median of all passes)"],
+    cases.map((c) => [c.name, fmt(median(rounds.flatMap((passes) => passes.map(at(c.name)))), 1)]),
+  ),
+)
+const row = (
+  measure: string,
+  value: readonly number[],
+  unit: string,
+  ratios?: readonly number[],
+  base?: readonly number[],
+  digits = 1,
+) => [
+  measure,
+  `${fmt(median(value), digits)} ${unit}`,
+  base ? `${fmt(median(base), digits)} ${unit}` : "",
+  ratios ? `${fmt(median(ratios), 2)}x` : "",
+  ratios ? `${spread(ratios)}x` : `${spread(value, digits)} ${unit}`,
+]
+const coldRatios = cold.map((x, i) => x / coldBase[i]!)
+console.log()
+console.log(
+  markdownTable(
+    ["measure", "value", "baseline", "÷ baseline", "spread over rounds"],
+    [
+      row(
+        "warm start p50, idle sandbox (baseline: worker message round trip)",
+        warmP50,
+        "µs",
+        warmRatios,
+        baseP50,
+      ),
+      [
+        "warm start p99, all samples",
+        `${fmt(percentile(warm.flat(), 99), 1)} µs`,
+        `${fmt(percentile(warmBase.flat(), 99), 1)} µs`,
+        `${fmt(percentile(warm.flat(), 99) / percentile(warmBase.flat(), 99), 2)}x`,
+        "",
+      ],
+      row("bridged host call, this plugin (worker + Atomics), per call", bridgeWorker, "µs"),
+      row(
+        "bridged host call, engine in the host thread (÷ this plugin)",
+        bridgeHost,
+        "µs",
+        bridgeRatio("host thread"),
+        bridgeWorker,
+      ),
+      row(
+        "bridged host call, host thread + vm timeout per entry (÷ this plugin)",
+        bridgeVm,
+        "µs",
+        bridgeRatio("host thread + vm timeout"),
+        bridgeWorker,
+      ),
+      row(
+        "tool call inside a program, per call (baseline: same runner call from the host)",
+        inProgram,
+        "µs",
+        ratioOf(
+          (p) => p[`program: ${CALLS} tool calls`]! - p["program: 0 tool calls"]!,
+          at(`host: ${CALLS} runner calls`),
+        ),
+        fromHost,
+      ),
+      row("code-mode overhead per tool call (program − host)", overhead, "µs"),
+      row(
+        "20-call program (baseline: 20 sequential runner calls from the host)",
+        perRound(at("program: 20 tool calls")),
+        "µs",
+        ratioOf(at("program: 20 tool calls"), at("host: 20 runner calls")),
+        perRound(at("host: 20 runner calls")),
+        0,
+      ),
+      row(
+        "cold start p50: new sandbox + first program + close (baseline: bare worker)",
+        cold,
+        "ms",
+        coldRatios,
+        coldBase,
+      ),
+      [
+        "cold start p99",
+        `${fmt(percentile(cold, 99), 1)} ms`,
+        `${fmt(percentile(coldBase, 99), 1)} ms`,
+        "",
+        "",
+      ],
+    ],
+  ),
+)
+console.log(
+  `\nGoals (issue 17): warm start p50 ≤ 1000 µs: ${median(warmP50) <= 1000 ? "PASS" : "MISS"} (${fmt(median(warmP50), 1)} µs); ` +
+    `bridged call overhead ≤ 50 µs: ${median(overhead) <= 50 ? "PASS" : "MISS"} (code mode ${fmt(median(overhead), 1)} µs, bare bridge ${fmt(median(bridgeWorker), 1)} µs)`,
+)

@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { fmt, heading, markdownTable } from "@toolplane/bench-kit"
 import { codeMode } from "@toolplane/compose"
 import { codeExecutor } from "@toolplane/exec"
 import { makeTool, type Tool, type ToolService } from "@toolplane/foundation"
@@ -27,7 +28,10 @@ const mcpListing = (tools: readonly Tool[]) =>
     ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
   }))
 
-const compare = async (label: string, tools: readonly Tool[]) => {
+const rows: (string | number)[][] = []
+
+/** Tokens of the full listing and of the code-mode listing, as one table row. */
+const compareListings = async (label: string, tools: readonly Tool[]) => {
   const sandbox = quickJsSandbox({ warmWorkers: 0 })
   const inner: ToolService = {
     listTools: async () => ({ tools }),
@@ -37,9 +41,14 @@ const compare = async (label: string, tools: readonly Tool[]) => {
   const code = (await service.listTools()).tools
   const full = tokens(mcpListing(tools))
   const mode = tokens(mcpListing(code))
-  console.log(
-    `${label.padEnd(36)}${String(tools.length).padStart(6)} tools  full listing ${String(full).padStart(7)} tokens  code mode ${String(mode).padStart(6)} tokens (${code.map((t) => t.name).join(" + ")})  ${((mode / full) * 100).toFixed(1)}%`,
-  )
+  rows.push([
+    label,
+    tools.length,
+    fmt(full),
+    fmt(mode),
+    code.map((t) => t.name).join(" + "),
+    `${fmt((mode / full) * 100, 1)}%`,
+  ])
   await sandbox.close()
 }
 
@@ -167,7 +176,15 @@ const toolLens = (file: string): Tool[] => {
     })
 }
 
-await compare("example gateway (examples/gateway)", await exampleGateway())
+await compareListings("example gateway (examples/gateway)", await exampleGateway())
 const file = join(REPO, "..", "shared", "bench", "toollens", "corpus.jsonl")
-if (existsSync(file)) await compare("ToolLens corpus", toolLens(file))
-else console.log("ToolLens corpus: skipped (../shared/bench/toollens/corpus.jsonl not found)")
+const corpus = existsSync(file)
+if (corpus) await compareListings("ToolLens corpus", toolLens(file))
+console.log(heading("Code-mode tokens", "o200k_base (gpt-tokenizer, offline); counts, not timings"))
+console.log(
+  markdownTable(
+    ["toolset", "tools", "full listing", "code mode", "code-mode tools", "code mode ÷ full"],
+    rows,
+  ),
+)
+if (!corpus) console.log("\nToolLens corpus: skipped (../shared/bench/toollens/corpus.jsonl not found)")

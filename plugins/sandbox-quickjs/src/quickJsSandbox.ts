@@ -3,7 +3,8 @@
  *
  * Each worker holds one QuickJS module on a WebAssembly.Memory with a fixed maximum (the memory cap the
  * engine cannot exceed, whatever it allocates) and runs one program at a time in a fresh runtime and
- * context. The engine's interrupt handler stops a program at its deadline; a native loop that never
+ * context. The parent talks to a worker through a port the worker reads synchronously and a shared
+ * counter it blocks on (`Atomics.wait`), so a run request or a host call's answer wakes it directly. The engine's interrupt handler stops a program at its deadline; a native loop that never
  * reaches it is stopped by terminating the worker (hard wall-clock stop). A worker is discarded after a
  * timeout, a memory failure, any error escaping the WebAssembly, or when its memory grew near the cap.
  *
@@ -11,7 +12,7 @@
  */
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { Worker } from "node:worker_threads"
+import { MessageChannel, type MessagePort, Worker } from "node:worker_threads"
 import {
   defaultSandboxLimits,
   hostErrorJson,
@@ -74,18 +75,32 @@ const wasmModule = (): Promise<CompiledModule> => {
 interface Active {
   readonly id: number
   readonly request: SandboxRunRequest
+  /** The host functions' names (a call names its function by index) and as JSON, made once per run. */
+  readonly nameList: readonly string[]
+  readonly names: string
   readonly limits: RunLimits
   readonly abort: AbortController
   readonly resolve: (result: SandboxRunResult) => void
   readonly reject: (error: unknown) => void
+  /** `performance.now()` at the request. */
   readonly started: number
+  readonly onAbort: () => void
+  slot: Slot | undefined
   timer?: ReturnType<typeof setTimeout>
   settled: boolean
 }
 
 interface Slot {
   readonly worker: Worker
-  readonly ready: Promise<void>
+  /** The worker's inbox (the parent's end) and the counter it blocks on. */
+  readonly inbox: MessagePort
+  readonly signal: Int32Array
+  /** Started and not running a program. */
+  idle: boolean
+  /** Said `ready` at least once. */
+  started: boolean
+  /** Idle with a prepared engine (the worker said `ready` since its last run): a run starts at once. */
+  primed: boolean
   active: Active | undefined
   dead: boolean
 }
@@ -174,152 +189,229 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
   const graceMs = options.graceMs ?? 50
   const defaults = { ...defaultSandboxLimits, ...options.limits }
   const slots = new Set<Slot>()
-  const waiting: Array<(slot: Slot | undefined) => void> = []
+  /** Runs waiting for a worker, first come first served. */
+  const queue: Active[] = []
   let nextId = 0
   let closed = false
+  /** Workers in a row that died before getting ready. */
+  let failedStarts = 0
+
+  const post = (slot: Slot, message: ToWorker): void => {
+    slot.inbox.postMessage(message)
+    Atomics.add(slot.signal, 0, 1)
+    Atomics.notify(slot.signal, 0)
+  }
+
+  const live = (): number => {
+    let n = 0
+    for (const s of slots) if (!s.dead) n++
+    return n
+  }
 
   const spawn = (): Slot => {
-    let markReady!: () => void
-    let markFailed!: (error: unknown) => void
-    const ready = new Promise<void>((resolve, reject) => {
-      markReady = resolve
-      markFailed = reject
-    })
-    ready.catch(() => {})
+    const channel = new MessageChannel()
+    const sharedCounter = new SharedArrayBuffer(4)
     const slot: Slot = {
       worker: undefined as unknown as Worker,
-      ready,
+      inbox: channel.port1,
+      signal: new Int32Array(sharedCounter),
+      idle: false,
+      started: false,
+      primed: false,
       active: undefined,
       dead: false,
     }
-    void wasmModule().then(
-      (module) => {
+    void wasmModule()
+      .then((module) => {
+        if (slot.dead) return
         if (closed) {
           slot.dead = true
-          markFailed(new SandboxCrashed({ reason: "the sandbox is closed" }))
           return
         }
         const worker = new Worker(WORKER_URL, {
-          workerData: { wasmModule: module, maxMemoryBytes: maxMemoryBytes + 8 * 2 ** 20 },
+          workerData: {
+            wasmModule: module,
+            maxMemoryBytes: maxMemoryBytes + 8 * 2 ** 20,
+            inbox: channel.port2,
+            signal: sharedCounter,
+          },
+          transferList: [channel.port2],
           // The worker's own JS heap holds logs and messages only; the engine lives in wasm memory.
           resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16, stackSizeMb: 8 },
           stdout: false,
           stderr: false,
         })
         ;(slot as { worker: Worker }).worker = worker
-        worker.on("message", (message: FromWorker) => onMessage(slot, message, markReady))
-        worker.on("error", (error) => kill(slot, `the worker failed: ${error.message}`, markFailed))
-        worker.on("exit", (code) => kill(slot, `the worker exited (code ${code})`, markFailed))
-      },
-      (error: unknown) => {
+        worker.on("message", (message: FromWorker) => onMessage(slot, message))
+        worker.on("error", (error) => kill(slot, `the worker failed: ${error.message}`))
+        worker.on("exit", (code) => kill(slot, `the worker exited (code ${code})`))
+      })
+      .catch((error: unknown) => {
+        // The engine did not load or the thread did not start. No new worker is started in its place
+        // (it would fail the same way); runs waiting for a worker fail rather than wait for one.
+        const reason = `cannot start a QuickJS worker: ${String(error)}`
         slot.dead = true
-        markFailed(new SandboxCrashed({ reason: `cannot load QuickJS: ${String(error)}` }))
-      },
-    )
+        slots.delete(slot)
+        slot.inbox.close()
+        void slot.worker?.terminate()
+        for (const active of queue.splice(0)) settle(active, new SandboxCrashed({ reason }))
+      })
     slots.add(slot)
     return slot
   }
 
-  const kill = (slot: Slot, reason: string, markFailed: (error: unknown) => void): void => {
+  const kill = (slot: Slot, reason: string): void => {
     if (slot.dead) return
     slot.dead = true
+    slot.idle = false
     slots.delete(slot)
-    markFailed(new SandboxCrashed({ reason }))
     const active = slot.active
     slot.active = undefined
     if (active) settle(active, new SandboxCrashed({ reason }))
+    slot.inbox.close()
     void slot.worker?.terminate()
+    // A worker that dies before it ever got ready would die again: after three in a row, stop starting
+    // new ones and fail the runs waiting for one.
+    if (!slot.started && ++failedStarts >= 3) {
+      for (const waiting of queue.splice(0))
+        settle(waiting, new SandboxCrashed({ reason: `workers fail to start: ${reason}` }))
+      return
+    }
     refill()
   }
 
+  /** Keeps `warmWorkers` started, and starts workers for queued runs up to `maxWorkers`. */
   const refill = (): void => {
     if (closed) return
-    let live = [...slots].filter((s) => !s.dead).length
-    while (live < warm || (waiting.length > 0 && live < maxWorkers)) {
-      const slot = spawn()
-      live++
-      if (waiting.length > 0)
-        void slot.ready.then(
-          () => release(slot),
-          () => {},
-        )
+    let n = live()
+    let starting = 0
+    for (const s of slots) if (!s.dead && !s.idle && s.active === undefined) starting++
+    while (n < warm || (queue.length > starting && n < maxWorkers)) {
+      spawn()
+      n++
+      starting++
     }
   }
 
   const retire = (slot: Slot): void => {
     if (slot.dead) return
     slot.dead = true
+    slot.idle = false
     slots.delete(slot)
     slot.active = undefined
+    slot.inbox.close()
     void slot.worker.terminate()
     refill()
   }
 
+  /** A worker became free: it takes the next queued run, or idles (not keeping the process alive). */
   const release = (slot: Slot): void => {
     if (slot.dead || slot.active) return
-    const next = waiting.shift()
-    if (next) next(slot)
-    else slot.worker.unref()
-  }
-
-  const acquire = async (signal: AbortSignal | undefined): Promise<Slot> => {
-    let failures = 0
     for (;;) {
-      const idle = [...slots].find((s) => !s.dead && s.active === undefined && !reserved.has(s))
-      const slot =
-        idle ??
-        ([...slots].filter((s) => !s.dead).length < maxWorkers
-          ? spawn()
-          : await new Promise<Slot>((resolve, reject) => {
-              const wake = (s: Slot | undefined) => {
-                signal?.removeEventListener("abort", onAbort)
-                if (s) resolve(s)
-                else reject(new SandboxCrashed({ reason: "the sandbox is closed" }))
-              }
-              const onAbort = () => {
-                const i = waiting.indexOf(wake)
-                if (i >= 0) waiting.splice(i, 1)
-                reject(new Cancelled({ toolId: "sandbox", reason: "cancelled while waiting for a worker" }))
-              }
-              signal?.addEventListener("abort", onAbort, { once: true })
-              waiting.push(wake)
-            }))
-      reserved.add(slot)
-      try {
-        await slot.ready
-      } catch (error) {
-        reserved.delete(slot)
-        if (closed) throw new SandboxCrashed({ reason: "the sandbox is closed" })
-        // A worker that cannot start (engine fails to load, thread limits) is not retried forever.
-        if (++failures >= 3) throw error
-        continue
-      } finally {
-        reserved.delete(slot)
-      }
-      if (!slot.dead && slot.active === undefined) return slot
+      const next = queue.shift()
+      if (next === undefined) break
+      if (next.settled) continue
+      start(slot, next)
+      return
     }
+    slot.idle = true
+    slot.worker.unref()
   }
-  const reserved = new Set<Slot>()
 
   const settle = (active: Active, error: unknown, result?: SandboxRunResult): void => {
     if (active.settled) return
     active.settled = true
     clearTimeout(active.timer)
+    active.request.signal?.removeEventListener("abort", active.onAbort)
     active.abort.abort(error)
     if (result) active.resolve(result)
     else active.reject(error)
   }
 
-  const onMessage = (slot: Slot, message: FromWorker, markReady: () => void): void => {
+  /**
+   * Gives a run to a worker: an idle one with a prepared engine, else any idle one (its engine is being
+   * prepared; the run waits in its inbox), else the queue.
+   */
+  const dispatch = (active: Active): void => {
+    let fallback: Slot | undefined
+    for (const slot of slots) {
+      if (!slot.idle || slot.dead) continue
+      if (slot.primed) {
+        start(slot, active)
+        return
+      }
+      fallback ??= slot
+    }
+    if (fallback !== undefined) {
+      start(fallback, active)
+      return
+    }
+    queue.push(active)
+    refill()
+  }
+
+  const start = (slot: Slot, active: Active): void => {
+    slot.idle = false
+    slot.primed = false
+    slot.active = active
+    active.slot = slot
+    slot.worker.ref()
+    // The hard stop: the engine's interrupt handler (or the worker's own wait) should have ended the run
+    // by now; a native loop that never reaches the handler ends here.
+    active.timer = setTimeout(() => {
+      if (active.settled || slot.active !== active) return
+      settle(active, new SandboxTimeout({ timeoutMs: active.limits.wallTimeMs }))
+      retire(slot)
+    }, active.limits.wallTimeMs + graceMs)
+    post(slot, {
+      type: "run",
+      id: active.id,
+      code: active.request.code,
+      names: active.names,
+      limits: active.limits,
+    })
+  }
+
+  const onMessage = (slot: Slot, message: FromWorker): void => {
     if (message.type === "ready") {
-      if (slot.active === undefined) slot.worker.unref()
-      markReady()
+      slot.started = true
+      failedStarts = 0
+      if (slot.active !== undefined) return
+      slot.primed = true
+      if (!slot.idle) release(slot)
       return
     }
     const active = slot.active
     if (!active || active.id !== message.id) return
-    if (message.type === "call") {
-      void hostCall(slot, active, message.callId, message.name, message.json)
+    if (message.type === "calls") {
+      let calls: unknown
+      try {
+        calls = JSON.parse(message.json)
+      } catch {
+        calls = undefined
+      }
+      if (!Array.isArray(calls)) {
+        settle(active, new SandboxCrashed({ reason: "the worker sent malformed host calls" }))
+        retire(slot)
+        return
+      }
+      for (const call of calls) {
+        const [callId, index, args] = Array.isArray(call) ? call : []
+        if (typeof callId !== "number" || typeof index !== "number") {
+          settle(active, new SandboxCrashed({ reason: "the worker sent malformed host calls" }))
+          retire(slot)
+          return
+        }
+        void hostCall(slot, active, callId, active.nameList[index], args)
+      }
+      return
+    }
+    if (message.type === "bounce") {
+      // The run never started there: it goes to another worker, and this one is discarded.
+      slot.active = undefined
+      clearTimeout(active.timer)
+      retire(slot)
+      if (!active.settled) dispatch(active)
       return
     }
     // done
@@ -345,20 +437,24 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
     slot: Slot,
     active: Active,
     callId: number,
-    name: string,
-    json: string,
+    name: string | undefined,
+    args: unknown,
   ): Promise<void> => {
-    const fn = active.request.functions?.[name]
+    const functions = active.request.functions
     let reply: string
-    if (fn === undefined || !Object.hasOwn(active.request.functions ?? {}, name)) {
+    if (
+      name === undefined ||
+      functions === undefined ||
+      !Object.hasOwn(functions, name) ||
+      !Array.isArray(args)
+    ) {
       reply = JSON.stringify({
         ok: false,
-        error: { name: "ReferenceError", message: `no host function "${name}"` },
+        error: { name: "ReferenceError", message: `no host function "${String(name)}"` },
       })
     } else {
       try {
-        const args = JSON.parse(json) as unknown[]
-        reply = replyJson(await fn(args, { signal: active.abort.signal }))
+        reply = replyJson(await functions[name]!(args, { signal: active.abort.signal }))
       } catch (error) {
         let errorJson: Record<string, unknown>
         try {
@@ -370,17 +466,17 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
       }
     }
     if (active.settled || slot.active !== active || slot.dead) return
-    slot.worker.postMessage({ type: "reply", id: active.id, callId, json: reply } satisfies ToWorker)
+    post(slot, { type: "reply", id: active.id, callId, json: reply })
   }
 
   for (let i = 0; i < warm; i++) spawn()
 
   return {
     name: "quickjs",
-    run: async (request) => {
-      if (closed) throw new SandboxCrashed({ reason: "the sandbox is closed" })
+    run: (request) => {
+      if (closed) return Promise.reject(new SandboxCrashed({ reason: "the sandbox is closed" }))
       if (request.signal?.aborted)
-        throw new Cancelled({ toolId: "sandbox", reason: "cancelled before start" })
+        return Promise.reject(new Cancelled({ toolId: "sandbox", reason: "cancelled before start" }))
       const merged = { ...defaults, ...request.limits }
       const limits: RunLimits = {
         wallTimeMs: merged.wallTimeMs,
@@ -390,52 +486,46 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
         stackBytes: merged.stackBytes,
         cpuTimeMs: merged.cpuTimeMs ?? 0,
       }
-      const slot = await acquire(request.signal)
+      const nameList = request.functions ? Object.keys(request.functions) : []
       return new Promise<SandboxRunResult>((resolve, reject) => {
+        const started = performance.now()
         const active: Active = {
           id: ++nextId,
           request,
+          nameList,
+          names: JSON.stringify(nameList),
           limits,
           abort: new AbortController(),
           resolve,
           reject,
-          started: performance.now(),
+          started,
+          slot: undefined,
           settled: false,
+          onAbort: () => {
+            if (active.settled) return
+            settle(active, new Cancelled({ toolId: "sandbox", reason: "the run was cancelled" }))
+            const i = queue.indexOf(active)
+            if (i >= 0) queue.splice(i, 1)
+            const slot = active.slot
+            if (slot && slot.active === active) retire(slot)
+          },
         }
-        slot.active = active
-        slot.worker.ref()
-        // The hard stop: the engine's interrupt handler should have ended the run by now.
-        active.timer = setTimeout(() => {
-          if (active.settled) return
-          settle(active, new SandboxTimeout({ timeoutMs: limits.wallTimeMs }))
-          retire(slot)
-        }, limits.wallTimeMs + graceMs)
-        const onAbort = () => {
-          if (active.settled) return
-          settle(active, new Cancelled({ toolId: "sandbox", reason: "the run was cancelled" }))
-          retire(slot)
-        }
-        request.signal?.addEventListener("abort", onAbort, { once: true })
-        const names = Object.keys(request.functions ?? {})
-        slot.worker.postMessage({
-          type: "run",
-          id: active.id,
-          code: request.code,
-          names,
-          limits,
-        } satisfies ToWorker)
+        request.signal?.addEventListener("abort", active.onAbort, { once: true })
+        dispatch(active)
       })
     },
     close: async () => {
       if (closed) return
       closed = true
-      for (const wake of waiting.splice(0)) wake(undefined)
+      for (const active of queue.splice(0))
+        settle(active, new SandboxCrashed({ reason: "the sandbox is closed" }))
       await Promise.all(
         [...slots].map(async (slot) => {
           slot.dead = true
           const active = slot.active
           slot.active = undefined
           if (active) settle(active, new SandboxCrashed({ reason: "the sandbox was closed" }))
+          slot.inbox.close()
           await slot.worker?.terminate()
         }),
       )

@@ -155,6 +155,30 @@ describe("code executor", () => {
     expect(small.text).toContain("github (1), ops (1), weather (1)")
   })
 
+  it("marks the tools that need approval in the declaration and in $search results", async () => {
+    const tools = await runner.listTools().then((p) => p.tools)
+    const marking = codeExecutor({ sandbox, needsApproval: (tool) => gated(tool.id) })
+    const decl = marking.declare(tools)
+    const lines = decl.text.split("\n")
+    const deployLine = lines.find((l) => l.includes(" deploy(args"))
+    expect(deployLine).toBe(
+      "    /** Deploy a build (needs approval). @needsApproval */ deploy(args: { n: number }): Promise<string>",
+    )
+    // Only the gated tool carries the tag; the header explains it once.
+    expect(lines.filter((l) => l.includes("*/ ") && l.includes("@needsApproval"))).toEqual([deployLine])
+    expect(lines.filter((l) => l.startsWith("//") && l.includes("@needsApproval"))).toHaveLength(1)
+    // Without the option nothing is marked and the header line is absent.
+    expect(executor.declare(tools).text).not.toContain("@needsApproval")
+    // The fallback for large toolsets explains the tag too, and $search results carry it.
+    expect(
+      codeExecutor({ sandbox, maxDeclarationChars: 600, needsApproval: () => true }).declare(tools).text,
+    ).toContain("@needsApproval")
+    const run = await marking.execute(`return await tools.$search("deploy a build", 1)`, { tools: runner })
+    expect((run.result as { declaration: string }[])[0]!.declaration).toBe(
+      "/** Deploy a build (needs approval). @needsApproval */ deploy(args: { n: number }): Promise<string>",
+    )
+  })
+
   it("stops at the caller's deadline", async () => {
     await expect(
       executor.execute("for (;;) {}", { tools: runner, context: { timeoutMs: 200 } }),

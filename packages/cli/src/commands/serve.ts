@@ -13,6 +13,7 @@ import { loadConfig } from "../config/load.js"
 import type { GatewayConfig } from "../config/schema.js"
 import { type OpenGatewayOptions, openGateway } from "../gateway.js"
 import { type LiveGateway, liveGateway } from "../liveGateway.js"
+import { type ClosableReplicaBus, postgresReplicaBus } from "../postgresBus.js"
 import { progressPrinter } from "./shared.js"
 
 /**
@@ -91,9 +92,15 @@ const untilSignal = (): Promise<string> =>
 export const serveCommand = defineCommand({
   name: "serve",
   summary:
-    "serve the configured gateway over MCP\n[--transport stdio|http] [--host 127.0.0.1] [--port N] [--require-all-backends]",
+    "serve the configured gateway over MCP\n[--transport stdio|http] [--host 127.0.0.1] [--port N] [--http-transport node|sdk] [--require-all-backends]",
   maxPositionals: 0,
-  flags: { transport: "string", host: "string", port: "string", "require-all-backends": "boolean" },
+  flags: {
+    transport: "string",
+    host: "string",
+    port: "string",
+    "http-transport": "string",
+    "require-all-backends": "boolean",
+  },
   run: async (ctx) => {
     const { values } = ctx.invocation
     const transport = values.transport ?? ctx.config.server.transport
@@ -108,6 +115,9 @@ export const serveCommand = defineCommand({
           : -1
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new UsageError(`--port must be an integer from 0 to 65535, got "${values.port}"`)
+    const httpTransport = values["http-transport"] ?? ctx.config.server.http_transport
+    if (httpTransport !== "node" && httpTransport !== "sdk")
+      throw new UsageError(`--http-transport must be "node" or "sdk", got "${httpTransport}"`)
     if (ctx.invocation.positionals.length > 0)
       throw new UsageError(`unexpected argument "${ctx.invocation.positionals[0]}"`)
 
@@ -163,9 +173,45 @@ export const serveCommand = defineCommand({
         await Promise.race([handle.closed, untilSignal()])
         await handle.close()
       } else {
+        const server = ctx.config.server
+        const sessionSecret = ctx.io.env[ctx.config.cursor.secret_env]
+        let bus: ClosableReplicaBus | undefined
+        if (server.replicas) {
+          if (httpTransport === "sdk")
+            throw new ConfigError({
+              path: "server.replicas",
+              reason:
+                'replicas need http_transport = "node" (the SDK transport keeps sessions in one process)',
+              file: ctx.file,
+            })
+          if (sessionSecret === undefined)
+            throw new ConfigError({
+              path: "server.replicas",
+              reason: `replicas sign session ids with the cursor secret: set ${ctx.config.cursor.secret_env} (the same value on every replica)`,
+              file: ctx.file,
+            })
+          const url = ctx.io.env[server.replicas.url_env]
+          if (url === undefined)
+            throw new ConfigError({
+              path: "server.replicas.url_env",
+              reason: `${server.replicas.url_env} is not set (the PostgreSQL connection string of the replica bus)`,
+              file: ctx.file,
+            })
+          bus = await postgresReplicaBus({
+            connectionString: url,
+            channel: server.replicas.channel,
+            onError: (error) =>
+              ctx.io.stderr(
+                `toolplane: replica bus: ${error instanceof Error ? error.message : String(error)}\n`,
+              ),
+          })
+        }
         let handle: Awaited<ReturnType<typeof serveHttp>>
         try {
           handle = await serveHttp(service, {
+            transport: httpTransport,
+            ...(sessionSecret !== undefined ? { sessionSecret } : {}),
+            ...(bus ? { bus } : {}),
             serverInfo,
             watch,
             naming,
@@ -175,6 +221,7 @@ export const serveCommand = defineCommand({
             ...(auth ? { auth } : {}),
           })
         } catch (error) {
+          await bus?.close()
           const code = (error as NodeJS.ErrnoException).code
           if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
             throw new UsageError(
@@ -198,6 +245,7 @@ export const serveCommand = defineCommand({
         const signal = await untilSignal()
         ctx.io.stderr(`toolplane: ${signal} received, shutting down\n`)
         await handle.close()
+        await bus?.close()
       }
       return EXIT.ok
     } finally {

@@ -185,6 +185,25 @@ export const AuthConfig = z
       })
   })
 
+/**
+ * Replicas of `toolplane serve` behind a load balancer without sticky sessions: they share the cursor
+ * secret (session ids are signed with a key derived from it) and a bus for what one replica must hand
+ * another (a client's answer to an elicitation, notifications for a GET stream held elsewhere).
+ *
+ * @since 0.2.0
+ */
+export const ReplicasConfig = z.strictObject({
+  /** The shared bus: PostgreSQL `LISTEN`/`NOTIFY`. */
+  bus: z.enum(["postgres"]).default("postgres"),
+  /** Environment variable holding the bus's connection string (`postgres://…`). */
+  url_env: z.string().min(1).default("TOOLPLANE_BUS_URL"),
+  /** The `LISTEN` channel; replicas of one deployment use the same one. */
+  channel: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,40}$/, "lowercase letters, digits and underscores")
+    .default("toolplane"),
+})
+
 /** @since 0.1.0 */
 export const ServerConfig = z.strictObject({
   name: z.string().default("toolplane"),
@@ -196,6 +215,10 @@ export const ServerConfig = z.strictObject({
   tool_names: z.enum(["dotted", "name", "id"]).default("dotted"),
   /** HTTP authentication; required to serve a non-loopback address. */
   auth: AuthConfig.optional(),
+  /** The Streamable HTTP transport: the lean one on node:http (default) or the MCP SDK's (one process only). */
+  http_transport: z.enum(["node", "sdk"]).default("node"),
+  /** Run as one of several replicas sharing a bus (see {@link ReplicasConfig}). */
+  replicas: ReplicasConfig.optional(),
 })
 
 /** @since 0.1.0 */

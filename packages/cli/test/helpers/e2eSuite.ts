@@ -96,8 +96,12 @@ const listAllPages = async (client: Client) => {
   return pages
 }
 
-export const e2eSuite = (transport: Transport): void => {
-  describe(`toolplane serve over ${transport}: the MCP SDK client, server-everything and a local module`, () => {
+export const e2eSuite = (
+  transport: Transport,
+  options: { readonly httpTransport?: "node" | "sdk" } = {},
+): void => {
+  const label = options.httpTransport ? `${transport} (${options.httpTransport} transport)` : transport
+  describe(`toolplane serve over ${label}: the MCP SDK client, server-everything and a local module`, () => {
     const gateways: HttpGateway[] = []
     let main: Connected
     let search: Connected
@@ -106,7 +110,10 @@ export const e2eSuite = (transport: Transport): void => {
 
     const open = async (config: string): Promise<Connected> => {
       if (transport === "stdio") return connectStdio(config, samplingClient)
-      const gateway = await startHttpGateway(config)
+      const gateway = await startHttpGateway(
+        config,
+        options.httpTransport ? { args: ["--http-transport", options.httpTransport] } : {},
+      )
       gateways.push(gateway)
       if (config === CONFIG) served = gateway.servedTools
       const connected = await connectHttp(gateway.url, gateway.stderr, samplingClient)

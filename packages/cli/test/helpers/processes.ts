@@ -98,10 +98,15 @@ const SERVING = /serving (\d+) tools over MCP Streamable HTTP at (\S+)/
 /** Spawns `toolplane serve` over HTTP on an ephemeral port and waits for the "serving … at URL" line. */
 export const startHttpGateway = async (
   config: string,
-  options: { readonly env?: Record<string, string>; readonly timeoutMs?: number } = {},
+  options: {
+    readonly env?: Record<string, string>
+    readonly timeoutMs?: number
+    /** Extra `toolplane serve` arguments (e.g. `["--http-transport", "sdk"]`). */
+    readonly args?: readonly string[]
+  } = {},
 ): Promise<HttpGateway> => {
   const timeoutMs = options.timeoutMs ?? 40_000
-  const child = spawn(TSX, serveArgs(config, "http"), {
+  const child = spawn(TSX, [...serveArgs(config, "http"), ...(options.args ?? [])], {
     env: childEnv(options.env),
     cwd: REPO,
     detached: true,

@@ -125,21 +125,25 @@ const oneLine = (description: string | undefined, max = 120): string => {
   return sentence.length > max ? `${sentence.slice(0, max - 1)}…` : sentence
 }
 
+/** The doc tag marking a tool whose calls wait for approval (explained in the declaration's header). */
+const APPROVAL_TAG = "@needsApproval"
+
 /**
  * One tool's method declaration: `/** doc *\/ name(args: {...}): Promise<...>`. Without an output
- * schema a call resolves to the tool's text.
+ * schema a call resolves to the tool's text. `needsApproval` adds the `@needsApproval` doc tag.
  *
  * @since 0.2.0
  */
-export const toolDeclaration = (tool: Tool): string => {
+export const toolDeclaration = (tool: Tool, options: { readonly needsApproval?: boolean } = {}): string => {
   const args = schemaType(tool.inputSchema as JsonSchema as Schema)
   const props = (tool.inputSchema as Schema).properties as Record<string, unknown> | undefined
   const required = (tool.inputSchema as Schema).required
   const optionalArgs =
     !props || Object.keys(props).length === 0 || !Array.isArray(required) || required.length === 0
   const result = tool.outputSchema ? schemaType(tool.outputSchema as Schema) : "string"
-  const doc = oneLine(tool.description ?? tool.title)
-  return `${doc ? `/** ${doc.replace(/\*\//g, "* /")} */ ` : ""}${memberName(tool.name)}(args${optionalArgs ? "?" : ""}: ${args}): Promise<${result}>`
+  const text = oneLine(tool.description ?? tool.title).replace(/\*\//g, "* /")
+  const doc = options.needsApproval ? (text ? `${text} ${APPROVAL_TAG}` : APPROVAL_TAG) : text
+  return `${doc ? `/** ${doc} */ ` : ""}${memberName(tool.name)}(args${optionalArgs ? "?" : ""}: ${args}): Promise<${result}>`
 }
 
 const HEADER = [
@@ -147,6 +151,19 @@ const HEADER = [
   '// A failed call throws an Error with `code` (e.g. "INVALID_ARGUMENTS", "APPROVAL_DENIED") and `message`; catch it to recover.',
   "// Tools without an output type resolve to their text output. Return a JSON value; console.log output comes back too.",
 ]
+const APPROVAL_LINE = `// A call of a tool marked ${APPROVAL_TAG} waits for a person's approval; a refusal throws code "APPROVAL_DENIED".`
+
+/**
+ * Options of {@link declareToolset}.
+ *
+ * @since 0.2.0
+ */
+export interface DeclareOptions {
+  /** Size cap of the declaration, in characters. Default 16 000. */
+  readonly maxChars?: number
+  /** Which tools need approval: their declarations get the `@needsApproval` doc tag. Default: none marked. */
+  readonly needsApproval?: (tool: Tool) => boolean
+}
 
 const SEARCH_DECL =
   "  /** Finds tools by what they do: returns [{ id, call, declaration }], best first. */ $search(query: string, limit?: number): Promise<{ id: string; call: string; declaration: string }[]>"
@@ -158,10 +175,7 @@ const SEARCH_DECL =
  *
  * @since 0.2.0
  */
-export const declareToolset = (
-  tools: readonly Tool[],
-  options: { readonly maxChars?: number } = {},
-): ToolsetDeclaration => {
+export const declareToolset = (tools: readonly Tool[], options: DeclareOptions = {}): ToolsetDeclaration => {
   const maxChars = options.maxChars ?? 16_000
   const byNamespace = new Map<string, Tool[]>()
   for (const tool of [...tools].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
@@ -169,12 +183,19 @@ export const declareToolset = (
     list.push(tool)
     byNamespace.set(tool.namespace, list)
   }
-  const lines = [...HEADER, "declare const tools: {"]
+  const needsApproval = options.needsApproval ?? (() => false)
+  const body: string[] = []
+  let marked = false
   for (const [namespace, members] of byNamespace) {
-    lines.push(`  ${memberName(namespace)}: {`)
-    for (const tool of members) lines.push(`    ${toolDeclaration(tool)}`)
-    lines.push("  }")
+    body.push(`  ${memberName(namespace)}: {`)
+    for (const tool of members) {
+      const approval = needsApproval(tool)
+      marked ||= approval
+      body.push(`    ${toolDeclaration(tool, { needsApproval: approval })}`)
+    }
+    body.push("  }")
   }
+  const lines = [...HEADER, ...(marked ? [APPROVAL_LINE] : []), "declare const tools: {", ...body]
   lines.push(SEARCH_DECL, "}")
   const full = lines.join("\n")
   if (full.length <= maxChars)
@@ -183,6 +204,7 @@ export const declareToolset = (
   if (namespaces.length > maxChars / 2) namespaces = `${byNamespace.size} namespaces`
   const text = [
     ...HEADER,
+    ...(marked ? [APPROVAL_LINE] : []),
     `// ${tools.length} tools, too many to list. Namespaces: ${namespaces}.`,
     '// Find the tools you need first: `const found = await tools.$search("create a github issue")`, then call them by `found[i].call`\'s path.',
     "declare const tools: {",

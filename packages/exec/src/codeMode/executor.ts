@@ -35,15 +35,23 @@ export interface CodeExecutorOptions {
   readonly limits?: SandboxLimits
   /** Size cap of the generated declaration, in characters. Default 16 000. */
   readonly maxDeclarationChars?: number
+  /**
+   * Which tools need approval: the declaration (and `$search` results) mark them with `@needsApproval`,
+   * so the model knows a call may wait or be denied. Calls go through the approver either way.
+   */
+  readonly needsApproval?: (tool: Tool) => boolean
 }
 
 /**
  * The guest-side `tools` object: `tools.<namespace>.<name>(args)` calls `__tool(id, args)`; `$search`
- * calls `__search`. Kept on the program's first line so the program's own line numbers are unchanged.
+ * calls `__search`. Namespace proxies and tool functions are made once per run and cached, so a loop of
+ * calls does not build a proxy and a closure per call. Kept on the program's first line so the program's
+ * own line numbers are unchanged.
  */
 const TOOLS_PRELUDE =
-  "const tools = (() => { const call = __tool, find = __search; const P = Proxy; " +
-  "const ns = (n) => new P({}, { get: (_, name) => typeof name === 'string' && name !== 'then' ? (args) => call(n + '/' + name, args === undefined ? {} : args) : undefined }); " +
+  "const tools = (() => { const call = __tool, find = __search; const P = Proxy, spaces = new Map(); " +
+  "const fn = (fns, id, name) => { let f = fns.get(name); if (f === undefined) { f = (args) => call(id, args === undefined ? {} : args); fns.set(name, f) } return f }; " +
+  "const ns = (n) => { let p = spaces.get(n); if (p === undefined) { const fns = new Map(); p = new P({}, { get: (_, name) => typeof name === 'string' && name !== 'then' ? fn(fns, n + '/' + name, name) : undefined }); spaces.set(n, p) } return p }; " +
   "return new P({ $search: (query, limit) => find(query, limit) }, { get: (t, n) => n === '$search' ? t.$search : typeof n === 'string' && n !== 'then' ? ns(n) : undefined }) })();"
 
 /** What a program receives from a tool call: structured content, else the text (non-text blocks named). */
@@ -81,6 +89,8 @@ const textOf = (result: ToolResult): string =>
 export const codeExecutor = (options: CodeExecutorOptions): CodeExecutor => {
   const { sandbox } = options
   const maxChars = options.maxDeclarationChars ?? 16_000
+  const needsApproval = options.needsApproval ?? (() => false)
+  const declarationOf = (tool: Tool) => toolDeclaration(tool, { needsApproval: needsApproval(tool) })
   let searcher: { tools: readonly Tool[]; searcher: Searcher } | undefined
   const searchIn = (tools: readonly Tool[], query: string, limit = 5) => {
     if (searcher?.tools !== tools) searcher = { tools, searcher: new Searcher(new ToolIndex(tools)) }
@@ -92,12 +102,12 @@ export const codeExecutor = (options: CodeExecutorOptions): CodeExecutor => {
   }
 
   return {
-    declare: (tools) => declareToolset(tools, { maxChars }),
+    declare: (tools) => declareToolset(tools, { maxChars, needsApproval }),
     search: (tools, query, limit) =>
       searchIn(tools, query, limit).map((tool) => ({
         id: tool.id,
         call: callPath(tool),
-        declaration: toolDeclaration(tool),
+        declaration: declarationOf(tool),
       })),
     execute: async (code, { tools: service, context }): Promise<CodeExecution> => {
       const ctx: ExecutionContext = toContext(context)
@@ -165,7 +175,7 @@ export const codeExecutor = (options: CodeExecutorOptions): CodeExecutor => {
             return searchIn(all, String(query), typeof limit === "number" ? limit : 5).map((tool) => ({
               id: tool.id,
               call: callPath(tool),
-              declaration: toolDeclaration(tool),
+              declaration: declarationOf(tool),
             }))
           },
         },

@@ -202,6 +202,79 @@ export const sandboxContract = (
       expect(r.result).toEqual([null, "function"])
     })
 
+    it("runs host calls the program makes together concurrently, answering each to its own caller", async () => {
+      // Each call waits until all 4 have arrived at the host, so the run only finishes if they are in
+      // flight at once; they are answered in reverse order of arrival.
+      const arrived: Array<() => void> = []
+      const r = await run(
+        "const xs = await Promise.all([0, 1, 2, 3].map((i) => slow(i))); return xs.concat(await slow(9))",
+        {
+          functions: {
+            slow: ([i]) =>
+              new Promise((resolve) => {
+                if (i === 9) return resolve("last")
+                arrived.push(() => resolve((i as number) * 10))
+                if (arrived.length === 4) for (const answer of arrived.reverse()) answer()
+              }),
+          },
+          limits: { wallTimeMs: 5000 },
+        },
+      )
+      expect(r.result).toEqual([0, 10, 20, 30, "last"])
+      expect(r.hostCalls).toBe(5)
+    })
+
+    it("keeps the bridge working when the program replaces the built-ins it could reach", async () => {
+      const seen: unknown[] = []
+      const r = await run(
+        `Map.prototype.get = () => ({ resolve() {}, reject() {} }); Map.prototype.set = () => {}
+         Map.prototype.delete = () => true; Reflect.apply = () => "forged"; Function.prototype.call = () => {}
+         Function.prototype.apply = () => {}; JSON.stringify = () => '"forged"'; JSON.parse = () => ({ ok: true, value: "forged" })
+         Object.prototype.then = undefined; globalThis.Promise = function () {}
+         const sum = await add(2, 3)
+         console.log({ sum })
+         return { sum, again: await add(sum, 1) }`,
+        {
+          functions: {
+            add: async (args) => {
+              seen.push(args)
+              return (args[0] as number) + (args[1] as number)
+            },
+          },
+        },
+      )
+      expect(r.result).toEqual({ sum: 5, again: 6 })
+      expect(r.logs).toEqual(['{"sum":5}'])
+      expect(seen).toEqual([
+        [2, 3],
+        [5, 1],
+      ])
+    })
+
+    it("isolates runs from each other: nothing a run leaves behind is visible to the next", async () => {
+      // Sequential runs, so a pooled implementation reuses its warm engines for them.
+      for (let i = 0; i < 6; i++) {
+        const r = await run(
+          `const seen = [typeof globalThis.leaked, typeof leakedVar, typeof Object.prototype.marker, typeof console.marker]
+           globalThis.leaked = ${i}; var leakedVar = ${i}; Object.prototype.marker = ${i}; console.marker = ${i}
+           Promise.resolve().then(() => { globalThis.late = ${i} })
+           return seen.concat(typeof globalThis.late)`,
+        )
+        expect(r.result, `run ${i}`).toEqual([
+          "undefined",
+          "undefined",
+          "undefined",
+          "undefined",
+          "undefined",
+        ])
+      }
+      // A failed run (a program error, a limit) leaves nothing behind either.
+      await outcome(run("globalThis.leaked = 'error'; throw new Error('x')"))
+      await outcome(run("globalThis.leaked = 'loop'; for (;;) {}", { limits: { wallTimeMs: timeoutMs } }))
+      const r = await run("return typeof globalThis.leaked")
+      expect(r.result).toBe("undefined")
+    })
+
     it("copies host objects: mutating them inside changes nothing outside", async () => {
       const shared = { list: [1, 2], nested: { a: 1 } }
       const r = await run(

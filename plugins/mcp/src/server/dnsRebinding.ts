@@ -118,7 +118,18 @@ interface HostParts {
   readonly port: string
 }
 
-const hostPartsOf = (value: string, scheme = "http:"): HostParts | undefined => {
+/** Parsed `Host` values (a server sees a handful; parsing a URL per request is a measurable cost). */
+const hostCache = new Map<string, HostParts | undefined>()
+
+const hostPartsOf = (value: string): HostParts | undefined => {
+  if (hostCache.has(value)) return hostCache.get(value)
+  const parts = parseHostParts(value)
+  if (hostCache.size >= 256) hostCache.clear()
+  hostCache.set(value, parts)
+  return parts
+}
+
+const parseHostParts = (value: string, scheme = "http:"): HostParts | undefined => {
   try {
     const url = new URL(value.includes("://") ? value : `${scheme}//${value}`)
     return {

@@ -19,7 +19,10 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { ConfigError, type ToolService } from "@toolplane/foundation"
 import { authenticate, type McpCaller, type McpHttpAuth } from "./auth.js"
 import { checkDnsRebinding, dnsRebindingPolicy, isLoopbackHost } from "./dnsRebinding.js"
+import { type AuthInfo, jsonRpcError, NodeSessions } from "./nodeSessions.js"
+import type { ReplicaBus } from "./replicaBus.js"
 import { McpExposure, type McpServeOptions, type McpServerHandle } from "./serve.js"
+import { sessionKey } from "./sessionToken.js"
 
 /**
  * Options of {@link serveHttp}.
@@ -73,6 +76,31 @@ export interface ServeHttpOptions extends McpServeOptions {
    * @since 0.2.0
    */
   readonly resourceUrl?: string
+  /**
+   * The HTTP transport: `"node"` (default), the lean one on `node:http` (one JSON write per answer, an
+   * SSE stream only when a call sends notifications or requests to the client; signed session ids, so
+   * replicas need no sticky sessions), or `"sdk"`, the MCP SDK's `StreamableHTTPServerTransport` (one
+   * process only; kept for comparison).
+   *
+   * @since 0.2.0
+   */
+  readonly transport?: "node" | "sdk"
+  /**
+   * The secret session ids are signed with (node transport). Replicas behind one load balancer share
+   * it (and a {@link ReplicaBus}), so any replica accepts any session. Default: a random key per
+   * process (sessions end with the process).
+   *
+   * @since 0.2.0
+   */
+  readonly sessionSecret?: string | Uint8Array
+  /**
+   * What replicas tell each other (node transport): a client's answer to an elicitation or sampling
+   * request another replica sent, notifications for a GET stream held by another replica,
+   * cancellations and ended sessions. Default: none (one process).
+   *
+   * @since 0.2.0
+   */
+  readonly bus?: ReplicaBus
 }
 
 /**
@@ -154,30 +182,12 @@ const readJsonBody = (req: IncomingMessage, res: ServerResponse): Promise<unknow
     })
   })
 
-const jsonRpcError = (res: ServerResponse, status: number, code: number, message: string): void => {
-  if (res.headersSent) return
-  // A 413 is sent before the body was read: the connection cannot be reused, so say so.
-  res.writeHead(status, {
-    "content-type": "application/json",
-    ...(status === 413 ? { connection: "close" } : {}),
-  })
-  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }))
-}
-
 /** The web-standard transport inside the SDK's Node one (what its `handleRequest` converts to). */
 interface WebTransport {
   handleRequest(
     req: unknown,
     options?: { readonly parsedBody?: unknown; readonly authInfo?: AuthInfo },
   ): Promise<Response>
-}
-
-/** The SDK's `AuthInfo` (what `extra.authInfo` holds in request handlers). */
-interface AuthInfo {
-  readonly token: string
-  readonly clientId: string
-  readonly scopes: string[]
-  readonly expiresAt?: number
 }
 
 const authInfoOf = (caller: McpCaller): AuthInfo => ({
@@ -336,6 +346,23 @@ export const serveHttp = async (
   const sessionIdleMs = options.sessionIdleMs ?? 30 * 60_000
   const maxSessions = options.maxSessions ?? 10_000
   const exposure = new McpExposure(service, options)
+  const lean =
+    options.transport === "sdk"
+      ? undefined
+      : new NodeSessions({
+          exposure,
+          key: sessionKey(options.sessionSecret),
+          ...(options.bus ? { bus: options.bus } : {}),
+          maxSessions,
+          maxBodyBytes: MAX_BODY_BYTES,
+          enableJsonResponse: options.enableJsonResponse ?? false,
+          ...(options.onError ? { onError: options.onError } : {}),
+        })
+  if (options.transport !== undefined && options.transport !== "node" && options.transport !== "sdk")
+    throw new ConfigError({
+      path: "transport",
+      reason: `must be "node" or "sdk", got ${JSON.stringify(options.transport)}`,
+    })
   const sessions = new Map<string, Session>()
   /** `initialize` requests being handled (their sessions are not in `sessions` yet). */
   let pendingSessions = 0
@@ -422,6 +449,7 @@ export const serveHttp = async (
         if (inFlight === 0) for (const wake of drained.splice(0)) wake()
       })
     }
+    if (lean) return lean.handle(req, res, authInfo)
     const header = req.headers["mcp-session-id"]
     const sessionId = Array.isArray(header) ? header[0] : header
     if (sessionId !== undefined) {
@@ -495,11 +523,13 @@ export const serveHttp = async (
     () => {
       const cutoff = Date.now() - sessionIdleMs
       for (const [id, session] of sessions) if (session.lastSeen < cutoff) dropSession(id)
+      lean?.sweep(cutoff)
     },
     Math.min(sessionIdleMs, 60_000),
   )
   sweep.unref()
 
+  await lean?.start()
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject)
     httpServer.listen(options.port ?? 0, host, () => {
@@ -520,7 +550,7 @@ export const serveHttp = async (
     port: address.port,
     httpServer,
     notifyToolsChanged: () => exposure.notifyToolsChanged(),
-    connections: () => sessions.size,
+    connections: () => sessions.size + (lean?.size ?? 0),
     close: () => {
       closed ??= (async () => {
         closing = true
@@ -534,6 +564,7 @@ export const serveHttp = async (
         exposure.dispose()
         await Promise.all([...sessions.values()].map((s) => s.server.close().catch(() => {})))
         sessions.clear()
+        await lean?.close()
         await new Promise<void>((resolve) => {
           httpServer.close(() => resolve())
           httpServer.closeAllConnections()

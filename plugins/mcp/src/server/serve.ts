@@ -226,6 +226,41 @@ const LEVELS: readonly LoggingLevel[] = [
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
 
+/**
+ * A hot-path handler: params (already checked) and the request's extra, to its result.
+ *
+ * @internal
+ */
+export type DirectHandler = (params: unknown, extra: Extra) => Promise<unknown>
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * Whether a request's params have the shape its direct handler reads (anything else goes through the
+ * SDK's validation, which answers the precise `-32602`).
+ *
+ * @internal
+ */
+export const isDirectParams = (method: string, params: unknown): boolean => {
+  if (method === "tools/call")
+    return (
+      isPlainObject(params) &&
+      typeof params.name === "string" &&
+      params.task === undefined &&
+      (params.arguments === undefined || isPlainObject(params.arguments)) &&
+      (params._meta === undefined || isPlainObject(params._meta))
+    )
+  if (method === "tools/list")
+    return (
+      params === undefined ||
+      (isPlainObject(params) &&
+        (params.cursor === undefined || typeof params.cursor === "string") &&
+        (params._meta === undefined || isPlainObject(params._meta)))
+    )
+  return false
+}
+
 const requestInfoOf = (extra: Extra): McpRequestInfo => ({
   requestId: extra.requestId,
   ...(extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {}),
@@ -263,6 +298,17 @@ export class McpExposure {
   /** Servers by the subscriber id they use for resource subscriptions. */
   readonly #subscribers = new Map<string, Server>()
   readonly #unwatchCatalog: (() => void)[] = []
+  /** The hot methods of each server, for a transport that dispatches them without the SDK's validation. */
+  readonly #direct = new WeakMap<Server, Readonly<Record<"tools/call" | "tools/list", DirectHandler>>>()
+
+  /**
+   * The handlers of `tools/call` and `tools/list` of a server this exposure created, to call with
+   * params checked by the caller (see {@link isDirectParams}) and a request's `extra`.
+   */
+  direct(server: Server): Readonly<Record<"tools/call" | "tools/list", DirectHandler>> | undefined {
+    return this.#direct.get(server)
+  }
+
   /** What each server advertised (a list change is sent only for kinds it advertised). */
   readonly #capabilities = new WeakMap<Server, ServerCapabilities>()
 
@@ -526,9 +572,9 @@ export class McpExposure {
       minLevel = Math.max(0, LEVELS.indexOf(request.params.level))
       return {}
     })
-    server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
+    const listTools = async (params: { cursor?: string } | undefined, extra: Extra) => {
       try {
-        const cursor = request.params?.cursor
+        const cursor = params?.cursor
         const page = await this.service.listTools({
           ...(cursor !== undefined ? { cursor } : {}),
           context: this.#context(extra, {}),
@@ -542,9 +588,12 @@ export class McpExposure {
         options.onError?.(error)
         throw new McpError(ErrorCode.InternalError, "Internal error")
       }
-    })
-    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-      const params = request.params
+    }
+    server.setRequestHandler(ListToolsRequestSchema, (request, extra) => listTools(request.params, extra))
+    const callTool = async (
+      params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
+      extra: Extra,
+    ): Promise<CallToolResult> => {
       const meta = params._meta as Record<string, unknown> | undefined
       const progressToken = meta?.progressToken as string | number | undefined
       const cursor = meta?.[CURSOR_META_KEY]
@@ -611,6 +660,11 @@ export class McpExposure {
       } finally {
         tracked.release()
       }
+    }
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(request.params, extra))
+    this.#direct.set(server, {
+      "tools/call": callTool as DirectHandler,
+      "tools/list": listTools as DirectHandler,
     })
     this.#capabilities.set(server, capabilities)
     const subscriber = randomUUID()

@@ -1,4 +1,8 @@
-/** Messages between the sandbox (parent thread) and its worker threads. Data only: strings and numbers. */
+/**
+ * Messages between the sandbox (parent thread) and its worker threads. Data only: strings and numbers.
+ * Parent to worker goes through the worker's inbox port plus a shared counter the worker blocks on
+ * (`Atomics.wait`); worker to parent through `parentPort`.
+ */
 
 /** Limits of one run, resolved to numbers. */
 export interface RunLimits {
@@ -17,7 +21,8 @@ export type ToWorker =
       readonly type: "run"
       readonly id: number
       readonly code: string
-      readonly names: readonly string[]
+      /** The host functions' names, as a JSON array. */
+      readonly names: string
       readonly limits: RunLimits
     }
   | { readonly type: "reply"; readonly id: number; readonly callId: number; readonly json: string }
@@ -34,14 +39,12 @@ export type WireFailure =
 
 /** Worker to parent. */
 export type FromWorker =
+  /** Started, or done with the previous run's teardown: a prepared engine waits for the next run. */
   | { readonly type: "ready" }
-  | {
-      readonly type: "call"
-      readonly id: number
-      readonly callId: number
-      readonly name: string
-      readonly json: string
-    }
+  /** The worker cannot run `id` (its engine is not trustworthy any more): run it elsewhere, discard this worker. */
+  | { readonly type: "bounce"; readonly id: number; readonly reason: string }
+  /** Host calls the program made in one turn: JSON `[[callId, functionIndex, args], ...]`. */
+  | { readonly type: "calls"; readonly id: number; readonly json: string }
   | {
       readonly type: "done"
       readonly id: number

@@ -1,23 +1,35 @@
 /**
  * The worker thread that runs programs: one QuickJS WebAssembly module per worker, instantiated on a
  * WebAssembly.Memory with a fixed maximum (the hard memory cap), one fresh runtime + context per run.
- * Host calls leave as messages to the parent; their answers come back as JSON strings. Only erasable
- * TypeScript and package imports here: Node strips the types when the sources run directly.
+ *
+ * The worker never returns to its event loop once started: it blocks in `Atomics.wait` on a shared
+ * counter and reads the parent's messages (runs, host-call replies, aborts) synchronously from its inbox
+ * port (`receiveMessageOnPort`). The parent posts to the inbox and bumps the counter, which wakes the
+ * worker at once: no event-loop hop on this side. Host calls leave as messages to the parent; their
+ * answers come back as JSON strings. Only erasable TypeScript and package imports here: Node strips the
+ * types when the sources run directly.
  */
-import { parentPort, workerData } from "node:worker_threads"
+import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from "node:worker_threads"
 import releaseSync from "@jitl/quickjs-wasmfile-release-sync"
 import {
   newQuickJSWASMModuleFromVariant,
   newVariant,
   type QuickJSContext,
-  type QuickJSDeferredPromise,
   type QuickJSHandle,
   type QuickJSRuntime,
 } from "quickjs-emscripten-core"
 import type { FromWorker, RunLimits, ToWorker } from "./protocol.js"
 
 const port = parentPort!
-const data = workerData as { wasmModule: WebAssembly.Module; maxMemoryBytes: number }
+const data = workerData as {
+  wasmModule: WebAssembly.Module
+  maxMemoryBytes: number
+  inbox: MessagePort
+  signal: SharedArrayBuffer
+}
+const inbox = data.inbox
+/** Slot 0: bumped by the parent after each message it posts to the inbox. */
+const signal = new Int32Array(data.signal)
 const PAGE = 65536
 const memory = new WebAssembly.Memory({
   initial: Math.min(256, Math.ceil(data.maxMemoryBytes / PAGE)),
@@ -40,11 +52,11 @@ interface Run {
   readonly engine: Engine
   readonly limits: RunLimits
   readonly deadline: number
-  readonly pending: Map<number, QuickJSDeferredPromise>
   readonly logs: string[]
   outputBytes: number
+  /** Host calls the program made (drained from its outbox), and those not answered yet. */
   hostCalls: number
-  nextCall: number
+  outstanding: number
   stop: Stop | undefined
   /** Milliseconds spent running so far, and when the current slice started. */
   cpuMs: number
@@ -60,8 +72,13 @@ const send = (message: FromWorker): void => port.postMessage(message)
 const PRELUDE = `(() => {
   const host = globalThis.__toolplane_host
   delete globalThis.__toolplane_host
-  const { call, log, done } = host
+  const { log, done, limit } = host
   const stringify = JSON.stringify
+  const PromiseCtor = Promise
+  const apply = Reflect.apply
+  const mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapDelete = Map.prototype.delete
+  const waiting = new Map()
+  let outbox = "", queued = 0, made = 0, maxCalls = 0, nextId = 0
   const parse = JSON.parse
   const then = Promise.prototype.then
   const ErrorCtor = Error
@@ -79,12 +96,30 @@ const PRELUDE = `(() => {
     warn: (...a) => { log("[warn] ", line(a)) },
     error: (...a) => { log("[error] ", line(a)) },
   }
-  const bridge = (name) => async (...args) => {
+  // A host call is queued as JSON text in the outbox; the host drains the outbox after each turn of the
+  // job queue (one engine call for all calls made in that turn) and delivers each answer by id.
+  const bridge = (index, name) => (...args) => new PromiseCtor((resolve, reject) => {
     let json
     try { json = stringify(args) } catch (e) { throw new TypeError("arguments of " + name + " are not JSON data: " + (e && e.message)) }
-    const reply = parse(await call(name, json === undefined ? "[]" : json))
-    if (reply.ok) return reply.value
-    throw assign(new ErrorCtor(reply.error.message), reply.error)
+    if (++made > maxCalls) { limit(); return }
+    const id = ++nextId
+    outbox += (queued++ === 0 ? "[" : ",") + "[" + id + "," + index + "," + json + "]"
+    apply(mapSet, waiting, [id, { resolve, reject }])
+  })
+  const drain = () => {
+    if (queued === 0) return ""
+    const text = queued + "|" + outbox + "]"
+    outbox = ""
+    queued = 0
+    return text
+  }
+  const deliver = (id, json) => {
+    const w = apply(mapGet, waiting, [id])
+    if (w === undefined) return
+    apply(mapDelete, waiting, [id])
+    const reply = parse(json)
+    if (reply.ok) w.resolve(reply.value)
+    else w.reject(assign(new ErrorCtor(reply.error.message), reply.error))
   }
   const describe = (e) => {
     try {
@@ -96,12 +131,18 @@ const PRELUDE = `(() => {
       })
     } catch { return '{"name":"Error","message":"the program threw a value that cannot be described"}' }
   }
-  const finish = (promise) => then.call(promise, (value) => {
+  const finish = (promise) => apply(then, promise, [(value) => {
     let json
     try { json = stringify(value === undefined ? null : value) } catch (e) { done(false, describe(e)); return }
     done(true, json === undefined ? "null" : json)
-  }, (error) => { done(false, describe(error)) })
-  return (names) => { for (const name of parse(names)) globalThis[name] = bridge(name); return finish }
+  }, (error) => { done(false, describe(error)) }])
+  const setup = (names, max) => {
+    maxCalls = max
+    let i = 0
+    for (const name of parse(names)) globalThis[name] = bridge(i++, name)
+    return finish
+  }
+  return [setup, drain, deliver]
 })()`
 
 const errorJson = (name: string, message: string): string => JSON.stringify({ name, message })
@@ -109,8 +150,10 @@ const errorJson = (name: string, message: string): string => JSON.stringify({ na
 interface Engine {
   readonly runtime: QuickJSRuntime
   readonly ctx: QuickJSContext
-  /** Guest function `(namesJson) => finish`, installed by the prelude. */
+  /** Guest functions from the prelude: `setup(namesJson, maxCalls) => finish`, `drain() => "n|[[id, fn, args], ...]"` (or ""), `deliver(id, replyJson)`. */
   readonly setup: QuickJSHandle
+  readonly drain: QuickJSHandle
+  readonly deliver: QuickJSHandle
   run: Run | undefined
 }
 
@@ -120,7 +163,8 @@ let spare: Engine | undefined
 const prepare = (): Engine => {
   const runtime = module.newRuntime()
   const ctx = runtime.newContext()
-  const engine: Engine = { runtime, ctx, setup: undefined as unknown as QuickJSHandle, run: undefined }
+  const none = undefined as unknown as QuickJSHandle
+  const engine: Engine = { runtime, ctx, setup: none, drain: none, deliver: none, run: undefined }
   runtime.setInterruptHandler(() => {
     const run = engine.run
     if (!run) return false
@@ -140,18 +184,9 @@ const prepare = (): Engine => {
     return false
   })
   const host = ctx.newObject()
-  const call = ctx.newFunction("call", (nameH: QuickJSHandle, jsonH: QuickJSHandle) => {
-    const deferred = ctx.newPromise()
+  const limit = ctx.newFunction("limit", () => {
     const run = engine.run
-    if (!run || run.stop !== undefined) return deferred.handle
-    if (++run.hostCalls > run.limits.maxHostCalls) {
-      run.stop = "calls"
-      return deferred.handle
-    }
-    const callId = ++run.nextCall
-    run.pending.set(callId, deferred)
-    send({ type: "call", id: run.id, callId, name: ctx.getString(nameH), json: ctx.getString(jsonH) })
-    return deferred.handle
+    if (run && run.stop === undefined) run.stop = "calls"
   })
   const log = ctx.newFunction("log", (prefixH: QuickJSHandle, textH: QuickJSHandle) => {
     const run = engine.run
@@ -170,25 +205,44 @@ const prepare = (): Engine => {
     const json = ctx.typeof(jsonH) === "string" ? ctx.getString(jsonH) : errorJson("Error", "bad outcome")
     run.outcome = { ok: ctx.dump(okH) === true, json }
   })
-  ctx.setProp(host, "call", call)
+  ctx.setProp(host, "limit", limit)
   ctx.setProp(host, "log", log)
   ctx.setProp(host, "done", done)
   ctx.setProp(ctx.global, "__toolplane_host", host)
-  for (const h of [host, call, log, done]) h.dispose()
+  for (const h of [host, limit, log, done]) h.dispose()
   const prelude = ctx.evalCode(PRELUDE, "toolplane-prelude.js")
   if (prelude.error) {
     prelude.error.dispose()
     throw new Error("the sandbox prelude failed")
   }
-  ;(engine as { setup: QuickJSHandle }).setup = prelude.value
+  const parts = engine as { setup: QuickJSHandle; drain: QuickJSHandle; deliver: QuickJSHandle }
+  parts.setup = ctx.getProp(prelude.value, 0)
+  parts.drain = ctx.getProp(prelude.value, 1)
+  parts.deliver = ctx.getProp(prelude.value, 2)
+  prelude.value.dispose()
   return engine
 }
 
-const prepareSpare = (): void => {
-  if (spare === undefined && current === undefined) guarded(() => (spare ??= prepare()))
+/**
+ * The next message from the parent, waiting for it until `deadline` (`Date.now()` ms; `Infinity`: no
+ * deadline); `undefined` when the deadline passed first. The counter is read before the inbox, so a
+ * message posted between the two reads wakes the wait at once.
+ */
+const nextMessage = (deadline: number): ToWorker | undefined => {
+  for (;;) {
+    const seen = Atomics.load(signal, 0)
+    const received = receiveMessageOnPort(inbox)
+    if (received) return received.message as ToWorker
+    const left = deadline - Date.now()
+    if (left <= 0) return undefined
+    Atomics.wait(signal, 0, seen, left === Infinity ? undefined : left)
+  }
 }
 
-const startRun = (message: Extract<ToWorker, { type: "run" }>): void => {
+/** Set when tearing down a finished run's engine failed: this module is no longer trustworthy. */
+let broken: string | undefined
+
+const startRun = (message: Extract<ToWorker, { type: "run" }>): Run | undefined => {
   const { limits } = message
   const engine = spare ?? prepare()
   spare = undefined
@@ -200,11 +254,10 @@ const startRun = (message: Extract<ToWorker, { type: "run" }>): void => {
     engine,
     limits,
     deadline: Date.now() + limits.wallTimeMs,
-    pending: new Map(),
     logs: [],
     outputBytes: 0,
     hostCalls: 0,
-    nextCall: 0,
+    outstanding: 0,
     stop: undefined,
     cpuMs: 0,
     sliceStart: performance.now(),
@@ -213,13 +266,15 @@ const startRun = (message: Extract<ToWorker, { type: "run" }>): void => {
   }
   current = run
   engine.run = run
-  const names = ctx.newString(JSON.stringify(message.names))
-  const installed = ctx.callFunction(engine.setup, ctx.undefined, names)
+  const names = ctx.newString(message.names)
+  const max = ctx.newNumber(limits.maxHostCalls)
+  const installed = ctx.callFunction(engine.setup, ctx.undefined, names, max)
   names.dispose()
+  max.dispose()
   if (installed.error) {
     installed.error.dispose()
     finish(run, { kind: "crashed", reason: "the sandbox prelude failed" })
-    return
+    return undefined
   }
   const finishHandle = installed.value
   const program = ctx.evalCode(`(async () => {${message.code}\n})()`, "program.js")
@@ -229,58 +284,103 @@ const startRun = (message: Extract<ToWorker, { type: "run" }>): void => {
     finishHandle.dispose()
     if (run.stop !== undefined) {
       finish(run, { kind: "stopped" })
-      return
+      return undefined
     }
     run.outcome = { ok: false, json: described }
     finish(run, { kind: "outcome" })
-    return
+    return undefined
   }
   const attached = ctx.callFunction(finishHandle, ctx.undefined, program.value)
   program.value.dispose()
   finishHandle.dispose()
   if (attached.error) attached.error.dispose()
   else attached.value.dispose()
-  pump(run)
+  return run
 }
 
-const describeHandle = (ctx: QuickJSContext, handle: QuickJSHandle): string => {
-  try {
-    const value = ctx.dump(handle) as { name?: unknown; message?: unknown; stack?: unknown } | unknown
-    if (typeof value === "object" && value !== null) {
-      const v = value as { name?: unknown; message?: unknown; stack?: unknown }
-      return JSON.stringify({
-        name: typeof v.name === "string" ? v.name : "Error",
-        message: typeof v.message === "string" ? v.message : String(v.message),
-        stack: typeof v.stack === "string" ? v.stack : undefined,
-      })
+/**
+ * Runs a program to its end: run queued jobs; while host calls are pending, block until the parent
+ * answers one (or aborts, or the deadline passes), settle it inside the engine, and run again.
+ */
+const runToEnd = (message: Extract<ToWorker, { type: "run" }>): void => {
+  const run = startRun(message)
+  if (run === undefined) return
+  while (!pump(run)) {
+    const next = nextMessage(run.deadline)
+    if (next === undefined) {
+      run.stop = "timeout"
+      finish(run, { kind: "stopped" })
+      return
     }
-    return errorJson("Error", String(value))
-  } catch {
-    return errorJson("Error", "the program threw a value that cannot be described")
+    if (next.type === "abort" && next.id === run.id) {
+      run.stop = next.reason
+      finish(run, { kind: "stopped" })
+      return
+    }
+    if (next.type === "reply" && next.id === run.id && run.outstanding > 0) {
+      run.outstanding--
+      const { ctx } = run.engine
+      const id = ctx.newNumber(next.callId)
+      const json = ctx.newString(next.json)
+      const delivered = ctx.callFunction(run.engine.deliver, ctx.undefined, id, json)
+      id.dispose()
+      json.dispose()
+      if (delivered.error) delivered.error.dispose()
+      else delivered.value.dispose()
+    }
+    // Anything else (a late reply or abort of an earlier run) is stale: ignored.
   }
 }
 
-/** Runs queued jobs, then decides whether the run is over. */
-const pump = (run: Run): void => {
-  if (run.ended) return
+/** Drains the program's outbox and sends the calls in it to the parent, in one message. */
+const sendCalls = (run: Run): void => {
+  const { ctx } = run.engine
+  const drained = ctx.callFunction(run.engine.drain, ctx.undefined)
+  if (drained.error) {
+    // Interrupted (the handler has set `stop`), or the engine ran out of memory building the text.
+    const described = describeHandle(ctx, drained.error)
+    drained.error.dispose()
+    if (run.stop === undefined) run.outcome ??= { ok: false, json: described }
+    return
+  }
+  // The prelude's `drain` always returns a string (the program cannot reach or replace it).
+  const text = ctx.getString(drained.value)
+  drained.value.dispose()
+  if (text === "") return
+  const bar = text.indexOf("|")
+  const count = Number(text.slice(0, bar))
+  run.hostCalls += count
+  if (run.hostCalls > run.limits.maxHostCalls) {
+    run.stop = "calls"
+    return
+  }
+  run.outstanding += count
+  send({ type: "calls", id: run.id, json: text.slice(bar + 1) })
+}
+
+/** Runs queued jobs, then decides whether the run is over (and ends it): `true` when it is. */
+const pump = (run: Run): boolean => {
+  if (run.ended) return true
   run.sliceStart ??= performance.now()
   const jobs = run.engine.runtime.executePendingJobs()
   if (jobs.error) jobs.error.dispose()
+  if (run.stop === undefined && run.outcome === undefined) sendCalls(run)
   run.cpuMs += performance.now() - run.sliceStart
   run.sliceStart = undefined
   if (run.stop === undefined && Date.now() > run.deadline) run.stop = "timeout"
   if (run.stop !== undefined) {
     finish(run, { kind: "stopped" })
-    return
+    return true
   }
   if (run.outcome !== undefined) {
     finish(run, { kind: "outcome" })
-    return
+    return true
   }
-  if (run.pending.size === 0)
-    finish(run, {
-      kind: "never",
-    })
+  if (run.outstanding === 0) {
+    finish(run, { kind: "never" })
+    return true
+  }
+  return false
 }
 
 type End = { kind: "outcome" } | { kind: "stopped" } | { kind: "never" } | { kind: "crashed"; reason: string }
@@ -326,21 +426,43 @@ const finish = (run: Run, end: End): void => {
     nearMemoryLimit(run, message.failure.json)
   )
     message = { ...base, failure: { tag: "SandboxMemory" } }
-  for (const deferred of run.pending.values()) deferred.dispose()
-  run.pending.clear()
-  let retire = run.stop === "timeout" || message.failure?.tag === "SandboxMemory"
+  // A module that hit a limit it cannot be trusted after, or whose memory grew close to its cap, is
+  // discarded (the parent terminates the worker) rather than reused.
+  const retire =
+    run.stop === "timeout" ||
+    message.failure?.tag === "SandboxMemory" ||
+    message.failure?.tag === "SandboxCrashed" ||
+    memory.buffer.byteLength > data.maxMemoryBytes * 0.75
+  if (current === run) current = undefined
+  // The answer leaves before the engine is torn down: the caller does not wait for the teardown.
+  send({ ...message, retire })
+  if (retire) return
   try {
     run.engine.setup.dispose()
+    run.engine.drain.dispose()
+    run.engine.deliver.dispose()
     run.engine.ctx.dispose()
     run.engine.runtime.dispose()
-  } catch {
-    retire = true
+  } catch (error) {
+    broken = `tearing down the previous run's engine failed: ${String(error)}`
   }
-  // A module whose memory grew close to its cap is discarded rather than reused fragmented.
-  if (memory.buffer.byteLength > data.maxMemoryBytes * 0.75) retire = true
-  if (current === run) current = undefined
-  send({ ...message, retire })
-  if (!retire) setImmediate(prepareSpare)
+}
+
+const describeHandle = (ctx: QuickJSContext, handle: QuickJSHandle): string => {
+  try {
+    const value = ctx.dump(handle) as { name?: unknown; message?: unknown; stack?: unknown } | unknown
+    if (typeof value === "object" && value !== null) {
+      const v = value as { name?: unknown; message?: unknown; stack?: unknown }
+      return JSON.stringify({
+        name: typeof v.name === "string" ? v.name : "Error",
+        message: typeof v.message === "string" ? v.message : String(v.message),
+        stack: typeof v.stack === "string" ? v.stack : undefined,
+      })
+    }
+    return errorJson("Error", String(value))
+  } catch {
+    return errorJson("Error", "the program threw a value that cannot be described")
+  }
 }
 
 const nearMemoryLimit = (run: Run, json: string): boolean => {
@@ -382,29 +504,25 @@ const guarded = (f: () => void): void => {
   }
 }
 
-port.on("message", (message: ToWorker) =>
-  guarded(() => {
-    if (message.type === "run") {
-      startRun(message)
-      return
+/** The worker's whole life after start: prepare a spare engine while idle, wait for a run, run it. */
+const serve = (): void => {
+  for (;;) {
+    if (broken === undefined && spare === undefined) {
+      guarded(() => (spare = prepare()))
+      send({ type: "ready" })
     }
-    const run = current
-    if (!run || run.id !== message.id || run.ended) return
-    if (message.type === "reply") {
-      const deferred = run.pending.get(message.callId)
-      if (!deferred) return
-      run.pending.delete(message.callId)
-      const value = run.engine.ctx.newString(message.json)
-      deferred.resolve(value)
-      value.dispose()
-      deferred.dispose()
-      pump(run)
-    } else if (message.type === "abort") {
-      run.stop = message.reason
-      finish(run, { kind: "stopped" })
+    const message = nextMessage(Infinity)!
+    if (message.type !== "run") continue // a late reply or abort of an earlier run
+    if (broken !== undefined) {
+      // This run has not started: the parent gives it to another worker and discards this one.
+      send({ type: "bounce", id: message.id, reason: broken })
+      continue
     }
-  }),
-)
+    guarded(() => runToEnd(message))
+  }
+}
 
 spare = prepare()
 send({ type: "ready" })
+// Leave module evaluation first, then block for good: the thread only ever wakes for the inbox.
+setImmediate(serve)

@@ -1,0 +1,767 @@
+/**
+ * The lean Streamable HTTP server transport of `serveHttp` (`transport: "node"`): sessions on
+ * `node:http` with the SDK's `Server` kept for the protocol (its handlers, capabilities, progress,
+ * cancellation, server → client requests), but none of the SDK's HTTP transport: each POST body is
+ * parsed once and checked only for JSON-RPC shape; a request answered without notifications goes out
+ * as one `application/json` write with a `content-length`; a request that produces notifications or
+ * server → client requests (progress, logs, elicitation, sampling) switches its response to an SSE
+ * stream at the first one; server notifications go to the session's GET stream.
+ *
+ * Session ids are signed ({@link signSessionId}), so a replica rebuilds a session it has not seen from
+ * the id alone; what replicas must share goes over a {@link ReplicaBus}: a client's answer to a
+ * server → client request made by another replica, notifications for a GET stream held by another
+ * replica, cancellations, and session ends.
+ *
+ * @internal
+ */
+import { randomBytes } from "node:crypto"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js"
+import {
+  ErrorCode,
+  type JSONRPCMessage,
+  McpError,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js"
+import type { ReplicaBus } from "./replicaBus.js"
+import { isDirectParams, type McpExposure } from "./serve.js"
+import {
+  compactClientInfo,
+  type SessionClaims,
+  sessionNonce,
+  signSessionId,
+  verifySessionId,
+} from "./sessionToken.js"
+
+/** The SDK's `AuthInfo` (what `extra.authInfo` holds in request handlers). */
+export interface AuthInfo {
+  readonly token: string
+  readonly clientId: string
+  readonly scopes: string[]
+  readonly expiresAt?: number
+}
+
+type RequestId = string | number
+type Message = Record<string, unknown> & { method?: string; id?: RequestId | null }
+
+/** Most messages in one batch (the SDK's limit). */
+const MAX_BATCH = 100
+/** Keep-alive comment interval on SSE streams (the SDK's default). */
+const KEEP_ALIVE_MS = 15_000
+/** The id of the `initialize` a replica replays to rebuild a session (its answer is dropped). */
+const REPLAY_ID = "toolplane:replay-initialize"
+/** Notifications every replica sends its own streams (each watches the same upstreams). */
+const LOCAL_ONLY = new Set([
+  "notifications/tools/list_changed",
+  "notifications/resources/list_changed",
+  "notifications/prompts/list_changed",
+])
+/** Ended sessions remembered (their signed ids stay refused). */
+const MAX_ENDED = 100_000
+
+const SSE_HEADERS = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache, no-transform",
+  connection: "keep-alive",
+  "x-accel-buffering": "no",
+}
+
+/** Writes a JSON-RPC error answer with no id (a transport-level refusal). */
+export const jsonRpcError = (
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers?: Record<string, string>,
+): void => {
+  if (res.headersSent) return
+  const body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null })
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+    // A 413 is sent before the body was read: the connection cannot be reused, so say so.
+    ...(status === 413 ? { connection: "close" } : {}),
+    ...headers,
+  })
+  res.end(body)
+}
+
+const isId = (id: unknown): id is RequestId =>
+  typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id))
+
+/** JSON-RPC 2.0 shape only (what the SDK's protocol layer needs to route a message); params are the handlers'. */
+const isMessage = (m: unknown): m is Message => {
+  if (typeof m !== "object" || m === null || Array.isArray(m)) return false
+  const r = m as Message
+  if (r.jsonrpc !== "2.0") return false
+  if (typeof r.method === "string") {
+    const params = r.params
+    if (params !== undefined && (typeof params !== "object" || params === null || Array.isArray(params)))
+      return false
+    return r.id === undefined || isId(r.id)
+  }
+  if (r.method !== undefined) return false
+  if ("result" in r) return isId(r.id) && typeof r.result === "object" && r.result !== null
+  const error = r.error as { code?: unknown; message?: unknown } | undefined
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    Number.isInteger(error.code) &&
+    typeof error.message === "string"
+  )
+}
+
+const isRequest = (m: Message): boolean => typeof m.method === "string" && m.id !== undefined
+
+const acceptsBoth = (accept: string | undefined) =>
+  accept !== undefined && accept.includes("application/json") && accept.includes("text/event-stream")
+
+const isJsonType = (type: string | undefined) =>
+  type !== undefined && /^application\/json\s*(;|$)/i.test(type)
+
+const sseEvent = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`
+
+const headerOf = (req: IncomingMessage, name: string): string | undefined => {
+  const value = req.headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
+/** Reads and parses a JSON body from the Node stream; `undefined` when an error answer was sent. */
+const readJsonBody = (req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<unknown> =>
+  new Promise((resolve, reject) => {
+    const tooLarge = () =>
+      jsonRpcError(res, 413, -32000, `Payload Too Large: Request body must not exceed ${maxBytes} bytes`)
+    if (Number(req.headers["content-length"]) > maxBytes) {
+      tooLarge()
+      req.resume()
+      return resolve(undefined)
+    }
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= maxBytes) chunks.push(chunk)
+    })
+    req.on("error", reject)
+    req.on("end", () => {
+      if (size > maxBytes) {
+        tooLarge()
+        return resolve(undefined)
+      }
+      try {
+        resolve(
+          JSON.parse(
+            chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"),
+          ),
+        )
+      } catch {
+        jsonRpcError(res, 400, -32700, "Parse error: Invalid JSON")
+        resolve(undefined)
+      }
+    })
+  })
+
+/** One POST with requests: its answers go out as one JSON write, or as an SSE stream once it has to. */
+class Exchange {
+  readonly #session: NodeSession
+  readonly #res: ServerResponse
+  readonly #batch: boolean
+  readonly #initialize: boolean
+  readonly pending: Set<RequestId>
+  readonly #answers: unknown[] = []
+  #streaming = false
+  #keepAlive: ReturnType<typeof setInterval> | undefined
+  finished = false
+
+  constructor(
+    session: NodeSession,
+    res: ServerResponse,
+    ids: RequestId[],
+    batch: boolean,
+    initialize: boolean,
+  ) {
+    this.#session = session
+    this.#res = res
+    this.#batch = batch
+    this.#initialize = initialize
+    this.pending = new Set(ids)
+  }
+
+  /** A notification or request related to one of this POST's requests; false when it cannot be sent. */
+  event(message: unknown): boolean {
+    if (this.finished || this.#session.jsonOnly) return false
+    if (!this.#streaming) {
+      this.#streaming = true
+      this.#res.writeHead(200, { ...SSE_HEADERS, "mcp-session-id": this.#session.sessionId })
+      this.#keepAlive = setInterval(() => this.#res.write(": keepalive\n\n"), KEEP_ALIVE_MS)
+      this.#keepAlive.unref()
+    }
+    this.#res.write(sseEvent(message))
+    return true
+  }
+
+  answer(id: RequestId, message: unknown): void {
+    if (this.finished || !this.pending.delete(id)) return
+    if (this.#streaming) this.#res.write(sseEvent(message))
+    else this.#answers.push(message)
+    if (this.pending.size > 0) return
+    this.finished = true
+    clearInterval(this.#keepAlive)
+    if (this.#streaming) {
+      this.#res.end()
+      return
+    }
+    const body = JSON.stringify(this.#batch ? this.#answers : this.#answers[0])
+    // The session id goes out with the `initialize` answer (where the client learns it), not with every one.
+    this.#res.writeHead(
+      200,
+      this.#initialize
+        ? {
+            "content-type": "application/json",
+            "content-length": Buffer.byteLength(body),
+            "mcp-session-id": this.#session.sessionId,
+          }
+        : { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+    )
+    this.#res.end(body)
+  }
+
+  /** The response is over (answered, or the client went away: its requests are cancelled). */
+  closed(): void {
+    clearInterval(this.#keepAlive)
+    if (this.finished) return
+    this.finished = true
+    for (const id of this.pending) this.#session.cancelLocal(id, "the client disconnected")
+    this.pending.clear()
+  }
+
+  /** Ends the response without answers (the session is closing). */
+  abort(): void {
+    clearInterval(this.#keepAlive)
+    if (this.finished) return
+    this.finished = true
+    this.pending.clear()
+    if (this.#res.headersSent) this.#res.end()
+    else jsonRpcError(this.#res, 404, -32001, "Session not found")
+  }
+}
+
+/** One session on this replica: the SDK server's transport. */
+class NodeSession implements Transport {
+  readonly sessionId: string
+  readonly clientId: string | undefined
+  readonly #owner: NodeSessions
+  server!: Server
+  lastSeen = Date.now()
+  /** Exchanges by the id of each request they wait for. */
+  readonly #byRequest = new Map<RequestId, Exchange>()
+  #stream: ServerResponse | undefined
+  #streamKeepAlive: ReturnType<typeof setInterval> | undefined
+  #closed = false
+  #replayed: (() => void) | undefined
+  /** Requests dispatched without the SDK's protocol layer, by id (their cancellation). */
+  readonly #direct = new Map<RequestId, AbortController>()
+  onmessage?: Transport["onmessage"]
+  onclose?: () => void
+  onerror?: (error: Error) => void
+
+  constructor(owner: NodeSessions, sessionId: string, clientId: string | undefined) {
+    this.#owner = owner
+    this.sessionId = sessionId
+    this.clientId = clientId
+  }
+
+  get jsonOnly(): boolean {
+    return this.#owner.jsonOnly
+  }
+
+  async start(): Promise<void> {}
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const m = message as unknown as Message
+    if (m.method === undefined) {
+      // An answer to a client request.
+      const id = m.id as RequestId
+      if (id === REPLAY_ID) {
+        this.#replayed?.()
+        return
+      }
+      const exchange = this.#byRequest.get(id)
+      if (exchange === undefined) return
+      this.#byRequest.delete(id)
+      exchange.answer(id, message)
+      return
+    }
+    // A server → client request carries this replica's tag, so its answer finds it from any replica.
+    const out = m.id !== undefined ? { ...m, id: `${this.#owner.replicaId}:${m.id}` } : message
+    const related = options?.relatedRequestId
+    if (related !== undefined) {
+      const exchange = this.#byRequest.get(related)
+      if (exchange?.event(out)) return
+      if (m.id !== undefined)
+        throw new Error(
+          `No connection established for request ID: ${String(related)} (the response has ended)`,
+        )
+      return
+    }
+    this.notify(out, m.method)
+  }
+
+  /** A message for the session's GET stream: here, or on the replica holding it. */
+  notify(message: unknown, method: string | undefined): void {
+    if (this.#stream) {
+      this.#stream.write(sseEvent(message))
+      return
+    }
+    if (method !== undefined && !LOCAL_ONLY.has(method))
+      this.#owner.publish({ k: "notify", s: this.sessionId, m: message })
+  }
+
+  /** Writes a message another replica sent for this session's GET stream (if it is here). */
+  writeStream(message: unknown): void {
+    this.#stream?.write(sseEvent(message))
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    for (const controller of this.#direct.values()) controller.abort("the session closed")
+    this.#direct.clear()
+    for (const exchange of new Set(this.#byRequest.values())) exchange.abort()
+    this.#byRequest.clear()
+    clearInterval(this.#streamKeepAlive)
+    this.#stream?.end()
+    this.#stream = undefined
+    this.#owner.forget(this)
+    this.onclose?.()
+  }
+
+  /** Replays the session's `initialize` (and `initialized`) into a new server, from the signed id. */
+  replay(claims: SessionClaims): Promise<void> {
+    const done = new Promise<void>((resolve) => {
+      this.#replayed = resolve
+    })
+    this.onmessage?.({
+      jsonrpc: "2.0",
+      id: REPLAY_ID,
+      method: "initialize",
+      params: { protocolVersion: claims.v, capabilities: claims.c, clientInfo: claims.i },
+    } as JSONRPCMessage)
+    return done.then(() => {
+      this.#replayed = undefined
+      this.onmessage?.({ jsonrpc: "2.0", method: "notifications/initialized" } as JSONRPCMessage)
+    })
+  }
+
+  /** Cancels a request of this session handled here (its handler's signal aborts). */
+  cancelLocal(id: RequestId, reason: string): void {
+    this.#byRequest.delete(id)
+    this.#direct.get(id)?.abort(reason)
+    this.onmessage?.({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: id, reason },
+    } as JSONRPCMessage)
+  }
+
+  /** A client's `notifications/cancelled` posted to another replica: cancels the request if it runs here. */
+  cancelled(m: Message): void {
+    const params = m.params as { requestId?: unknown; reason?: unknown } | undefined
+    if (isId(params?.requestId)) this.#direct.get(params.requestId)?.abort(params.reason)
+    this.onmessage?.(m as unknown as JSONRPCMessage)
+  }
+
+  /** Delivers an answer to a server → client request this replica made (wire id `replica:n`). */
+  deliverAnswer(message: Message): void {
+    const id = message.id as string
+    const n = Number(id.slice(id.indexOf(":") + 1))
+    this.onmessage?.({ ...message, id: n } as unknown as JSONRPCMessage)
+  }
+
+  /** The messages of one POST. */
+  receive(
+    messages: readonly Message[],
+    batch: boolean,
+    req: IncomingMessage,
+    res: ServerResponse,
+    authInfo: AuthInfo | undefined,
+  ): void {
+    this.lastSeen = Date.now()
+    const extra = { requestInfo: { headers: req.headers }, ...(authInfo ? { authInfo } : {}) }
+    let ids: RequestId[] | undefined
+    let initialize = false
+    for (const m of messages)
+      if (isRequest(m)) {
+        ;(ids ??= []).push(m.id as RequestId)
+        if (m.method === "initialize") initialize = true
+      }
+    if (ids === undefined) {
+      for (const m of messages) this.#inbound(m, extra)
+      res.writeHead(202, { "content-length": "0" })
+      res.end()
+      return
+    }
+    const exchange = new Exchange(this, res, ids, batch, initialize)
+    for (const id of ids) this.#byRequest.set(id, exchange)
+    res.once("close", () => {
+      for (const id of exchange.pending) if (this.#byRequest.get(id) === exchange) this.#byRequest.delete(id)
+      exchange.closed()
+    })
+    for (const m of messages) this.#inbound(m, extra)
+  }
+
+  #inbound(m: Message, extra: { requestInfo: unknown; authInfo?: AuthInfo }): void {
+    if (m.method === undefined) {
+      // The client's answer to a server → client request: made here, or by the replica in its id.
+      const id = m.id
+      const colon = typeof id === "string" ? id.indexOf(":") : -1
+      if (colon > 0) {
+        const replica = (id as string).slice(0, colon)
+        if (replica === this.#owner.replicaId) this.deliverAnswer(m)
+        else this.#owner.publish({ k: "reply", t: replica, s: this.sessionId, m })
+        return
+      }
+    } else if (m.id !== undefined) {
+      if (this.#dispatch(m, extra)) return
+    } else if (m.method === "notifications/cancelled") {
+      const params = m.params as { requestId?: unknown; reason?: unknown } | undefined
+      const target = params?.requestId
+      if (isId(target)) {
+        this.#direct.get(target)?.abort(params?.reason)
+        if (!this.#byRequest.has(target)) this.#owner.publish({ k: "cancel", s: this.sessionId, m })
+      }
+    }
+    this.onmessage?.(m as unknown as JSONRPCMessage, extra as never)
+  }
+
+  /**
+   * Answers `ping`, `tools/call` and `tools/list` without the SDK's protocol layer (no schema validation
+   * of the request and result, no promise chain): the exposure's own handlers, with params of the shape
+   * they read; anything else (or odd params) goes to the SDK server. False when not dispatched.
+   */
+  #dispatch(m: Message, extra: { requestInfo: unknown; authInfo?: AuthInfo }): boolean {
+    const method = m.method as string
+    const id = m.id as RequestId
+    if (method === "ping") {
+      void this.send({ jsonrpc: "2.0", id, result: {} } as JSONRPCMessage)
+      return true
+    }
+    if (method !== "tools/call" && method !== "tools/list") return false
+    const handler = this.#owner.exposure.direct(this.server)?.[method]
+    if (handler === undefined || !isDirectParams(method, m.params)) return false
+    const controller = new AbortController()
+    const signal = controller.signal
+    this.#direct.set(id, controller)
+    const server = this.server
+    const full = {
+      ...extra,
+      signal,
+      sessionId: this.sessionId,
+      requestId: id,
+      _meta: (m.params as { _meta?: unknown } | undefined)?._meta,
+      sendNotification: async (notification: never) => {
+        if (!signal.aborted) await server.notification(notification, { relatedRequestId: id })
+      },
+      sendRequest: async (request: never, schema: never, options?: object) => {
+        if (signal.aborted) throw new McpError(ErrorCode.ConnectionClosed, "Request was cancelled")
+        return server.request(request, schema, { ...options, relatedRequestId: id })
+      },
+    }
+    handler(m.params, full as never)
+      .then(
+        (result) => {
+          if (!signal.aborted) return this.send({ jsonrpc: "2.0", id, result } as JSONRPCMessage)
+        },
+        (error: { code?: unknown; message?: unknown; data?: unknown }) => {
+          if (signal.aborted) return
+          const message =
+            typeof error?.message === "string"
+              ? error.message.replace(/^(MCP error -?\d+: )+/, "")
+              : "Internal error"
+          return this.send({
+            jsonrpc: "2.0",
+            id,
+            error: {
+              code: Number.isSafeInteger(error?.code) ? error.code : ErrorCode.InternalError,
+              message,
+              ...(error?.data !== undefined ? { data: error.data } : {}),
+            },
+          } as JSONRPCMessage)
+        },
+      )
+      .catch((error) => this.onerror?.(error as Error))
+      .finally(() => {
+        if (this.#direct.get(id) === controller) this.#direct.delete(id)
+      })
+    return true
+  }
+
+  /** Opens the session's GET stream (one per session on a replica). */
+  openStream(res: ServerResponse): void {
+    if (this.#stream) {
+      jsonRpcError(res, 409, -32000, "Conflict: Only one SSE stream is allowed per session")
+      return
+    }
+    this.lastSeen = Date.now()
+    res.writeHead(200, { ...SSE_HEADERS, "mcp-session-id": this.sessionId })
+    res.flushHeaders()
+    this.#stream = res
+    this.#streamKeepAlive = setInterval(() => res.write(": keepalive\n\n"), KEEP_ALIVE_MS)
+    this.#streamKeepAlive.unref()
+    res.once("close", () => {
+      if (this.#stream !== res) return
+      this.#stream = undefined
+      clearInterval(this.#streamKeepAlive)
+    })
+  }
+}
+
+/** Options of {@link NodeSessions}. */
+export interface NodeSessionsOptions {
+  readonly exposure: McpExposure
+  /** The key session ids are signed with (see `sessionToken.ts`). */
+  readonly key: Buffer
+  readonly bus?: ReplicaBus
+  readonly maxSessions: number
+  readonly maxBodyBytes: number
+  readonly enableJsonResponse: boolean
+  readonly onError?: (error: unknown) => void
+}
+
+type BusMessage =
+  | { k: "reply"; t: string; s: string; m: Message; f?: string }
+  | { k: "notify"; s: string; m: unknown; f?: string }
+  | { k: "cancel"; s: string; m: Message; f?: string }
+  | { k: "end"; s: string; f?: string }
+
+/** The sessions of one `serveHttp` server on the node transport. */
+export class NodeSessions {
+  /** This replica's tag in the ids of its server → client requests. */
+  readonly replicaId = randomBytes(6).toString("base64url").replace(/[-_]/g, "x")
+  readonly #options: NodeSessionsOptions
+  readonly exposure: McpExposure
+  readonly #sessions = new Map<string, NodeSession>()
+  readonly #opening = new Map<string, Promise<NodeSession>>()
+  readonly #ended = new Set<string>()
+  #pending = 0
+  #unsubscribe: (() => Promise<void>) | undefined
+
+  constructor(options: NodeSessionsOptions) {
+    this.#options = options
+    this.exposure = options.exposure
+  }
+
+  get jsonOnly(): boolean {
+    return this.#options.enableJsonResponse
+  }
+
+  get size(): number {
+    return this.#sessions.size
+  }
+
+  async start(): Promise<void> {
+    const bus = this.#options.bus
+    if (bus) this.#unsubscribe = await bus.subscribe((text) => this.#fromBus(text))
+  }
+
+  publish(message: BusMessage): void {
+    const bus = this.#options.bus
+    if (!bus) return
+    bus
+      .publish(JSON.stringify({ ...message, f: this.replicaId }))
+      .catch((error) => this.#options.onError?.(error))
+  }
+
+  #fromBus(text: string): void {
+    let message: BusMessage
+    try {
+      message = JSON.parse(text) as BusMessage
+    } catch {
+      return
+    }
+    if (message.f === this.replicaId) return
+    const session = this.#sessions.get(message.s)
+    switch (message.k) {
+      case "reply":
+        if (message.t === this.replicaId) session?.deliverAnswer(message.m)
+        return
+      case "notify":
+        session?.writeStream(message.m)
+        return
+      case "cancel":
+        session?.cancelled(message.m)
+        return
+      case "end":
+        this.#end(message.s)
+        void session?.server.close().catch(() => {})
+        return
+    }
+  }
+
+  #end(id: string): void {
+    this.#ended.add(id)
+    if (this.#ended.size > MAX_ENDED) this.#ended.delete(this.#ended.values().next().value as string)
+  }
+
+  forget(session: NodeSession): void {
+    if (this.#sessions.get(session.sessionId) === session) this.#sessions.delete(session.sessionId)
+  }
+
+  /** Drops sessions idle since before `cutoff` (a request for one later rebuilds it from its id). */
+  sweep(cutoff: number): void {
+    for (const session of this.#sessions.values())
+      if (session.lastSeen < cutoff) void session.server.close().catch(() => {})
+  }
+
+  async close(): Promise<void> {
+    await this.#unsubscribe?.().catch(() => {})
+    await Promise.all([...this.#sessions.values()].map((s) => s.server.close().catch(() => {})))
+    this.#sessions.clear()
+  }
+
+  async #open(id: string, clientId: string | undefined): Promise<NodeSession> {
+    const session = new NodeSession(this, id, clientId)
+    const server = this.#options.exposure.createServer()
+    session.server = server
+    await server.connect(session)
+    this.#sessions.set(id, session)
+    return session
+  }
+
+  /** The session `id` names for this client: known here, or rebuilt from its signed id. */
+  async #session(id: string, clientId: string | undefined): Promise<NodeSession | undefined | "full"> {
+    const known = this.#sessions.get(id)
+    if (known) return known.clientId === clientId ? known : undefined
+    if (this.#ended.has(id)) return undefined
+    const claims = verifySessionId(this.#options.key, id)
+    if (claims === undefined || claims.u !== clientId) return undefined
+    let opening = this.#opening.get(id)
+    if (!opening) {
+      if (this.#sessions.size + this.#pending >= this.#options.maxSessions) return "full"
+      opening = (async () => {
+        const session = await this.#open(id, clientId)
+        await session.replay(claims)
+        return session
+      })()
+      this.#opening.set(id, opening)
+      opening.then(
+        () => this.#opening.delete(id),
+        () => this.#opening.delete(id),
+      )
+    }
+    return opening
+  }
+
+  /** Handles a request to the endpoint (DNS rebinding, auth and path were checked). */
+  async handle(req: IncomingMessage, res: ServerResponse, authInfo: AuthInfo | undefined): Promise<void> {
+    const sessionId = headerOf(req, "mcp-session-id")
+    const method = req.method
+    if (method === "POST") return this.#post(req, res, sessionId, authInfo)
+    if (method !== "GET" && method !== "DELETE") {
+      req.resume()
+      return jsonRpcError(res, 405, -32000, "Method not allowed.", { allow: "GET, POST, DELETE" })
+    }
+    if (method === "GET" && !headerOf(req, "accept")?.includes("text/event-stream"))
+      return jsonRpcError(res, 406, -32000, "Not Acceptable: Client must accept text/event-stream")
+    if (sessionId === undefined)
+      return jsonRpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required")
+    if (this.#badVersion(req, res)) return
+    const session = await this.#session(sessionId, authInfo?.clientId)
+    if (session === "full") return jsonRpcError(res, 503, -32000, "Too many sessions")
+    if (session === undefined) return jsonRpcError(res, 404, -32001, "Session not found")
+    if (method === "GET") return session.openStream(res)
+    this.#end(sessionId)
+    this.publish({ k: "end", s: sessionId })
+    await session.server.close().catch(() => {})
+    res.writeHead(200, { "content-length": "0" })
+    res.end()
+  }
+
+  #badVersion(req: IncomingMessage, res: ServerResponse): boolean {
+    const version = headerOf(req, "mcp-protocol-version")
+    if (version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false
+    jsonRpcError(
+      res,
+      400,
+      -32000,
+      `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
+    )
+    return true
+  }
+
+  async #post(
+    req: IncomingMessage,
+    res: ServerResponse,
+    sessionId: string | undefined,
+    authInfo: AuthInfo | undefined,
+  ): Promise<void> {
+    if (!acceptsBoth(headerOf(req, "accept"))) {
+      req.resume()
+      return jsonRpcError(
+        res,
+        406,
+        -32000,
+        "Not Acceptable: Client must accept both application/json and text/event-stream",
+      )
+    }
+    if (!isJsonType(headerOf(req, "content-type"))) {
+      req.resume()
+      return jsonRpcError(res, 415, -32000, "Unsupported Media Type: Content-Type must be application/json")
+    }
+    const body = await readJsonBody(req, res, this.#options.maxBodyBytes)
+    if (body === undefined) return
+    const batch = Array.isArray(body)
+    const messages = (batch ? body : [body]) as unknown[]
+    if (messages.length === 0)
+      return jsonRpcError(res, 400, -32600, "Invalid Request: the body is an empty JSON array")
+    if (messages.length > MAX_BATCH)
+      return jsonRpcError(res, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`)
+    let initialize: Message | undefined
+    for (const m of messages) {
+      if (!isMessage(m)) return jsonRpcError(res, 400, -32700, "Parse error: Invalid JSON-RPC message")
+      if (m.method === "initialize" && m.id !== undefined) initialize = m
+    }
+    const clientId = authInfo?.clientId
+    if (initialize) {
+      if (sessionId !== undefined) {
+        const known = await this.#session(sessionId, clientId)
+        return known === undefined
+          ? jsonRpcError(res, 404, -32001, "Session not found")
+          : jsonRpcError(res, 400, -32600, "Invalid Request: Server already initialized")
+      }
+      if (messages.length > 1)
+        return jsonRpcError(res, 400, -32600, "Invalid Request: Only one initialization request is allowed")
+      if (this.#sessions.size + this.#pending >= this.#options.maxSessions)
+        return jsonRpcError(res, 503, -32000, "Too many sessions")
+      const params = (initialize.params ?? {}) as Record<string, unknown>
+      const capabilities = params.capabilities
+      const id = signSessionId(this.#options.key, {
+        v: typeof params.protocolVersion === "string" ? params.protocolVersion : "",
+        c:
+          typeof capabilities === "object" && capabilities !== null
+            ? (capabilities as Record<string, unknown>)
+            : {},
+        i: compactClientInfo(params.clientInfo),
+        ...(clientId !== undefined ? { u: clientId } : {}),
+        n: sessionNonce(),
+      })
+      this.#pending++
+      let session: NodeSession
+      try {
+        session = await this.#open(id, clientId)
+      } finally {
+        this.#pending--
+      }
+      session.receive(messages as Message[], batch, req, res, authInfo)
+      return
+    }
+    if (sessionId === undefined)
+      return jsonRpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required")
+    if (this.#badVersion(req, res)) return
+    const session = await this.#session(sessionId, clientId)
+    if (session === "full") return jsonRpcError(res, 503, -32000, "Too many sessions")
+    if (session === undefined) return jsonRpcError(res, 404, -32001, "Session not found")
+    session.receive(messages as Message[], batch, req, res, authInfo)
+  }
+}
