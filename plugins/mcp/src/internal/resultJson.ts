@@ -233,7 +233,8 @@ export const resultSpan = (message: string): string | null => {
 }
 
 /**
- * The upstream JSON text of a result relayed unchanged, or `undefined`.
+ * The upstream JSON text of a result relayed unchanged, or `undefined` (also when that text spans lines:
+ * it is always one line, safe for an SSE `data:` line).
  *
  * @internal
  * @since 0.2.0
@@ -241,7 +242,12 @@ export const resultSpan = (message: string): string | null => {
 export const relayedText = (result: ToolResult): string | undefined => {
   const relayed = (result as { [RELAYED]?: Relayed })[RELAYED]
   if (relayed === undefined || !unchanged(result, relayed)) return undefined
-  if (relayed.text === undefined) relayed.text = resultSpan(relayed.message)
+  if (relayed.text === undefined) {
+    const span = resultSpan(relayed.message)
+    // One line, always: the text may go into an SSE `data:` line (a line break can only be whitespace
+    // between tokens here, as JSON strings escape theirs).
+    relayed.text = span === null || span.includes("\n") || span.includes("\r") ? null : span
+  }
   return relayed.text ?? undefined
 }
 
