@@ -24,7 +24,7 @@ import {
   tagsAny,
   tagsNone,
 } from "@toolplane/compose"
-import { searchMode } from "@toolplane/discovery"
+import { fileIntentStore, type LearnOptions, searchMode } from "@toolplane/discovery"
 import { createRunner, type PrefetchOptions, type ToolRunner } from "@toolplane/exec"
 import {
   type Backend,
@@ -625,7 +625,9 @@ export const openGateway = async (
             })),
           }
         : {}),
-      ...(config.tool_exposure === "search" ? { searchMode: searchMode({ codec }) } : {}),
+      ...(config.tool_exposure === "search"
+        ? { searchMode: searchMode({ codec, ...learnOptions(config, baseDir, emit) }) }
+        : {}),
       // Code mode replaces the listing like search mode does, so it takes the same outermost place.
       ...(code ? { searchMode: code.middleware } : {}),
     })
@@ -638,6 +640,30 @@ export const openGateway = async (
     await runner.close().catch(() => {})
     await closeAll()
     throw inConfigFile(error)
+  }
+}
+
+/** Search mode's learning from use from `[search] learn_from_use`, when given. */
+const learnOptions = (
+  config: GatewayConfig,
+  baseDir: string,
+  emit: (event: GatewayEvent) => void,
+): { learn?: LearnOptions } => {
+  const l = config.search.learn_from_use
+  if (l === undefined) return {}
+  const file = isAbsolute(l.file) ? l.file : resolve(baseDir, l.file)
+  return {
+    learn: {
+      store: fileIntentStore(file),
+      maxPerTool: l.max_per_tool,
+      windowMs: l.window_ms,
+      maxQueryLength: l.max_query_length,
+      onError: (error) =>
+        emit({
+          type: "warning",
+          message: `learning from use (${file}): ${(error as Error).message ?? error}`,
+        }),
+    },
   }
 }
 

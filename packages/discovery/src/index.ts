@@ -18,9 +18,11 @@ export { Searcher, type SearchHit, type SearchOptions, type SearchResult } from 
 export type {
   ExampleRankingOptions,
   ExampleVotingOptions,
+  FeedbackOptions,
   HybridOptions,
   SearcherOptions,
   SearcherPreset,
+  SemanticOptions,
 } from "./searcherOptions.js"
 export {
   type LearnOptions,

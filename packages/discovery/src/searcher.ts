@@ -3,6 +3,7 @@ import { Analyzer, DEFAULT_STOP_WORDS, REQUEST_WORDS, splitWords } from "./analy
 import type { Embedder } from "./embedder.js"
 import { Bm25fEngine } from "./internal/bm25f.js"
 import { CoverageReranker } from "./internal/coverage.js"
+import { PseudoRelevanceFeedback } from "./internal/feedback.js"
 import { IntentExampleIndex } from "./internal/intentExampleIndex.js"
 import { ScoreAccumulator } from "./internal/scoreAccumulator.js"
 import {
@@ -16,8 +17,10 @@ import {
 } from "./internal/searchCursor.js"
 import { resolveSearcherOptions } from "./internal/searcherDefaults.js"
 import { selectTop } from "./internal/selectTop.js"
+import { SemanticChannel } from "./internal/semanticChannel.js"
 import { toolFieldTexts } from "./internal/toolFields.js"
 import { Vocabulary } from "./internal/vocabulary.js"
+import { bundledWordVectors, type WordVectors } from "./internal/wordVectors.js"
 import {
   compareHits,
   cosine,
@@ -137,6 +140,8 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
   private readonly exampleWeight: number
   private readonly hybrid: HybridOptions | undefined
   private readonly coverage: CoverageReranker
+  private readonly feedback: PseudoRelevanceFeedback
+  private readonly semantic: SemanticChannel | undefined
   private readonly phraseWeight: number
   private readonly examplePhraseWeight: number
   private readonly stopWordWeight: number
@@ -152,6 +157,19 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
   private readonly votes = new ScoreAccumulator()
   private readonly fused = new ScoreAccumulator()
   private readonly unsubscribe: () => void
+  /**
+   * Query-side weight of a word in the semantic channel: its squared catalog IDF relative to the largest
+   * possible (1 for a word the catalog lacks, 0 for a stop word), so words common in the catalog
+   * ("data", "get") do not steer the query's vector.
+   */
+  private readonly semanticWeightOf = (word: string): number => {
+    const t = this.analyzer.term(word)
+    if (t === undefined) return 0
+    const id = this.vocab.lookup(t)
+    if (id === undefined || this.engine.df(id) === 0) return 1
+    const idf = this.engine.idf(id) / Math.log(1 + (this.engine.size + 0.5) / 0.5)
+    return idf * idf
+  }
   private readonly slotLookup = (id: string): number | undefined => this.slotOf.get(id)
   private readonly keyOf = (slot: number): string => this.records[slot]!.id
   private readonly vectors = new Map<string, { text: string; vector: number[] }>()
@@ -190,6 +208,14 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     this.hybrid = o.hybrid
     this.phraseWeight = o.phrases
     this.coverage = new CoverageReranker(this.engine, o.coverage.discount, o.coverage.depth)
+    this.feedback = new PseudoRelevanceFeedback(
+      this.engine,
+      o.feedback.docs,
+      o.feedback.terms,
+      o.feedback.weight,
+    )
+    this.semantic =
+      o.semantic.weight > 0 ? semanticChannel(o.semantic, this.stopWords, options.semantic) : undefined
     for (const tool of index.list()) this.add(tool)
     this.unsubscribe = index.subscribe((e) => this.onChange(e))
   }
@@ -217,7 +243,7 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     const eq = this.exampleQuery(words)
     if (q.tokens === 0 && (eq === undefined || eq.tokens === 0))
       return this.withCursor(this.browse(limit, offset, accept), SEARCH_CURSOR_PURPOSE, query, options)
-    const acc = this.score(q, eq, accept)
+    const acc = this.score(q, eq, accept, words)
     const page = this.page(acc, limit, offset, accept)
     acc.reset()
     return this.withCursor(page, SEARCH_CURSOR_PURPOSE, query, options)
@@ -366,8 +392,10 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
 
   private add(tool: SearchableTool): void {
     const slot = this.freeSlots.length > 0 ? this.freeSlots.pop()! : this.records.length
-    const fields = toolFieldTexts(tool).map((text) => this.internAll(text))
+    const texts = toolFieldTexts(tool)
+    const fields = texts.map((text) => this.internAll(text))
     this.engine.add(slot, fields)
+    this.semantic?.add(slot, splitWords(`${texts[0]} ${texts[2]} ${texts[3]} ${texts[4]}`))
     const intents = (tool.intents ?? []).filter((x): x is string => typeof x === "string")
     this.records[slot] = { id: tool.id, tool, intents, tags: new Set(tool.tags ?? []) }
     this.slotOf.set(tool.id, slot)
@@ -385,6 +413,7 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     if (slot === undefined) return
     const rec = this.records[slot]!
     this.engine.remove(slot)
+    this.semantic?.remove(slot)
     this.examples?.removeTool(id, rec.intents)
     this.records[slot] = undefined
     this.slotOf.delete(id)
@@ -467,10 +496,14 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
     q: { terms: number[]; weights: number[] },
     eq: ExampleQuery | undefined,
     accept: ((slot: number) => boolean) | undefined,
+    words?: readonly string[],
   ): ScoreAccumulator {
     const { terms, weights } = q
     const lex = this.lexical
     for (let i = 0; i < terms.length; i++) this.engine.scoreTerm(terms[i]!, weights[i]!, lex)
+    if (this.feedback.active && lex.count > 0) this.feedback.expand(lex, terms, accept)
+    if (this.semantic !== undefined && words !== undefined)
+      this.semantic.apply(words, lex, accept, this.semanticWeightOf)
     if (this.coverage.active && terms.length > 1)
       this.coverage.rerank(lex, terms, weights, this.records.length, this.keyOf, accept)
     const ex = this.examples
@@ -548,6 +581,26 @@ export class Searcher<T extends SearchableTool = SearchableTool> {
       return true
     }
   }
+}
+
+/**
+ * The semantic channel over the bundled word vectors. When they cannot be loaded (a bundle that left
+ * the package's data file behind), the default settings fall back to lexical search; options that ask
+ * for the channel fail with the loader's {@link SearchError}.
+ */
+function semanticChannel(
+  o: { readonly weight: number; readonly power: number; readonly scan: number },
+  stopWords: ReadonlySet<string>,
+  asked: SearcherOptions["semantic"],
+): SemanticChannel | undefined {
+  let vectors: WordVectors
+  try {
+    vectors = bundledWordVectors()
+  } catch (error) {
+    if (asked === undefined) return undefined
+    throw error
+  }
+  return new SemanticChannel(vectors, stopWords, o.weight, o.power, o.scan)
 }
 
 function defaultEmbeddingText(tool: SearchableTool): string {

@@ -159,6 +159,25 @@ export interface SearcherOptions {
    */
   readonly requestWordWeight?: number
   /**
+   * The semantic channel: tools and query compared as means of bundled English word vectors (GloVe,
+   * 30,000 words; see the package README), so that a query finds tools described in other words. The
+   * cosine relative to the best tool's, raised to `power`, adds `weight` × the best lexical score.
+   * Catalogs of at most `scan` tools are compared whole; larger ones re-rank their 50 best lexical
+   * hits. `false` or `weight: 0` disables it (and does not load the vectors).
+   *
+   * @since 0.2.0
+   */
+  readonly semantic?: SemanticOptions | false
+  /**
+   * Pseudo-relevance feedback (RM3-style query expansion from the catalog itself): the `docs` best
+   * tools of a first pass lend the query their `terms` most telling other terms, weighed at most
+   * `weight`. It bridges a query's words and a tool's (a query about "bitcoin" reaches the tools
+   * described with the words of the tools that mention bitcoin). `false` or `weight: 0` disables it.
+   *
+   * @since 0.2.0
+   */
+  readonly feedback?: FeedbackOptions | false
+  /**
    * Query weight of word pairs (adjacent terms indexed as phrase terms); `0` disables phrase
    * terms (and does not index them).
    */
@@ -169,4 +188,32 @@ export interface SearcherOptions {
    * a shared key (foundation `makeCursorCodec`) when they must.
    */
   readonly codec?: CursorCodec
+}
+
+/**
+ * Options of pseudo-relevance feedback (see {@link SearcherOptions.feedback}).
+ *
+ * @since 0.2.0
+ */
+export interface FeedbackOptions {
+  /** First-pass tools taken as relevant. */
+  readonly docs?: number
+  /** Expansion terms added to the query. */
+  readonly terms?: number
+  /** Query weight of the best expansion term, in [0, 1] (the others in proportion). */
+  readonly weight?: number
+}
+
+/**
+ * Options of the semantic channel (see {@link SearcherOptions.semantic}).
+ *
+ * @since 0.2.0
+ */
+export interface SemanticOptions {
+  /** Share of the best lexical score the most similar tool gets, in [0, 10]. */
+  readonly weight?: number
+  /** Exponent of the relative cosine: higher keeps the boost to the closest tools. */
+  readonly power?: number
+  /** Largest catalog compared whole with the query. */
+  readonly scan?: number
 }

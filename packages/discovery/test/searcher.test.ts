@@ -141,7 +141,8 @@ describe("Searcher", () => {
       mk("crm/add_contact", "Insert a record", { intents: ["save this person's phone number"] }),
     ]
     const withExamples = new Searcher(new ToolIndex(tools))
-    const without = new Searcher(new ToolIndex(tools.map(({ intents: _, ...t }) => t)))
+    // lexically, no word of the query is in a tool's doc (the semantic channel is left out here)
+    const without = new Searcher(new ToolIndex(tools.map(({ intents: _, ...t }) => t)), { semantic: false })
     expect(without.search("book a meeting").total).toBe(0)
     expect(withExamples.search("book a meeting with Bob").hits[0]!.id).toBe("cal/create_event")
     expect(withExamples.search("email the slides").hits[0]!.id).toBe("mail/send")

@@ -43,10 +43,11 @@ export type {
 export { canonicalJson } from "./prefetch/canonical.js"
 export type { PrefetchLearningOptions, PrefetchOptions } from "./prefetch/options.js"
 export {
-  type EffectPrefetcher,
+  EffectPrefetcher,
   type Prefetcher,
   type PrefetchStats,
   prefetcherFromEffect,
+  prefetcherLayer,
   prefetcherToEffect,
 } from "./prefetch/prefetcher.js"
 export { createRunner, type ToolRunner } from "./runner.js"

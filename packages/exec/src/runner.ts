@@ -279,7 +279,7 @@ class Runner implements ToolRunner {
       return traced(String(request.name), request.id ?? request.context?.callId, (span) =>
         prefetch === undefined
           ? this.#call(request, span)
-          : prefetch.call(request, (r) => this.#call(r, span)),
+          : prefetch.call(request, (r) => this.#call(r, span), span.span),
       )
     if (prefetch === undefined) return this.#call(request, undefined)
     return prefetch.call(request, this.#untraced)

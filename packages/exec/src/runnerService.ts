@@ -28,6 +28,7 @@ import { approverFromEffect, EffectApprover } from "./approver.js"
 import type { CallAllOptions, CallAllResult } from "./callAll.js"
 import type { RunnerOptions } from "./options.js"
 import { outcomeOf } from "./pipeline/trace.js"
+import { EffectPrefetcher, layerPrefetcher } from "./prefetch/prefetcher.js"
 import { createRunner, type ToolRunner } from "./runner.js"
 
 /**
@@ -121,18 +122,29 @@ export const toolRunnerToEffect = (runner: ToolRunner): EffectToolRunner => {
 
 /**
  * Builds a runner from options, with an approver from context ({@link EffectApprover}) when
- * `options.approver` is absent. The services a future prefetcher or sandbox contributes are read here
- * the same way: optional services of the Layer's context.
+ * `options.approver` is absent, and prefetch on when a `prefetcherLayer` is below and `options.prefetch`
+ * is absent. The services a future sandbox contributes are read here the same way: optional services of
+ * the Layer's context.
  */
 const acquireRunner = (options: RunnerOptions) =>
   Effect.gen(function* () {
     const fromContext = yield* Effect.serviceOption(EffectApprover)
     const approver =
       options.approver ?? (Option.isSome(fromContext) ? approverFromEffect(fromContext.value) : undefined)
+    // A prefetcher from `prefetcherLayer` below turns prefetch on (unless the options set `prefetch`).
+    const prefetcher = yield* Effect.serviceOption(EffectPrefetcher)
+    const fromLayer = Option.isSome(prefetcher) ? layerPrefetcher(prefetcher.value) : undefined
     const runner = yield* Effect.acquireRelease(
-      Effect.sync(() => createRunner({ ...options, ...(approver ? { approver } : {}) })),
+      Effect.sync(() =>
+        createRunner({
+          ...options,
+          ...(approver ? { approver } : {}),
+          ...(fromLayer && options.prefetch === undefined ? { prefetch: fromLayer.options } : {}),
+        }),
+      ),
       (r) => Effect.promise(() => r.close()),
     )
+    if (fromLayer !== undefined && runner.prefetch !== undefined) fromLayer.attach(runner.prefetch)
     yield* Effect.tryPromise({
       try: () => runner.ready(),
       catch: (error) => toToolError(error, "(registration)"),

@@ -249,7 +249,8 @@ describe("prefetch: cache, scoping, invalidation, expiry", () => {
               : undefined,
         }),
       ],
-      prefetch: { learning: false },
+      // Precision feedback off: the same link must fire again after its first prefetch was dropped.
+      prefetch: { learning: false, minPrecision: 0 },
     })
     await runner.callTool({ name: "s/start", context: { callerId: "A" } })
     await tick(5)
@@ -447,6 +448,60 @@ describe("prefetch: learning", () => {
     const stats = runner.prefetch!.stats()
     expect(stats.hits).toBeGreaterThanOrEqual(2)
     expect(stats.hits).toBeLessThanOrEqual(stats.issued)
+  })
+
+  it("learns after the call returned, and keeps learning after a burst larger than its ring", async () => {
+    const a = defineTool({
+      id: "q/a",
+      input: z.object({ q: z.string() }),
+      annotations: { readOnlyHint: true },
+      handler: ({ q }) => ({ id: `${q}-id` }),
+    })
+    const b = defineTool({
+      id: "q/b",
+      input: z.object({ id: z.string() }),
+      annotations: { readOnlyHint: true },
+      handler: ({ id }) => ({ id }),
+    })
+    const c = defineTool({
+      id: "q/c",
+      input: z.object({ n: z.number() }),
+      annotations: { readOnlyHint: true },
+      handler: ({ n }) => ({ n }),
+    })
+    const runner = createRunner({ backends: [definitionBackend([a, b, c])], prefetch: { declared: false } })
+    const ctx = { callerId: "A" }
+    const pair = async (q: string) => {
+      await runner.callTool({ name: "q/a", arguments: { q }, context: ctx })
+      await tick(2)
+      await runner.callTool({ name: "q/b", arguments: { id: `${q}-id` }, context: ctx })
+      await tick(2)
+    }
+    for (const q of ["x", "y", "z", "w"]) await pair(q)
+    const before = runner.prefetch!.stats()
+    // The pattern is learned; the next a's follow-up is planned after the call returned, not inside it.
+    await runner.callTool({ name: "q/a", arguments: { q: "v" }, context: ctx })
+    expect(runner.prefetch!.stats().issued).toBe(before.issued)
+    await tick(2)
+    expect(runner.prefetch!.stats().issued).toBe(before.issued + 1)
+    const served = await runner.callTool({ name: "q/b", arguments: { id: "v-id" }, context: ctx })
+    expect(served.structuredContent).toEqual({ id: "v-id" })
+    expect(runner.prefetch!.stats().hits).toBe(before.hits + 1)
+    await tick(2)
+    // 600 calls within one turn of the event loop: more than the learner's ring holds (it sees only the
+    // last of them and restarts the caller's history there); every call is still counted.
+    const burst: Promise<unknown>[] = []
+    for (let i = 0; i < 300; i++) {
+      burst.push(runner.callTool({ name: "q/a", arguments: { q: `burst${i}` }, context: ctx }))
+      burst.push(runner.callTool({ name: "q/c", arguments: { n: i }, context: ctx }))
+    }
+    await Promise.all(burst)
+    await tick(2)
+    const after = runner.prefetch!.stats()
+    expect(after.calls).toBe(before.calls + 2 + 600)
+    // Learning goes on after the burst: the pair pattern still serves.
+    await pair("u")
+    expect(runner.prefetch!.stats().hits).toBeGreaterThan(after.hits)
   })
 
   it("with learning and declared links off nothing is issued", async () => {

@@ -631,8 +631,16 @@ const decoders = new Map<string, ToolErrorDecoder>()
  *
  * @example
  * ```ts
- * registerToolErrorDecoder("QuotaExceeded", ({ account }) =>
- *   typeof account === "string" ? new QuotaExceeded({ account }) : undefined,
+ * class BudgetExceeded extends TaggedToolError("BudgetExceeded")<{ readonly account: string }> {
+ *   readonly code = "BUDGET_EXCEEDED"
+ * }
+ * declare module "@toolplane/foundation" {
+ *   interface ToolErrorExtensions {
+ *     BudgetExceeded: BudgetExceeded
+ *   }
+ * }
+ * registerToolErrorDecoder("BudgetExceeded", ({ account }) =>
+ *   typeof account === "string" ? new BudgetExceeded({ account }) : undefined,
  * )
  * ```
  * @since 0.2.0

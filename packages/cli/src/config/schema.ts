@@ -127,6 +127,39 @@ export const PrefetchConfig = z.strictObject({
   ttl_ms: z.number().int().positive().optional(),
 })
 
+/**
+ * `[search] learn_from_use`: in search mode, a `search_tools` query followed by a successful `call_tool` of
+ * one of its hits (same caller, within `window_ms`) becomes an intent example of that tool, kept in a JSON
+ * file (relative paths resolve against the config file's folder), at most `max_per_tool` per tool.
+ *
+ * @since 0.2.0
+ */
+export const LearnFromUseConfig = z.strictObject({
+  /** The JSON file of learned examples (created on the first one). */
+  file: z.string().min(1),
+  /** Examples kept per tool (the oldest goes first). Default 20. */
+  max_per_tool: z.number().int().min(1).max(10_000).default(20),
+  /** Longest time between the search and the call. Default 600000 (10 minutes). */
+  window_ms: z
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 31)
+    .default(600_000),
+  /** Longest query learned, in characters. Default 500. */
+  max_query_length: z.number().int().min(1).max(100_000).default(500),
+})
+
+/**
+ * `[search]`: search mode (`tool_exposure = "search"`) settings.
+ *
+ * @since 0.2.0
+ */
+export const SearchConfig = z.strictObject({
+  /** Learning intent examples from use (off unless given). */
+  learn_from_use: LearnFromUseConfig.optional(),
+})
+
 /** What a token scope lets its holder see and call. @since 0.2.0 */
 export const ScopeGrantConfig = z.strictObject({
   /** Tool ids or patterns (as served: aliases and composite names included). */
@@ -255,6 +288,7 @@ export const GatewayConfig = z
     cursor: CursorConfig.prefault({}),
     tool_exposure: z.enum(["all", "search", "code"]).default("all"),
     code: CodeConfig.prefault({}),
+    search: SearchConfig.prefault({}),
     backends: z.array(BackendConfig).min(1, { message: "configure at least one backend" }),
     aliases: z.record(toolId, toolId).default({}),
     composite_tools: z.array(CompositeConfig).default([]),
@@ -262,6 +296,12 @@ export const GatewayConfig = z
     prefetch: PrefetchConfig.prefault({}),
   })
   .superRefine((config, ctx) => {
+    if (config.search.learn_from_use !== undefined && config.tool_exposure !== "search")
+      ctx.addIssue({
+        code: "custom",
+        path: ["search", "learn_from_use"],
+        message: `learns from search_tools queries: needs tool_exposure = "search" (is "${config.tool_exposure}")`,
+      })
     const seen = new Map<string, number>()
     config.backends.forEach((b, i) => {
       const first = seen.get(b.name)

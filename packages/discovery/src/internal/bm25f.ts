@@ -49,6 +49,8 @@ export class Bm25fEngine {
   private readonly postings = new Map<number, Posting>()
   /** per slot: the term ids it contains (for removal) */
   private readonly docTerms: (Int32Array | undefined)[] = []
+  /** per slot: the field-weighted term frequency `Σ_f w_f · tf_f` of each of its terms (weights at add time) */
+  private readonly docTermTf: (Float32Array | undefined)[] = []
   /** per slot × field: length in terms */
   private docLen = new Float64Array(0)
   private readonly sumLen: number[]
@@ -108,8 +110,13 @@ export class Bm25fEngine {
       }
     }
     const termIds = new Int32Array(tf.size)
+    const termTf = new Float32Array(tf.size)
+    const w = this.params.weights
     let i = 0
     for (const [t, row] of tf) {
+      let wtf = 0
+      for (let f = 0; f < F; f++) wtf += w[f]! * row[f]!
+      termTf[i] = wtf
       termIds[i++] = t
       let p = this.postings.get(t)
       if (p === undefined) {
@@ -120,6 +127,7 @@ export class Bm25fEngine {
       for (let f = 0; f < F; f++) p.tfs.push(row[f]!)
     }
     this.docTerms[slot] = termIds
+    this.docTermTf[slot] = termTf
     this.n++
     this.version++
   }
@@ -147,8 +155,18 @@ export class Bm25fEngine {
       this.docLen[slot * F + f] = 0
     }
     this.docTerms[slot] = undefined
+    this.docTermTf[slot] = undefined
     this.n--
     this.version++
+  }
+
+  /**
+   * The distinct terms of the document in `slot` and their field-weighted frequencies `Σ_f w_f · tf_f`
+   * (with the field weights of when it was added), or `undefined` when the slot is free.
+   */
+  termsOf(slot: number): { readonly ids: Int32Array; readonly tfs: Float32Array } | undefined {
+    const ids = this.docTerms[slot]
+    return ids === undefined ? undefined : { ids, tfs: this.docTermTf[slot]! }
   }
 
   /** Whether `slot` holds a document. */

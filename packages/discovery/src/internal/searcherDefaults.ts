@@ -17,6 +17,8 @@ export interface ResolvedSearcherOptions {
   readonly phrases: number
   readonly requestWordWeight: number
   readonly coverage: { readonly discount: number; readonly depth: number }
+  readonly feedback: { readonly docs: number; readonly terms: number; readonly weight: number }
+  readonly semantic: { readonly weight: number; readonly power: number; readonly scan: number }
   /** `undefined` when example voting is off. */
   readonly examples:
     | (ResolvedVotingOptions & {
@@ -80,6 +82,8 @@ const TOOLLENS: Preset = {
   phrases: 0,
   requestWordWeight: 1,
   coverage: { discount: 0, depth: 20 },
+  feedback: { docs: 5, terms: 10, weight: 0 },
+  semantic: { weight: 0, power: 4, scan: 2000 },
   examples: {
     ...TOOLLENS_VOTING,
     weight: 0.9,
@@ -91,16 +95,20 @@ const TOOLLENS: Preset = {
 }
 
 /**
- * Tuned across corpora (bench/tune.ts, OBJ=mean MIN_FIRST=38): the mean over ToolLens, MetaTool and the
- * repository's MCP servers of N@5 relative to wink-bm25-text-search, with ToolLens at least 38, on the
- * tuning folds only (fold 4 of 5 of ToolLens and MetaTool held out). See the package README.
+ * Tuned across corpora on the tuning folds only (fold 4 of 5 of ToolLens and MetaTool held out), with
+ * bench/tune.ts: first the lexical weights (OBJ=mean MIN_FIRST=38: the mean over ToolLens, MetaTool and
+ * the repository's MCP servers of N@5 relative to wink-bm25-text-search, ToolLens at least 38), then
+ * with the semantic channel on (OBJ=goals: the worse of ToolLens N@5 / 38 and MetaTool's ratio to wink /
+ * 1.15): semantic weight 0.3, power 4, k1 0.665, request words 0.4, parameter names 14.15. See the
+ * package README.
  */
 const DEFAULT: Preset = {
   ...TOOLLENS,
-  k1: 0.354,
-  weights: { ...TOOLLENS.weights, name: 0.376, title: 2, description: 0.188 },
+  k1: 0.665,
+  weights: { ...TOOLLENS.weights, name: 0.376, title: 2, description: 0.188, paramNames: 14.15 },
   b: { ...TOOLLENS.b, description: 0.25 },
-  requestWordWeight: 0.3,
+  requestWordWeight: 0.4,
+  semantic: { weight: 0.3, power: 4, scan: 2000 },
   examples: { ...TOOLLENS.examples },
 }
 
@@ -181,6 +189,26 @@ export function resolveSearcherOptions(options: SearcherOptions): ResolvedSearch
   }
   checkNumber("coverage.discount", coverage.discount, 0, 1)
   checkNumber("coverage.depth", coverage.depth, 1, 10_000)
+  const fb = options.feedback === false ? { weight: 0 } : (options.feedback ?? {})
+  const feedback = {
+    docs: fb.docs ?? preset.feedback.docs,
+    terms: fb.terms ?? preset.feedback.terms,
+    weight: fb.weight ?? preset.feedback.weight,
+  }
+  checkNumber("feedback.docs", feedback.docs, 1, 1000)
+  checkNumber("feedback.terms", feedback.terms, 1, 1000)
+  checkNumber("feedback.weight", feedback.weight, 0, 1)
+  if (!Number.isInteger(feedback.docs) || !Number.isInteger(feedback.terms))
+    throw new SearchError("InvalidOptions", "feedback.docs and feedback.terms must be integers")
+  const sem = options.semantic === false ? { weight: 0 } : (options.semantic ?? {})
+  const semantic = {
+    weight: sem.weight ?? preset.semantic.weight,
+    power: sem.power ?? preset.semantic.power,
+    scan: sem.scan ?? preset.semantic.scan,
+  }
+  checkNumber("semantic.weight", semantic.weight, 0, 10)
+  checkNumber("semantic.power", semantic.power, 0, 100)
+  checkNumber("semantic.scan", semantic.scan, 10, 1_000_000)
   return {
     k1,
     weights,
@@ -189,6 +217,8 @@ export function resolveSearcherOptions(options: SearcherOptions): ResolvedSearch
     phrases,
     requestWordWeight,
     coverage,
+    feedback,
+    semantic,
     examples,
     hybrid: options.hybrid,
   }

@@ -6,14 +6,24 @@
  * result and every session's final state are the same in all three.
  *
  * Run: `pnpm --filter @toolplane/exec bench:prefetch -- --questions F --answers F [--think-ms 1000]
- * [--tool-ms 300] [--json] [--scale 0.04] [--limit N]`.
+ * [--tool-ms 300] [--json] [--scale 0.05] [--limit N] [--min-precision P] [--trace FILE] [--log FILE]`.
  *
  * Time model: `tool-ms` of latency per backend call, `think-ms` of model time before every call but the
  * first of a session. Real timers run at `scale` times the nominal durations (default 0.05, so the 200
- * sessions take a few minutes); every figure printed is converted back to nominal milliseconds.
+ * sessions take a few minutes). Tool-wait and session times are derived from the model, not read off the
+ * wall clock: a call costs `tool-ms`, a call served from a prefetch costs only the part of that prefetch
+ * still running when the call arrived (0 when it had finished), and `think-ms` is added per gap; so with
+ * nothing issued the time saved is exactly 0. The wall-clock figure is printed beside it
+ * (`measuredTimeSavedPct`).
+ *
+ * Other BFCL categories run with the same command. Sessions whose API classes cannot be loaded (a Python
+ * module missing) are skipped and counted; functions the annotations do not list are treated as not
+ * read-only and counted (`unannotated`). `--trace FILE` writes every call of the run without prefetch
+ * (tool, arguments, result) as JSON lines; `--log FILE` writes per call of the learning run whether it was
+ * eligible and whether it was served from a prefetch.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
-import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
@@ -50,7 +60,19 @@ function fail(message: string): never {
   process.stderr.write(`bench:prefetch: ${message}\n`)
   process.exit(2)
 }
-const known = new Set(["questions", "answers", "think-ms", "tool-ms", "json", "scale", "limit", "ttl-ms"])
+const known = new Set([
+  "questions",
+  "answers",
+  "think-ms",
+  "tool-ms",
+  "json",
+  "scale",
+  "limit",
+  "ttl-ms",
+  "trace",
+  "log",
+  "min-precision",
+])
 for (const a of argv) if (a.startsWith("--") && !known.has(a.slice(2))) fail(`unknown flag ${a}`)
 
 const questionsFile = flag("questions") ?? fail("--questions FILE is required")
@@ -62,6 +84,10 @@ if (scale <= 0) fail("--scale must be positive")
 const limit = flag("limit") === undefined ? Number.POSITIVE_INFINITY : num("limit", 0)
 const ttlMs = num("ttl-ms", 4 * (thinkMs + toolMs))
 const asJson = argv.includes("--json")
+const traceFile = flag("trace")
+// The runner's precision feedback (`minPrecision`, default 0.5); other values show the trade-off.
+const minPrecision = flag("min-precision") === undefined ? undefined : num("min-precision", 0.5)
+const logFile = flag("log")
 const log = (line: string) => {
   if (!asJson) process.stdout.write(`${line}\n`)
 }
@@ -101,7 +127,7 @@ const readJsonl = (file: string): Record<string, unknown>[] =>
     .filter((l) => l.trim() !== "")
     .map((l) => JSON.parse(l) as Record<string, unknown>)
 const answers = new Map(readJsonl(answersPath).map((a) => [a.id as string, a.ground_truth as string[][]]))
-const sessions: Session[] = readJsonl(questionsPath)
+const allSessions: Session[] = readJsonl(questionsPath)
   .filter((q) => answers.has(q.id as string))
   .slice(0, limit)
   .map((q) => ({
@@ -110,15 +136,18 @@ const sessions: Session[] = readJsonl(questionsPath)
     config: (q.initial_config ?? {}) as Record<string, unknown>,
     groundTruth: answers.get(q.id as string)!,
   }))
-if (sessions.length === 0) fail("no session has an answer")
+if (allSessions.length === 0) fail("no session has an answer")
 
 interface Annotations {
   readonly readOnly: Record<string, string[]>
+  readonly writes: Record<string, string[]>
   readonly links: Record<string, FollowUpLink[]>
   readonly hosts: Record<string, string>
 }
 const annotations = JSON.parse(readFileSync(join(HERE, "annotations.json"), "utf8")) as Annotations
 const readOnly = new Set(Object.values(annotations.readOnly).flat())
+/** Functions the annotations mention at all; any other is unannotated and treated as not read-only. */
+const annotated = new Set([...readOnly, ...Object.values(annotations.writes).flat()])
 
 /** BFCL's parameter dialect ("dict", "float", "tuple", "any") to JSON Schema. */
 const toSchema = (p: Record<string, unknown>): JsonSchema => {
@@ -238,6 +267,12 @@ interface ModeReport {
   sessionMs: number
   timeSavedPct: number
   differences: number
+  unannotated: number
+  reachable: number
+  hitRateReachable: number
+  measuredToolWaitMs: number
+  measuredSessionMs: number
+  measuredTimeSavedPct: number
 }
 interface ModeRun {
   readonly results: string[][]
@@ -246,9 +281,20 @@ interface ModeRun {
 }
 
 const py = new Python()
-const missing = (await py.request("check", { classes: [...new Set(sessions.flatMap((s) => s.classes))] }))
+// Classes whose implementation cannot be imported here (a Python module is missing): their sessions are
+// skipped and counted, never run half-way.
+const missing = (await py.request("check", { classes: [...new Set(allSessions.flatMap((s) => s.classes))] }))
   .missing as string[]
-if (missing.length > 0) fail(`cannot load BFCL classes (missing Python modules?): ${missing.join("; ")}`)
+const unloadable = new Map(
+  missing.map((m) => [m.slice(0, m.indexOf(":")), m.slice(m.indexOf(":") + 1).trim()] as const),
+)
+const sessions = allSessions.filter((s) => s.classes.every((c) => !unloadable.has(c)))
+const skipped = allSessions.length - sessions.length
+for (const [cls, why] of unloadable)
+  process.stderr.write(
+    `bench:prefetch: skipping ${allSessions.filter((s) => s.classes.includes(cls)).length} session(s) using ${cls}: cannot load it (${why})\n`,
+  )
+if (sessions.length === 0) fail("no session can be run: every one needs a class that cannot be loaded")
 
 const CALLER = "bfcl-agent"
 
@@ -313,8 +359,20 @@ interface Mode {
   readonly states: string[]
   calls: number
   eligible: number
+  unannotated: number
+  /**
+   * Eligible calls a history-based predictor could issue: not a session's first call, and every argument
+   * value appears in an earlier argument or result of the session. Hits among them.
+   */
+  reachable: number
+  reachableHits: number
+  /** Wall clock (scaled ms). */
   toolWait: number
   sessionTime: number
+  /** Derived from the time model (nominal ms). */
+  modelToolWait: number
+  modelSessionTime: number
+  readonly log: Record<string, unknown>[]
 }
 
 const makeMode = (label: string, prefetch: PrefetchOptions | undefined): Mode => {
@@ -333,8 +391,14 @@ const makeMode = (label: string, prefetch: PrefetchOptions | undefined): Mode =>
     states: [],
     calls: 0,
     eligible: 0,
+    unannotated: 0,
+    reachable: 0,
+    reachableHits: 0,
     toolWait: 0,
     sessionTime: 0,
+    modelToolWait: 0,
+    modelSessionTime: 0,
+    log: [],
   }
 }
 
@@ -351,29 +415,72 @@ const replay = async (mode: Mode, session: Session): Promise<void> => {
   const turns = loaded.calls as { name: string; args: Record<string, unknown> }[][]
   const out: string[] = []
   let first = true
+  // Canonical JSON of every value (scalars, arrays, objects) in the session's arguments and results so far.
+  const known = new Set<string>()
+  const remember = (v: unknown, depth = 0): void => {
+    known.add(canonicalJson(v))
+    if (depth < 6 && v !== null && typeof v === "object")
+      for (const x of Array.isArray(v) ? v : Object.values(v)) remember(x, depth + 1)
+  }
   for (const turn of turns)
     for (const call of turn) {
       if (!first) {
         await sleep(thinkMs * scale)
         mode.sessionTime += thinkMs * scale
+        mode.modelSessionTime += thinkMs
       }
+      const opening = first
       first = false
       mode.calls++
       if (readOnly.has(call.name)) mode.eligible++
+      const reachable =
+        readOnly.has(call.name) &&
+        !opening &&
+        Object.values(call.args).every((v) => known.has(canonicalJson(v)))
+      if (reachable) mode.reachable++
+      if (!annotated.has(call.name)) mode.unannotated++
+      const before = mode.runner.prefetch?.stats()
       const started = performance.now()
+      let value: unknown
       try {
         const result = await mode.runner.callTool({
           name: toolId(call.name),
           arguments: call.args,
-          context: { callerId: CALLER },
+          context: { callerId: CALLER, sessionId: session.id },
         })
-        out.push(canonicalJson(result.structuredContent ?? result.content))
+        value = result.structuredContent ?? result.content
+        out.push(canonicalJson(value))
       } catch (error) {
         out.push(`error:${isToolError(error) ? error._tag : String(error)}`)
       }
       const waited = performance.now() - started
       mode.toolWait += waited
       mode.sessionTime += waited
+      // The time model: a real call costs tool-ms; a hit costs what was left of its prefetch.
+      const after = mode.runner.prefetch?.stats()
+      const hit = before !== undefined && after !== undefined && after.hits > before.hits
+      if (hit && reachable) mode.reachableHits++
+      remember(call.args)
+      if (value !== undefined) remember(value)
+      const cost = hit ? Math.max(0, toolMs - (after.timeSavedMs - before.timeSavedMs) / scale) : toolMs
+      mode.modelToolWait += cost
+      mode.modelSessionTime += cost
+      if (mode.label === "off" && traceFile !== undefined)
+        mode.log.push({
+          session: session.id,
+          tool: call.name,
+          args: call.args,
+          readOnly: readOnly.has(call.name),
+          result: value,
+        })
+      if (mode.label === "learning" && logFile !== undefined)
+        mode.log.push({
+          session: session.id,
+          tool: call.name,
+          args: call.args,
+          eligible: readOnly.has(call.name),
+          hit,
+        })
     }
   // The conversation is over: its pending prefetches are of no use (what was learned stays).
   mode.runner.prefetch?.invalidate(CALLER)
@@ -392,19 +499,29 @@ const report = (mode: Mode): ModeReport => {
     issued,
     hits,
     hitRate: mode.eligible === 0 ? 0 : (100 * hits) / mode.eligible,
+    reachable: mode.reachable,
+    hitRateReachable: mode.reachable === 0 ? 0 : (100 * mode.reachableHits) / mode.reachable,
     precision: issued === 0 ? 0 : (100 * hits) / issued,
     wastedPerCall: mode.calls === 0 ? 0 : (stats?.wasted ?? 0) / mode.calls,
-    toolWaitMs: mode.toolWait / scale,
-    sessionMs: mode.sessionTime / scale,
+    toolWaitMs: mode.modelToolWait,
+    sessionMs: mode.modelSessionTime,
     timeSavedPct: 0,
     differences: 0,
+    unannotated: mode.unannotated,
+    measuredToolWaitMs: mode.toolWait / scale,
+    measuredSessionMs: mode.sessionTime / scale,
+    measuredTimeSavedPct: 0,
   }
 }
 
 const modeList = [
   makeMode("off", undefined),
-  makeMode("declaredOnly", { learning: false, ttlMs: ttlMs * scale }),
-  makeMode("learning", { ttlMs: ttlMs * scale }),
+  makeMode("declaredOnly", {
+    learning: false,
+    ttlMs: ttlMs * scale,
+    ...(minPrecision === undefined ? {} : { minPrecision }),
+  }),
+  makeMode("learning", { ttlMs: ttlMs * scale, ...(minPrecision === undefined ? {} : { minPrecision }) }),
 ]
 log(
   `BFCL multi-turn replay: ${sessions.length} sessions, tool ${toolMs} ms, think ${thinkMs} ms (timers at ${scale}x); modes interleaved per session`,
@@ -418,6 +535,10 @@ const runs = new Map<string, ModeRun>(
   modeList.map((m) => [m.label, { results: m.results, states: m.states, report: report(m) }]),
 )
 await Promise.all(modeList.map((m) => m.runner.close()))
+const writeLines = (file: string, rows: Record<string, unknown>[]) =>
+  writeFileSync(resolve(base, file), rows.map((r) => JSON.stringify(r)).join("\n") + "\n")
+if (traceFile !== undefined) writeLines(traceFile, modeList[0]!.log)
+if (logFile !== undefined) writeLines(logFile, modeList[2]!.log)
 py.close()
 
 // --------------------------------------------------------------------------------------- comparison
@@ -442,6 +563,8 @@ for (const [label, run] of runs) {
   })
   run.report.differences = differences
   run.report.timeSavedPct = (100 * (off.report.sessionMs - run.report.sessionMs)) / off.report.sessionMs
+  run.report.measuredTimeSavedPct =
+    (100 * (off.report.measuredSessionMs - run.report.measuredSessionMs)) / off.report.measuredSessionMs
 }
 
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits
@@ -460,13 +583,17 @@ const pick = (r: ModeReport) => ({
   ...Object.fromEntries(keys.map((k) => [k, k === "wastedPerCall" ? round(r[k], 3) : round(r[k])])),
   toolWaitMs: Math.round(r.toolWaitMs),
   sessionMs: Math.round(r.sessionMs),
+  unannotated: r.unannotated,
+  reachable: r.reachable,
+  hitRateReachable: round(r.hitRateReachable),
+  measuredTimeSavedPct: round(r.measuredTimeSavedPct),
 })
 const learning = runs.get("learning")!.report
 const declared = runs.get("declaredOnly")!.report
 const totalDifferences = learning.differences + declared.differences
 if (asJson) {
   process.stdout.write(
-    `${JSON.stringify({ ...pick(learning), declaredOnly: pick(declared), off: pick(off.report), sessions: sessions.length, toolMs, thinkMs, scale })}\n`,
+    `${JSON.stringify({ ...pick(learning), declaredOnly: pick(declared), off: pick(off.report), sessions: sessions.length, skippedSessions: skipped, skippedClasses: Object.fromEntries(unloadable), toolMs, thinkMs, scale })}\n`,
   )
 } else {
   const rows: [string, ModeReport][] = [
@@ -481,11 +608,13 @@ if (asJson) {
     "issued",
     "hits",
     "hit rate",
+    "of reachable",
     "precision",
     "wasted/call",
     "tool wait s",
     "session s",
     "saved",
+    "saved (wall clock)",
   ]
   const table = rows.map(([name, r]) => [
     name,
@@ -494,14 +623,22 @@ if (asJson) {
     String(r.issued),
     String(r.hits),
     `${round(r.hitRate)}%`,
+    `${round(r.hitRateReachable)}% of ${r.reachable}`,
     `${round(r.precision)}%`,
     round(r.wastedPerCall, 3).toFixed(3),
     (r.toolWaitMs / 1000).toFixed(1),
     (r.sessionMs / 1000).toFixed(1),
     `${round(r.timeSavedPct)}%`,
+    `${round(r.measuredTimeSavedPct)}%`,
   ])
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)))
   for (const row of [header, ...table]) log(row.map((c, i) => c.padStart(widths[i]!)).join("  "))
+  log(
+    `reachable: read-only calls that are not a session's first and whose every argument value appears in an earlier argument or result of the session (what a predictor working from the session's own history can reach; constants learned from earlier sessions can hit outside it)`,
+  )
+  log(
+    `tool wait and session time from the time model (a hit costs what was left of its prefetch); ${learning.unannotated} of ${learning.calls} calls to functions the annotations do not list (treated as not read-only); ${skipped} session(s) skipped`,
+  )
   log(
     totalDifferences === 0
       ? "results and final states: identical in all modes"

@@ -120,10 +120,13 @@ def handle(request):
     if op == "check":
         missing = []
         for cls in request["classes"]:
+            if cls not in CLASSES:
+                missing.append(f"{cls}: unknown API class (no module known for it)")
+                continue
             try:
                 load_class(cls)
-            except ImportError as error:
-                missing.append(f"{cls}: {error}")
+            except Exception as error:  # ImportError for a missing module, or any failure at import
+                missing.append(f"{cls}: {type(error).__name__}: {error}")
         return {"missing": missing}
     raise ValueError(f"unknown op {op}")
 

@@ -5,7 +5,7 @@
  *
  * @since 0.2.0
  */
-import { trace } from "@opentelemetry/api"
+import type { Span } from "@opentelemetry/api"
 import {
   type CallToolRequest,
   type ExecutionContext,
@@ -80,6 +80,15 @@ const ANONYMOUS = "\u0000anonymous"
 const noop = (): void => {}
 
 /**
+ * Completed calls waiting for the learner (a power of two). The runner only writes a slot; the learner
+ * reads the slots after the call returned, on the next turn of the event loop. When more calls complete
+ * in one turn than the ring holds, the oldest are dropped and each caller's history restarts there.
+ */
+const RING = 256
+const schedule: (fn: () => void) => void =
+  typeof setImmediate === "function" ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0)
+
+/**
  * The engine; the runner calls {@link PrefetchEngine.call} around each call.
  *
  * @since 0.2.0
@@ -104,6 +113,15 @@ export class PrefetchEngine implements Prefetcher {
   readonly #writing = new Map<string, number>()
   #inFlight = 0
   #closed = false
+  // The ring of completed calls for the learner (see RING), as parallel arrays.
+  readonly #ringScope: (CallerScope | undefined)[] = new Array(RING).fill(undefined)
+  readonly #ringEntry: (ToolEntry | undefined)[] = new Array(RING).fill(undefined)
+  readonly #ringArgs: (Readonly<Record<string, unknown>> | undefined)[] = new Array(RING).fill(undefined)
+  readonly #ringResult: (ToolResult | undefined)[] = new Array(RING).fill(undefined)
+  #ringHead = 0
+  #ringTail = 0
+  #draining = false
+  readonly #drainNow = (): void => this.#drain()
   #calls = 0
   #issued = 0
   #hits = 0
@@ -129,7 +147,7 @@ export class PrefetchEngine implements Prefetcher {
     this.#perHost = Math.max(0, Math.floor(options.perHost ?? 2))
     this.#maxPerCall = Math.max(0, Math.floor(options.maxPerCall ?? 4))
     this.#ttlMs = Math.max(1, options.ttlMs ?? 5000)
-    this.#minPrecision = Math.min(1, Math.max(0, options.minPrecision ?? 0.3))
+    this.#minPrecision = Math.min(1, Math.max(0, options.minPrecision ?? 0.5))
     this.#idempotent = options.idempotent === true
     this.#anonymous = options.anonymous === true
     this.#meters = options.metrics === false ? undefined : prefetchMeters()
@@ -163,9 +181,68 @@ export class PrefetchEngine implements Prefetcher {
     this.#closed = true
     this.invalidate()
     this.#callers.clear()
+    this.#lastCaller = undefined
+    this.#lastScope = undefined
+    this.#ringTail = this.#ringHead
+    this.#ringScope.fill(undefined)
+    this.#ringEntry.fill(undefined)
+    this.#ringArgs.fill(undefined)
+    this.#ringResult.fill(undefined)
   }
 
+  /**
+   * Learns from the calls completed since the last turn, in order, then plans each caller's follow-ups
+   * after its latest call.
+   */
+  #drain(): void {
+    this.#draining = false
+    if (this.#closed) return
+    let tail = this.#ringTail
+    const head = this.#ringHead
+    if (head - tail > RING) {
+      // Some completions were overwritten: no caller's history may bridge the gap.
+      for (const scope of this.#callers.values()) scope.learner?.gap()
+      tail = head - RING
+    }
+    this.#ringTail = head
+    const latest = new Map<CallerScope, { entry: ToolEntry; result: ToolResult }>()
+    for (; tail < head; tail++) {
+      const i = tail & (RING - 1)
+      const scope = this.#ringScope[i]!
+      const entry = this.#ringEntry[i]!
+      const result = this.#ringResult[i]!
+      const args = this.#ringArgs[i]!
+      this.#ringScope[i] = undefined
+      this.#ringEntry[i] = undefined
+      this.#ringArgs[i] = undefined
+      this.#ringResult[i] = undefined
+      if (scope.learner === undefined) continue
+      scope.learner.observe(entry.id, args, resultJson(result))
+      latest.set(scope, { entry, result })
+    }
+    if (this.#maxPerCall === 0) return
+    for (const [scope, { entry, result }] of latest) {
+      if (scope.writes > 0 || this.#callers.get(scope.callerId ?? ANONYMOUS) !== scope) continue
+      const learner = scope.learner!
+      const declared =
+        this.#declared && entry.enrichers.length > 0
+          ? declaredProposals(entry.enrichers, entry.id, result, this.#maxPerCall)
+          : []
+      const learned = learner.propose()
+      const proposals =
+        declared.length === 0 ? learned : learned.length === 0 ? declared : [...declared, ...learned]
+      if (proposals.length > 0) this.#plan(scope, scope.callerId, entry.id, proposals).catch(noop)
+    }
+  }
+
+  // One-entry caches in front of the maps: a caller calling one tool again costs two comparisons.
+  #lastEntry: ToolEntry | undefined
+  #lastFacts: Facts | undefined
+  #lastCaller: string | undefined
+  #lastScope: CallerScope | undefined
+
   #factsOf(entry: ToolEntry): Facts {
+    if (entry === this.#lastEntry) return this.#lastFacts!
     let facts = this.#facts.get(entry)
     if (facts === undefined) {
       const a = entry.tool.annotations
@@ -173,10 +250,13 @@ export class PrefetchEngine implements Prefetcher {
       facts = { readOnly, eligible: readOnly || (this.#idempotent && a?.idempotentHint === true) }
       this.#facts.set(entry, facts)
     }
+    this.#lastEntry = entry
+    this.#lastFacts = facts
     return facts
   }
 
   #scope(caller: string): CallerScope {
+    if (caller === this.#lastCaller) return this.#lastScope!
     let scope = this.#callers.get(caller)
     if (scope === undefined) {
       scope = {
@@ -188,6 +268,8 @@ export class PrefetchEngine implements Prefetcher {
       }
       this.#callers.set(caller, scope)
     }
+    this.#lastCaller = caller
+    this.#lastScope = scope
     return scope
   }
 
@@ -231,14 +313,25 @@ export class PrefetchEngine implements Prefetcher {
     }
   }
 
-  /** Runs one real call (`next`) with prefetch around it. */
+  /**
+   * Runs one real call (`next`) with prefetch around it; `span` is the call's span when it is traced (a
+   * speculative call's span gets `toolplane.prefetch.speculative`, a hit's `toolplane.prefetch.hit`).
+   */
   call(
     request: CallToolRequest,
     next: (request: CallToolRequest) => Promise<ToolResult>,
+    span?: Span,
   ): Promise<ToolResult> {
     const context = request.context
-    if (context !== undefined && isExecutionContext(context) && this.#speculative.has(context))
+    if (
+      this.#inFlight > 0 &&
+      context !== undefined &&
+      isExecutionContext(context) &&
+      this.#speculative.has(context)
+    ) {
+      span?.setAttribute("toolplane.prefetch.speculative", true)
       return next(request)
+    }
     const callerId = context?.callerId
     if (this.#closed || (callerId === undefined && !this.#anonymous)) return next(request)
     const pending = this.#host.pending()
@@ -261,14 +354,14 @@ export class PrefetchEngine implements Prefetcher {
       for (const other of this.#callers.values()) if (other !== scope) this.#dropBackend(other, backend)
       return this.#write(scope, backend, entry, request, next)
     }
-    const scope = this.#callers.get(caller)
-    if (scope !== undefined && scope.pending.size > 0) {
+    const scope = this.#scope(caller)
+    if (scope.pending.size > 0) {
       const args = request.arguments ?? {}
       const key = `${entry.id}\u0000${canonicalJson(args)}`
       const p = scope.pending.get(key)
       if (p !== undefined) {
         scope.pending.delete(key)
-        return this.#serve(scope, entry, request, args, p, next)
+        return this.#serve(scope, entry, request, args, p, next, span)
       }
     }
     // The runner reports the completion through `completed` (no wrapper on the common path).
@@ -282,7 +375,7 @@ export class PrefetchEngine implements Prefetcher {
     ctx: ExecutionContext,
     result: ToolResult,
   ): void {
-    if (this.#closed || this.#speculative.has(ctx)) return
+    if (this.#closed || (this.#inFlight > 0 && this.#speculative.has(ctx))) return
     const callerId = ctx.callerId
     if (callerId === undefined && !this.#anonymous) return
     if (!this.#factsOf(entry).readOnly) return
@@ -318,6 +411,7 @@ export class PrefetchEngine implements Prefetcher {
     args: Readonly<Record<string, unknown>>,
     p: Pending,
     next: (request: CallToolRequest) => Promise<ToolResult>,
+    span: Span | undefined,
   ): Promise<ToolResult> {
     if (p.timer !== undefined) clearTimeout(p.timer)
     const asked = performance.now()
@@ -354,7 +448,6 @@ export class PrefetchEngine implements Prefetcher {
       this.#meters.hits.add(1, { "toolplane.tool.id": entry.id })
       this.#meters.timeSaved.add(saved, { "toolplane.tool.id": entry.id })
     }
-    const span = trace.getActiveSpan()
     if (span !== undefined) {
       span.setAttribute("toolplane.prefetch.hit", true)
       span.setAttribute("toolplane.prefetch.saved_ms", saved)
@@ -371,30 +464,43 @@ export class PrefetchEngine implements Prefetcher {
     result: ToolResult,
   ): void {
     if (this.#closed) return
-    const learner = scope.learner
-    if (learner !== undefined) learner.observe(entry.id, args, resultJson(result))
-    if (scope.writes > 0 || this.#maxPerCall === 0) return
-    let proposals: Proposal[] | undefined
-    if (this.#declared && entry.enrichers.length > 0)
-      proposals = declaredProposals(entry.enrichers, entry.id, result, this.#maxPerCall)
-    if (learner !== undefined) {
-      const learned = learner.propose()
-      if (learned.length > 0) proposals = proposals === undefined ? learned : [...proposals, ...learned]
+    if (scope.learner !== undefined) {
+      // The learner's bookkeeping runs after the call returned (see #drain): here only a slot is written.
+      const head = this.#ringHead++
+      const i = head & (RING - 1)
+      this.#ringScope[i] = scope
+      this.#ringEntry[i] = entry
+      this.#ringArgs[i] = args
+      this.#ringResult[i] = result
+      if (!this.#draining) {
+        this.#draining = true
+        schedule(this.#drainNow)
+      }
     }
-    if (proposals === undefined || proposals.length === 0) return
-    this.#plan(scope, scope.callerId, entry.id, proposals).catch(noop)
+    if (
+      scope.learner !== undefined ||
+      scope.writes > 0 ||
+      this.#maxPerCall === 0 ||
+      !this.#declared ||
+      entry.enrichers.length === 0
+    )
+      return
+    // Without learning, declared links are planned at once (with learning, after the learner saw the call).
+    const proposals = declaredProposals(entry.enrichers, entry.id, result, this.#maxPerCall)
+    if (proposals.length > 0) this.#plan(scope, scope.callerId, entry.id, proposals).catch(noop)
   }
 
   /**
    * Precision feedback: a rule (declared link or learned pattern, from one tool to another) whose
-   * prefetches of this caller were mostly not used is held back, with one probe every few proposals so
-   * it can recover when the caller's habits change.
+   * prefetches of this caller are estimated to be used less often than `minPrecision` (by the rule of
+   * succession, `(hits + 1) / (issued + 2)`, from the first prefetch on) is held back, with one probe
+   * every 8 proposals so it can recover when the caller's habits change.
    */
-  #ruleOf(scope: CallerScope, from: string, proposal: Proposal): Feedback | undefined {
-    const name = `${proposal.origin}:${from}>${proposal.toolId}`
+  #ruleOf(scope: CallerScope, name: string): Feedback | undefined {
     let rule = scope.feedback.get(name)
     if (rule === undefined) scope.feedback.set(name, (rule = { issued: 0, hits: 0, held: 0 }))
-    if (rule.issued >= 4 && (rule.hits + 1) / (rule.issued + 2) < this.#minPrecision) {
+    // The rule-of-succession estimate of the rule's precision (pending prefetches count as unused yet).
+    if ((rule.hits + 1) / (rule.issued + 2) < this.#minPrecision) {
       if (++rule.held < 8) return undefined
       rule.held = 0
     }
@@ -409,12 +515,17 @@ export class PrefetchEngine implements Prefetcher {
   ): Promise<void> {
     let issued = 0
     const seen = new Set<string>()
+    // One verdict per rule and trigger: the calls a link projects out of one result go or stay together.
+    const verdicts = new Map<string, Feedback | undefined>()
     for (const proposal of proposals) {
       if (issued >= this.#maxPerCall) break
       const key = `${proposal.toolId}\u0000${canonicalJson(proposal.arguments)}`
       if (seen.has(key) || scope.pending.has(key)) continue
       seen.add(key)
-      const rule = this.#ruleOf(scope, from, proposal)
+      const name = `${proposal.origin}:${from}>${proposal.toolId}`
+      let rule: Feedback | undefined
+      if (verdicts.has(name)) rule = verdicts.get(name)
+      else verdicts.set(name, (rule = this.#ruleOf(scope, name)))
       if (rule === undefined) continue
       if (await this.#issue(scope, callerId, proposal, key, rule)) issued++
     }

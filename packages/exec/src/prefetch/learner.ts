@@ -118,7 +118,6 @@ export interface LearnerSettings {
 export class Learner {
   readonly #settings: LearnerSettings
   readonly #history: Step[] = []
-  /** tool -> times a call followed it */
   /** previous tool -> what followed it */
   readonly #follow = new Map<string, Successors>()
   /** tool -> arguments of its last call */
@@ -126,6 +125,14 @@ export class Learner {
 
   constructor(settings: LearnerSettings) {
     this.#settings = settings
+  }
+
+  /**
+   * Forgets the recent calls (not what was learned): the next call follows nothing. Called when some of
+   * the caller's completed calls were not observed.
+   */
+  gap(): void {
+    this.#history.length = 0
   }
 
   #resultIndex(step: Step): Map<string, string[]> {

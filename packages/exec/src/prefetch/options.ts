@@ -40,8 +40,10 @@ export interface PrefetchOptions {
   readonly maxPerCall?: number
   /**
    * Precision feedback: a rule (a declared link or a learned pattern from one tool to another) whose
-   * prefetches for a caller were served less often than this fraction (after 4 of them) is held back, with
-   * an occasional probe. 0 turns it off. Default 0.3.
+   * prefetches for a caller are estimated to be served less often than this fraction is held back, with an
+   * occasional probe (one proposal in 8). The estimate is the rule of succession, `(hits + 1) / (issued +
+   * 2)`, so a rule starts at 1/2 and every unused prefetch lowers it. 0 turns it off. Default 0.5: a
+   * prefetch is issued only while it is at least as likely to be used as wasted.
    */
   readonly minPrecision?: number
   /**

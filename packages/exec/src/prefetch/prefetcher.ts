@@ -4,7 +4,8 @@
  *
  * @since 0.2.0
  */
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
+import type { PrefetchOptions } from "./options.js"
 
 /**
  * Counters of a prefetcher since it was created.
@@ -47,7 +48,8 @@ export interface Prefetcher {
 }
 
 /**
- * The Effect form of {@link Prefetcher}.
+ * The Effect form of {@link Prefetcher}, and its Context tag: `const prefetcher = yield* EffectPrefetcher`
+ * (provided by {@link prefetcherLayer}).
  *
  * @since 0.2.0
  */
@@ -56,6 +58,86 @@ export interface EffectPrefetcher {
   invalidate(callerId?: string): Effect.Effect<number>
   readonly close: Effect.Effect<void>
 }
+
+/**
+ * The {@link EffectPrefetcher} tag.
+ *
+ * @since 0.2.0
+ */
+export const EffectPrefetcher: Context.Service<EffectPrefetcher, EffectPrefetcher> =
+  Context.Service<EffectPrefetcher>("@toolplane/exec/EffectPrefetcher")
+
+const NO_STATS: PrefetchStats = Object.freeze({
+  calls: 0,
+  issued: 0,
+  hits: 0,
+  wasted: 0,
+  cancelled: 0,
+  invalidated: 0,
+  skipped: 0,
+  inFlight: 0,
+  timeSavedMs: 0,
+})
+
+/** What {@link prefetcherLayer} provides: the options for the runner, and the runner's prefetcher once built. */
+interface LayerPrefetcher extends EffectPrefetcher {
+  readonly [PREFETCH_OPTIONS]: PrefetchOptions
+  attach(prefetcher: Prefetcher): void
+}
+
+const PREFETCH_OPTIONS: unique symbol = Symbol.for("@toolplane/exec/prefetchOptions")
+
+/**
+ * The prefetch options a prefetcher from {@link prefetcherLayer} carries for the runner Layer built above
+ * it, with the hook that hands it the runner's prefetcher; `undefined` for any other prefetcher.
+ *
+ * @since 0.2.0
+ */
+export const layerPrefetcher = (
+  prefetcher: EffectPrefetcher,
+): { readonly options: PrefetchOptions; attach(prefetcher: Prefetcher): void } | undefined =>
+  PREFETCH_OPTIONS in prefetcher
+    ? {
+        options: (prefetcher as LayerPrefetcher)[PREFETCH_OPTIONS],
+        attach: (p) => (prefetcher as LayerPrefetcher).attach(p),
+      }
+    : undefined
+
+/**
+ * A Layer providing {@link EffectPrefetcher}: provided below `toolRunnerLayer`, it turns speculative
+ * prefetch on in that runner with these options (unless the runner's own options set `prefetch`, which
+ * win), and the `EffectPrefetcher` it provides reads that runner's counters and drops its prefetches.
+ * Until the runner is built (or without one, or with `prefetch: false` in its options) its counters are
+ * zero.
+ *
+ * @example
+ * ```ts
+ * const App = toolRunnerLayer({ backends: [myBackend()] }).pipe(
+ *   Layer.provideMerge(prefetcherLayer({ ttlMs: 2000 })),
+ * )
+ * const program = Effect.gen(function* () {
+ *   const runner = yield* EffectToolRunner
+ *   const prefetcher = yield* EffectPrefetcher
+ *   yield* runner.callTool({ name: "weather/current", arguments: { city: "Oslo" }, context: { callerId: "a" } })
+ *   return yield* prefetcher.stats
+ * })
+ * ```
+ * @since 0.2.0
+ */
+export const prefetcherLayer = (options: PrefetchOptions | true = true): Layer.Layer<EffectPrefetcher> =>
+  Layer.sync(EffectPrefetcher, () => {
+    let attached: Prefetcher | undefined
+    const prefetcher: LayerPrefetcher = {
+      [PREFETCH_OPTIONS]: options === true ? {} : options,
+      attach: (p) => {
+        attached = p
+      },
+      stats: Effect.sync(() => attached?.stats() ?? NO_STATS),
+      invalidate: (callerId) => Effect.sync(() => attached?.invalidate(callerId) ?? 0),
+      close: Effect.sync(() => attached?.close()),
+    }
+    return prefetcher
+  })
 
 /**
  * The Effect form of a plain prefetcher.
