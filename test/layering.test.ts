@@ -76,9 +76,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   "@toolplane/compose": ["@toolplane/foundation", "@toolplane/discovery"],
   "@toolplane/exec": ["@toolplane/foundation", "@toolplane/discovery"],
   "@toolplane/bench-kit": [],
-  // provider plugins: foundation in src/; exec only in their tests (the runner as a real tool service)
-  "@toolplane/plugin-anthropic": ["@toolplane/foundation", "@toolplane/exec"],
-  "@toolplane/plugin-gemini": ["@toolplane/foundation", "@toolplane/exec"],
+  // provider plugins: foundation in src/; exec and the private testkit only in their tests
+  "@toolplane/plugin-anthropic": ["@toolplane/foundation", "@toolplane/exec", "@toolplane/testkit"],
+  "@toolplane/plugin-gemini": ["@toolplane/foundation", "@toolplane/exec", "@toolplane/testkit"],
   // AI SDK / LangChain: foundation and the OpenAI plugin (names, failure texts) in src/; in their tests the
   // runner, the MCP plugin (real MCP servers) and the private testkit
   "@toolplane/plugin-ai-sdk": [
@@ -96,8 +96,14 @@ const ALLOWED: Record<string, readonly string[]> = {
     "@toolplane/testkit",
   ],
   "@toolplane/testkit": ["@toolplane/foundation", "@toolplane/exec"],
-  // durable: foundation and compose in src/; exec only in its tests (a real runner as the tool service)
-  "@toolplane/durable": ["@toolplane/foundation", "@toolplane/compose", "@toolplane/exec"],
+  // durable: foundation and compose in src/; exec (a real runner as the tool service) and the private
+  // testkit (a throwaway PostgreSQL server) only in its tests
+  "@toolplane/durable": [
+    "@toolplane/foundation",
+    "@toolplane/compose",
+    "@toolplane/exec",
+    "@toolplane/testkit",
+  ],
 }
 
 /** Narrower rules for what a package's published `src/` may import (its tests may use the rest of ALLOWED). */

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { ConfigError, isToolError } from "@toolplane/foundation"
@@ -112,6 +112,17 @@ const withLine = (error: ConfigError): ConfigError => {
 }
 
 /**
+ * The configuration of a command that may run without one (`configOptional`) when the file is missing:
+ * reading any of it is the configuration error loading it would have been.
+ */
+const missingConfig = (file: string): GatewayConfig =>
+  new Proxy({} as GatewayConfig, {
+    get: () => {
+      throw new ConfigError({ path: "", reason: "file not found", file })
+    },
+  })
+
+/**
  * Runs the CLI and returns its exit code. Never throws.
  *
  * @since 0.1.0
@@ -130,9 +141,11 @@ export const run = async (argv: readonly string[], io: CliIO): Promise<number> =
   }
   try {
     const file = resolve(io.cwd, invocation.values.config ?? io.env.TOOLPLANE_CONFIG ?? "toolplane.toml")
-    const config: GatewayConfig = await loadConfig(file)
+    const command = BY_NAME.get(invocation.command)!
+    const config: GatewayConfig =
+      command.configOptional === true && !existsSync(file) ? missingConfig(file) : await loadConfig(file)
     const context = { io, file, config, invocation }
-    return await BY_NAME.get(invocation.command)!.run(context)
+    return await command.run(context)
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr(`toolplane: ${error.message}\n\n${USAGE}`)

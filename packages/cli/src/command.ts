@@ -88,6 +88,12 @@ export interface Command<F extends Flags = Flags> {
   readonly maxPositionals: number
   /** The flags the command accepts besides `--config` and `--help`. */
   readonly flags: F
+  /**
+   * The command works without a configuration file (`toolplane runs`): when the file is missing it still
+   * runs, and reading its `config` is the configuration error (file not found). Default false.
+   * @since 0.2.0
+   */
+  readonly configOptional?: boolean
   /** Runs the command with the loaded configuration and returns the exit code. */
   readonly run: (ctx: CommandContext<F>) => Promise<number>
 }

@@ -53,8 +53,8 @@ const skill = defineSkill({
   name: "release",
   steps: [{ id: "deploy", tool: "ops/deploy", inputs: { version: { $ref: "$input#/version" } } }],
 })
-const durable = openDurableRunner({
-  file,
+const durable = await openDurableRunner({
+  storage: file,
   service: createRunner({ backends: [definitionBackend([deploy], { name: "ops" })] }),
 })
 afterAll(() => durable.close())
@@ -92,6 +92,23 @@ describe("toolplane runs", () => {
     expect(a!.status).toBe("completed")
     expect(b!.status).toBe("failed")
     expect(calls).toEqual(["1.1"])
+  })
+
+  it("reads the store from TOOLPLANE_RUNS and needs no configuration file", async () => {
+    let stdout = ""
+    let stderr = ""
+    const io: CliIO = {
+      stdout: (s) => void (stdout += s),
+      stderr: (s) => void (stderr += s),
+      env: { TOOLPLANE_RUNS: file },
+      cwd: dir,
+    }
+    expect(await run(["runs", "list", "--json"], io)).toBe(0)
+    expect(stderr).toBe("")
+    expect(JSON.parse(stdout).map((r: { skill: string }) => r.skill)).toContain("release")
+    // Any other command still needs its configuration.
+    expect(await run(["list"], { ...io, stdout: () => {} })).toBe(2)
+    expect(stderr).toMatch(/configuration error: .*toolplane\.toml: file not found/)
   })
 
   it("names usage mistakes and unknown runs", async () => {

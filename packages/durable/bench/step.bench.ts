@@ -1,14 +1,18 @@
 /**
  * Durable step overhead (`pnpm --filter @toolplane/durable bench`): a 10-step skill run through the same
  * real runner (exec `createRunner` over in-process tools), with the in-memory executor (`executePlan`,
- * the baseline) and with the durable runner journaling every step in a SQLite file (WAL,
- * `synchronous = NORMAL`); plus `resume` of a completed run (a journal read, nothing re-executed).
- * Interleaved rounds, medians, ratios within each round (bench-kit). Times are per step (per run / 10).
+ * the baseline) and with the durable runner journaling every step, on a SQLite file (WAL,
+ * `synchronous = NORMAL`) and on PostgreSQL (a throwaway server on loopback, `synchronous_commit = off`,
+ * skipped when the binaries are missing). Two kinds of steps: idempotent (read-only tools: one journal
+ * write per step, after the call) and non-idempotent (two writes: `started` before the call, the result
+ * after). Plus `resume` of a completed run (journal reads, nothing re-executed). Interleaved rounds,
+ * medians, ratios within each round (bench-kit). Times are per step (per run / 10).
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import {
+  type BenchCase,
   benchSettings,
   type CaseResult,
   compare,
@@ -16,60 +20,91 @@ import {
   heading,
   roundsLine,
 } from "@toolplane/bench-kit"
-import { defineSkill, executePlan, makePlanner } from "@toolplane/compose"
+import { defineSkill, executePlan, makePlanner, type Skill } from "@toolplane/compose"
 import { createRunner } from "@toolplane/exec"
-import { defineTool } from "@toolplane/foundation"
+import { defineTool, type ToolAnnotations } from "@toolplane/foundation"
 import { definitionBackend } from "@toolplane/foundation/testing"
-import { openDurableRunner } from "../src/index.js"
+import { type PostgresServer, postgresUnavailable, startPostgres } from "@toolplane/testkit"
+import { type DurableRunner, openDurableRunner } from "../src/index.js"
 
 const STEPS = 10
 const settings = benchSettings({ rounds: 15, roundMs: 300 })
 
-const add = defineTool({
-  id: "bench/add",
-  input: { type: "object", properties: { value: { type: "number" } }, required: ["value"] },
-  annotations: { readOnlyHint: true },
-  handler: async (args: Record<string, unknown>) => ({ value: (args.value as number) + 1 }),
+const add = (id: string, annotations: ToolAnnotations) =>
+  defineTool({
+    id,
+    input: { type: "object", properties: { value: { type: "number" } }, required: ["value"] },
+    annotations,
+    handler: async (args: Record<string, unknown>) => ({ value: (args.value as number) + 1 }),
+  })
+const runner = createRunner({
+  backends: [
+    definitionBackend(
+      [add("bench/read", { readOnlyHint: true }), add("bench/write", { destructiveHint: true })],
+      {
+        name: "bench",
+      },
+    ),
+  ],
 })
-const runner = createRunner({ backends: [definitionBackend([add], { name: "bench" })] })
-const skill = defineSkill({
-  name: "chain",
-  steps: Array.from({ length: STEPS }, (_, i) => ({
-    id: `s${i}`,
-    tool: "bench/add",
-    inputs: { value: i === 0 ? { $ref: "$input#/start" } : { $ref: `s${i - 1}#/value` } },
-  })),
-})
-const plan = makePlanner({ tools: ["bench/add"] }).plan(skill)
+const chain = (tool: string): Skill =>
+  defineSkill({
+    name: `chain-${tool}`,
+    steps: Array.from({ length: STEPS }, (_, i) => ({
+      id: `s${i}`,
+      tool,
+      inputs: { value: i === 0 ? { $ref: "$input#/start" } : { $ref: `s${i - 1}#/value` } },
+    })),
+  })
+const idempotent = chain("bench/read")
+const plain = chain("bench/write")
+const plan = makePlanner({ tools: ["bench/read", "bench/write"] }).plan(idempotent)
 
 const dir = mkdtempSync(join(tmpdir(), "toolplane-durable-bench-"))
-const durable = openDurableRunner({ file: join(dir, "runs.db"), service: runner, approval: () => false })
-const completed = await durable.start(skill, { start: 0 })
+const open = (storage: string) => openDurableRunner({ storage, service: runner, approval: () => false })
+const sqlite = await open(join(dir, "runs.db"))
+const skip = postgresUnavailable()
+let server: PostgresServer | undefined
+let postgres: DurableRunner | undefined
+if (skip === undefined) {
+  server = await startPostgres({
+    settings: { fsync: "on", full_page_writes: "on", synchronous_commit: "off" },
+  })
+  postgres = await open(server.url)
+} else console.log(`PostgreSQL cases skipped: ${skip}`)
+
+const completed = await sqlite.start(idempotent, { start: 0 })
 if (completed.status !== "completed") throw new Error(`durable run ${completed.status}`)
 
-const results = await compare(
-  [
-    {
-      name: "in-memory executePlan",
-      fn: async () => {
-        if (!(await executePlan(plan, runner, { input: { start: 0 } })).ok) throw new Error("run failed")
-      },
+const durableCase = (name: string, durable: DurableRunner, skill: Skill): BenchCase => ({
+  name,
+  fn: async () => {
+    if ((await durable.start(skill, { start: 0 })).status !== "completed") throw new Error("run failed")
+  },
+})
+const cases: BenchCase[] = [
+  {
+    name: "in-memory executePlan",
+    fn: async () => {
+      if (!(await executePlan(plan, runner, { input: { start: 0 } })).ok) throw new Error("run failed")
     },
-    {
-      name: "durable start (SQLite journal)",
-      fn: async () => {
-        if ((await durable.start(skill, { start: 0 })).status !== "completed") throw new Error("run failed")
-      },
+  },
+  durableCase("durable SQLite, idempotent steps (1 write)", sqlite, idempotent),
+  durableCase("durable SQLite, non-idempotent steps (2 writes)", sqlite, plain),
+  ...(postgres
+    ? [
+        durableCase("durable PostgreSQL, idempotent steps (1 write)", postgres, idempotent),
+        durableCase("durable PostgreSQL, non-idempotent steps (2 writes)", postgres, plain),
+      ]
+    : []),
+  {
+    name: "durable SQLite resume of a completed run",
+    fn: async () => {
+      if ((await sqlite.resume(completed.runId)).status !== "completed") throw new Error("resume failed")
     },
-    {
-      name: "durable resume of a completed run",
-      fn: async () => {
-        if ((await durable.resume(completed.runId)).status !== "completed") throw new Error("resume failed")
-      },
-    },
-  ],
-  settings,
-)
+  },
+]
+const results = await compare(cases, settings)
 const perStep = (r: CaseResult): CaseResult => ({
   ...r,
   rounds: r.rounds.map((us) => us / STEPS),
@@ -78,5 +113,7 @@ const perStep = (r: CaseResult): CaseResult => ({
 })
 console.log(heading(`Durable step overhead (${STEPS}-step skill, µs per step)`, roundsLine(settings)))
 console.log(comparisonTable(results.map(perStep), { baseline: "in-memory executePlan" }))
-durable.close()
+await sqlite.close()
+await postgres?.close()
+await server?.stop()
 rmSync(dir, { recursive: true, force: true })

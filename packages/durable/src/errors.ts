@@ -12,11 +12,12 @@ import { TaggedToolError } from "@toolplane/foundation"
  */
 export class RunNotFound extends TaggedToolError("RunNotFound")<{
   readonly runId: string
-  readonly file: string
+  /** The SQLite file, or the database URL without its password. */
+  readonly storage: string
 }> {
   readonly code = "RUN_NOT_FOUND"
   override get message(): string {
-    return `No run "${this.runId}" in ${this.file}`
+    return `No run "${this.runId}" in ${this.storage}`
   }
 }
 
@@ -35,5 +36,22 @@ export class ApprovalNotPending extends TaggedToolError("ApprovalNotPending")<{
   readonly code = "APPROVAL_NOT_PENDING"
   override get message(): string {
     return `Step "${this.stepId}" of run "${this.runId}" is not waiting for approval (state: ${this.state})`
+  }
+}
+
+/**
+ * The run storage could not be opened: the SQLite file cannot be created or read, or the PostgreSQL
+ * server cannot be reached or refused the connection or the schema.
+ *
+ * @since 0.2.0
+ */
+export class StorageUnavailable extends TaggedToolError("StorageUnavailable")<{
+  /** The SQLite file, or the database URL without its password. */
+  readonly storage: string
+  readonly reason: string
+}> {
+  readonly code = "STORAGE_UNAVAILABLE"
+  override get message(): string {
+    return `Cannot open the run storage ${this.storage}: ${this.reason}`
   }
 }

@@ -1,7 +1,9 @@
 /**
  * @toolplane/durable: durable skills and approvals. Runs are journaled in a SQLite file (Node's built-in
- * `node:sqlite`); completed steps are never re-executed after a crash; steps that need approval suspend
- * the run until someone approves, edits or rejects them.
+ * `node:sqlite`, embedded) or a PostgreSQL database shared by several runners (distributed); completed
+ * steps are never re-executed after a crash; steps that need approval suspend the run until someone
+ * approves, edits or rejects them (through the API, `toolplane runs`, or MCP elicitation of a connected
+ * caller).
  *
  * @since 0.2.0
  */
@@ -9,7 +11,10 @@ export {
   type DurableRunner,
   type DurableRunnerOptions,
   openDurableRunner,
+  type RunOptions,
 } from "./durableRunner.js"
-export { ApprovalNotPending, RunNotFound } from "./errors.js"
+export { type DurableSkillToolOptions, durableSkillTool, RUN_META_KEY } from "./durableSkillTool.js"
+export { ApprovalNotPending, RunNotFound, StorageUnavailable } from "./errors.js"
 export type { RunInfo, RunStatus, StepInfo, StepStatus } from "./run.js"
 export { type ApproveOptions, openRunStore, type RunStore } from "./runStore.js"
+export { isPostgresStorage } from "./storage.js"

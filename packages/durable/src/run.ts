@@ -63,6 +63,10 @@ export interface RunInfo {
   readonly status: RunStatus
   /** For a failed run: the JSON form of the error that stopped it. */
   readonly error?: unknown
+  /** The runner executing the run (its `runnerId`), while one holds it. */
+  readonly owner?: string
+  /** When that runner's lease expires unless renewed (ISO 8601); after it, another runner may take over. */
+  readonly leaseExpiresAt?: string
   readonly createdAt: string
   readonly updatedAt: string
   /** Steps that have a journal entry, in plan order. */

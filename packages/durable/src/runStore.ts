@@ -1,13 +1,14 @@
 /**
- * The run store: reads runs and records approval decisions in a run file, without executing anything.
- * A durable runner (`openDurableRunner`) executes the runs; the store is what an operator (or the
- * `toolplane runs` command) uses from another process.
+ * The run store: reads runs and records approval decisions, without executing anything. A durable runner
+ * (`openDurableRunner`) executes the runs; the store is what an operator (or the `toolplane runs`
+ * command) uses from another process, against the same SQLite file or PostgreSQL database.
  *
  * @since 0.2.0
  */
 import { InvalidArguments, type JsonSchema, validatorFor } from "@toolplane/foundation"
 import { ApprovalNotPending, RunNotFound } from "./errors.js"
-import { Journal } from "./internal/journal.js"
+import { type Journal, type StepRecord, stepInfo } from "./internal/journal.js"
+import { openJournal } from "./internal/openJournal.js"
 import type { RunInfo, RunStatus, StepInfo } from "./run.js"
 
 /**
@@ -21,59 +22,71 @@ export interface ApproveOptions {
 }
 
 /**
- * Reads runs and decides approvals in a run file.
+ * Reads runs and decides approvals in a store.
  *
  * @since 0.2.0
  */
 export interface RunStore {
+  /** Where the runs are (the file, or the database URL without its password). */
+  readonly location: string
   /** The runs, oldest first, optionally of one status. */
-  list(options?: { readonly status?: RunStatus }): RunInfo[]
-  /** One run; throws {@link RunNotFound}. */
-  show(runId: string): RunInfo
+  list(options?: { readonly status?: RunStatus }): Promise<RunInfo[]>
+  /** One run; rejects with {@link RunNotFound}. */
+  show(runId: string): Promise<RunInfo>
   /**
    * Approves a step waiting for approval, optionally with edited arguments (validated against the tool's
-   * input schema: `InvalidArguments` naming each issue). Throws {@link ApprovalNotPending} when the step
-   * is not waiting (or its approval expired). The run continues when a runner resumes it.
+   * input schema: `InvalidArguments` naming each issue). Rejects with {@link ApprovalNotPending} when the
+   * step is not waiting (or its approval expired). The run continues when a runner resumes it.
    */
   approve(runId: string, stepId: string, options?: ApproveOptions): Promise<StepInfo>
   /** Rejects a step waiting for approval; the run fails with `ApprovalDenied` when resumed. */
-  reject(runId: string, stepId: string, options?: { readonly reason?: string }): StepInfo
-  close(): void
+  reject(runId: string, stepId: string, options?: { readonly reason?: string }): Promise<StepInfo>
+  close(): Promise<void>
 }
 
 /** @internal */
 export const makeRunStore = (journal: Journal, now: () => number = Date.now): RunStore => {
-  const show = (runId: string): RunInfo => {
-    const run = journal.runRow(runId)
-    if (run === undefined) throw new RunNotFound({ runId, file: journal.file })
+  const show = async (runId: string): Promise<RunInfo> => {
+    const run = await journal.run(runId)
+    if (run === undefined) throw new RunNotFound({ runId, storage: journal.location })
     return run.info
   }
-  const pending = (runId: string, stepId: string) => {
-    show(runId)
-    const step = journal.step(runId, stepId)
+  const pending = async (runId: string, stepId: string): Promise<StepRecord> => {
+    await show(runId)
+    const step = await journal.step(runId, stepId)
     if (step === undefined) throw new ApprovalNotPending({ runId, stepId, state: "unknown" })
     if (
       step.status === "awaiting_approval" &&
       step.expiresAt !== undefined &&
       Date.parse(step.expiresAt) <= now()
     ) {
-      journal.decide(runId, stepId, "expired", { reason: `approval expired at ${step.expiresAt}` }, now())
+      await journal.decide(
+        runId,
+        stepId,
+        "expired",
+        { reason: `approval expired at ${step.expiresAt}` },
+        now(),
+      )
       throw new ApprovalNotPending({ runId, stepId, state: "expired" })
     }
     if (step.status !== "awaiting_approval")
       throw new ApprovalNotPending({ runId, stepId, state: step.status })
     return step
   }
-  const decided = (runId: string, stepId: string): StepInfo => {
-    const step = journal.step(runId, stepId)!
-    const { inputSchema: _schema, ...info } = step
-    return info
-  }
+  const decided = async (runId: string, stepId: string): Promise<StepInfo> =>
+    stepInfo((await journal.step(runId, stepId))!)
+  const notPending = async (runId: string, stepId: string) =>
+    new ApprovalNotPending({
+      runId,
+      stepId,
+      state: (await journal.step(runId, stepId))?.status ?? "unknown",
+    })
   return {
+    location: journal.location,
     list: (options = {}) => journal.list(options.status),
     show,
     approve: async (runId, stepId, options = {}) => {
-      const step = pending(runId, stepId)
+      const step = await pending(runId, stepId)
       let approvedArguments: Readonly<Record<string, unknown>> | undefined
       if (options.arguments !== undefined) {
         approvedArguments = options.arguments
@@ -84,22 +97,14 @@ export const makeRunStore = (journal: Journal, now: () => number = Date.now): Ru
           if (!checked.ok) throw new InvalidArguments({ toolId: step.tool, issues: checked.issues })
         }
       }
-      if (!journal.decide(runId, stepId, "approved", { approvedArguments }, now()))
-        throw new ApprovalNotPending({
-          runId,
-          stepId,
-          state: journal.step(runId, stepId)?.status ?? "unknown",
-        })
+      if (!(await journal.decide(runId, stepId, "approved", { approvedArguments }, now())))
+        throw await notPending(runId, stepId)
       return decided(runId, stepId)
     },
-    reject: (runId, stepId, options = {}) => {
-      pending(runId, stepId)
-      if (!journal.decide(runId, stepId, "rejected", { reason: options.reason ?? "rejected" }, now()))
-        throw new ApprovalNotPending({
-          runId,
-          stepId,
-          state: journal.step(runId, stepId)?.status ?? "unknown",
-        })
+    reject: async (runId, stepId, options = {}) => {
+      await pending(runId, stepId)
+      if (!(await journal.decide(runId, stepId, "rejected", { reason: options.reason ?? "rejected" }, now())))
+        throw await notPending(runId, stepId)
       return decided(runId, stepId)
     },
     close: () => journal.close(),
@@ -107,18 +112,20 @@ export const makeRunStore = (journal: Journal, now: () => number = Date.now): Ru
 }
 
 /**
- * Opens (creating if needed) the run file `file` as a store.
+ * Opens (creating the tables if needed) the runs in `storage`, a SQLite file or a PostgreSQL URL, as a
+ * store.
  *
  * @example
  * ```ts
- * const store = openRunStore("runs.db")
- * for (const run of store.list({ status: "suspended" })) {
+ * const store = await openRunStore("runs.db") // or "postgres://toolplane@db.internal:5432/toolplane"
+ * for (const run of await store.list({ status: "suspended" })) {
  *   const waiting = run.steps.find((s) => s.status === "awaiting_approval")
  *   if (waiting?.tool === "mail/send")
  *     await store.approve(run.runId, waiting.stepId, { arguments: { to: "ops@example.com" } })
  * }
- * store.close()
+ * await store.close()
  * ```
  * @since 0.2.0
  */
-export const openRunStore = (file: string): RunStore => makeRunStore(new Journal(file))
+export const openRunStore = async (storage: string): Promise<RunStore> =>
+  makeRunStore(await openJournal(storage))

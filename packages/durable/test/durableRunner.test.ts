@@ -1,7 +1,8 @@
 /**
- * The durable runner in one process against a real runner: approval decisions (approve, edit, reject,
- * expiry), typed errors, replay without re-execution, idempotent re-execution of an interrupted step,
- * and a second store reading the same file.
+ * The durable runner in one process against a real runner, on both stores (a SQLite file, and a
+ * throwaway PostgreSQL server with a fresh database per test): approval decisions (approve, edit,
+ * reject, expiry), typed errors, replay without re-execution, idempotent re-execution of an interrupted
+ * step after its runner's lease expired, and a second store reading the same runs.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -11,19 +12,29 @@ import { createRunner } from "@toolplane/exec"
 import { ApprovalDenied, defineTool, InvalidArguments, type ToolAnnotations } from "@toolplane/foundation"
 import { definitionBackend } from "@toolplane/foundation/testing"
 import { afterEach, describe, expect, it } from "vitest"
-import { ApprovalNotPending, openDurableRunner, openRunStore, RunNotFound } from "../src/index.js"
+import {
+  ApprovalNotPending,
+  openDurableRunner,
+  openRunStore,
+  RunNotFound,
+  StorageUnavailable,
+} from "../src/index.js"
+import { freshDatabase, pgSkip, usePostgres } from "./helpers/postgres.js"
 
 const dirs: string[] = []
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
 })
-const runFile = () => {
+const runFile = async () => {
   const dir = mkdtempSync(join(tmpdir(), "toolplane-durable-"))
   dirs.push(dir)
   return join(dir, "runs.db")
 }
 
-const world = (options: { hang?: string } = {}) => {
+if (pgSkip) console.warn(`durable PostgreSQL tests skipped: ${pgSkip}`)
+usePostgres()
+
+const world = (options: { hang?: string; until?: Promise<void> } = {}) => {
   const calls: string[] = []
   const tool = (id: string, annotations: ToolAnnotations) =>
     defineTool({
@@ -37,7 +48,7 @@ const world = (options: { hang?: string } = {}) => {
       annotations,
       handler: async (args: Record<string, unknown>) => {
         calls.push(id)
-        if (options.hang === id) await new Promise(() => {})
+        if (options.hang === id) await (options.until ?? new Promise(() => {}))
         return { value: (args.value as number) + 1 }
       },
     })
@@ -65,15 +76,21 @@ const skill = defineSkill({
   ],
 })
 
-describe("openDurableRunner", () => {
-  it("suspends before a non-read-only step by default and continues once approved", async () => {
+describe.each([
+  { store: "SQLite", storage: runFile, skip: undefined },
+  { store: "PostgreSQL", storage: freshDatabase, skip: pgSkip },
+])("openDurableRunner on $store", ({ storage, skip }) => {
+  if (skip) it.skip(`skipped: ${skip}`, () => {})
+  const it_ = skip ? it.skip : it
+
+  it_("suspends before a non-read-only step by default and continues once approved", async () => {
     const { calls, runner } = world()
-    const durable = openDurableRunner({ file: runFile(), service: runner })
+    const durable = await openDurableRunner({ storage: await storage(), service: runner })
     const run = await durable.start(skill, { start: 1 })
     expect(run.status).toBe("suspended")
     expect(run.steps.map((s) => s.status)).toEqual(["completed", "awaiting_approval"])
     expect(run.steps[1]!.arguments).toEqual({ value: 2 })
-    expect(durable.list({ status: "suspended" }).map((r) => r.runId)).toEqual([run.runId])
+    expect((await durable.list({ status: "suspended" })).map((r) => r.runId)).toEqual([run.runId])
     // Resuming without a decision changes nothing and executes nothing again.
     expect((await durable.resume(run.runId)).status).toBe("suspended")
     expect(calls).toEqual(["t/read"])
@@ -81,27 +98,27 @@ describe("openDurableRunner", () => {
     expect(done.status).toBe("completed")
     expect(calls).toEqual(["t/read", "t/write", "t/read"])
     expect(done.steps.at(-1)!.result!.structuredContent).toEqual({ value: 4 })
-    durable.close()
+    await durable.close()
   })
 
-  it("applies edited arguments, re-validated against the tool's schema", async () => {
+  it_("applies edited arguments, re-validated against the tool's schema", async () => {
     const { runner } = world()
-    const durable = openDurableRunner({ file: runFile(), service: runner })
+    const durable = await openDurableRunner({ storage: await storage(), service: runner })
     const run = await durable.start(skill, { start: 1 })
     const invalid = await durable.approve(run.runId, "b", { arguments: { value: 1000 } }).catch((e) => e)
     expect(invalid).toBeInstanceOf(InvalidArguments)
     expect(invalid.issues[0].path).toBe("/value")
-    expect(durable.show(run.runId).steps[1]!.status).toBe("awaiting_approval")
+    expect((await durable.show(run.runId)).steps[1]!.status).toBe("awaiting_approval")
     const done = await durable.approve(run.runId, "b", { arguments: { value: 50 } })
     expect(done.status).toBe("completed")
     expect(done.steps[1]!.approvedArguments).toEqual({ value: 50 })
     expect(done.steps[2]!.result!.structuredContent).toEqual({ value: 52 })
-    durable.close()
+    await durable.close()
   })
 
-  it("fails the run with ApprovalDenied when rejected, without calling the tool", async () => {
+  it_("fails the run with ApprovalDenied when rejected, without calling the tool", async () => {
     const { calls, runner } = world()
-    const durable = openDurableRunner({ file: runFile(), service: runner })
+    const durable = await openDurableRunner({ storage: await storage(), service: runner })
     const run = await durable.start(skill, { start: 1 })
     const done = await durable.reject(run.runId, "b", { reason: "not today" })
     expect(done.status).toBe("failed")
@@ -109,14 +126,14 @@ describe("openDurableRunner", () => {
     expect(done.steps[1]).toMatchObject({ status: "rejected", reason: "not today", executions: 0 })
     expect(calls).toEqual(["t/read"])
     await expect(durable.approve(run.runId, "b")).rejects.toBeInstanceOf(ApprovalNotPending)
-    durable.close()
+    await durable.close()
   })
 
-  it("expires approvals: a late approval is refused and the resumed run fails", async () => {
+  it_("expires approvals: a late approval is refused and the resumed run fails", async () => {
     const { calls, runner } = world()
     let clock = 1_000_000
-    const durable = openDurableRunner({
-      file: runFile(),
+    const durable = await openDurableRunner({
+      storage: await storage(),
       service: runner,
       approvalTtlMs: 60_000,
       now: () => clock,
@@ -131,14 +148,19 @@ describe("openDurableRunner", () => {
     expect(done.status).toBe("failed")
     expect(done.steps[1]!.status).toBe("expired")
     expect(calls).toEqual(["t/read"])
-    durable.close()
+    await durable.close()
   })
 
-  it("expires a suspended run on recovery when nobody decided in time", async () => {
+  it_("expires a suspended run on recovery when nobody decided in time", async () => {
     const { runner } = world()
     let clock = 0
-    const file = runFile()
-    const durable = openDurableRunner({ file, service: runner, approvalTtlMs: 10, now: () => clock })
+    const file = await storage()
+    const durable = await openDurableRunner({
+      storage: file,
+      service: runner,
+      approvalTtlMs: 10,
+      now: () => clock,
+    })
     const run = await durable.start(skill, { start: 1 })
     clock = 11
     const [recovered] = await durable.recover()
@@ -146,24 +168,24 @@ describe("openDurableRunner", () => {
     expect(recovered!.error).toMatchObject({ error: { _tag: "ApprovalDenied" } })
     expect(new ApprovalDenied({ toolId: "t/write" }).code).toBe("APPROVAL_DENIED")
     expect(recovered!.runId).toBe(run.runId)
-    durable.close()
+    await durable.close()
   })
 
-  it("names unknown runs and steps with typed errors", async () => {
+  it_("names unknown runs and steps with typed errors", async () => {
     const { runner } = world()
-    const durable = openDurableRunner({ file: runFile(), service: runner })
+    const durable = await openDurableRunner({ storage: await storage(), service: runner })
     await expect(durable.resume("nope")).rejects.toBeInstanceOf(RunNotFound)
-    expect(() => durable.show("nope")).toThrow(/No run "nope"/)
+    await expect(durable.show("nope")).rejects.toThrow(/No run "nope"/)
     const run = await durable.start(skill, { start: 1 })
     const error = await durable.approve(run.runId, "a").catch((e) => e)
     expect(error).toBeInstanceOf(ApprovalNotPending)
     expect(error.state).toBe("completed")
     await expect(durable.approve(run.runId, "zzz")).rejects.toMatchObject({ state: "unknown" })
-    durable.close()
+    await durable.close()
   })
 
-  it("re-executes a step interrupted mid-call only when its tool is idempotent", async () => {
-    const file = runFile()
+  it_("re-executes a step interrupted mid-call only when its tool is idempotent", async () => {
+    const file = await storage()
     const idempotent = defineSkill({
       name: "upsert",
       steps: [
@@ -172,42 +194,141 @@ describe("openDurableRunner", () => {
       ],
     })
     const crashed = world({ hang: "t/upsert" })
-    const first = openDurableRunner({ file, service: crashed.runner, approval: () => false })
+    const first = await openDurableRunner({
+      storage: file,
+      service: crashed.runner,
+      approval: () => false,
+      leaseMs: 400,
+      groupCommitMs: 0,
+    })
     void first.start(idempotent)
     while (crashed.calls.length < 2) await new Promise((r) => setTimeout(r, 5))
-    // The first runner is abandoned mid-step (as by a crash); a second one opens the same file.
+    // The first runner is abandoned mid-step (as by a crash: its heartbeat stops); a second one opens
+    // the same store. It leaves the run alone while the first runner's lease holds, then takes it over.
+    await first.close()
     const { calls, runner } = world()
-    const second = openDurableRunner({ file, service: runner, approval: () => false })
-    const [recovered] = await second.recover()
-    expect(recovered!.status).toBe("completed")
+    const second = await openDurableRunner({ storage: file, service: runner, approval: () => false })
+    expect(await second.recover()).toEqual([])
+    expect((await second.show((await second.list())[0]!.runId)).owner).toBe(first.runnerId)
+    let recovered = await second.recover()
+    const deadline = Date.now() + 10_000
+    while (recovered.length === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50))
+      recovered = await second.recover()
+    }
+    expect(recovered[0]!.status).toBe("completed")
+    expect(recovered[0]!.owner).toBeUndefined()
+    // Step a was committed; the idempotent step u is journaled after its call, so the interrupted
+    // first call left no count and the second runner ran it again.
     expect(calls).toEqual(["t/upsert"])
-    expect(recovered!.steps.map((s) => s.executions)).toEqual([1, 2])
-    second.close()
+    expect(recovered[0]!.steps.map((s) => s.executions)).toEqual([1, 1])
+    await second.close()
   })
 
-  it("lets a separate store list runs and decide approvals in the same file", async () => {
-    const file = runFile()
+  it_("group-commits idempotent steps: a crash before the commit runs them again", async () => {
+    const file = await storage()
+    const idempotent = defineSkill({
+      name: "reads",
+      steps: [
+        { id: "a", tool: "t/read", inputs: { value: 1 } },
+        { id: "b", tool: "t/read", inputs: { value: { $ref: "a#/value" } } },
+        { id: "u", tool: "t/upsert", inputs: { value: { $ref: "b#/value" } } },
+      ],
+    })
+    const crashed = world({ hang: "t/upsert" })
+    const first = await openDurableRunner({
+      storage: file,
+      service: crashed.runner,
+      approval: () => false,
+      leaseMs: 300,
+      groupCommitMs: 60_000,
+    })
+    void first.start(idempotent)
+    while (crashed.calls.length < 3) await new Promise((r) => setTimeout(r, 5))
+    // Nothing of a and b is committed yet (they wait for the next write); the runner dies.
+    const store = await openRunStore(file)
+    const [inStore] = await store.list()
+    expect(inStore!.steps).toEqual([])
+    await store.close()
+    await first.close()
+    const { calls, runner } = world()
+    const second = await openDurableRunner({ storage: file, service: runner, approval: () => false })
+    let recovered = await second.recover()
+    const deadline = Date.now() + 10_000
+    while (recovered.length === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50))
+      recovered = await second.recover()
+    }
+    expect(recovered[0]!.status).toBe("completed")
+    expect(calls).toEqual(["t/read", "t/read", "t/upsert"])
+    expect(recovered[0]!.steps.map((s) => s.executions)).toEqual([1, 1, 1])
+    expect(recovered[0]!.steps[2]!.result!.structuredContent).toEqual({ value: 4 })
+    await second.close()
+  })
+
+  it_("fences a runner that lost its lease: its late result is not journaled", async () => {
+    const file = await storage()
+    let wake!: () => void
+    const until = new Promise<void>((resolve) => {
+      wake = resolve
+    })
+    const stalled = world({ hang: "t/write", until })
+    // Runner A's clock is ten minutes behind: every lease it takes has already expired for others, as
+    // if it had stalled past its lease.
+    const a = await openDurableRunner({
+      storage: file,
+      service: stalled.runner,
+      approval: () => false,
+      now: () => Date.now() - 600_000,
+      runnerId: "runner-a",
+    })
+    const first = a.start(skill, { start: 1 })
+    while (stalled.calls.length < 2) await new Promise((r) => setTimeout(r, 5))
+    const { calls, runner } = world()
+    const b = await openDurableRunner({
+      storage: file,
+      service: runner,
+      approval: () => false,
+      runnerId: "runner-b",
+    })
+    // B takes the run over: step b was started by A and is not idempotent, so the run fails.
+    const [taken] = await b.recover()
+    expect(taken!.status).toBe("failed")
+    expect(taken!.error).toMatchObject({ stepId: "b", error: { cause: { name: "Interrupted" } } })
+    expect(calls).toEqual([])
+    // A's call returns now: its result is refused (fenced), the run stays as B left it.
+    wake()
+    const late = await first
+    expect(late.status).toBe("failed")
+    expect(late.steps.map((s) => s.status)).toEqual(["completed", "started"])
+    expect(late.steps[1]!.result).toBeUndefined()
+    await a.close()
+    await b.close()
+  })
+
+  it_("lets a separate store list runs and decide approvals in the same file", async () => {
+    const file = await storage()
     const { runner } = world()
-    const durable = openDurableRunner({ file, service: runner })
+    const durable = await openDurableRunner({ storage: file, service: runner })
     const run = await durable.start(skill, { start: 1 })
-    const store = openRunStore(file)
-    expect(store.list().map((r) => [r.runId, r.status])).toEqual([[run.runId, "suspended"]])
+    const store = await openRunStore(file)
+    expect((await store.list()).map((r) => [r.runId, r.status])).toEqual([[run.runId, "suspended"]])
     const step = await store.approve(run.runId, "b", { arguments: { value: 7 } })
     expect(step.status).toBe("approved")
-    store.close()
+    await store.close()
     const done = await durable.resume(run.runId)
     expect(done.status).toBe("completed")
     expect(done.steps[2]!.result!.structuredContent).toEqual({ value: 9 })
-    durable.close()
+    await durable.close()
   })
 
-  it("picks up decisions taken in another process with poll() and watch()", async () => {
-    const file = runFile()
+  it_("picks up decisions taken in another process with poll() and watch()", async () => {
+    const file = await storage()
     const { calls, runner } = world()
     // The runner's clock runs ahead of the store's (real) one when the test moves it forward.
     let ahead = 0
-    const durable = openDurableRunner({
-      file,
+    const durable = await openDurableRunner({
+      storage: file,
       service: runner,
       approvalTtlMs: 60_000,
       now: () => Date.now() + ahead,
@@ -215,27 +336,42 @@ describe("openDurableRunner", () => {
     const approved = await durable.start(skill, { start: 1 })
     const untouched = await durable.start(skill, { start: 1 })
     const overdue = await durable.start(skill, { start: 1 })
-    const store = openRunStore(file)
+    const store = await openRunStore(file)
     await store.approve(approved.runId, "b")
     expect((await durable.poll()).map((r) => [r.runId, r.status])).toEqual([[approved.runId, "completed"]])
-    expect(durable.show(untouched.runId).status).toBe("suspended")
-    store.reject(untouched.runId, "b", { reason: "no" })
+    expect((await durable.show(untouched.runId)).status).toBe("suspended")
+    await store.reject(untouched.runId, "b", { reason: "no" })
     ahead = 60_001
     const watcher = durable.watch({ intervalMs: 10 })
     const deadline = Date.now() + 10_000
-    while (durable.list({ status: "suspended" }).length > 0 && Date.now() < deadline)
+    // Wait for both to fail (a run being resumed shows as running, not suspended).
+    while ((await durable.list({ status: "failed" })).length < 2 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 10))
     watcher.stop()
-    store.close()
-    expect(durable.show(untouched.runId).steps[1]!.status).toBe("rejected")
-    expect(durable.show(overdue.runId).steps[1]!.status).toBe("expired")
-    expect(
-      durable
-        .list({ status: "failed" })
-        .map((r) => r.runId)
-        .sort(),
-    ).toEqual([untouched.runId, overdue.runId].sort())
+    await store.close()
+    expect((await durable.show(untouched.runId)).steps[1]!.status).toBe("rejected")
+    expect((await durable.show(overdue.runId)).steps[1]!.status).toBe("expired")
+    expect((await durable.list({ status: "failed" })).map((r) => r.runId).sort()).toEqual(
+      [untouched.runId, overdue.runId].sort(),
+    )
     expect(calls.filter((c) => c === "t/write")).toHaveLength(1)
-    durable.close()
+    await durable.close()
+  })
+})
+
+describe("storage that cannot be opened", () => {
+  it("fails with StorageUnavailable naming the file or the URL (password hidden)", async () => {
+    const { runner } = world()
+    const file = join(tmpdir(), "toolplane-no-such-dir", "deeper", "runs.db")
+    const missing = await openDurableRunner({ storage: file, service: runner }).catch((e) => e)
+    expect(missing).toBeInstanceOf(StorageUnavailable)
+    expect(missing.storage).toBe(file)
+    expect(missing.message).toMatch(/^Cannot open the run storage .*runs\.db: /)
+    // A loopback port nobody listens on (the server of this file would be elsewhere).
+    const refused = await openRunStore("postgres://toolplane:s3cret@127.0.0.1:9/runs").catch((e) => e)
+    expect(refused).toBeInstanceOf(StorageUnavailable)
+    expect(refused.storage).toBe("postgres://toolplane:***@127.0.0.1:9/runs")
+    expect(refused.message).not.toContain("s3cret")
+    expect(refused.reason).toMatch(/ECONNREFUSED/)
   })
 })

@@ -86,13 +86,24 @@ export interface EnricherSpec extends Partial<Omit<Enricher, "name" | "supported
  * ```
  * @since 0.1.0
  */
-export const defineEnricher = (spec: EnricherSpec): Enricher => {
+export const defineEnricher = (spec: EnricherSpec): Enricher => ({
+  ...sharedDefaults(spec),
+  enrichSchema: spec.enrichSchema ?? ((tool) => tool),
+  transformArgs: spec.transformArgs ?? ((_id, args) => args),
+})
+
+/** The members both forms of an enricher share (all but the two rewrites). */
+type SharedMembers = Pick<
+  Enricher,
+  "name" | "supportedCategories" | "valueModel" | "projectArgs" | "rateLimitHost"
+>
+
+/** What both forms of an enricher default the same way: the name, the categories and "no opinion". */
+const sharedDefaults = (spec: EnricherSpec | EffectEnricherSpec): SharedMembers => {
   const categories = [...spec.categories]
   return {
     name: spec.name,
     supportedCategories: () => categories,
-    enrichSchema: spec.enrichSchema ?? ((tool) => tool),
-    transformArgs: spec.transformArgs ?? ((_id, args) => args),
     valueModel: spec.valueModel ?? (() => undefined),
     projectArgs: spec.projectArgs ?? (() => undefined),
     rateLimitHost: spec.rateLimitHost ?? (() => undefined),
@@ -107,21 +118,15 @@ export const defineEnricher = (spec: EnricherSpec): Enricher => {
  *
  * @since 0.2.0
  */
-export interface EffectEnricher {
-  readonly name: string
-  supportedCategories(): readonly string[]
+export interface EffectEnricher
+  extends Pick<Enricher, "name" | "supportedCategories" | "valueModel" | "projectArgs" | "rateLimitHost"> {
+  /** Returns the tool as it should be listed (must not mutate its input). */
   enrichSchema(tool: Tool): Effect.Effect<Tool, ToolError>
+  /** Returns the arguments the tool should receive (must not mutate its input). */
   transformArgs(
     toolId: string,
     args: Readonly<Record<string, unknown>>,
   ): Effect.Effect<Readonly<Record<string, unknown>>, ToolError>
-  valueModel(toolId: string): ToolValueModel | undefined
-  projectArgs(
-    prevToolId: string,
-    prevResult: JsonValue,
-    link: FollowUpLink,
-  ): readonly Record<string, unknown>[] | undefined
-  rateLimitHost(toolId: string, args: Readonly<Record<string, unknown>>): string | undefined
 }
 
 /**
@@ -151,18 +156,21 @@ export interface EffectEnricherSpec extends Partial<Omit<EffectEnricher, "name" 
  * ```
  * @since 0.2.0
  */
-export const defineEffectEnricher = (spec: EffectEnricherSpec): EffectEnricher => {
-  const categories = [...spec.categories]
-  return branded({
-    name: spec.name,
-    supportedCategories: () => categories,
+export const defineEffectEnricher = (spec: EffectEnricherSpec): EffectEnricher =>
+  branded({
+    ...sharedDefaults(spec),
     enrichSchema: spec.enrichSchema ?? Effect.succeed,
     transformArgs: spec.transformArgs ?? ((_id, args) => Effect.succeed(args)),
-    valueModel: spec.valueModel ?? (() => undefined),
-    projectArgs: spec.projectArgs ?? (() => undefined),
-    rateLimitHost: spec.rateLimitHost ?? (() => undefined),
   })
-}
+
+/** The shared members of one form, delegating to the other (methods called on it, so `this` holds). */
+const delegated = (enricher: SharedMembers): SharedMembers => ({
+  name: enricher.name,
+  supportedCategories: () => enricher.supportedCategories(),
+  valueModel: (toolId) => enricher.valueModel(toolId),
+  projectArgs: (prevToolId, prevResult, link) => enricher.projectArgs(prevToolId, prevResult, link),
+  rateLimitHost: (toolId, args) => enricher.rateLimitHost(toolId, args),
+})
 
 const EFFECT_FORM = Symbol.for("@toolplane/foundation/EffectEnricher")
 const branded = (enricher: EffectEnricher): EffectEnricher =>
@@ -175,8 +183,7 @@ const branded = (enricher: EffectEnricher): EffectEnricher =>
  */
 export const enricherToEffect = (enricher: Enricher): EffectEnricher =>
   branded({
-    name: enricher.name,
-    supportedCategories: () => enricher.supportedCategories(),
+    ...delegated(enricher),
     enrichSchema: (tool) =>
       Effect.try({ try: () => enricher.enrichSchema(tool), catch: (error) => toToolError(error, tool.id) }),
     transformArgs: (toolId, args) =>
@@ -184,9 +191,6 @@ export const enricherToEffect = (enricher: Enricher): EffectEnricher =>
         try: () => enricher.transformArgs(toolId, args),
         catch: (error) => toToolError(error, toolId),
       }),
-    valueModel: (toolId) => enricher.valueModel(toolId),
-    projectArgs: (prevToolId, prevResult, link) => enricher.projectArgs(prevToolId, prevResult, link),
-    rateLimitHost: (toolId, args) => enricher.rateLimitHost(toolId, args),
   })
 
 /**
@@ -196,13 +200,9 @@ export const enricherToEffect = (enricher: Enricher): EffectEnricher =>
  * @since 0.2.0
  */
 export const enricherFromEffect = (enricher: EffectEnricher): Enricher => ({
-  name: enricher.name,
-  supportedCategories: () => enricher.supportedCategories(),
+  ...delegated(enricher),
   enrichSchema: (tool) => runTypedSync(enricher.enrichSchema(tool), tool.id),
   transformArgs: (toolId, args) => runTypedSync(enricher.transformArgs(toolId, args), toolId),
-  valueModel: (toolId) => enricher.valueModel(toolId),
-  projectArgs: (prevToolId, prevResult, link) => enricher.projectArgs(prevToolId, prevResult, link),
-  rateLimitHost: (toolId, args) => enricher.rateLimitHost(toolId, args),
 })
 
 /**

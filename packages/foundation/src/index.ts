@@ -112,6 +112,12 @@ export {
   schemaFeatures,
   toJsonSchema,
 } from "./jsonSchema.js"
+export { mapConcurrent } from "./mapConcurrent.js"
+export {
+  callToolForModel,
+  type ModelToolCall,
+  type ModelToolCallOutcome,
+} from "./modelToolCall.js"
 export { normalizeJsonSchema, type SchemaNormalization } from "./normalizeSchema.js"
 export {
   type CatalogKind,
@@ -197,6 +203,12 @@ export {
 } from "./toolError.js"
 export { formatToolError, unknownToolText } from "./toolErrorText.js"
 export {
+  planToolExport,
+  type ToolExportEntry,
+  type ToolExportOptions,
+  type ToolExportPlan,
+} from "./toolExport.js"
+export {
   checkName,
   checkNamespace,
   formatToolId,
@@ -207,6 +219,14 @@ export {
   suggestToolIds,
   type ToolIdParts,
 } from "./toolId.js"
+export {
+  mapToolNames,
+  type RenameReason,
+  readableToolName,
+  type ToolNameMap,
+  type ToolNameRules,
+  type ToolRename,
+} from "./toolNames.js"
 export {
   type BackendResult,
   errorResult,
@@ -219,6 +239,7 @@ export {
   textResult,
   toToolResult,
 } from "./toolResult.js"
+export { contentBlockText, toolResultText } from "./toolResultText.js"
 export {
   applyMiddleware,
   type CallToolRequest,

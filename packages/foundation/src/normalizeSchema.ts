@@ -25,6 +25,10 @@ type Node = Record<string, unknown>
 const isRecord = (v: unknown): v is Node => typeof v === "object" && v !== null && !Array.isArray(v)
 const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1")
 
+/** A branch that accepts nothing. */
+const matchesNothing = (s: unknown): boolean =>
+  s === false || (isRecord(s) && isRecord(s.not) && Object.keys(s.not).length === 0)
+
 /** Keywords whose value is one subschema. */
 const ONE = [
   "items",
@@ -46,12 +50,20 @@ const MAP = ["properties", "patternProperties", "$defs", "definitions", "depende
 
 /**
  * Rewrites the draft-03/draft-04 and generator idioms whose meaning is unambiguous, leaving everything
- * else untouched (the input is never mutated; unchanged subtrees are shared):
+ * else untouched (the input is never mutated; unchanged subtrees are shared). Every rewrite is one entry
+ * of `changes`, except the two that are pure spelling (null keywords, dead union branches):
+ * - a keyword whose value is `null` is absent (`const: null` and `default: null` are values and stay);
  * - boolean `exclusiveMinimum` / `exclusiveMaximum` (draft-04): `true` with `minimum` / `maximum` becomes
  *   the numeric form, `false` (or `true` without a bound) is removed;
  * - boolean `required` on a property (draft-03) moves into the parent's `required` list;
  * - `type: "any"` is removed, and `"any"` in a type list removes the list (any type);
- * - a `required` list that is not a list of strings keeps only its strings.
+ * - a `required` list that is not a list of strings keeps only its strings;
+ * - a draft-04 tuple (`items: [...]`, `additionalItems`) becomes `prefixItems` (and `items`);
+ * - `anyOf` / `oneOf` branches that match nothing (`false`, `{ not: {} }`) are dropped, and a union left
+ *   with one object branch becomes that branch (merged into the parent unless a keyword clashes).
+ *
+ * Exporters run it before converting a schema for a provider, and MCP import runs it on every schema it
+ * receives, so all of them accept the same schemas.
  *
  * @example
  * ```ts
@@ -74,32 +86,35 @@ export const normalizeJsonSchema = (
       return node
     }
     const get = (k: string) => (node ?? input)[k]
+    for (const [k, v] of Object.entries(input))
+      if (v === null && k !== "const" && k !== "default") delete edit()[k]
     for (const [bound, exclusive] of [
       ["minimum", "exclusiveMinimum"],
       ["maximum", "exclusiveMaximum"],
     ] as const) {
-      const flag = input[exclusive]
+      const flag = get(exclusive)
       if (typeof flag !== "boolean") continue
       const n = edit()
-      if (flag && typeof input[bound] === "number") {
-        n[exclusive] = input[bound]
+      const limit = n[bound]
+      if (flag && typeof limit === "number") {
+        n[exclusive] = limit
         delete n[bound]
         note(
           exclusive,
           `${path}/${exclusive}`,
-          `draft-04 "${exclusive}: true" became "${exclusive}: ${input[bound]}"`,
+          `draft-04 "${exclusive}: true" became "${exclusive}: ${limit}"`,
         )
       } else {
         delete n[exclusive]
         note(exclusive, `${path}/${exclusive}`, `draft-04 "${exclusive}: ${flag}" removed (no effect)`)
       }
     }
-    const type = input.type
+    const type = get("type")
     if (type === "any" || (Array.isArray(type) && type.includes("any"))) {
       delete edit().type
       note("type", `${path}/type`, '"any" is not a JSON Schema type; the type constraint was removed')
     }
-    const required = input.required
+    const required = get("required")
     if (required !== undefined && typeof required !== "boolean" && !Array.isArray(required)) {
       delete edit().required
       note(
@@ -123,7 +138,7 @@ export const normalizeJsonSchema = (
       const out = visit(v, `${path}/${k}`, depth + 1)
       if (out !== v) edit()[k] = out
     }
-    for (const k of MANY) {
+    for (const k of [...MANY, "items"]) {
       const v = get(k)
       if (!Array.isArray(v)) continue
       const out = v.map((s, i) => visit(s, `${path}/${k}/${i}`, depth + 1))
@@ -149,13 +164,50 @@ export const normalizeJsonSchema = (
         }
         const converted = visit(sub, `${path}/${k}/${esc(name)}`, depth + 1)
         if (converted !== sub) changed = true
-        out[name] = converted
+        // defineProperty: a property named "__proto__" stays a property
+        Object.defineProperty(out, name, {
+          value: converted,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        })
       }
       if (changed) edit()[k] = out
       if (lifted.length > 0) {
         const current = get("required")
         const list = Array.isArray(current) ? (current as string[]) : []
         edit().required = [...new Set([...list, ...lifted])]
+      }
+    }
+    const tuple = get("items")
+    if (Array.isArray(tuple)) {
+      // an items array is draft-04 whatever else the node says; it replaces a prefixItems beside it
+      const n = edit()
+      const replaced = n.prefixItems !== undefined
+      n.prefixItems = tuple
+      if (n.additionalItems === undefined) delete n.items
+      else n.items = n.additionalItems
+      delete n.additionalItems
+      note(
+        "items",
+        `${path}/items`,
+        `draft-04 tuple (items array) rewritten as prefixItems${replaced ? ", replacing the prefixItems beside it" : ""}`,
+      )
+    }
+    for (const k of ["anyOf", "oneOf"] as const) {
+      const branches = get(k)
+      if (!Array.isArray(branches) || !branches.some(matchesNothing)) continue
+      const kept = branches.filter((b) => !matchesNothing(b))
+      if (kept.length === 0) continue // the schema accepts nothing; say so by leaving it as it is
+      const n = edit()
+      const only = kept.length === 1 && isRecord(kept[0]) ? kept[0] : undefined
+      const clash =
+        only !== undefined &&
+        Object.keys(only).some((key) => key in n && key !== k && key !== "description" && key !== "title")
+      if (only === undefined || clash) n[k] = kept
+      else {
+        delete n[k]
+        node = { ...only, ...n }
       }
     }
     return node ?? input

@@ -72,6 +72,108 @@ describe("normalizeJsonSchema", () => {
     const once = normalizeJsonSchema(wild).schema
     expect(normalizeJsonSchema(once).changes).toEqual([])
   })
+
+  it("treats null keywords as absent, silently, but keeps const: null and default: null", () => {
+    const { schema, changes } = normalizeJsonSchema({
+      type: "object",
+      description: null,
+      properties: { q: { type: "string", title: null, const: null, default: null } },
+    } as unknown as JsonSchema)
+    expect(schema).toEqual({
+      type: "object",
+      properties: { q: { type: "string", const: null, default: null } },
+    })
+    expect(changes).toEqual([])
+    const bounds = normalizeJsonSchema({ type: "number", minimum: 1, exclusiveMinimum: null } as never)
+    expect(bounds).toEqual({ schema: { type: "number", minimum: 1 }, changes: [] })
+  })
+
+  it("rewrites draft-04 tuples as prefixItems, additionalItems as items, children normalised", () => {
+    const open = normalizeJsonSchema({
+      type: "array",
+      items: [{ type: "string" }, { type: "number", minimum: 0, exclusiveMinimum: true }],
+    } as unknown as JsonSchema)
+    expect(open.schema).toEqual({
+      type: "array",
+      prefixItems: [{ type: "string" }, { type: "number", exclusiveMinimum: 0 }],
+    })
+    expect(open.changes.map((c) => `${c.keyword} ${c.path}`).sort()).toEqual([
+      "exclusiveMinimum /items/1/exclusiveMinimum",
+      "items /items",
+    ])
+    const closed = normalizeJsonSchema({
+      type: "array",
+      items: [{ type: "string" }],
+      additionalItems: false,
+    } as unknown as JsonSchema)
+    expect(closed.schema).toEqual({ type: "array", prefixItems: [{ type: "string" }], items: false })
+    const both = normalizeJsonSchema({
+      type: "array",
+      items: [{ type: "string" }],
+      prefixItems: [{ type: "number" }],
+      additionalItems: { type: "boolean" },
+    } as unknown as JsonSchema)
+    expect(both.schema).toEqual({
+      type: "array",
+      prefixItems: [{ type: "string" }],
+      items: { type: "boolean" },
+    })
+    expect(both.changes[0]?.message).toMatch(/replacing/)
+    expect(checkJsonSchema(closed.schema)).toEqual([])
+    const v = compileJsonSchema(closed.schema)
+    expect(v.validate(["a"])).toMatchObject({ ok: true })
+    expect(v.validate(["a", "b"])).toMatchObject({ ok: false })
+  })
+
+  it("drops union branches that match nothing and collapses a union left with one branch", () => {
+    const collapse = normalizeJsonSchema({
+      description: "n",
+      anyOf: [{ type: "number", description: "inner" }, { not: {} }],
+    })
+    // the parent's own keywords win over the branch's
+    expect(collapse).toEqual({ schema: { type: "number", description: "n" }, changes: [] })
+    const several = normalizeJsonSchema({ oneOf: [false, { type: "string" }, { type: "null" }] } as never)
+    expect(several.schema).toEqual({ oneOf: [{ type: "string" }, { type: "null" }] })
+    // a keyword of the branch clashes with the parent's: the union stays, without the dead branch
+    const clash = normalizeJsonSchema({ type: "object", anyOf: [{ type: "string" }, { not: {} }] })
+    expect(clash.schema).toEqual({ type: "object", anyOf: [{ type: "string" }] })
+    // nothing left: the schema accepts nothing, and says so unchanged
+    const none = { anyOf: [{ not: {} }, false] } as unknown as JsonSchema
+    expect(normalizeJsonSchema(none).schema).toBe(none)
+    const nested = normalizeJsonSchema({
+      type: "object",
+      properties: { n: { anyOf: [{ type: "number" }, { not: {} }, { type: "null" }] } },
+    })
+    expect(nested.schema).toEqual({
+      type: "object",
+      properties: { n: { anyOf: [{ type: "number" }, { type: "null" }] } },
+    })
+    const v = compileJsonSchema(collapse.schema)
+    expect(v.validate(1)).toMatchObject({ ok: true })
+    expect(v.validate("1")).toMatchObject({ ok: false })
+  })
+
+  it("keeps a property named __proto__ when it rebuilds a properties map", () => {
+    const input = JSON.parse(
+      '{"type":"object","properties":{"__proto__":{"type":"string"},"n":{"type":"number","minimum":0,"exclusiveMinimum":true}}}',
+    )
+    const { schema } = normalizeJsonSchema(input)
+    expect(Object.keys(schema.properties!)).toEqual(["__proto__", "n"])
+    expect(Object.hasOwn(schema.properties!, "__proto__")).toBe(true)
+  })
+
+  it("shares unchanged subtrees and never mutates its input", () => {
+    const clean = { type: "object", properties: { a: { type: "string" } } }
+    const input = {
+      type: "object",
+      properties: { keep: clean, fix: { type: "integer", maximum: 3, exclusiveMaximum: true } },
+    }
+    const before = JSON.stringify(input)
+    const { schema } = normalizeJsonSchema(input)
+    expect(JSON.stringify(input)).toBe(before)
+    expect((schema.properties as Record<string, unknown>).keep).toBe(clean)
+    expect(normalizeJsonSchema(schema).changes).toEqual([])
+  })
 })
 
 describe("makeTool and null fields from the wire", () => {

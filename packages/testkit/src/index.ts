@@ -1,5 +1,6 @@
 /**
- * @toolplane/testkit (private, not published): helpers the model-API plugins' tests share.
+ * @toolplane/testkit (private, not published): helpers the model-API plugins' tests share, and a
+ * throwaway PostgreSQL server (`startPostgres`) for tests of shared storage.
  *
  * @packageDocumentation
  * @since 0.2.0
@@ -13,6 +14,27 @@ export {
 } from "./chatServer.js"
 export { everythingServerCommand } from "./everythingServer.js"
 export { toolListViolations, toolViolations } from "./functionToolChecker.js"
+export {
+  CORPUS_SERVERS,
+  type CorpusServer,
+  type CorpusServerSpec,
+  type CorpusTool,
+  collectServer,
+  corpusFixture,
+  fixtureTools,
+  type ListedTool,
+  liveTools,
+  MCP_TOOL_CORPUS_PATH,
+} from "./mcpCorpus.js"
+export {
+  type PostgresServer,
+  postgresBinDir,
+  postgresUnavailable,
+  type StartPostgresOptions,
+  startPostgres,
+} from "./postgres.js"
+export { rootSchemaArb, schemaArb } from "./schemaArbitrary.js"
+export { PNG, type StubService, stubService, stubTools } from "./stubService.js"
 export {
   aborted,
   add,

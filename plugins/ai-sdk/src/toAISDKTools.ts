@@ -14,7 +14,7 @@ import {
   type ToolResult,
   type ToolService,
 } from "@toolplane/foundation"
-import { looseParameters, mapToolNames, type ToolNameMap, toolDescription } from "@toolplane/plugin-openai"
+import { functionTools, type ToolNameMap } from "@toolplane/plugin-openai"
 import { dynamicTool, jsonSchema, type ToolSet } from "ai"
 import type { AISDKApproval } from "./approval.js"
 import { type ModelOutput, toModelOutput } from "./internal/output.js"
@@ -108,27 +108,13 @@ export const toAISDKTools = async (
   const init = options.context ?? {}
   const listed =
     options.tools ?? (await listAllTools(service, options.context ? { context: options.context } : {}))
-  const seen = new Set<string>()
-  const unique = listed.filter((t) => {
-    if (seen.has(t.id)) return false
-    seen.add(t.id)
-    return true
-  })
-  const names = mapToolNames(unique.map((t) => t.id))
-  const warnings: FeatureLossWarning[] = []
-  const renames = new Map(names.renames.map((r) => [r.id, r]))
+  const { entries, names, warnings } = functionTools(listed, "ai-sdk")
   const tools: ToolSet = {}
   const toolApproval: Record<string, AISDKApprovalStatus> = {}
   const approval = options.approval
-  for (const tool of unique) {
-    const name = names.nameOf(tool.id)!
-    const rename = renames.get(tool.id)
-    if (rename && rename.reason !== "separator")
-      warnings.push(warn(tool.id, "name", "/id", `renamed to "${name}" (${rename.reason})`))
-    let schema: Record<string, unknown>
+  for (const { tool, name, description: text, parameters: schema } of entries) {
     let asks: boolean
     try {
-      schema = looseParameters(tool.inputSchema)
       asks = approval !== undefined && (await approval.needsApproval(tool))
     } catch (error) {
       warnings.push(warn(tool.id, "tool", "", `left out: ${(error as Error)?.message ?? String(error)}`))
@@ -137,7 +123,6 @@ export const toAISDKTools = async (
     toolApproval[name] = asks
       ? { type: "user-approval", reason: `${tool.id} needs approval before it runs` }
       : { type: "not-applicable" }
-    const text = toolDescription(tool)
     tools[name] = dynamicTool({
       ...(text !== undefined ? { description: text } : {}),
       inputSchema: jsonSchema(schema as Parameters<typeof jsonSchema>[0]),

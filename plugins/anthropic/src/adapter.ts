@@ -12,11 +12,13 @@ import {
   type Conversion,
   ConversionFailed,
   type FeatureLossWarning,
+  normalizeJsonSchema,
+  planToolExport,
   type Tool,
 } from "@toolplane/foundation"
 import { fromAnthropicTool } from "./import.js"
-import { isRecord, normalizeSchema } from "./internal/normalize.js"
-import { mapToolNames, type ToolNameMap } from "./names.js"
+import { isRecord } from "./internal/json.js"
+import type { ToolNameMap } from "./names.js"
 import { STRICT_LIMITS, strictComplexity, toStrictSchema } from "./strict.js"
 
 /**
@@ -127,8 +129,8 @@ const looseSchema = (
     )
     return undefined
   }
-  const { schema, losses } = normalizeSchema(tool.inputSchema)
-  for (const l of losses) warnings.push(warn(tool.id, l.feature, `/inputSchema${l.path}`, l.message))
+  const { schema, changes } = normalizeJsonSchema(tool.inputSchema)
+  for (const c of changes) warnings.push(warn(tool.id, c.keyword, `/inputSchema${c.path}`, c.message))
   const { $schema: _s, ...rest } = schema as Record<string, unknown>
   if (rest.type !== undefined && rest.type !== "object") {
     warnings.push(
@@ -161,63 +163,20 @@ export const toAnthropicTools = (
   tools: readonly Tool[],
   options: AnthropicToolsOptions = {},
 ): AnthropicToolSet => {
-  const seen = new Set<string>()
-  const warnings: FeatureLossWarning[] = []
-  const unique = tools.filter((t, i) => {
-    if (!isRecord(t) || typeof t.id !== "string") {
-      warnings.push({
-        feature: "tool",
-        path: `/${i}`,
-        from: "canonical",
-        to: TARGET,
-        message: "not a tool (no id); skipped",
-      })
-      return false
-    }
-    if (seen.has(t.id)) return false
-    seen.add(t.id)
-    return true
+  const { entries, names, warnings } = planToolExport(tools, {
+    to: TARGET,
+    nameRule: "Anthropic names allow only [a-zA-Z0-9_-], at most 64 characters",
+    objectSchemasOnly: true,
+    unsupported: {
+      annotations: "Anthropic tools have no annotations (hints)",
+      outputSchema: "Anthropic tools have no output schema",
+    },
   })
-  // a tool that cannot be exported at all takes no name, so it never forces a rename on another
-  const usable = unique.filter((t) => {
-    const schema = t.inputSchema as unknown
-    if (isRecord(schema) && (schema.type === undefined || schema.type === "object")) return true
-    warnings.push(
-      warn(
-        t.id,
-        "inputSchema",
-        isRecord(schema) ? "/inputSchema/type" : "/inputSchema",
-        `the input schema must be an object schema${isRecord(schema) ? `, got type ${JSON.stringify(schema.type)}` : ""}; the tool was skipped`,
-      ),
-    )
-    return false
-  })
-  const names = mapToolNames(usable.map((t) => t.id))
-  const renames = new Map(names.renames.map((r) => [r.id, r]))
   const out: AnthropicTool[] = []
   const byName = new Map<string, ExportedTool>()
   const budget = { tools: 0, optional: 0, unions: 0 }
-  for (const tool of usable) {
-    const name = names.nameOf(tool.id)!
-    const rename = renames.get(tool.id)
-    if (rename && rename.reason !== "separator")
-      warnings.push(
-        warn(
-          tool.id,
-          "name",
-          "/id",
-          `renamed to "${name}" (${rename.reason}): Anthropic names allow only [a-zA-Z0-9_-], at most 64 characters`,
-        ),
-      )
-    if (
-      isRecord(tool.annotations) &&
-      Object.values(tool.annotations).some((v) => v !== null && v !== undefined)
-    )
-      warnings.push(
-        warn(tool.id, "annotations", "/annotations", "Anthropic tools have no annotations (hints)"),
-      )
-    if (isRecord(tool.outputSchema))
-      warnings.push(warn(tool.id, "outputSchema", "/outputSchema", "Anthropic tools have no output schema"))
+  for (const { tool, name, warnings: about } of entries) {
+    warnings.push(...about)
     let inputSchema: AnthropicTool["input_schema"] | undefined
     let strict = false
     if (options.strict === true && isRecord(tool.inputSchema)) {

@@ -9,16 +9,16 @@
  */
 import {
   type ContentBlock,
+  callToolForModel,
+  contentBlockText,
   type ExecutionContextInit,
-  formatToolError,
-  isToolError,
   listAllTools,
+  mapConcurrent,
   type ToolResult,
   type ToolService,
   unknownToolText,
 } from "@toolplane/foundation"
 import { type AnthropicToolSet, toAnthropicTools } from "./adapter.js"
-import { approxBytes, mapLimit } from "./internal/calls.js"
 
 /**
  * A content block of a response; `tool_use` blocks are executed, the rest ignored (server tool blocks
@@ -152,15 +152,9 @@ const blockOf = (block: ContentBlock): ToolResultBlock["content"][number] => {
               data: block.data,
             },
           }
-        : {
-            type: "text",
-            text: `[image ${block.mimeType}, ${approxBytes(block.data)} bytes: this image type cannot be shown]`,
-          }
+        : { type: "text", text: contentBlockText(block) }
     case "audio":
-      return {
-        type: "text",
-        text: `[audio ${block.mimeType}, ${approxBytes(block.data)} bytes: audio cannot be shown]`,
-      }
+      return { type: "text", text: contentBlockText(block) }
     case "resource": {
       const r = block.resource
       if (typeof r.text === "string") return { type: "text", text: r.text }
@@ -271,34 +265,31 @@ export const executeToolCalls = async (
           `Error [INVALID_INPUT] calling "${call.name}": the input must be a JSON object, got ${Array.isArray(input) ? "an array" : typeof input}.`,
         ),
       }
-    try {
-      const result = await service.callTool({
-        id: call.callId,
-        name: toolId,
-        arguments: input,
-        context: { ...(options.context ?? {}), callId: call.callId },
-      })
-      const block: ToolResultBlock = {
-        type: "tool_result",
-        tool_use_id: call.callId,
-        content: format(result, { name: call.name, toolId }),
-        ...(result.isError === true ? { is_error: true } : {}),
-      }
-      return { ...base, toolId, arguments: input, result, block }
-    } catch (error) {
-      const text = isToolError(error)
-        ? formatToolError(error, call.name)
-        : `Error [EXECUTION_FAILED] calling "${call.name}": ${error instanceof Error ? error.message : String(error)}`
+    const outcome = await callToolForModel(service, {
+      callId: call.callId,
+      name: call.name,
+      toolId,
+      arguments: input,
+      ...(options.context ? { context: options.context } : {}),
+    })
+    if (!outcome.ok)
       return {
         ...base,
         toolId,
         arguments: input,
-        errorCode: isToolError(error) ? error.code : "EXECUTION_FAILED",
-        block: failure(call.callId, text),
+        errorCode: outcome.errorCode,
+        block: failure(call.callId, outcome.text),
       }
+    const { result } = outcome
+    const block: ToolResultBlock = {
+      type: "tool_result",
+      tool_use_id: call.callId,
+      content: format(result, { name: call.name, toolId }),
+      ...(result.isError === true ? { is_error: true } : {}),
     }
+    return { ...base, toolId, arguments: input, result, block }
   }
-  return mapLimit(calls, options.maxConcurrency ?? Number.POSITIVE_INFINITY, async (call) => {
+  return mapConcurrent(calls, options.maxConcurrency ?? Number.POSITIVE_INFINITY, async (call) => {
     const outcome = await run(call)
     options.onOutcome?.(outcome)
     return outcome

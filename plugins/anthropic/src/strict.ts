@@ -27,10 +27,20 @@
  *
  * @since 0.2.0
  */
-import type { JsonSchema } from "@toolplane/foundation"
-import { esc, isRecord, normalizeSchema, type SchemaLoss } from "./internal/normalize.js"
+import { type JsonSchema, normalizeJsonSchema } from "@toolplane/foundation"
+import { esc, isRecord } from "./internal/json.js"
 
-export type { SchemaLoss }
+/**
+ * One change to a schema that lost meaning (or was rewritten), as a JSON pointer into the source schema.
+ *
+ * @since 0.2.0
+ */
+export interface SchemaLoss {
+  readonly feature: string
+  /** JSON pointer into the source schema. */
+  readonly path: string
+  readonly message: string
+}
 
 /**
  * The outcome of {@link toStrictSchema}.
@@ -406,8 +416,12 @@ const convert = (input: unknown, path: string, ctx: Ctx): unknown => {
  * @since 0.2.0
  */
 export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
-  const normalized = normalizeSchema(schema)
-  const losses: SchemaLoss[] = [...normalized.losses]
+  const normalized = normalizeJsonSchema(schema)
+  const losses: SchemaLoss[] = normalized.changes.map(({ keyword, path, message }) => ({
+    feature: keyword,
+    path,
+    message,
+  }))
   try {
     if (!isRecord(normalized.schema)) throw new NotStrict("", "not a schema object")
     const root = pruneDefinitions(normalized.schema as Node)

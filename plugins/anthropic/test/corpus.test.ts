@@ -4,10 +4,10 @@
  * anthropicChecker.ts.
  */
 import { makeTool, type Tool } from "@toolplane/foundation"
+import { type CorpusTool, fixtureTools, liveTools } from "@toolplane/testkit"
 import { describe, expect, it } from "vitest"
 import { toAnthropicTools } from "../src/index.js"
 import { strictViolations, toolViolations } from "./anthropicChecker.js"
-import { type CorpusTool, fixtureTools, liveTools } from "./mcpCorpus.js"
 
 const asTools = (corpus: readonly CorpusTool[]): Tool[] =>
   corpus.map((t) =>

@@ -10,11 +10,13 @@ import {
   type Conversion,
   ConversionFailed,
   type FeatureLossWarning,
+  normalizeJsonSchema,
+  planToolExport,
   type Tool,
 } from "@toolplane/foundation"
 import { fromFunctionDeclaration } from "./import.js"
-import { isRecord, normalizeSchema } from "./internal/normalize.js"
-import { mapToolNames, type ToolNameMap } from "./names.js"
+import { isRecord } from "./internal/json.js"
+import { GEMINI_NAME_RULES, type ToolNameMap } from "./names.js"
 import { type ArgumentShape, type GeminiSchema, toGeminiArguments, toGeminiSchema } from "./schema.js"
 
 /**
@@ -114,67 +116,20 @@ const IDENTITY: ArgumentShape = { kind: "value" }
  */
 export const toGeminiTools = (tools: readonly Tool[], options: GeminiToolsOptions = {}): GeminiToolSet => {
   const mode = options.schema ?? "openapi"
-  const seen = new Set<string>()
-  const warnings: FeatureLossWarning[] = []
-  const unique = tools.filter((t, i) => {
-    if (!isRecord(t) || typeof t.id !== "string") {
-      warnings.push({
-        feature: "tool",
-        path: `/${i}`,
-        from: "canonical",
-        to: TARGET,
-        message: "not a tool (no id); skipped",
-      })
-      return false
-    }
-    if (seen.has(t.id)) return false
-    seen.add(t.id)
-    return true
+  const { entries, names, warnings } = planToolExport(tools, {
+    to: TARGET,
+    nameRules: GEMINI_NAME_RULES,
+    nameRule: 'Gemini names allow only [a-zA-Z0-9_-], starting with a letter or "_", at most 64 characters',
+    objectSchemasOnly: true,
+    unsupported: {
+      annotations: "Gemini function declarations have no annotations (hints)",
+      outputSchema: "the output schema is not exported",
+    },
   })
-  // a tool that cannot be exported at all takes no name, so it never forces a rename on another
-  const usable = unique.filter((t) => {
-    const schema = t.inputSchema as unknown
-    if (isRecord(schema) && (schema.type === undefined || schema.type === "object")) return true
-    warnings.push(
-      warn(
-        t.id,
-        "inputSchema",
-        isRecord(schema) ? "/inputSchema/type" : "/inputSchema",
-        `the input schema must be an object schema${isRecord(schema) ? `, got type ${JSON.stringify(schema.type)}` : ""}; the tool was skipped`,
-      ),
-    )
-    return false
-  })
-  const names = mapToolNames(usable.map((t) => t.id))
-  const renames = new Map(names.renames.map((r) => [r.id, r]))
   const declarations: GeminiFunctionDeclaration[] = []
   const byName = new Map<string, ExportedTool>()
-  for (const tool of usable) {
-    const name = names.nameOf(tool.id)!
-    const rename = renames.get(tool.id)
-    if (rename && rename.reason !== "separator")
-      warnings.push(
-        warn(
-          tool.id,
-          "name",
-          "/id",
-          `renamed to "${name}" (${rename.reason}): Gemini names allow only [a-zA-Z0-9_-], starting with a letter or "_", at most 64 characters`,
-        ),
-      )
-    if (
-      isRecord(tool.annotations) &&
-      Object.values(tool.annotations).some((v) => v !== null && v !== undefined)
-    )
-      warnings.push(
-        warn(
-          tool.id,
-          "annotations",
-          "/annotations",
-          "Gemini function declarations have no annotations (hints)",
-        ),
-      )
-    if (isRecord(tool.outputSchema))
-      warnings.push(warn(tool.id, "outputSchema", "/outputSchema", "the output schema is not exported"))
+  for (const { tool, name, warnings: about } of entries) {
+    warnings.push(...about)
     const description = descriptionOf(tool)
     const declaration: GeminiFunctionDeclaration = {
       name,
@@ -182,8 +137,8 @@ export const toGeminiTools = (tools: readonly Tool[], options: GeminiToolsOption
     }
     let shape: ArgumentShape = IDENTITY
     if (mode === "jsonSchema") {
-      const { schema, losses } = normalizeSchema(tool.inputSchema)
-      for (const l of losses) warnings.push(warn(tool.id, l.feature, `/inputSchema${l.path}`, l.message))
+      const { schema, changes } = normalizeJsonSchema(tool.inputSchema)
+      for (const c of changes) warnings.push(warn(tool.id, c.keyword, `/inputSchema${c.path}`, c.message))
       const { $schema: _s, ...rest } = schema as Record<string, unknown>
       const examples = (tool.exampleArgs ?? []).filter((e) => isRecord(e))
       declaration.parametersJsonSchema = {

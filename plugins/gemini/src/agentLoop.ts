@@ -8,7 +8,7 @@
  */
 import { type ExecutionContextInit, listAllTools, type ToolService } from "@toolplane/foundation"
 import { type GeminiToolSet, type GeminiToolsOptions, toGeminiTools } from "./adapter.js"
-import { isRecord } from "./internal/normalize.js"
+import { isRecord } from "./internal/json.js"
 import { type ContentLike, executeToolCalls, type ToolCallOutcome } from "./runToolCalls.js"
 
 /**

@@ -19,7 +19,7 @@ import {
   ToolNotFound,
   toToolResult,
 } from "@toolplane/foundation"
-import { isRecord } from "./internal/normalize.js"
+import { isRecord } from "./internal/json.js"
 
 /**
  * A Gemini function declaration as it appears in a request (structurally `FunctionDeclaration`).

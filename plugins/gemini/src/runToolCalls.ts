@@ -8,18 +8,17 @@
  * @since 0.2.0
  */
 import {
-  type ContentBlock,
+  callToolForModel,
+  contentBlockText,
   type ExecutionContextInit,
-  formatToolError,
-  isToolError,
   listAllTools,
+  mapConcurrent,
   type ToolResult,
   type ToolService,
   unknownToolText,
 } from "@toolplane/foundation"
 import { type GeminiToolSet, toGeminiTools } from "./adapter.js"
-import { approxBytes, mapLimit } from "./internal/calls.js"
-import { isRecord } from "./internal/normalize.js"
+import { isRecord } from "./internal/json.js"
 import { restoreArguments } from "./schema.js"
 
 /**
@@ -120,20 +119,6 @@ export interface RunToolCallsOptions {
   readonly onOutcome?: (outcome: ToolCallOutcome) => void
 }
 
-const placeholder = (block: ContentBlock): string => {
-  switch (block.type) {
-    case "image":
-    case "audio":
-      return `[${block.type} ${block.mimeType}, ${approxBytes(block.data)} bytes, not shown]`
-    case "resource":
-      return `[resource ${block.resource.uri}]`
-    case "resource_link":
-      return `[resource link "${block.name}": ${block.uri}]`
-    default:
-      return ""
-  }
-}
-
 /**
  * The function response of a result: `{ output }` with the structured content or the text, or
  * `{ error }` for a result with `isError`; media as inline-data parts (when `media` is on).
@@ -160,7 +145,7 @@ export const functionResponseOf = (
       block.resource.mimeType
     )
       parts.push({ inlineData: { mimeType: block.resource.mimeType, data: block.resource.blob } })
-    else texts.push(placeholder(block))
+    else texts.push(contentBlockText(block))
   }
   const text = texts.join("\n")
   const extra = parts.length > 0 ? { parts } : {}
@@ -245,29 +230,25 @@ export const executeToolCalls = async (
         }),
       }
     const args = restoreArguments(exported.shape, raw)
-    try {
-      const result = await service.callTool({
-        id: call.callId,
-        name: toolId,
-        arguments: args,
-        context: { ...(options.context ?? {}), callId: call.callId },
-      })
-      const fr = functionResponseOf(result, options.media !== undefined ? { media: options.media } : {})
-      return { ...base, toolId, arguments: args, result, part: part(fr.response, fr.parts) }
-    } catch (error) {
-      const text = isToolError(error)
-        ? formatToolError(error, call.name)
-        : `Error [EXECUTION_FAILED] calling "${call.name}": ${error instanceof Error ? error.message : String(error)}`
+    const outcome = await callToolForModel(service, {
+      callId: call.callId,
+      name: call.name,
+      toolId,
+      arguments: args,
+      ...(options.context ? { context: options.context } : {}),
+    })
+    if (!outcome.ok)
       return {
         ...base,
         toolId,
         arguments: args,
-        errorCode: isToolError(error) ? error.code : "EXECUTION_FAILED",
-        part: part({ error: text }),
+        errorCode: outcome.errorCode,
+        part: part({ error: outcome.text }),
       }
-    }
+    const fr = functionResponseOf(outcome.result, options.media !== undefined ? { media: options.media } : {})
+    return { ...base, toolId, arguments: args, result: outcome.result, part: part(fr.response, fr.parts) }
   }
-  return mapLimit(calls, options.maxConcurrency ?? Number.POSITIVE_INFINITY, async (call) => {
+  return mapConcurrent(calls, options.maxConcurrency ?? Number.POSITIVE_INFINITY, async (call) => {
     const outcome = await run(call)
     options.onOutcome?.(outcome)
     return outcome

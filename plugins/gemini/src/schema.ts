@@ -30,10 +30,20 @@
  * @since 0.2.0
  */
 import type { Type } from "@google/genai"
-import type { JsonSchema } from "@toolplane/foundation"
-import { esc, isRecord, normalizeSchema, type SchemaLoss } from "./internal/normalize.js"
+import { type JsonSchema, normalizeJsonSchema } from "@toolplane/foundation"
+import { esc, isRecord, put } from "./internal/json.js"
 
-export type { SchemaLoss }
+/**
+ * One change to a schema that lost meaning (or was rewritten), as a JSON pointer into the source schema.
+ *
+ * @since 0.2.0
+ */
+export interface SchemaLoss {
+  readonly feature: string
+  /** JSON pointer into the source schema. */
+  readonly path: string
+  readonly message: string
+}
 
 /**
  * A Gemini `Schema` (assignable to the `@google/genai` package's `Schema`).
@@ -581,7 +591,7 @@ const convert = (input: unknown, path: string, ctx: Ctx, refs: readonly string[]
           )
         }
         const c = convert(sub, `${path}/properties/${esc(source)}`, ctx, refs)
-        outProps[name] = c.schema
+        put(outProps, name, c.schema)
         map.set(name, { source, shape: c.shape })
         if (required.has(source)) outRequired.push(name)
       }
@@ -614,8 +624,12 @@ const convert = (input: unknown, path: string, ctx: Ctx, refs: readonly string[]
  * @since 0.2.0
  */
 export const toGeminiSchema = (schema: JsonSchema): GeminiSchemaResult => {
-  const normalized = normalizeSchema(schema)
-  const losses: SchemaLoss[] = [...normalized.losses]
+  const normalized = normalizeJsonSchema(schema)
+  const losses: SchemaLoss[] = normalized.changes.map(({ keyword, path, message }) => ({
+    feature: keyword,
+    path,
+    message,
+  }))
   const root = normalized.schema as Node
   const ctx: Ctx = { root, losses }
   if (!isRecord(root)) {
@@ -712,8 +726,8 @@ const restore = (shape: ArgumentShape, value: unknown): unknown => {
       const out: Record<string, unknown> = {}
       for (const [key, v] of Object.entries(value)) {
         const p = shape.properties.get(key)
-        if (p === undefined) out[key] = v
-        else out[p.source] = restore(p.shape, v)
+        if (p === undefined) put(out, key, v)
+        else put(out, p.source, restore(p.shape, v))
       }
       return out
     }
@@ -761,7 +775,7 @@ const forward = (shape: ArgumentShape, value: unknown): unknown => {
       if (!isRecord(value)) return value
       const out: Record<string, unknown> = {}
       for (const [name, p] of shape.properties)
-        if (p.source in value) out[name] = forward(p.shape, value[p.source])
+        if (Object.hasOwn(value, p.source)) put(out, name, forward(p.shape, value[p.source]))
       return out
     }
     case "union": {

@@ -4,10 +4,10 @@
  * geminiChecker.ts.
  */
 import { makeTool, type Tool } from "@toolplane/foundation"
+import { type CorpusTool, fixtureTools, liveTools } from "@toolplane/testkit"
 import { describe, expect, it } from "vitest"
 import { restoreArguments, toGeminiSchema, toGeminiTools } from "../src/index.js"
 import { declarationViolations, schemaViolations } from "./geminiChecker.js"
-import { type CorpusTool, fixtureTools, liveTools } from "./mcpCorpus.js"
 
 const asTools = (corpus: readonly CorpusTool[]): Tool[] =>
   corpus.map((t) =>

@@ -1,10 +1,10 @@
 /** Random schemas from the wild (schemaArbitrary.ts) through the export, checked by the independent checker. */
 import { fc, test } from "@fast-check/vitest"
 import type { Tool } from "@toolplane/foundation"
+import { rootSchemaArb } from "@toolplane/testkit"
 import { describe, expect } from "vitest"
 import { restoreArguments, toGeminiTools } from "../src/index.js"
 import { declarationViolations } from "./geminiChecker.js"
-import { rootSchemaArb } from "./schemaArbitrary.js"
 
 const tool = (inputSchema: unknown): Tool =>
   ({ id: "fuzz/tool", namespace: "fuzz", name: "tool", inputSchema }) as Tool

@@ -37,6 +37,20 @@ describe("Gemini property names", () => {
 })
 
 describe("Gemini schema conversion", () => {
+  it("keeps a property named __proto__ (found by the property test above, seed 223218204)", () => {
+    const schema = JSON.parse(
+      '{"type":"object","properties":{"__proto__":{"type":"integer"},"a-b":{"type":"integer"}},"required":["__proto__","a-b"]}',
+    )
+    const { schema: out, shape } = toGeminiSchema(schema)
+    expect(Object.keys(out!.properties!).sort()).toEqual(["__proto__", "a_b"])
+    expect(out!.required).toHaveLength(2)
+    const restored = restoreArguments(shape, JSON.parse('{"__proto__":1,"a_b":2}'))
+    expect(Object.keys(restored).sort()).toEqual(["__proto__", "a-b"])
+    expect(Object.hasOwn(restored, "__proto__")).toBe(true)
+    expect(Object.keys(toGeminiArguments(shape, restored)).sort()).toEqual(["__proto__", "a_b"])
+    expect(toGeminiArguments(shape, { "a-b": 2 })).toEqual({ a_b: 2 })
+  })
+
   it("keeps a valid name when a renamed one would collide with it", () => {
     const { schema, shape } = toGeminiSchema({
       type: "object",

@@ -15,13 +15,7 @@ import {
   type Tool,
   type ToolService,
 } from "@toolplane/foundation"
-import {
-  formatToolError,
-  looseParameters,
-  mapToolNames,
-  type ToolNameMap,
-  toolDescription,
-} from "@toolplane/plugin-openai"
+import { formatToolError, functionTools, type ToolNameMap } from "@toolplane/plugin-openai"
 import { toLangChainContent } from "./internal/content.js"
 
 /**
@@ -51,15 +45,6 @@ export interface LangChainToolSet {
   /** Lossy renames and tools that could not be exported. */
   readonly warnings: FeatureLossWarning[]
 }
-
-const warn = (toolId: string, feature: string, message: string): FeatureLossWarning => ({
-  feature,
-  path: feature === "name" ? "/id" : "",
-  from: "canonical",
-  to: "langchain",
-  toolId,
-  message,
-})
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v)
@@ -98,31 +83,12 @@ export const toLangChainTools = async (
   const init = options.context ?? {}
   const listed =
     options.tools ?? (await listAllTools(service, options.context ? { context: options.context } : {}))
-  const seen = new Set<string>()
-  const unique = listed.filter((t) => {
-    if (seen.has(t.id)) return false
-    seen.add(t.id)
-    return true
-  })
-  const names = mapToolNames(unique.map((t) => t.id))
-  const renames = new Map(names.renames.map((r) => [r.id, r]))
-  const warnings: FeatureLossWarning[] = []
+  const { entries, names, warnings } = functionTools(listed, "langchain")
   const tools: DynamicStructuredTool[] = []
   const byName = new Map<string, Tool>()
-  for (const tool of unique) {
-    const name = names.nameOf(tool.id)!
-    const rename = renames.get(tool.id)
-    if (rename && rename.reason !== "separator")
-      warnings.push(warn(tool.id, "name", `renamed to "${name}" (${rename.reason})`))
-    let schema: Record<string, unknown>
-    try {
-      schema = looseParameters(tool.inputSchema)
-    } catch (error) {
-      warnings.push(warn(tool.id, "tool", `left out: ${(error as Error)?.message ?? String(error)}`))
-      continue
-    }
+  for (const { tool, name, description: text, parameters: schema } of entries) {
     // LangChain requires a description
-    const description = toolDescription(tool) ?? tool.id
+    const description = text ?? tool.id
     byName.set(name, tool)
     tools.push(
       new DynamicStructuredTool({

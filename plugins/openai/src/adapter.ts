@@ -6,10 +6,17 @@
  *
  * @since 0.1.0
  */
-import type { Adapter, Conversion, FeatureLossWarning, Tool } from "@toolplane/foundation"
+import {
+  type Adapter,
+  type Conversion,
+  type FeatureLossWarning,
+  normalizeJsonSchema,
+  planToolExport,
+  type Tool,
+} from "@toolplane/foundation"
 import { looseParameters, toolDescription } from "./functionTool.js"
 import { fromOpenAITool } from "./import.js"
-import { mapToolNames, type ToolNameMap } from "./names.js"
+import type { ToolNameMap } from "./names.js"
 import { STRICT_FORMATS, toStrictSchema } from "./strictSchema.js"
 
 /**
@@ -113,19 +120,13 @@ interface Converted {
 
 const convertParameters = (tool: Tool, strict: boolean): Converted => {
   const warnings: FeatureLossWarning[] = []
-  // null fields from the wire count as absent (a tool built without makeTool may still carry them)
-  if (
-    isRecord(tool.annotations) &&
-    Object.values(tool.annotations).some((v) => v !== null && v !== undefined)
-  )
-    warnings.push(
-      warn(tool, "annotations", "/annotations", "OpenAI function tools have no annotations (hints)"),
-    )
-  if (isRecord(tool.outputSchema))
-    warnings.push(warn(tool, "outputSchema", "/outputSchema", "OpenAI function tools have no output schema"))
-  if (!strict)
-    return { parameters: looseParameters(tool.inputSchema), strict: false, wrapped: false, warnings }
-  const result = toStrictSchema(tool.inputSchema)
+  if (!isRecord(tool.inputSchema)) throw new TypeError("the input schema is not an object")
+  // schemas from the wild (draft-04 bounds and tuples, null keywords, ...): the same rewrites every
+  // exporter and MCP import make, each reported
+  const { schema: inputSchema, changes } = normalizeJsonSchema(tool.inputSchema)
+  for (const c of changes) warnings.push(warn(tool, c.keyword, `/inputSchema${c.path}`, c.message))
+  if (!strict) return { parameters: looseParameters(inputSchema), strict: false, wrapped: false, warnings }
+  const result = toStrictSchema(inputSchema)
   if (!result.ok) {
     warnings.push(
       warn(
@@ -145,7 +146,7 @@ const convertParameters = (tool: Tool, strict: boolean): Converted => {
           `strict mode cannot express this (${result.reason}); sent with strict: false`,
         ),
       )
-    return { parameters: looseParameters(tool.inputSchema), strict: false, wrapped: false, warnings }
+    return { parameters: looseParameters(inputSchema), strict: false, wrapped: false, warnings }
   }
   for (const loss of result.losses)
     warnings.push(warn(tool, loss.feature, `/inputSchema${loss.path}`, loss.message))
@@ -213,29 +214,19 @@ export function toOpenAITools(
 ): OpenAIToolSet<OpenAIChatTool | OpenAIResponsesTool> {
   const api = options.api ?? "chat"
   const strict = options.strict ?? true
-  const seen = new Set<string>()
-  const unique = tools.filter((t) => {
-    if (seen.has(t.id)) return false
-    seen.add(t.id)
-    return true
+  const { entries, names, warnings } = planToolExport(tools, {
+    to: TARGET,
+    nameRule: "OpenAI names allow only [a-zA-Z0-9_-], at most 64 characters",
+    // null fields from the wire count as absent (a tool built without makeTool may still carry them)
+    unsupported: {
+      annotations: "OpenAI function tools have no annotations (hints)",
+      outputSchema: "OpenAI function tools have no output schema",
+    },
   })
-  const names = mapToolNames(unique.map((t) => t.id))
-  const warnings: FeatureLossWarning[] = []
   const out: (OpenAIChatTool | OpenAIResponsesTool)[] = []
   const byName = new Map<string, ExportedTool>()
-  const renames = new Map(names.renames.map((r) => [r.id, r]))
-  for (const tool of unique) {
-    const name = names.nameOf(tool.id)!
-    const rename = renames.get(tool.id)
-    if (rename && rename.reason !== "separator")
-      warnings.push(
-        warn(
-          tool,
-          "name",
-          "/id",
-          `renamed to "${name}" (${rename.reason}): OpenAI names allow only [a-zA-Z0-9_-], at most 64 characters`,
-        ),
-      )
+  for (const { tool, name, warnings: about } of entries) {
+    warnings.push(...about)
     let c: Converted
     try {
       c = convertParameters(tool, strict)

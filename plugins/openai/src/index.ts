@@ -32,7 +32,13 @@ export {
   runAgentLoop,
 } from "./agentLoop.js"
 export { type OpenAICodeMode, type OpenAICodeModeOptions, openAICodeMode } from "./codeMode.js"
-export { looseParameters, toolDescription } from "./functionTool.js"
+export {
+  type FunctionToolEntry,
+  type FunctionTools,
+  functionTools,
+  looseParameters,
+  toolDescription,
+} from "./functionTool.js"
 export {
   fromOpenAITool,
   fromOpenAITools,

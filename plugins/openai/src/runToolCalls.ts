@@ -7,14 +7,16 @@
  * @since 0.1.0
  */
 import {
+  callToolForModel,
   type ExecutionContextInit,
   formatToolError,
-  isToolError,
   listAllTools,
-  suggestToolIds,
+  mapConcurrent,
   type ToolError,
   type ToolResult,
   type ToolService,
+  toolResultText,
+  unknownToolText,
 } from "@toolplane/foundation"
 import { type OpenAIToolSet, toOpenAITools } from "./adapter.js"
 import { restoreArguments } from "./restoreArguments.js"
@@ -162,40 +164,14 @@ export interface RunToolCallsOptions {
   readonly onOutcome?: (outcome: ToolCallOutcome) => void
 }
 
-const approxBytes = (base64: string) => Math.floor((base64.length * 3) / 4)
-
 /**
  * The default text of a tool result: text blocks joined by newlines, other blocks as short
  * placeholders, the JSON of `structuredContent` when there is no text, and `Error: ` in front of a
- * failed result.
+ * failed result (foundation's `toolResultText`).
  *
  * @since 0.1.0
  */
-export const formatToolResult = (result: ToolResult): string => {
-  const parts: string[] = []
-  for (const block of result.content) {
-    switch (block.type) {
-      case "text":
-        parts.push(block.text)
-        break
-      case "image":
-      case "audio":
-        parts.push(`[${block.type} ${block.mimeType}, ${approxBytes(block.data)} bytes, not shown]`)
-        break
-      case "resource":
-        parts.push(block.resource.text ?? `[resource ${block.resource.uri}]`)
-        break
-      case "resource_link":
-        parts.push(`[resource link "${block.name}": ${block.uri}]`)
-        break
-    }
-  }
-  let text = parts.join("\n")
-  if (text === "" && result.structuredContent !== undefined) text = JSON.stringify(result.structuredContent)
-  if (text === "") text = "(the tool returned no output)"
-  if (result.isError && !text.startsWith("Error")) text = `Error: ${text}`
-  return text
-}
+export const formatToolResult = (result: ToolResult): string => toolResultText(result)
 
 const fileName = (uri: string): string | undefined => {
   const last = uri.split(/[/\\]/).pop()
@@ -285,19 +261,6 @@ const responseCalls = (items: readonly unknown[]): PendingCall[] =>
       arguments: typeof i.arguments === "string" ? i.arguments : undefined,
     }))
 
-const limit = async <T, R>(items: readonly T[], max: number, run: (item: T) => Promise<R>): Promise<R[]> => {
-  const out: R[] = new Array(items.length)
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++
-      out[i] = await run(items[i]!)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(max, items.length)) }, worker))
-  return out
-}
-
 /**
  * Executes every tool call of a response and returns what happened to each, in the response's order.
  * Calls run concurrently (up to `maxConcurrency`). Never rejects because of a call; it rejects only when
@@ -327,23 +290,12 @@ export const executeToolCalls = async (
         output: `Error [UNSUPPORTED_CALL] calling "${call.name}": "${call.unsupported}" tool calls are not supported here; only function tools can be called.`,
       }
     const exported = byName.get(call.name)
-    if (exported === undefined) {
-      const known = [...byName.keys()].sort()
-      const suggestions = suggestToolIds(call.name, known, 3)
-      const hint =
-        suggestions.length > 0 ? ` Did you mean ${suggestions.map((s) => `"${s}"`).join(", ")}?` : ""
-      const list =
-        known.length === 0
-          ? " No tools are available."
-          : known.length <= 30
-            ? ` Available tools: ${known.join(", ")}.`
-            : ""
+    if (exported === undefined)
       return {
         ...base,
         errorCode: "TOOL_NOT_FOUND",
-        output: `Error [TOOL_NOT_FOUND] calling "${call.name}": there is no tool named "${call.name}".${hint}${list}`,
+        output: unknownToolText(call.name, [...byName.keys()]),
       }
-    }
     const toolId = exported.id
     let parsed: unknown
     const raw = call.arguments === undefined || call.arguments.trim() === "" ? "{}" : call.arguments
@@ -371,40 +323,35 @@ export const executeToolCalls = async (
     } catch {
       args = parsed
     }
-    try {
-      const result = await service.callTool({
-        id: call.callId,
-        name: toolId,
-        arguments: args,
-        context: { ...(options.context ?? {}), callId: call.callId },
-      })
-      const content = options.formatResult === undefined ? toResponsesOutput(result) : undefined
-      return {
-        ...base,
-        toolId,
-        arguments: args,
-        result,
-        output: format(result, { name: call.name, toolId }),
-        ...(content !== undefined ? { content } : {}),
-      }
-    } catch (error) {
-      const output = isToolError(error)
-        ? formatToolError(error, call.name)
-        : `Error [EXECUTION_FAILED] calling "${call.name}": ${error instanceof Error ? error.message : String(error)}`
-      return {
-        ...base,
-        toolId,
-        arguments: args,
-        errorCode: isToolError(error) ? error.code : "EXECUTION_FAILED",
-        output,
-      }
+    const outcome = await callToolForModel(service, {
+      callId: call.callId,
+      name: call.name,
+      toolId,
+      arguments: args,
+      ...(options.context ? { context: options.context } : {}),
+    })
+    if (!outcome.ok)
+      return { ...base, toolId, arguments: args, errorCode: outcome.errorCode, output: outcome.text }
+    const { result } = outcome
+    const content = options.formatResult === undefined ? toResponsesOutput(result) : undefined
+    return {
+      ...base,
+      toolId,
+      arguments: args,
+      result,
+      output: format(result, { name: call.name, toolId }),
+      ...(content !== undefined ? { content } : {}),
     }
   }
-  const outcomes = await limit(calls, options.maxConcurrency ?? Number.POSITIVE_INFINITY, async (call) => {
-    const outcome = await run(call)
-    options.onOutcome?.(outcome)
-    return outcome
-  })
+  const outcomes = await mapConcurrent(
+    calls,
+    options.maxConcurrency ?? Number.POSITIVE_INFINITY,
+    async (call) => {
+      const outcome = await run(call)
+      options.onOutcome?.(outcome)
+      return outcome
+    },
+  )
   return { api, outcomes }
 }
 

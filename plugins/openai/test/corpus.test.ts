@@ -1,27 +1,15 @@
 /**
- * Strict conversion over real tool schemas listed by MCP servers from npm (test/fixtures, collected by
- * scripts/collectCorpus.ts), checked by an independent checker written from OpenAI's documented
- * strict-mode rules (it shares no code with src/strict.ts).
+ * Strict conversion over real tool schemas listed by MCP servers from npm (the testkit's fixture,
+ * collected by its scripts/collectCorpus.ts), checked by an independent checker written from OpenAI's
+ * documented strict-mode rules (it shares no code with src/strict.ts).
  */
-import { readFileSync } from "node:fs"
-import { join } from "node:path"
 import { makeTool, type Tool } from "@toolplane/foundation"
+import { CORPUS_SERVERS, collectServer, corpusFixture } from "@toolplane/testkit"
 import { describe, expect, it } from "vitest"
-import { collectServer, SERVERS } from "../scripts/mcpServers.js"
 import { toOpenAITools } from "../src/index.js"
 import { strictViolations } from "./strictChecker.js"
 
-interface Corpus {
-  servers: {
-    name: string
-    packageName: string
-    version: string
-    tools: { name: string; inputSchema: Record<string, unknown> }[]
-  }[]
-}
-const corpus = JSON.parse(
-  readFileSync(join(import.meta.dirname, "fixtures", "mcp-tool-corpus.json"), "utf8"),
-) as Corpus
+const corpus = corpusFixture()
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/
 
@@ -106,7 +94,7 @@ describe("strict conversion of real MCP tool schemas", () => {
 
 describe("collecting from a live MCP server", () => {
   it("spawns @modelcontextprotocol/server-everything and lists the same tools as the fixture", async (ctx) => {
-    const spec = SERVERS.find((s) => s.name === "everything")!
+    const spec = CORPUS_SERVERS.find((s) => s.name === "everything")!
     let live: Awaited<ReturnType<typeof collectServer>>
     try {
       live = await collectServer(spec, 10_000)

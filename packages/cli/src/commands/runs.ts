@@ -1,12 +1,13 @@
 /**
- * `toolplane runs list|show|approve|reject`: reads durable skill runs and decides their approvals in a run
- * file (`--runs FILE`, default `toolplane-runs.db` next to the config). It records decisions only: the
- * runner that owns the runs continues them when it resumes them.
+ * `toolplane runs list|show|approve|reject`: reads durable skill runs and decides their approvals in a
+ * run store: `--runs FILE` (a SQLite file, default `toolplane-runs.db` next to the config) or
+ * `--runs postgres://...` (the PostgreSQL database distributed runners share; `TOOLPLANE_RUNS` sets the
+ * default). It records decisions only: a runner continues the runs when it resumes them (`poll`/`watch`).
  *
  * @since 0.2.0
  */
 import { dirname, join, resolve } from "node:path"
-import { openRunStore, type RunInfo, type RunStore } from "@toolplane/durable"
+import { isPostgresStorage, openRunStore, type RunInfo, type RunStore } from "@toolplane/durable"
 import { defineCommand, EXIT, UsageError } from "../command.js"
 import { json, table } from "../output.js"
 
@@ -25,6 +26,10 @@ const parseArguments = (text: string | undefined): Record<string, unknown> | und
   return value as Record<string, unknown>
 }
 
+/** Who executes a run and until when its lease holds (empty when no runner holds it). */
+const held = (run: RunInfo): string =>
+  run.owner === undefined ? "" : ` (runner ${run.owner}, lease until ${run.leaseExpiresAt})`
+
 const pendingStep = (run: RunInfo): string =>
   run.steps.find((s) => s.status === "awaiting_approval")?.stepId ?? ""
 
@@ -33,8 +38,9 @@ export const runsCommand = defineCommand({
   name: "runs",
   synopsis: "list|show|approve|reject",
   summary:
-    "durable skill runs [--runs FILE] [--json]\nshow RUN_ID, approve RUN_ID STEP_ID [--args JSON], reject RUN_ID STEP_ID [--reason TEXT]",
+    "durable skill runs [--runs FILE|POSTGRES_URL] [--json]\nshow RUN_ID, approve RUN_ID STEP_ID [--args JSON], reject RUN_ID STEP_ID [--reason TEXT]",
   maxPositionals: 3,
+  configOptional: true,
   flags: { runs: "string", json: "boolean", args: "string", reason: "string" },
   run: async (ctx) => {
     const [sub, runId, stepId] = ctx.invocation.positionals
@@ -44,32 +50,33 @@ export const runsCommand = defineCommand({
     if ((sub === "approve" || sub === "reject") && stepId === undefined)
       throw new UsageError(`runs ${sub} needs a RUN_ID and a STEP_ID`)
     const args = parseArguments(ctx.invocation.values.args)
-    const file = resolve(
-      ctx.io.cwd,
-      ctx.invocation.values.runs ?? join(dirname(ctx.file), "toolplane-runs.db"),
-    )
+    const named = ctx.invocation.values.runs ?? ctx.io.env.TOOLPLANE_RUNS
+    const storage =
+      named !== undefined && isPostgresStorage(named)
+        ? named
+        : resolve(ctx.io.cwd, named ?? join(dirname(ctx.file), "toolplane-runs.db"))
     const asJson = ctx.invocation.values.json === true
-    const store: RunStore = openRunStore(file)
+    const store: RunStore = await openRunStore(storage)
     try {
       switch (sub) {
         case "list": {
-          const runs = store.list()
+          const runs = await store.list()
           ctx.io.stdout(
             asJson
               ? json(runs)
               : `${table(
-                  ["RUN", "SKILL", "STATUS", "WAITING", "UPDATED"],
-                  runs.map((r) => [r.runId, r.skill, r.status, pendingStep(r), r.updatedAt]),
+                  ["RUN", "SKILL", "STATUS", "WAITING", "UPDATED", "RUNNER"],
+                  runs.map((r) => [r.runId, r.skill, r.status, pendingStep(r), r.updatedAt, r.owner ?? ""]),
                 )}\n`,
           )
           break
         }
         case "show": {
-          const run = store.show(runId!)
+          const run = await store.show(runId!)
           ctx.io.stdout(
             asJson
               ? json(run)
-              : `${run.runId} ${run.skill} ${run.status}\n${table(
+              : `${run.runId} ${run.skill} ${run.status}${held(run)}\n${table(
                   ["STEP", "TOOL", "STATUS", "CALLS", "ARGUMENTS"],
                   run.steps.map((s) => [
                     s.stepId,
@@ -89,14 +96,14 @@ export const runsCommand = defineCommand({
         }
         case "reject": {
           const reason = ctx.invocation.values.reason
-          const step = store.reject(runId!, stepId!, reason === undefined ? {} : { reason })
+          const step = await store.reject(runId!, stepId!, reason === undefined ? {} : { reason })
           ctx.io.stdout(asJson ? json(step) : `rejected ${runId} ${stepId}\n`)
           break
         }
       }
       return EXIT.ok
     } finally {
-      store.close()
+      await store.close()
     }
   },
 })

@@ -1,6 +1,6 @@
 /** Helpers of the crash tests: the runner fixture as a real subprocess, temp run files, the call log. */
 import { spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach } from "vitest"
@@ -9,17 +9,20 @@ const REPO = join(import.meta.dirname, "..", "..", "..", "..")
 const FIXTURE = join(import.meta.dirname, "..", "fixtures", "skillProcess.ts")
 
 export interface Child {
+  readonly pid: number
   readonly lines: () => unknown[]
   readonly waitFor: (predicate: (line: any) => boolean) => Promise<any>
   readonly kill: () => Promise<void>
   readonly exited: Promise<number | null>
+  /** Writes a line to the process's stdin (the start signal of `resume` and `poll`). */
+  readonly send: (line: string) => void
 }
 
 export const run = (args: readonly string[], env: Record<string, string> = {}): Child => {
   const child = spawn(
     process.execPath,
     ["--conditions=@toolplane/source", "--import", "tsx", "--no-warnings", FIXTURE, ...args],
-    { cwd: REPO, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
+    { cwd: REPO, env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] },
   )
   const lines: unknown[] = []
   let buffer = ""
@@ -41,6 +44,7 @@ export const run = (args: readonly string[], env: Record<string, string> = {}): 
   })
   const exited = new Promise<number | null>((resolve) => child.on("close", resolve))
   return {
+    pid: child.pid!,
     lines: () => lines,
     waitFor: (predicate) =>
       new Promise((resolve, reject) => {
@@ -54,6 +58,7 @@ export const run = (args: readonly string[], env: Record<string, string> = {}): 
       await exited
     },
     exited,
+    send: (line) => child.stdin.write(`${line}\n`),
   }
 }
 
@@ -61,13 +66,15 @@ const dirs: string[] = []
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
 })
+/** A temp directory with a run file path (the SQLite storage) and a call log path. */
 export const setup = () => {
   const dir = mkdtempSync(join(tmpdir(), "toolplane-durable-"))
   dirs.push(dir)
   return { file: join(dir, "runs.db"), counter: join(dir, "calls.log") }
 }
-export const calls = (counter: string) =>
-  readFileSync(counter, "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => l.split(" ")[0])
+const logLines = (counter: string) =>
+  existsSync(counter) ? readFileSync(counter, "utf8").trim().split("\n").filter(Boolean) : []
+/** The steps called, in call order (one entry per tool call, from every process). */
+export const calls = (counter: string) => logLines(counter).map((l) => l.split(" ")[0])
+/** The pid of the process that made each call. */
+export const callers = (counter: string) => logLines(counter).map((l) => Number(l.split(" ").at(-1)))

@@ -1,7 +1,7 @@
 /**
  * Conversion of Toolplane results to AI SDK tool outputs.
  */
-import type { ToolResult } from "@toolplane/foundation"
+import { type ToolResult, toolResultText } from "@toolplane/foundation"
 
 type ContentPart =
   | { type: "text"; text: string }
@@ -12,22 +12,6 @@ export type ModelOutput =
   | { type: "text"; value: string }
   | { type: "error-text"; value: string }
   | { type: "content"; value: ContentPart[] }
-
-const bytes = (base64: string) => Math.floor((base64.length * 3) / 4)
-
-const textOf = (result: ToolResult): string => {
-  const parts: string[] = []
-  for (const block of result.content) {
-    if (block.type === "text") parts.push(block.text)
-    else if (block.type === "image" || block.type === "audio")
-      parts.push(`[${block.type} ${block.mimeType}, ${bytes(block.data)} bytes]`)
-    else if (block.type === "resource") parts.push(block.resource.text ?? `[resource ${block.resource.uri}]`)
-    else parts.push(`[resource link "${block.name}": ${block.uri}]`)
-  }
-  let text = parts.join("\n")
-  if (text === "" && result.structuredContent !== undefined) text = JSON.stringify(result.structuredContent)
-  return text === "" ? "(the tool returned no output)" : text
-}
 
 const fileName = (uri: string): string | undefined => {
   const last = uri.split(/[/\\]/).pop()?.split(/[?#]/)[0]
@@ -40,15 +24,12 @@ const fileName = (uri: string): string | undefined => {
  * text (text blocks joined, or the JSON of `structuredContent`).
  */
 export const toModelOutput = (result: ToolResult): ModelOutput => {
-  if (result.isError) {
-    const text = textOf(result)
-    return { type: "error-text", value: text.startsWith("Error") ? text : `Error: ${text}` }
-  }
+  if (result.isError) return { type: "error-text", value: toolResultText(result) }
   const binary = result.content.some(
     (b) =>
       b.type === "image" || b.type === "audio" || (b.type === "resource" && b.resource.blob !== undefined),
   )
-  if (!binary) return { type: "text", value: textOf(result) }
+  if (!binary) return { type: "text", value: toolResultText(result) }
   const value: ContentPart[] = []
   for (const block of result.content) {
     if (block.type === "image" || block.type === "audio")
@@ -61,7 +42,7 @@ export const toModelOutput = (result: ToolResult): ModelOutput => {
         mediaType: block.resource.mimeType ?? "application/octet-stream",
         ...(filename !== undefined ? { filename } : {}),
       })
-    } else value.push({ type: "text", text: textOf({ content: [block] }) })
+    } else value.push({ type: "text", text: toolResultText({ content: [block] }) })
   }
   return { type: "content", value }
 }

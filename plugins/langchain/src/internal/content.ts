@@ -1,27 +1,16 @@
 /** Toolplane results as LangChain tool message content, and LangChain tool outputs as results. */
-import { type ToolResult, textResult, toToolResult } from "@toolplane/foundation"
+import {
+  contentBlockText,
+  type ToolResult,
+  textResult,
+  toolResultText,
+  toToolResult,
+} from "@toolplane/foundation"
 
 /** LangChain message content: a string or standard content blocks. */
 export type LangChainContent =
   | string
   | ({ type: "text"; text: string } | { type: "image_url"; image_url: { url: string } })[]
-
-const bytes = (base64: string) => Math.floor((base64.length * 3) / 4)
-
-const blockText = (result: ToolResult): string[] =>
-  result.content.map((block) => {
-    switch (block.type) {
-      case "text":
-        return block.text
-      case "image":
-      case "audio":
-        return `[${block.type} ${block.mimeType}, ${bytes(block.data)} bytes]`
-      case "resource":
-        return block.resource.text ?? `[resource ${block.resource.uri}]`
-      default:
-        return `[resource link "${block.name}": ${block.uri}]`
-    }
-  })
 
 /**
  * What the model reads for a result: text blocks joined (the JSON of `structuredContent` when there is
@@ -33,12 +22,9 @@ export const toLangChainContent = (result: ToolResult): LangChainContent => {
     return result.content.map((block) =>
       block.type === "image"
         ? { type: "image_url" as const, image_url: { url: `data:${block.mimeType};base64,${block.data}` } }
-        : { type: "text" as const, text: blockText({ content: [block] }).join("") },
+        : { type: "text" as const, text: contentBlockText(block) },
     )
-  let text = blockText(result).join("\n")
-  if (text === "" && result.structuredContent !== undefined) text = JSON.stringify(result.structuredContent)
-  if (text === "") text = "(the tool returned no output)"
-  return result.isError && !text.startsWith("Error") ? `Error: ${text}` : text
+  return toolResultText(result)
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>

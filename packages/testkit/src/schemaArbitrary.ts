@@ -3,7 +3,7 @@
  * draft-04 bounds and tuples, never-matching branches, local and recursive `$ref`s, unions, maps,
  * constraint-only unions, unknown formats and keywords.
  */
-import { fc } from "@fast-check/vitest"
+import fc from "fast-check"
 
 const name = fc.oneof(
   fc.stringMatching(/^[a-z][a-zA-Z0-9_]{0,8}$/),
@@ -40,7 +40,12 @@ const leaf = fc
   })
   .map(strip)
 
-export const schemaArb = fc.letrec((tie) => ({
+/**
+ * One random schema node (a leaf, `{}`, `true`, a `$ref`, an object, an array or a union).
+ *
+ * @since 0.2.0
+ */
+export const schemaArb: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   node: fc.oneof(
     { depthSize: "small", withCrossShrink: true },
     leaf,
@@ -84,8 +89,12 @@ export const schemaArb = fc.letrec((tie) => ({
     .map(({ kind, branches, description }) => strip({ [kind]: branches, description })),
 })).node
 
-/** A root input schema: an object with properties and definitions that may refer to each other. */
-export const rootSchemaArb = fc
+/**
+ * A root input schema: an object with properties and definitions that may refer to each other.
+ *
+ * @since 0.2.0
+ */
+export const rootSchemaArb: fc.Arbitrary<Record<string, unknown>> = fc
   .record({
     properties: fc.dictionary(name, schemaArb, { minKeys: 0, maxKeys: 5 }),
     d0: schemaArb,

@@ -1,0 +1,144 @@
+/**
+ * Asking the caller of a run to approve a step, through MCP elicitation (`ctx.client.elicitInput`).
+ * The form has an `approve` checkbox plus one field per top-level argument MCP elicitation can show
+ * (string, number, integer, boolean, string enum), pre-filled with the step's arguments, so the user can
+ * edit them. The answer is recorded through the run store, like any other approver's:
+ *
+ * - accept with `approve` → approved, with the edited arguments when they differ (re-validated against
+ *   the tool's input schema; an invalid edit is shown back to the user, up to three times);
+ * - accept without `approve`, or decline → rejected;
+ * - cancel, no answer within the timeout, the caller gone (aborted, disconnected), an elicitation
+ *   error → nothing recorded: the run stays suspended in storage for `toolplane runs approve`.
+ *
+ * A decision taken meanwhile elsewhere (`toolplane runs approve`) wins: the store refuses the second.
+ *
+ * @internal
+ */
+import { type ExecutionContext, InvalidArguments, type Tool } from "@toolplane/foundation"
+import type { RunStore } from "../runStore.js"
+import type { StepRecord } from "./journal.js"
+
+const APPROVE = "approve"
+
+type Field = Record<string, unknown>
+
+/** The editable fields of a tool's input schema (top-level primitives only). */
+const editableFields = (schema: unknown, args: Readonly<Record<string, unknown>>): Record<string, Field> => {
+  const properties = (schema as { properties?: Record<string, Record<string, unknown>> } | undefined)
+    ?.properties
+  const fields: Record<string, Field> = {}
+  if (properties === undefined) return fields
+  for (const [name, property] of Object.entries(properties)) {
+    if (name === APPROVE) continue
+    const type = property.type
+    const value = args[name]
+    const base: Field = {
+      ...(typeof property.title === "string" ? { title: property.title } : { title: name }),
+      ...(typeof property.description === "string" ? { description: property.description } : {}),
+    }
+    if (Array.isArray(property.enum) && property.enum.every((v) => typeof v === "string"))
+      fields[name] = {
+        type: "string",
+        enum: property.enum,
+        ...base,
+        ...(typeof value === "string" ? { default: value } : {}),
+      }
+    else if (type === "string")
+      fields[name] = { type: "string", ...base, ...(typeof value === "string" ? { default: value } : {}) }
+    else if (type === "number" || type === "integer")
+      fields[name] = {
+        type,
+        ...base,
+        ...(typeof property.minimum === "number" ? { minimum: property.minimum } : {}),
+        ...(typeof property.maximum === "number" ? { maximum: property.maximum } : {}),
+        ...(typeof value === "number" ? { default: value } : {}),
+      }
+    else if (type === "boolean")
+      fields[name] = { type: "boolean", ...base, ...(typeof value === "boolean" ? { default: value } : {}) }
+  }
+  return fields
+}
+
+const preview = (args: unknown): string => {
+  const json = JSON.stringify(args, null, 2) ?? "{}"
+  return json.length > 2000 ? `${json.slice(0, 2000)}\n… (${json.length} characters)` : json
+}
+
+/** Waits for `promise`, or resolves `undefined` on timeout or abort. */
+const within = <T>(promise: Promise<T>, timeoutMs: number, signal: AbortSignal): Promise<T | undefined> =>
+  new Promise((resolve) => {
+    const done = (value: T | undefined) => {
+      clearTimeout(timer)
+      signal.removeEventListener("abort", onAbort)
+      resolve(value)
+    }
+    const onAbort = () => done(undefined)
+    const timer = setTimeout(onAbort, timeoutMs)
+    signal.addEventListener("abort", onAbort, { once: true })
+    promise.then(done, () => done(undefined))
+  })
+
+export interface AskCallerOptions {
+  readonly caller: ExecutionContext
+  readonly store: RunStore
+  readonly runId: string
+  readonly skill: string
+  readonly step: StepRecord
+  readonly tool: Tool | undefined
+  readonly timeoutMs: number
+}
+
+/** Asks; records the decision, if any, in the store. Never throws. */
+export const askCaller = async (options: AskCallerOptions): Promise<void> => {
+  const { caller, store, runId, step } = options
+  const elicit = caller.client.elicitInput
+  if (elicit === undefined) return
+  const args = step.arguments
+  const fields = editableFields(options.tool?.inputSchema ?? step.inputSchema, args)
+  let problem = ""
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (caller.signal.aborted) return
+    const answer = (await within(
+      elicit({
+        message:
+          `${problem}Run ${runId} of the skill "${options.skill}" is about to call "${step.tool}" ` +
+          `(step "${step.stepId}") with these arguments:\n${preview(args)}\n` +
+          (Object.keys(fields).length > 0 ? "You may edit the arguments below. " : "") +
+          `Accept to run it, decline to reject the run. Without an answer the run waits for ` +
+          `\`toolplane runs approve ${runId} ${step.stepId}\`.`,
+        requestedSchema: {
+          type: "object",
+          properties: {
+            [APPROVE]: { type: "boolean", title: "Run this step", default: true },
+            ...fields,
+          },
+          required: [APPROVE],
+        },
+      }),
+      options.timeoutMs,
+      caller.signal,
+    )) as { action?: string; content?: Record<string, unknown> } | undefined
+    if (answer === undefined || (answer.action !== "accept" && answer.action !== "decline")) return
+    try {
+      if (answer.action === "decline" || answer.content?.[APPROVE] === false) {
+        await store.reject(runId, step.stepId, {
+          reason: answer.action === "decline" ? "declined by the caller" : "not approved by the caller",
+        })
+        return
+      }
+      const edited: Record<string, unknown> = { ...args }
+      for (const name of Object.keys(fields))
+        if (answer.content?.[name] !== undefined) edited[name] = answer.content[name]
+      const changed = JSON.stringify(edited) !== JSON.stringify(args)
+      await store.approve(runId, step.stepId, changed ? { arguments: edited } : {})
+      return
+    } catch (error) {
+      if (error instanceof InvalidArguments) {
+        problem = `Those arguments are invalid: ${error.issues.map((i) => `${i.path || "/"} ${i.message}`).join("; ")}.\n`
+        continue
+      }
+      // ApprovalNotPending (someone decided first) or anything else: the run keeps what storage says.
+      return
+    }
+  }
+}
