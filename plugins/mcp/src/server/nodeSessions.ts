@@ -166,7 +166,7 @@ const readJsonBody = (req: IncomingMessage, res: ServerResponse, maxBytes: numbe
 class Exchange {
   readonly #session: NodeSession
   readonly #res: ServerResponse
-  readonly #batch: boolean
+  readonly batch: boolean
   readonly #initialize: boolean
   readonly pending: Set<RequestId>
   readonly #answers: unknown[] = []
@@ -183,7 +183,7 @@ class Exchange {
   ) {
     this.#session = session
     this.#res = res
-    this.#batch = batch
+    this.batch = batch
     this.#initialize = initialize
     this.pending = new Set(ids)
   }
@@ -201,10 +201,15 @@ class Exchange {
     return true
   }
 
-  answer(id: RequestId, message: unknown): void {
+  /**
+   * The answer to one of this POST's requests: a message, or (`text`) its JSON text, one line, written as
+   * is (the relay fast path of a single request; a batch's answers are encoded together).
+   */
+  answer(id: RequestId, message: unknown, text?: string): void {
     if (this.finished || !this.pending.delete(id)) return
-    if (this.#streaming) this.#res.write(sseEvent(message))
-    else this.#answers.push(message)
+    if (this.#streaming)
+      this.#res.write(text !== undefined ? `event: message\ndata: ${text}\n\n` : sseEvent(message))
+    else this.#answers.push(text !== undefined && this.batch ? JSON.parse(text) : message)
     if (this.pending.size > 0) return
     this.finished = true
     clearInterval(this.#keepAlive)
@@ -212,7 +217,11 @@ class Exchange {
       this.#res.end()
       return
     }
-    const body = JSON.stringify(this.#batch ? this.#answers : this.#answers[0])
+    const body = this.batch
+      ? JSON.stringify(this.#answers)
+      : text !== undefined
+        ? text
+        : JSON.stringify(this.#answers[0])
     // The session id goes out with the `initialize` answer (where the client learns it), not with every one.
     this.#res.writeHead(
       200,
@@ -448,8 +457,11 @@ class NodeSession implements Transport {
       return true
     }
     if (method !== "tools/call" && method !== "tools/list") return false
-    const handler = this.#owner.exposure.direct(this.server)?.[method]
-    if (handler === undefined || !isDirectParams(method, m.params)) return false
+    const handlers = this.#owner.exposure.direct(this.server)
+    if (handlers === undefined || !isDirectParams(method, m.params)) return false
+    // A single `tools/call` is answered with its result's JSON text (the upstream's own text when an MCP
+    // backend's result reached here unchanged); batches keep their answers as messages.
+    const asText = method === "tools/call" && this.#byRequest.get(id)?.batch === false
     const controller = new AbortController()
     const signal = controller.signal
     this.#direct.set(id, controller)
@@ -468,10 +480,12 @@ class NodeSession implements Transport {
         return server.request(request, schema, { ...options, relatedRequestId: id })
       },
     }
-    handler(m.params, full as never)
+    ;(asText ? handlers.callToolJson(m.params, full as never) : handlers[method](m.params, full as never))
       .then(
         (result) => {
-          if (!signal.aborted) return this.send({ jsonrpc: "2.0", id, result } as JSONRPCMessage)
+          if (signal.aborted) return
+          if (asText) return this.#answerText(id, result as string)
+          return this.send({ jsonrpc: "2.0", id, result } as JSONRPCMessage)
         },
         (error: { code?: unknown; message?: unknown; data?: unknown }) => {
           if (signal.aborted) return
@@ -495,6 +509,14 @@ class NodeSession implements Transport {
         if (this.#direct.get(id) === controller) this.#direct.delete(id)
       })
     return true
+  }
+
+  /** Answers a client request with the JSON text of its `result` member (see `resultJson`). */
+  #answerText(id: RequestId, result: string): void {
+    const exchange = this.#byRequest.get(id)
+    if (exchange === undefined) return
+    this.#byRequest.delete(id)
+    exchange.answer(id, undefined, `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`)
   }
 
   /** Opens the session's GET stream (one per session on a replica). */

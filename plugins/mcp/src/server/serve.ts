@@ -54,6 +54,7 @@ import {
   toMcpTool,
 } from "../adapter.js"
 import { callFailureToMcp, toolErrorToMcpError, unprefixed, wireError } from "../errors.js"
+import { resultJson } from "../internal/resultJson.js"
 
 /** A readable account of a zod error (`params.name: expected string, received number`). */
 const describeIssues = (error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }) =>
@@ -233,6 +234,19 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
  */
 export type DirectHandler = (params: unknown, extra: Extra) => Promise<unknown>
 
+/**
+ * The hot-path handlers of one server: `tools/call` and `tools/list` answer their MCP result objects;
+ * `callToolJson` answers a `tools/call` with the JSON text of its `result` member instead (see
+ * `resultJson`: an MCP backend's result relayed unchanged keeps the upstream server's own text).
+ *
+ * @internal
+ */
+export interface DirectHandlers {
+  readonly "tools/call": DirectHandler
+  readonly "tools/list": DirectHandler
+  readonly callToolJson: (params: unknown, extra: Extra) => Promise<string>
+}
+
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
@@ -269,6 +283,8 @@ const requestInfoOf = (extra: Extra): McpRequestInfo => ({
   ...(extra.requestInfo?.headers ? { headers: extra.requestInfo.headers as McpRequestInfo["headers"] } : {}),
 })
 
+const sameResult = (result: CallToolResult): CallToolResult => result
+
 const toMcpResult = (result: ToolResult): CallToolResult => {
   const meta =
     result.nextCursor !== undefined
@@ -299,13 +315,13 @@ export class McpExposure {
   readonly #subscribers = new Map<string, Server>()
   readonly #unwatchCatalog: (() => void)[] = []
   /** The hot methods of each server, for a transport that dispatches them without the SDK's validation. */
-  readonly #direct = new WeakMap<Server, Readonly<Record<"tools/call" | "tools/list", DirectHandler>>>()
+  readonly #direct = new WeakMap<Server, DirectHandlers>()
 
   /**
    * The handlers of `tools/call` and `tools/list` of a server this exposure created, to call with
    * params checked by the caller (see {@link isDirectParams}) and a request's `extra`.
    */
-  direct(server: Server): Readonly<Record<"tools/call" | "tools/list", DirectHandler>> | undefined {
+  direct(server: Server): DirectHandlers | undefined {
     return this.#direct.get(server)
   }
 
@@ -590,10 +606,14 @@ export class McpExposure {
       }
     }
     server.setRequestHandler(ListToolsRequestSchema, (request, extra) => listTools(request.params, extra))
-    const callTool = async (
+    // One call, its answer made by `ok` from the exact result the service returned (the relay fast path
+    // needs that object, not a copy) or by `failed` from the MCP form of a tool failure.
+    const runCall = async <T>(
       params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
       extra: Extra,
-    ): Promise<CallToolResult> => {
+      ok: (result: ToolResult) => T,
+      failed: (result: CallToolResult) => T,
+    ): Promise<T> => {
       const meta = params._meta as Record<string, unknown> | undefined
       const progressToken = meta?.progressToken as string | number | undefined
       const cursor = meta?.[CURSOR_META_KEY]
@@ -650,21 +670,25 @@ export class McpExposure {
           ...(typeof cursor === "string" ? { cursor } : {}),
           context,
         })
-        return toMcpResult(result)
+        return ok(result)
       } catch (caught) {
         let error = caught
         if (isToolError(error) && error._tag === "ToolNotFound")
           error = await this.#notFoundFor(params.name, extra)
         if (!isToolError(error) && !(error instanceof McpError)) options.onError?.(error)
-        return callFailureToMcp(error, exposeStacks)
+        return failed(callFailureToMcp(error, exposeStacks))
       } finally {
         tracked.release()
       }
     }
+    type CallParams = Parameters<typeof runCall>[0]
+    const callTool = (params: CallParams, extra: Extra): Promise<CallToolResult> =>
+      runCall(params, extra, toMcpResult, sameResult)
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(request.params, extra))
     this.#direct.set(server, {
       "tools/call": callTool as DirectHandler,
       "tools/list": listTools as DirectHandler,
+      callToolJson: (params, extra) => runCall(params as CallParams, extra, resultJson, JSON.stringify),
     })
     this.#capabilities.set(server, capabilities)
     const subscriber = randomUUID()
