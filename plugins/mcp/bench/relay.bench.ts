@@ -1,0 +1,123 @@
+/**
+ * The relay fast path of `serveHttp` (node transport): a gateway whose backend is an MCP server over stdio
+ * answers `tools/call` with the upstream's own result text (candidate), against the same gateway with a
+ * result-copying middleware in front, which makes it encode every result again as before the fast path
+ * (baseline). Two gateway processes (bench/relayGateway.ts), each with its own upstream; the SDK client
+ * (this process) calls `up.echo` over Streamable HTTP on loopback with a short and a 16 KB text, at
+ * concurrency 1 and 32. Reports throughput, p50/p99 and the CPU per call of each gateway process alone
+ * (user + system from /proc/<pid>/stat, which includes its upstream's stdio reads but not the upstream
+ * process). Rounds interleave the two sides (@toolplane/bench-kit); medians of rounds.
+ *
+ * Run: `pnpm --filter @toolplane/plugin-mcp bench:relay` (BENCH_ROUNDS, BENCH_ROUND_MS, BENCH_CONCURRENCY).
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import {
+  benchSettings,
+  closedLoop,
+  compareLoad,
+  fmt,
+  heading,
+  type LoadSample,
+  loadTable,
+  markdownTable,
+  median,
+} from "@toolplane/bench-kit"
+
+const settings = benchSettings({ rounds: 3, roundMs: 2000, concurrency: [1, 32] })
+const here = dirname(fileURLToPath(import.meta.url))
+
+let ticks = 100
+try {
+  ticks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100
+} catch {}
+
+/** CPU time (µs) a process used so far, or NaN without /proc. */
+const cpuUs = (pid: number): number => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / ticks
+  } catch {
+    return Number.NaN
+  }
+}
+
+const start = (mode: "relay" | "encode") =>
+  new Promise<{ child: ChildProcess; url: string }>((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ["--conditions=@toolplane/source", "--import", "tsx", join(here, "relayGateway.ts"), mode],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    )
+    let out = ""
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString("utf8")
+      const match = /^(http:\/\/\S+)\n/.exec(out)
+      if (match) resolve({ child, url: match[1]! })
+    })
+    child.once("exit", (code) => reject(new Error(`gateway (${mode}) exited with ${code}`)))
+  })
+
+interface Sample extends LoadSample {
+  /** CPU per call of the gateway process, µs. */
+  readonly gatewayCpu: number
+}
+
+const sides = { baseline: await start("encode"), candidate: await start("relay") }
+const clients = {
+  baseline: new Client({ name: "bench", version: "0" }),
+  candidate: new Client({ name: "bench", version: "0" }),
+}
+try {
+  await clients.baseline.connect(new StreamableHTTPClientTransport(new URL(sides.baseline.url)))
+  await clients.candidate.connect(new StreamableHTTPClientTransport(new URL(sides.candidate.url)))
+  for (const [label, text] of [
+    ["short text", "hello"],
+    ["16 KB text", "0123456789abcdef".repeat(1024)],
+  ] as const) {
+    const results = await compareLoad(async (side, concurrency): Promise<Sample> => {
+      const pid = sides[side].child.pid!
+      const client = clients[side]
+      const callOnce = () => client.callTool({ name: "up.echo", arguments: { text } })
+      // Warm-up outside the measured window (and its CPU).
+      await closedLoop(callOnce, { concurrency, ms: 300 })
+      const before = cpuUs(pid)
+      const sample = await closedLoop(callOnce, {
+        concurrency,
+        ms: settings.roundMs,
+        check: (result) => {
+          if ((result.content as { text?: string }[])[0]?.text !== text) throw new Error("wrong answer")
+        },
+      })
+      return { ...sample, gatewayCpu: (cpuUs(pid) - before) / sample.calls }
+    }, settings)
+
+    console.log(
+      heading(
+        `Relay fast path (${label}): gateway encoding results again (baseline) vs relaying the upstream's text`,
+        `${settings.rounds} interleaved rounds × ${settings.roundMs} ms per cell, median of rounds`,
+      ),
+    )
+    console.log(loadTable(results, { baseline: "encode again", candidate: "relay text" }))
+    console.log("\nCPU time per call of the gateway process (µs, user + system, median of rounds):\n")
+    console.log(
+      markdownTable(
+        ["concurrency", "encode again", "relay text", "relay ÷ encode"],
+        settings.concurrency.map((c) => {
+          const r = results.get(c)!
+          const encode = median(r.baseline.map((s) => s.gatewayCpu))
+          const relay = median(r.candidate.map((s) => s.gatewayCpu))
+          return [c, fmt(encode), fmt(relay), fmt(relay / encode, 2)]
+        }),
+      ),
+    )
+  }
+} finally {
+  await Promise.all([clients.baseline.close(), clients.candidate.close()])
+  for (const side of Object.values(sides)) side.child.kill("SIGTERM")
+}
