@@ -8,6 +8,10 @@
  * (user + system from /proc/<pid>/stat, which includes its upstream's stdio reads but not the upstream
  * process). Rounds interleave the two sides (@toolplane/bench-kit); medians of rounds.
  *
+ * Then the answer encoding alone, in this process, on results an `mcpBackend` got from the same upstream:
+ * `JSON.stringify` of the whole answer (before) against splicing `resultJson`'s kept text (after), each
+ * with the `Buffer.byteLength` of its content-length.
+ *
  * Run: `pnpm --filter @toolplane/plugin-mcp bench:relay` (BENCH_ROUNDS, BENCH_ROUND_MS, BENCH_CONCURRENCY).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
@@ -19,7 +23,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import {
   benchSettings,
   closedLoop,
+  compare,
   compareLoad,
+  comparisonTable,
   fmt,
   heading,
   type LoadSample,
@@ -27,6 +33,9 @@ import {
   markdownTable,
   median,
 } from "@toolplane/bench-kit"
+import { makeContext } from "@toolplane/foundation"
+import { mcpBackend } from "../src/index.js"
+import { resultJson } from "../src/internal/resultJson.js"
 
 const settings = benchSettings({ rounds: 3, roundMs: 2000, concurrency: [1, 32] })
 const here = dirname(fileURLToPath(import.meta.url))
@@ -68,6 +77,11 @@ interface Sample extends LoadSample {
   readonly gatewayCpu: number
 }
 
+const TEXTS = [
+  ["short text", "hello"],
+  ["16 KB text", "0123456789abcdef".repeat(1024)],
+] as const
+
 const sides = { baseline: await start("encode"), candidate: await start("relay") }
 const clients = {
   baseline: new Client({ name: "bench", version: "0" }),
@@ -76,10 +90,7 @@ const clients = {
 try {
   await clients.baseline.connect(new StreamableHTTPClientTransport(new URL(sides.baseline.url)))
   await clients.candidate.connect(new StreamableHTTPClientTransport(new URL(sides.candidate.url)))
-  for (const [label, text] of [
-    ["short text", "hello"],
-    ["16 KB text", "0123456789abcdef".repeat(1024)],
-  ] as const) {
+  for (const [label, text] of TEXTS) {
     const results = await compareLoad(async (side, concurrency): Promise<Sample> => {
       const pid = sides[side].child.pid!
       const client = clients[side]
@@ -120,4 +131,50 @@ try {
 } finally {
   await Promise.all([clients.baseline.close(), clients.candidate.close()])
   for (const side of Object.values(sides)) side.child.kill("SIGTERM")
+}
+
+// The answer encoding alone, on real relayed results.
+const backend = mcpBackend(
+  {
+    name: "up",
+    stdio: {
+      command: process.execPath,
+      args: [
+        "--conditions=@toolplane/source",
+        "--import",
+        "tsx",
+        join(here, "..", "test", "fixtures", "rawStdioServer.ts"),
+      ],
+      cwd: join(here, ".."),
+    },
+  },
+  { requiresApproval: false },
+)
+try {
+  await backend.connect()
+  const id = 42
+  let sink = 0
+  for (const [label, text] of TEXTS) {
+    const result = await backend.execute({ toolId: "up/echo", arguments: { text } }, makeContext())
+    const encode = () => {
+      const body = JSON.stringify({ jsonrpc: "2.0", id, result: { content: result.content } })
+      sink += Buffer.byteLength(body)
+    }
+    const splice = () => {
+      const body = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson(result)}}`
+      sink += Buffer.byteLength(body)
+    }
+    const encoding = await compare(
+      [
+        { name: "JSON.stringify the answer", fn: encode },
+        { name: "splice resultJson's text", fn: splice },
+      ],
+      { rounds: settings.rounds * 3, roundMs: Math.min(settings.roundMs, 300) },
+    )
+    console.log(`\nAnswer encoding alone (${label}; ${settings.rounds * 3} interleaved rounds):\n`)
+    console.log(comparisonTable(encoding, { baseline: encoding[0]!.name }))
+  }
+  if (sink === 0) console.log("")
+} finally {
+  await backend.close()
 }
