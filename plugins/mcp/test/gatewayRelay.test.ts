@@ -7,7 +7,7 @@
  */
 import { join } from "node:path"
 import { createRunner, type ToolRunner } from "@toolplane/exec"
-import { applyMiddleware, type Middleware, type ToolService } from "@toolplane/foundation"
+import { applyMiddleware, type Middleware, type ToolService, toContext } from "@toolplane/foundation"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type McpHttpServerHandle, mcpBackend, serveHttp } from "../src/index.js"
 
@@ -59,7 +59,7 @@ const call = (id: string | number, args: Record<string, unknown>) => ({
 const logging: Middleware = (next) => ({
   listTools: (request) => next.listTools(request),
   callTool: (request) => {
-    request.context.log({ level: "info", data: "calling" })
+    toContext(request.context).log({ level: "info", data: "calling" })
     return next.callTool(request)
   },
 })
