@@ -17,7 +17,7 @@ import type { CodeConfig } from "./config/schema.js"
 export interface CodeModeExposureOptions {
   /** Whether a call of the tool (as the layer below code mode lists it) may wait for or lack approval. */
   readonly needsApproval?: (toolId: string) => Promise<boolean>
-  /** Tool-list changes: the declaration and the approval answers are dropped at once. */
+  /** Tool-list changes: the approval answers are dropped at once. */
   readonly changes?: ToolListChanges
 }
 
@@ -67,6 +67,8 @@ export const codeModeExposure = (
           },
           callTool: (request) => next.callTool(request),
         }
-  const code = codeMode({ executor, ...(options.changes ? { changes: options.changes } : {}) })
+  // The gateway's search-mode slot applies this layer afresh after every tool-list change, so code mode
+  // itself needs no `changes` (each application would subscribe once more).
+  const code = codeMode({ executor })
   return { middleware: (next) => code(marking(next)), close: () => sandbox.close() }
 }

@@ -4,8 +4,8 @@
  */
 import {
   ExecutionFailed,
-  type ToolError,
   Timeout,
+  type ToolError,
   ToolNotFound,
   toolErrorFromJson,
   toolErrorToJson,
@@ -13,7 +13,8 @@ import {
 import { describe, expect, it } from "vitest"
 import { SkillPlanError, SkillStepFailed } from "../src/index.js"
 
-const overTheWire = (error: ToolError) => toolErrorFromJson(JSON.parse(JSON.stringify(toolErrorToJson(error))))
+const overTheWire = (error: ToolError) =>
+  toolErrorFromJson(JSON.parse(JSON.stringify(toolErrorToJson(error))))
 
 describe("skill errors JSON round trip", () => {
   it("rebuilds a SkillPlanError with every field, and without the optional ones", () => {
@@ -49,7 +50,12 @@ describe("skill errors JSON round trip", () => {
       const back = overTheWire(original)
       expect(back).toBeInstanceOf(SkillStepFailed)
       const rebuilt = back as SkillStepFailed
-      expect(rebuilt).toMatchObject({ skill: "triage", stepId: "one", toolId: "a/b", code: "SKILL_STEP_FAILED" })
+      expect(rebuilt).toMatchObject({
+        skill: "triage",
+        stepId: "one",
+        toolId: "a/b",
+        code: "SKILL_STEP_FAILED",
+      })
       expect(rebuilt.error).toBeInstanceOf(inner.constructor)
       expect(rebuilt.error.message).toBe(inner.message)
       expect(rebuilt.message).toBe(original.message)

@@ -6,7 +6,8 @@ import { isToolError, toolErrorFromJson, toolErrorToJson } from "@toolplane/foun
 import { describe, expect, it } from "vitest"
 import { SearchError, Searcher, ToolIndex } from "../src/index.js"
 
-const overTheWire = (error: SearchError) => toolErrorFromJson(JSON.parse(JSON.stringify(toolErrorToJson(error))))
+const overTheWire = (error: SearchError) =>
+  toolErrorFromJson(JSON.parse(JSON.stringify(toolErrorToJson(error))))
 
 describe("SearchError JSON round trip", () => {
   it("rebuilds every reason code with its reason and message", () => {
