@@ -21,9 +21,15 @@
  *
  * A contender that fails to start is listed with the reason instead of numbers.
  *
+ * A contender that fails during a round (a call errs or takes over 30 s) is dropped from the remaining
+ * rounds and listed with the reason; the others go on. After the tables, the issue's goals are checked
+ * against this run's numbers.
+ *
  * Env (bench kit): BENCH_ROUNDS (default 3), BENCH_ROUND_MS (per cell and round, default 1500),
  * BENCH_CONCURRENCY (default "1,32"); BENCH_PEERS_ONLY (comma-separated contender keys, e.g.
- * "direct,toolplane-http"; default all).
+ * "direct,toolplane-http"; default all); BENCH_GATEWAY_NODE_ARGS (extra node flags for the toolplane
+ * processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"); BENCH_GATEWAY_BUILD ("source", default, or
+ * "dist" after `pnpm build`; see gatewayCommand.ts).
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -46,6 +52,7 @@ import {
   markdownTable,
   median,
 } from "@toolplane/bench-kit"
+import { gatewayBuild, gatewayNodeArgs } from "./gatewayCommand.js"
 import { processCpuUs } from "./procCpu.js"
 
 const settings = benchSettings({ rounds: 3, roundMs: 1500, concurrency: [1, 32] })
@@ -165,7 +172,7 @@ const toolplane =
     )
     const proc = spawnChild(
       process.execPath,
-      tsNode(join(cliDir, "src/main.ts"), "serve", "--transport", "http", "--port", "0", "--config", config),
+      gatewayNodeArgs(["serve", "--transport", "http", "--port", "0", "--config", config]),
     )
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no URL after 60 s: ${proc.output()}`)), 60_000)
@@ -320,7 +327,8 @@ interface Sample extends LoadSample {
 const measure = async (run: Running, concurrency: number): Promise<Sample> => {
   const before = processCpuUs(run.cpuPid)
   const sample = await closedLoop(
-    () => run.client.callTool({ name: run.tool, arguments: { text: "hello" } }),
+    () =>
+      run.client.callTool({ name: run.tool, arguments: { text: "hello" } }, undefined, { timeout: 30_000 }),
     {
       concurrency,
       ms: settings.roundMs,
@@ -336,12 +344,80 @@ const measure = async (run: Running, concurrency: number): Promise<Sample> => {
   return { ...sample, cpuPerCall }
 }
 
+/** Per contender and concurrency: median calls/s, median ratio to direct, median gateway CPU per call. */
+const summary = (key: string, concurrency: number) => {
+  const mine = samples.get(`${key}@${concurrency}`)
+  const base = samples.get(`direct@${concurrency}`)
+  if (!mine || !base || failed.has(key)) return undefined
+  return {
+    throughput: median(mine.map((s) => s.throughput)),
+    ratio: median(mine.map((s, i) => s.throughput / base[i]!.throughput)),
+    cpu: median(mine.map((s) => s.cpuPerCall)),
+  }
+}
+
+/** The issue's goals, checked against this run. */
+const goals = (): (string | number)[][] => {
+  const rows: (string | number)[][] = []
+  const verdict = (ok: boolean | undefined) => (ok === undefined ? "not measured" : ok ? "met" : "missed")
+  const cpuCells: string[] = []
+  let cpuOk: boolean | undefined
+  for (const upstreamKind of ["http", "stdio"] as const)
+    for (const concurrency of settings.concurrency) {
+      const s = summary(`toolplane-${upstreamKind}`, concurrency)
+      if (!s) continue
+      cpuCells.push(`${upstreamKind} c=${concurrency}: ${fmt(s.cpu)} µs`)
+      cpuOk = (cpuOk ?? true) && s.cpu <= 150
+    }
+  rows.push(["gateway CPU per call ≤ 150 µs (c=1 and c=32)", cpuCells.join("; ") || "—", verdict(cpuOk)])
+  for (const [upstreamKind, min] of [
+    ["stdio", 0.9],
+    ["http", 0.8],
+  ] as const) {
+    const s = summary(`toolplane-${upstreamKind}`, 1)
+    rows.push([
+      `throughput ≥ ${min} of direct at c=1, ${upstreamKind} upstream`,
+      s ? fmt(s.ratio, 2) : "—",
+      verdict(s ? s.ratio >= min : undefined),
+    ])
+  }
+  const behind: string[] = []
+  let compared = false
+  for (const upstreamKind of ["http", "stdio"] as const)
+    for (const concurrency of settings.concurrency) {
+      const ours = summary(`toolplane-${upstreamKind}`, concurrency)
+      if (!ours) continue
+      for (const c of contenders) {
+        if (c.upstream !== upstreamKind || c.key.startsWith("direct") || c.key.startsWith("toolplane"))
+          continue
+        const peer = summary(c.key, concurrency)
+        if (!peer) continue
+        compared = true
+        if (peer.throughput >= ours.throughput)
+          behind.push(
+            `${c.label} (${upstreamKind}, c=${concurrency}) calls/s ${fmt(peer.throughput)} ≥ ${fmt(ours.throughput)}`,
+          )
+        if (peer.cpu <= ours.cpu)
+          behind.push(
+            `${c.label} (${upstreamKind}, c=${concurrency}) CPU ${fmt(peer.cpu)} ≤ ${fmt(ours.cpu)} µs`,
+          )
+      }
+    }
+  rows.push([
+    "ahead of every peer on calls/s and gateway CPU per call",
+    compared ? (behind.length === 0 ? "ahead in every case" : `behind: ${behind.join("; ")}`) : "—",
+    verdict(compared ? behind.length === 0 : undefined),
+  ])
+  return rows
+}
+
 const started = performance.now()
 const log = (line: string) =>
   process.stderr.write(`peers bench [${fmt((performance.now() - started) / 1000, 1)} s]: ${line}\n`)
 const upstream = spawnChild(process.execPath, tsNode(upstreamFile, "--json"))
 const running = new Map<string, Running>()
 const failed = new Map<string, string>()
+const samples = new Map<string, Sample[]>()
 try {
   const upstreamUrl = await new Promise<string>((resolve, reject) => {
     upstream.child.stdout!.on("data", () => {
@@ -369,20 +445,27 @@ try {
   const cells = [...running.keys()].flatMap((key) =>
     settings.concurrency.map((concurrency) => ({ key, concurrency })),
   )
-  const samples = new Map<string, Sample[]>()
   const id = (key: string, concurrency: number) => `${key}@${concurrency}`
   let done = 0
   await interleaved(settings.rounds, cells, async ({ key, concurrency }) => {
     if (done++ % cells.length === 0) log(`round ${Math.ceil(done / cells.length)} of ${settings.rounds}`)
+    if (failed.has(key)) return
     const list = samples.get(id(key, concurrency)) ?? []
-    list.push(await measure(running.get(key)!, concurrency))
+    try {
+      list.push(await measure(running.get(key)!, concurrency))
+    } catch (error) {
+      if (key === "direct") throw error
+      failed.set(key, `failed during a round: ${(error as Error).message.replace(/\s+/g, " ").slice(0, 300)}`)
+      log(`${key} dropped: ${failed.get(key)}`)
+      return
+    }
     samples.set(id(key, concurrency), list)
   })
 
   console.log(
     heading(
       "Gateway versus peers: MCP tools/call (SDK client, one echo call per request) on loopback",
-      `${settings.rounds} interleaved rounds × ${settings.roundMs} ms per cell, median of rounds; ratios are the median of per-round ratios to direct (Streamable HTTP, JSON answers) at the same concurrency`,
+      `toolplane serve from ${gatewayBuild()}; ${settings.rounds} interleaved rounds × ${settings.roundMs} ms per cell, median of rounds; ratios are the median of per-round ratios to direct (Streamable HTTP, JSON answers) at the same concurrency`,
     ),
   )
   for (const upstreamKind of ["http", "stdio"] as const) {
@@ -418,6 +501,8 @@ try {
       ),
     )
   }
+  console.log("\n### Goals (issue 16), this run\n")
+  console.log(markdownTable(["goal", "measured", "verdict"], goals(), []))
 } finally {
   log("stopping")
   await Promise.all([...running.values()].map((r) => r.client.close().catch(() => {})))
@@ -425,4 +510,6 @@ try {
   await Promise.all(children.map(stopChild))
   log("processes stopped")
   rmSync(tmp, { recursive: true, force: true })
+  // Sockets a contender's client library keeps (SSE, keep-alive) must not hold the run open.
+  setTimeout(() => process.exit(), 1000).unref()
 }

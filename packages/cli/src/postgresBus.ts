@@ -56,9 +56,20 @@ export const postgresReplicaBus = async (options: PostgresReplicaBusOptions): Pr
   const publisher = new pg.Client({ connectionString: options.connectionString })
   publisher.on("error", (error) => options.onError?.(error))
   await publisher.connect()
-  await publisher.query(
-    `CREATE TABLE IF NOT EXISTS ${table} (id bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now(), payload text NOT NULL)`,
-  )
+  // Replicas start together: CREATE TABLE IF NOT EXISTS alone races on the catalog (a duplicate key in
+  // pg_type), so the first replica creates the table under a transaction-scoped advisory lock.
+  await publisher.query("BEGIN")
+  try {
+    await publisher.query("SELECT pg_advisory_xact_lock(hashtext($1))", [table])
+    await publisher.query(
+      `CREATE TABLE IF NOT EXISTS ${table} (id bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now(), payload text NOT NULL)`,
+    )
+    await publisher.query("COMMIT")
+  } catch (error) {
+    await publisher.query("ROLLBACK").catch(() => {})
+    await publisher.end().catch(() => {})
+    throw error
+  }
 
   const deliver = async (payload: string) => {
     let message = payload

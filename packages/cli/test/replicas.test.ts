@@ -16,8 +16,8 @@ import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import { type PostgresServer, postgresUnavailable, startPostgres } from "@toolplane/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type PostgresServer, postgresUnavailable, startPostgres } from "./helpers/postgres.js"
 import { FIXTURES, type HttpGateway, startHttpGateway, stopAllGateways, textOf } from "./helpers/processes.js"
 
 interface Hop {

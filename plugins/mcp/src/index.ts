@@ -41,6 +41,7 @@ export {
   NodeStreamableHttpTransport,
   type NodeStreamableHttpTransportOptions,
 } from "./client/nodeHttpTransport.js"
+export { NodeStdioTransport, type NodeStdioTransportOptions } from "./client/nodeStdioTransport.js"
 export {
   callFailureToMcp,
   isUnreachable,

@@ -9,6 +9,7 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import {
+  type CallToolResult,
   CallToolResultSchema,
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -45,6 +46,7 @@ import {
 } from "@toolplane/foundation"
 import { CURSOR_META_KEY } from "../adapter.js"
 import { isUnreachable, mcpFailureToToolError, toolErrorFromResult } from "../errors.js"
+import { relayResult } from "../internal/resultJson.js"
 import {
   McpConnection,
   type McpConnectionStatus,
@@ -53,7 +55,7 @@ import {
   ORIGIN_META_KEY,
   type ReconnectOptions,
 } from "./connection.js"
-import { listRemoteTools, type RemoteTool, toBackendResult, toProgress } from "./mapping.js"
+import { isCallToolResult, listRemoteTools, type RemoteTool, toBackendResult, toProgress } from "./mapping.js"
 import { mcpResourceSide } from "./resources.js"
 
 /**
@@ -127,6 +129,15 @@ export interface McpBackendOptions {
    * Default `true`.
    */
   readonly forwardClientRequests?: boolean
+  /**
+   * How `tools/call` results are checked: `"structural"` (default) checks their shape (an object whose
+   * `content` is an array of well-formed blocks, `structuredContent` and `_meta` objects, `isError` a
+   * boolean) and falls back to the SDK's schema, for its error message, only when that check fails;
+   * `"schema"` validates every result with the SDK's zod schema (which copies it).
+   *
+   * @since 0.2.0
+   */
+  readonly validateResults?: "structural" | "schema"
 }
 
 /**
@@ -161,9 +172,6 @@ export interface McpBackend extends Backend {
   /** Re-reads the tool list now (listeners fire when it changed). */
   refresh(): Promise<readonly Tool[]>
 }
-
-/** The longest delay `setTimeout` accepts; the SDK's own request timeout is disabled with it. */
-const MAX_TIMER_MS = 2_147_483_647
 
 interface Entry extends RemoteTool {
   validator?: Validator
@@ -271,6 +279,12 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
   let refreshing: Promise<readonly Tool[]> | undefined
   let refreshAgain = false
   const forward = options.forwardClientRequests ?? true
+  // The shape check returns the parsed result itself; the SDK schema (on request, or for what the check
+  // rejects: its defaults, its error message) returns a copy, which carries no upstream text.
+  const checkResult =
+    options.validateResults === "schema"
+      ? (raw: unknown): CallToolResult => CallToolResultSchema.parse(raw)
+      : (raw: unknown): CallToolResult => (isCallToolResult(raw) ? raw : CallToolResultSchema.parse(raw))
   /** Calls in flight, in start order, for forwarding the server's requests and logs to their callers. */
   const inFlight = new Set<InFlightCall>()
 
@@ -418,9 +432,11 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     const toolId = call.toolId
     if (!isToolId(toolId) || !toolId.startsWith(`${name}/`)) throw toolNotFound(toolId)
     if (ctx.signal.aborted) throw abortError(toolId, ctx.signal)
-    const client = await connection.connect({ failFast: true }).catch((error: ToolError) => {
-      throw new BackendUnavailable({ backend: name, toolId, reason: (error as BackendUnavailable).reason })
-    })
+    const client =
+      connection.client ??
+      (await connection.connect({ failFast: true }).catch((error: ToolError) => {
+        throw new BackendUnavailable({ backend: name, toolId, reason: (error as BackendUnavailable).reason })
+      }))
     const entry = entries.get(toolId.slice(name.length + 1))
     if (!entry) throw toolNotFound(toolId)
     if (!call.validated) {
@@ -466,11 +482,9 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     ctx.signal.addEventListener("abort", onAbort, { once: true })
     try {
       arm()
-      const raw = await client.request({ method: "tools/call", params }, CallToolResultSchema, {
-        signal: timeout.signal,
-        timeout: MAX_TIMER_MS,
-      })
-      result = toBackendResult(raw)
+      const raw = await connection.request(client, "tools/call", params, timeout.signal)
+      const checked = checkResult(raw)
+      result = relayResult(toBackendResult(checked), checked)
     } catch (error) {
       if (ctx.signal.aborted) throw abortError(toolId, ctx.signal)
       if (timeout.signal.aborted) throw timeout.signal.reason as Timeout

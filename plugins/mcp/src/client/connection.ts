@@ -8,10 +8,17 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import type { ClientCapabilities, Implementation, Progress } from "@modelcontextprotocol/sdk/types.js"
+import {
+  type ClientCapabilities,
+  ErrorCode,
+  type Implementation,
+  McpError,
+  type Progress,
+} from "@modelcontextprotocol/sdk/types.js"
 import { BackendUnavailable, causeOf } from "@toolplane/foundation"
 import { isUnreachable } from "../errors.js"
 import { NodeStreamableHttpTransport } from "./nodeHttpTransport.js"
+import { NodeStdioTransport, type NodeStdioTransportOptions } from "./nodeStdioTransport.js"
 
 /**
  * How to start an MCP server as a subprocess speaking MCP over stdin/stdout.
@@ -29,6 +36,22 @@ export interface McpStdioConfig {
    * (see `status().stderrTail`), `"inherit"` passes it through, `"ignore"` drops it.
    */
   readonly stderr?: "pipe" | "inherit" | "ignore"
+  /**
+   * The client transport: `"node"` (default, except on Windows), a lean one on `node:child_process` (see
+   * {@link NodeStdioTransport}); `"sdk"` (default on Windows, where its cross-spawn runs `.cmd` shims), the
+   * SDK's `StdioClientTransport`.
+   *
+   * @since 0.2.0
+   */
+  readonly transport?: "node" | "sdk"
+  /**
+   * With the `"node"` transport on POSIX: run the server in its own process group (a new session) and
+   * stop the whole group on close, so what a wrapper (`npx`, `sh -c`) started goes too. Default `false`
+   * (see {@link NodeStdioTransportOptions.processGroup} for why).
+   *
+   * @since 0.2.0
+   */
+  readonly processGroup?: boolean
 }
 
 /**
@@ -131,6 +154,15 @@ export interface ConnectionHooks {
 
 const STDERR_TAIL_BYTES = 2048
 
+/** Windows resolves `npx` and friends to `.cmd` shims only the SDK's cross-spawn runs without a shell. */
+const DEFAULT_STDIO_TRANSPORT = process.platform === "win32" ? "sdk" : "node"
+
+/** The longest delay `setTimeout` accepts: the SDK's own request timeout is disabled with it. */
+const MAX_TIMER_MS = 2_147_483_647
+
+/** A result "schema" for `client.request` that takes the result as it is (callers check it). */
+const RAW_RESULT = { safeParse: (value: unknown) => ({ success: true, data: value }) } as never
+
 /**
  * `_meta` key under which a Streamable HTTP connection marks server requests and notifications that
  * arrived on the response stream of a `tools/call`, with that call's progress token: MCP itself does not
@@ -142,6 +174,22 @@ const STDERR_TAIL_BYTES = 2048
 export const ORIGIN_META_KEY = "toolplane.dev/origin"
 
 type Json = Record<string, unknown>
+
+/** A request sent past the SDK client's bookkeeping, waiting for its response. */
+interface PendingRequest {
+  readonly resolve: (result: unknown) => void
+  readonly reject: (error: unknown) => void
+}
+
+/** The requests one connected client sent directly, by id (ids taken from the SDK client's own counter). */
+interface DirectSession {
+  readonly client: Client
+  readonly transport: Transport
+  readonly pending: Map<number, PendingRequest>
+}
+
+/** The SDK client's next request id (a private field; checked before use). */
+type WithRequestIds = { _requestMessageId?: unknown }
 
 /** Adds the origin token to the `_meta` of server requests and notifications in one SSE event. */
 const markEvent = (event: string, token: string): string => {
@@ -237,6 +285,7 @@ export class McpConnection {
   readonly #progress = new Map<string, (params: Progress) => void>()
   #progressSeq = 0
   readonly #waiters = new Set<{ resolve: (c: Client) => void; reject: (e: unknown) => void }>()
+  #direct: DirectSession | undefined
 
   constructor(config: McpTransportConfig, hooks: ConnectionHooks) {
     this.#config = config
@@ -263,8 +312,61 @@ export class McpConnection {
     return { token, done: () => this.#progress.delete(token) }
   }
 
+  /**
+   * Sends a request of `client` and resolves with its raw `result` (unvalidated), rejecting with an
+   * `McpError` for a JSON-RPC error, with `signal.reason` when `signal` aborts (after sending
+   * `notifications/cancelled`), and with a closed-connection `McpError` when the connection closes. The
+   * response is taken off the transport before the SDK client sees it: no zod type guards, no result
+   * schema, no timer of the SDK's (callers keep their own). The id comes from the SDK client's counter,
+   * so ids never clash with its own requests. Falls back to `client.request` when that counter is not
+   * there (another SDK version) or `client` is not the current connection's.
+   */
+  request(client: Client, method: string, params: Json, signal: AbortSignal): Promise<unknown> {
+    const direct = this.#direct
+    const ids = client as unknown as WithRequestIds
+    if (direct === undefined || direct.client !== client || typeof ids._requestMessageId !== "number")
+      return client.request({ method, params } as never, RAW_RESULT, { signal, timeout: MAX_TIMER_MS })
+    if (signal.aborted) return Promise.reject(signal.reason)
+    const id = ids._requestMessageId
+    ids._requestMessageId = id + 1
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        if (!direct.pending.delete(id)) return
+        direct.transport
+          .send({
+            jsonrpc: "2.0",
+            method: "notifications/cancelled",
+            params: { requestId: id, reason: String(signal.reason) },
+          })
+          .catch(() => {})
+        reject(signal.reason)
+      }
+      direct.pending.set(id, {
+        resolve: (result) => {
+          signal.removeEventListener("abort", onAbort)
+          resolve(result)
+        },
+        reject: (error) => {
+          signal.removeEventListener("abort", onAbort)
+          reject(error)
+        },
+      })
+      signal.addEventListener("abort", onAbort, { once: true })
+      direct.transport.send({ jsonrpc: "2.0", id, method, params }).catch((error: unknown) => {
+        const pending = direct.pending.get(id)
+        if (pending === undefined) return
+        direct.pending.delete(id)
+        pending.reject(error)
+      })
+    })
+  }
+
   status(): McpConnectionStatus {
-    const pid = this.#transport instanceof StdioClientTransport ? this.#transport.pid : null
+    const transport = this.#transport
+    const pid =
+      transport instanceof NodeStdioTransport || transport instanceof StdioClientTransport
+        ? transport.pid
+        : null
     const serverInfo = this.#client?.getServerVersion()
     return {
       state: this.#state,
@@ -361,13 +463,17 @@ export class McpConnection {
     if ("stdio" in this.#config) {
       const stdio = this.#config.stdio
       const stderr = stdio.stderr ?? "pipe"
-      const transport = new StdioClientTransport({
+      const params = {
         command: stdio.command,
         ...(stdio.args ? { args: [...stdio.args] } : {}),
         ...(stdio.env ? { env: { ...stdio.env } } : {}),
         ...(stdio.cwd ? { cwd: stdio.cwd } : {}),
         stderr,
-      })
+      }
+      const transport =
+        (stdio.transport ?? DEFAULT_STDIO_TRANSPORT) === "node"
+          ? new NodeStdioTransport({ ...params, processGroup: stdio.processGroup === true })
+          : new StdioClientTransport(params)
       if (stderr === "pipe") {
         transport.stderr?.on("data", (chunk: Buffer) => {
           this.#stderrTail = (this.#stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES)
@@ -435,8 +541,35 @@ export class McpConnection {
       this.#scheduleRetry(false, this.#connections === 0)
       throw this.#unavailable(`cannot connect: ${reason}`)
     }
+    const direct: DirectSession = { client, transport, pending: new Map() }
+    this.#direct = direct
     const sdkOnMessage = transport.onmessage
     transport.onmessage = (message, extra) => {
+      // A response to a request sent directly (see request()): settled here, the SDK never sees it.
+      if (direct.pending.size > 0 && (message as { method?: unknown }).method === undefined) {
+        const m = message as { id?: unknown; result?: unknown; error?: unknown }
+        const key = typeof m.id === "number" ? m.id : Number(m.id)
+        const pending = direct.pending.get(key)
+        if (pending !== undefined) {
+          direct.pending.delete(key)
+          if (m.error === undefined) pending.resolve(m.result)
+          else {
+            const e = (typeof m.error === "object" && m.error !== null ? m.error : {}) as {
+              code?: unknown
+              message?: unknown
+              data?: unknown
+            }
+            pending.reject(
+              McpError.fromError(
+                typeof e.code === "number" ? e.code : ErrorCode.InternalError,
+                typeof e.message === "string" ? e.message : "invalid error response",
+                e.data,
+              ),
+            )
+          }
+          return
+        }
+      }
       if ((message as { method?: string }).method === "notifications/progress" && !("id" in message)) {
         const params = (message as { params?: Progress & { progressToken?: unknown } }).params
         const handler =
@@ -453,6 +586,13 @@ export class McpConnection {
       sdkOnMessage?.call(transport, message, extra)
     }
     client.onclose = () => {
+      if (this.#direct === direct) this.#direct = undefined
+      if (direct.pending.size > 0) {
+        const closed = McpError.fromError(ErrorCode.ConnectionClosed, "Connection closed")
+        const pending = [...direct.pending.values()]
+        direct.pending.clear()
+        for (const p of pending) p.reject(closed)
+      }
       if (this.#client === client && this.#state === "connected") this.#lost(client, "connection closed")
     }
     client.onerror = (error) => {

@@ -126,6 +126,41 @@ export const listRemoteTools = async (
   return { tools, warnings }
 }
 
+const isBlock = (value: unknown): boolean => {
+  if (!isRecord(value)) return false
+  switch (value.type) {
+    case "text":
+      return typeof value.text === "string"
+    case "image":
+    case "audio":
+      return typeof value.data === "string" && typeof value.mimeType === "string"
+    case "resource":
+      return isRecord(value.resource) && typeof value.resource.uri === "string"
+    case "resource_link":
+      return typeof value.uri === "string" && typeof value.name === "string"
+    default:
+      return false
+  }
+}
+
+/**
+ * Whether a `tools/call` result has the shape of an MCP `CallToolResult`: `content` an array of known
+ * blocks with their required fields, `structuredContent` and `_meta` objects, `isError` a boolean. What
+ * the SDK's zod schema checks besides (optional fields' types, annotations) is left to it when this fails.
+ *
+ * @since 0.2.0
+ */
+export const isCallToolResult = (value: unknown): value is CallToolResult => {
+  if (!isRecord(value)) return false
+  const content = value.content
+  if (!Array.isArray(content)) return false
+  for (let i = 0; i < content.length; i++) if (!isBlock(content[i])) return false
+  if (value.structuredContent !== undefined && !isRecord(value.structuredContent)) return false
+  if (value.isError !== undefined && typeof value.isError !== "boolean") return false
+  if (value._meta !== undefined && !isRecord(value._meta)) return false
+  return true
+}
+
 /**
  * An MCP `tools/call` result as a backend result. A continuation cursor a Toolplane server put in
  * `_meta["toolplane.dev/nextCursor"]` becomes the result's `continuation`.

@@ -16,6 +16,7 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js"
+import { keepMessageText } from "../internal/resultJson.js"
 
 /**
  * An HTTP failure of the transport; `code` is the HTTP status (as in the SDK's `StreamableHTTPError`,
@@ -133,6 +134,16 @@ const progressTokenOf = (message: JSONRPCMessage): string | undefined => {
   return typeof token === "string" ? token : undefined
 }
 
+/** Headers a POST sets itself (a configured header of one of these names makes it merge them as objects). */
+const OWN_POST_HEADERS = new Set([
+  "host",
+  "content-type",
+  "accept",
+  "content-length",
+  "mcp-session-id",
+  "mcp-protocol-version",
+])
+
 const mediaType = (header: string | undefined): string => (header ?? "").split(";")[0]!.trim().toLowerCase()
 
 /**
@@ -161,10 +172,16 @@ export class NodeStreamableHttpTransport implements Transport {
   #closed = false
   #retryMs: number | undefined
   #streamTimer: ReturnType<typeof setTimeout> | undefined
+  /** The configured headers as raw name/value pairs, or `undefined` when one replaces a header of ours. */
+  readonly #rawExtra: readonly string[] | undefined
 
   constructor(url: URL, options: NodeStreamableHttpTransportOptions = {}) {
     this.#url = url
     this.#options = options
+    const extra = Object.entries(options.headers ?? {})
+    this.#rawExtra = extra.some(([name]) => OWN_POST_HEADERS.has(name.toLowerCase()))
+      ? undefined
+      : extra.flat()
     const https = url.protocol === "https:"
     this.#agent = https ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true })
     this.#request = https ? (httpsRequest as unknown as typeof httpRequest) : httpRequest
@@ -191,10 +208,33 @@ export class NodeStreamableHttpTransport implements Transport {
     return headers
   }
 
+  /**
+   * The headers of a POST as raw pairs, which `node:http` writes as they are (no per-header `setHeader`);
+   * `undefined` when a configured header replaces one of ours (the object form merges them).
+   */
+  #rawPostHeaders(length: number): string[] | undefined {
+    const extra = this.#rawExtra
+    if (extra === undefined) return undefined
+    const headers: string[] = [
+      "host",
+      this.#url.host,
+      "content-type",
+      "application/json",
+      "accept",
+      "application/json, text/event-stream",
+      "content-length",
+      String(length),
+    ]
+    if (this.sessionId !== undefined) headers.push("mcp-session-id", this.sessionId)
+    if (this.#protocolVersion !== undefined) headers.push("mcp-protocol-version", this.#protocolVersion)
+    for (let i = 0; i < extra.length; i++) headers.push(extra[i]!)
+    return headers
+  }
+
   /** Sends one HTTP request; resolves with the response (its body not read yet). */
   #exchange(
     method: string,
-    headers: Record<string, string | number>,
+    headers: Record<string, string | number> | string[],
     body?: string,
     timeoutMs?: number,
     retried = false,
@@ -246,13 +286,15 @@ export class NodeStreamableHttpTransport implements Transport {
         return
       }
       const body = JSON.stringify(message)
+      const length = Buffer.byteLength(body)
       const res = await this.#exchange(
         "POST",
-        this.#headers({
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "content-length": Buffer.byteLength(body),
-        }),
+        this.#rawPostHeaders(length) ??
+          this.#headers({
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "content-length": length,
+          }),
         body,
       )
       const sessionId = res.headers["mcp-session-id"]
@@ -287,7 +329,8 @@ export class NodeStreamableHttpTransport implements Transport {
       } else if (type === "application/json") {
         const text = await readText(res)
         const data = JSON.parse(text) as unknown
-        for (const m of Array.isArray(data) ? data : [data]) this.#deliver(m, origin)
+        if (Array.isArray(data)) for (const m of data) this.#deliver(m, origin)
+        else this.#deliver(data, origin, undefined, text)
       } else {
         res.resume()
         throw new NodeStreamableHttpError(-1, `Unexpected content type: ${res.headers["content-type"]}`)
@@ -298,7 +341,7 @@ export class NodeStreamableHttpTransport implements Transport {
     }
   }
 
-  #deliver(value: unknown, origin: string | undefined, replayId?: string | number): boolean {
+  #deliver(value: unknown, origin: string | undefined, replayId?: string | number, text?: string): boolean {
     if (!isMessage(value)) {
       this.onerror?.(new Error(`Invalid JSON-RPC message: ${JSON.stringify(value)?.slice(0, 200)}`))
       return false
@@ -306,6 +349,8 @@ export class NodeStreamableHttpTransport implements Transport {
     const m = value as Json
     const isResponse = "id" in m && !("method" in m) && ("result" in m || "error" in m)
     if (isResponse && replayId !== undefined) m.id = replayId
+    // The text a response came in, for relaying its result verbatim (internal/resultJson.ts).
+    else if (isResponse && text !== undefined) keepMessageText(m, text)
     if (origin !== undefined && typeof m.method === "string" && m.method !== "notifications/progress") {
       const params = (m.params ?? {}) as Json
       m.params = {
@@ -335,7 +380,7 @@ export class NodeStreamableHttpTransport implements Transport {
           this.onerror?.(error as Error)
           return
         }
-        if (this.#deliver(parsed, context.origin, context.replayId)) answered = true
+        if (this.#deliver(parsed, context.origin, context.replayId, event.data)) answered = true
       },
       (ms) => {
         this.#retryMs = ms

@@ -115,7 +115,7 @@ const isMessage = (m: unknown): m is Message => {
 const isRequest = (m: Message): boolean => typeof m.method === "string" && m.id !== undefined
 
 const acceptsBoth = (accept: string | undefined) =>
-  accept !== undefined && accept.includes("application/json") && accept.includes("text/event-stream")
+  accept?.includes("application/json") === true && accept.includes("text/event-stream")
 
 const isJsonType = (type: string | undefined) =>
   type !== undefined && /^application\/json\s*(;|$)/i.test(type)
