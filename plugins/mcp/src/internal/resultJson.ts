@@ -258,7 +258,7 @@ export const relayedText = (result: ToolResult): string | undefined => {
  * `_meta` with the continuation cursor under `toolplane.dev/nextCursor`).
  *
  * @example
- * ```ts
+ * ```ts no-check
  * const result = await service.callTool({ name, arguments: args, context })
  * res.end(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson(result)}}`)
  * ```
