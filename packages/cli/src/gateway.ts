@@ -41,6 +41,7 @@ import {
 } from "@toolplane/foundation"
 import { localBackend } from "@toolplane/plugin-local"
 import { type McpBackend, mcpBackend } from "@toolplane/plugin-mcp"
+import { approvalMarks } from "./approvalMarks.js"
 import type { BackendConfig, GatewayConfig } from "./config/schema.js"
 import { gatewayApprover } from "./elicitApproval.js"
 import { filterBackend } from "./filterBackend.js"
@@ -494,7 +495,19 @@ export const openGateway = async (
   // Loaded only in code mode: the sandbox's engine is not part of every gateway's start-up.
   const code =
     config.tool_exposure === "code"
-      ? (await import("./codeExposure.js")).codeModeExposure(config.code)
+      ? (await import("./codeExposure.js")).codeModeExposure(config.code, {
+          // The declaration marks the tools whose calls go through the approver (see approvalMarks).
+          needsApproval: approvalMarks({
+            runner,
+            modes: approvalModes,
+            aliases: config.aliases,
+            composites: config.composite_tools,
+          }),
+          changes: (invalidate) => {
+            invalidators.add(invalidate)
+            return () => invalidators.delete(invalidate)
+          },
+        })
       : undefined
   const catalog = resourceCatalog(
     catalogSources(

@@ -1,7 +1,8 @@
 /**
  * End to end in code mode: the official MCP SDK client calls `execute_code` on `toolplane serve`
  * (`tool_exposure = "code"`, a real subprocess over stdio); the program calls a local tool and a tool of
- * server-everything (an MCP server spawned by the gateway), and a tool error comes back catchable.
+ * server-everything (an MCP server spawned by the gateway), and a tool error comes back catchable. The
+ * declaration marks exactly the tool whose calls go through the approver.
  */
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -23,6 +24,23 @@ describe('toolplane serve with tool_exposure = "code"', () => {
     const description = tools[0]!.description ?? ""
     expect(description).toContain("echo(args: { message: string }): Promise<string>")
     expect(description).toContain('"get-sum"(args: { a: number; b: number })')
+  })
+
+  it("marks the tool that goes through the approver @needsApproval, and not the read-only ones", async () => {
+    const { tools } = await gateway.client.listTools()
+    const lines = (tools[0]!.description ?? "").split("\n")
+    const declared = (name: string) => {
+      const line = lines.find((l) => l.includes(`${name}(args`))
+      if (line === undefined) throw new Error(`${name} is not declared:\n${lines.join("\n")}`)
+      return line
+    }
+    // ops/launch: a destructive local tool of a backend with approval = "elicit".
+    expect(declared("launch")).toContain("@needsApproval")
+    // notes/echo: read-only (local "auto" policy); get-sum: require_approval = false.
+    expect(declared("echo")).not.toContain("@needsApproval")
+    expect(declared('"get-sum"')).not.toContain("@needsApproval")
+    expect(lines.filter((l) => l.includes("@needsApproval") && l.includes("(args"))).toHaveLength(1)
+    expect(lines.some((l) => l.startsWith("// A call of a tool marked @needsApproval"))).toBe(true)
   })
 
   it("runs a program that calls tools on two backends, one an MCP server", async () => {

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { TaggedToolError } from "@toolplane/foundation"
+import { registerToolErrorDecoder, TaggedToolError } from "@toolplane/foundation"
 
 declare module "@toolplane/foundation" {
   interface ToolErrorExtensions {
@@ -39,3 +39,18 @@ export class SearchError extends TaggedToolError("SearchError")<{
     return this.reason
   }
 }
+
+const SEARCH_ERROR_CODES: ReadonlySet<unknown> = new Set<SearchErrorCode>([
+  "UnknownTool",
+  "InvalidOptions",
+  "InvalidTool",
+  "EmbedderFailed",
+])
+
+// `toolErrorFromJson` rebuilds a SearchError that crossed a process or protocol boundary. Its `code` is
+// one of its fields (the reason code), so it comes from the wire's `code`.
+registerToolErrorDecoder("SearchError", ({ reason }, { code }) =>
+  SEARCH_ERROR_CODES.has(code) && typeof reason === "string"
+    ? new SearchError(code as SearchErrorCode, reason)
+    : undefined,
+)

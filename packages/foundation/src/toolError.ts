@@ -613,11 +613,15 @@ const hasKind = (value: unknown, kind: FieldKind): boolean =>
  * How {@link toolErrorFromJson} rebuilds a family member another package adds: receives the fields of
  * the error's JSON form (without `_tag`, `code` and `message`, which the class derives) and returns the
  * error, or `undefined` when a field is missing or has the wrong type. Fields come from the wire: check
- * every one.
+ * every one. The second argument holds the wire's `code` and `message` as they came, for a member whose
+ * `code` is one of its fields rather than derived by the class (discovery's `SearchError`).
  *
  * @since 0.2.0
  */
-export type ToolErrorDecoder = (fields: Readonly<Record<string, unknown>>) => ToolError | undefined
+export type ToolErrorDecoder = (
+  fields: Readonly<Record<string, unknown>>,
+  wire: { readonly code: unknown; readonly message: unknown },
+) => ToolError | undefined
 
 /** The extension members {@link toolErrorFromJson} rebuilds, by tag. */
 const decoders = new Map<string, ToolErrorDecoder>()
@@ -684,7 +688,7 @@ export const toolErrorFromJson = (json: unknown): ToolError | undefined => {
     const decode = decoders.get(_tag)
     if (decode === undefined) return undefined
     try {
-      const error = decode(fields)
+      const error = decode(fields, { code: _code, message: _message })
       return isToolError(error) && error._tag === _tag ? error : undefined
     } catch {
       return undefined

@@ -5,7 +5,13 @@
  *
  * @since 0.1.0
  */
-import { TaggedToolError, type ToolError } from "@toolplane/foundation"
+import {
+  isToolError,
+  registerToolErrorDecoder,
+  TaggedToolError,
+  type ToolError,
+  toolErrorFromJson,
+} from "@toolplane/foundation"
 
 declare module "@toolplane/foundation" {
   interface ToolErrorExtensions {
@@ -71,3 +77,41 @@ export class SkillStepFailed extends TaggedToolError("SkillStepFailed")<{
     return `Skill "${this.skill}" failed at step "${this.stepId}" (${this.toolId}): ${this.error.message}`
   }
 }
+
+const PLAN_REASONS: ReadonlySet<unknown> = new Set<SkillPlanErrorReason>([
+  "InvalidSkill",
+  "NoSteps",
+  "InvalidStep",
+  "DuplicateStepId",
+  "UnknownTool",
+  "DanglingReference",
+  "Cycle",
+  "MaxStepsExceeded",
+  "ToolNotAllowed",
+  "GuardRejected",
+])
+
+/** An optional string field from the wire: absent, or a string (anything else rejects the error). */
+const optionalString = (value: unknown): value is string | undefined =>
+  value === undefined || typeof value === "string"
+
+// `toolErrorFromJson` rebuilds skill errors that crossed a process or protocol boundary.
+registerToolErrorDecoder("SkillPlanError", ({ skill, reason, detail, stepId, toolId, path, guard }) => {
+  if (typeof skill !== "string" || !PLAN_REASONS.has(reason) || typeof detail !== "string") return undefined
+  if (![stepId, toolId, path, guard].every(optionalString)) return undefined
+  return new SkillPlanError({
+    skill,
+    reason: reason as SkillPlanErrorReason,
+    detail,
+    ...(stepId !== undefined ? { stepId: stepId as string } : {}),
+    ...(toolId !== undefined ? { toolId: toolId as string } : {}),
+    ...(path !== undefined ? { path: path as string } : {}),
+    ...(guard !== undefined ? { guard: guard as string } : {}),
+  })
+})
+// The step's own error is rebuilt too (any member toolErrorFromJson knows); an unknown one rejects it.
+registerToolErrorDecoder("SkillStepFailed", ({ skill, stepId, toolId, error }) => {
+  if (typeof skill !== "string" || typeof stepId !== "string" || typeof toolId !== "string") return undefined
+  const inner = isToolError(error) ? error : toolErrorFromJson(error)
+  return inner === undefined ? undefined : new SkillStepFailed({ skill, stepId, toolId, error: inner })
+})
