@@ -12,6 +12,7 @@ export {
   type LoadSample,
   loadTable,
 } from "./load.js"
+export { clockTicks, parseProcStat, processCpuUs } from "./procCpu.js"
 export {
   comparisonTable,
   fmt,

@@ -19,7 +19,7 @@
  * "--cpu-prof --cpu-prof-dir=/tmp/prof").
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -35,6 +35,7 @@ import {
   loadTable,
   markdownTable,
   median,
+  processCpuUs,
 } from "@toolplane/bench-kit"
 
 const settings = benchSettings({ rounds: 3, roundMs: 2000, concurrency: [1, 32] })
@@ -86,16 +87,7 @@ interface Sample extends LoadSample {
 }
 
 /** CPU time (µs) a child process used so far; 0 where /proc is not available. */
-const childCpuUs = (child: ChildProcess | undefined): number => {
-  if (!child?.pid) return 0
-  try {
-    const stat = readFileSync(`/proc/${child.pid}/stat`, "utf8")
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100 // utime + stime, in clock ticks (100 Hz)
-  } catch {
-    return 0
-  }
-}
+const childCpuUs = (child: ChildProcess | undefined): number => processCpuUs(child?.pid) ?? 0
 const ownCpuUs = () => {
   const u = process.cpuUsage()
   return u.user + u.system

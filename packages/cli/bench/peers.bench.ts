@@ -51,9 +51,9 @@ import {
   type LoadSample,
   markdownTable,
   median,
+  processCpuUs,
 } from "@toolplane/bench-kit"
 import { gatewayBuild, gatewayNodeArgs } from "./gatewayCommand.js"
-import { processCpuUs } from "./procCpu.js"
 
 const settings = benchSettings({ rounds: 3, roundMs: 1500, concurrency: [1, 32] })
 const only = process.env.BENCH_PEERS_ONLY?.split(",").map((s) => s.trim())

@@ -26,8 +26,8 @@ import {
   loadTable,
   markdownTable,
   median,
+  processCpuUs,
 } from "@toolplane/bench-kit"
-import { processCpuUs } from "./procCpu.js"
 
 const settings = benchSettings({ rounds: 3, roundMs: 2000, concurrency: [1, 32] })
 const here = dirname(fileURLToPath(import.meta.url))

@@ -8,8 +8,7 @@
  *
  * Run: `pnpm --filter @toolplane/plugin-mcp bench:transport` (BENCH_ROUNDS, BENCH_ROUND_MS, BENCH_CONCURRENCY).
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { type ChildProcess, spawn } from "node:child_process"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -24,26 +23,14 @@ import {
   loadTable,
   markdownTable,
   median,
+  processCpuUs,
 } from "@toolplane/bench-kit"
 
 const settings = benchSettings({ rounds: 3, roundMs: 2000, concurrency: [1, 32] })
 const here = dirname(fileURLToPath(import.meta.url))
 
-let ticks = 100
-try {
-  ticks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100
-} catch {}
-
 /** CPU time (µs) a process used so far, or NaN without /proc. */
-const cpuUs = (pid: number): number => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / ticks
-  } catch {
-    return Number.NaN
-  }
-}
+const cpuUs = (pid: number): number => processCpuUs(pid) ?? Number.NaN
 
 const start = (transport: "node" | "sdk") =>
   new Promise<{ child: ChildProcess; url: string }>((resolve, reject) => {

@@ -2,6 +2,8 @@
  * CPU time of another process, read from `/proc/<pid>/stat` (Linux): user + system time of that process
  * alone (its children's time is not included), in microseconds. Used by the gateway benchmarks to charge
  * each gateway process with only its own work.
+ *
+ * @since 0.2.0
  */
 import { execFileSync } from "node:child_process"
 import { readFileSync } from "node:fs"
