@@ -1,9 +1,9 @@
 /**
- * Smoke test of the gateway benchmarks' harness: the /proc CPU reader (no timing assertions).
+ * The /proc CPU reader the gateway benchmarks use (no timing assertions).
  */
 import { existsSync } from "node:fs"
-import { parseProcStat, processCpuUs } from "@toolplane/bench-kit"
 import { describe, expect, it } from "vitest"
+import { parseProcStat, processCpuUs } from "../src/procCpu.js"
 
 describe("bench harness: /proc CPU reader", () => {
   it("reads utime + stime after the last parenthesis, even when the command name has spaces and parens", () => {
