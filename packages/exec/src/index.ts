@@ -41,7 +41,8 @@ export type {
   ScopeLimits,
 } from "./options.js"
 export { canonicalJson } from "./prefetch/canonical.js"
-export type { PrefetchLearningOptions, PrefetchOptions } from "./prefetch/options.js"
+export type { PrefetchMessage } from "./prefetch/messages.js"
+export type { PrefetchLearningOptions, PrefetchMessageOptions, PrefetchOptions } from "./prefetch/options.js"
 export {
   EffectPrefetcher,
   type Prefetcher,

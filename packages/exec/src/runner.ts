@@ -168,6 +168,7 @@ class Runner implements ToolRunner {
             },
             run: (request) => this.callTool(request),
             pending: () => this.#pending,
+            toolIds: () => this.#visibleIds,
           })
     this.registry.onChange(() => {
       this.#stale = true

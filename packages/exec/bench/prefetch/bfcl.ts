@@ -72,6 +72,7 @@ const known = new Set([
   "trace",
   "log",
   "min-precision",
+  "message-min-confidence",
 ])
 for (const a of argv) if (a.startsWith("--") && !known.has(a.slice(2))) fail(`unknown flag ${a}`)
 
@@ -88,6 +89,9 @@ const traceFile = flag("trace")
 // The runner's precision feedback (`minPrecision`, default 0.5); other values show the trade-off.
 const minPrecision = flag("min-precision") === undefined ? undefined : num("min-precision", 0.5)
 const logFile = flag("log")
+// The message source's `minConfidence` (default 0.25).
+const messageMinConfidence =
+  flag("message-min-confidence") === undefined ? undefined : num("message-min-confidence", 0.25)
 const log = (line: string) => {
   if (!asJson) process.stdout.write(`${line}\n`)
 }
@@ -120,6 +124,8 @@ interface Session {
   readonly classes: readonly string[]
   readonly config: Record<string, unknown>
   readonly groundTruth: readonly (readonly string[])[]
+  /** The user's text of each turn. */
+  readonly turns: readonly string[]
 }
 const readJsonl = (file: string): Record<string, unknown>[] =>
   readFileSync(file, "utf8")
@@ -135,6 +141,12 @@ const allSessions: Session[] = readJsonl(questionsPath)
     classes: q.involved_classes as string[],
     config: (q.initial_config ?? {}) as Record<string, unknown>,
     groundTruth: answers.get(q.id as string)!,
+    turns: ((q.question ?? []) as { role: string; content: unknown }[][]).map((turn) =>
+      turn
+        .filter((m) => m.role === "user" && typeof m.content === "string")
+        .map((m) => m.content as string)
+        .join("\n"),
+    ),
   }))
 if (allSessions.length === 0) fail("no session has an answer")
 
@@ -270,6 +282,8 @@ interface ModeReport {
   unannotated: number
   reachable: number
   hitRateReachable: number
+  reachableWithText: number
+  hitRateReachableWithText: number
   measuredToolWaitMs: number
   measuredSessionMs: number
   measuredTimeSavedPct: number
@@ -366,6 +380,9 @@ interface Mode {
    */
   reachable: number
   reachableHits: number
+  /** Eligible calls whose every argument value appears in the user's text so far or in the session's history. */
+  reachableWithText: number
+  reachableWithTextHits: number
   /** Wall clock (scaled ms). */
   toolWait: number
   sessionTime: number
@@ -394,6 +411,8 @@ const makeMode = (label: string, prefetch: PrefetchOptions | undefined): Mode =>
     unannotated: 0,
     reachable: 0,
     reachableHits: 0,
+    reachableWithText: 0,
+    reachableWithTextHits: 0,
     toolWait: 0,
     sessionTime: 0,
     modelToolWait: 0,
@@ -415,6 +434,20 @@ const replay = async (mode: Mode, session: Session): Promise<void> => {
   const turns = loaded.calls as { name: string; args: Record<string, unknown> }[][]
   const out: string[] = []
   let first = true
+  let text = ""
+  /** Whether a value (every leaf of it) occurs in the user's text so far. */
+  const inText = (v: unknown): boolean => {
+    if (Array.isArray(v)) return v.every(inText)
+    if (typeof v === "number") {
+      const lower = text.toLowerCase()
+      const words = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+      return (
+        new RegExp(`(?<![\\d.])${String(v).replace(".", "\\.")}(?![\\d])`).test(lower) ||
+        (Number.isInteger(v) && v >= 0 && v <= 10 && new RegExp(`\\b${words[v]}\\b`).test(lower))
+      )
+    }
+    return typeof v === "string" && v !== "" && text.toLowerCase().includes(v.toLowerCase())
+  }
   // Canonical JSON of every value (scalars, arrays, objects) in the session's arguments and results so far.
   const known = new Set<string>()
   const remember = (v: unknown, depth = 0): void => {
@@ -422,13 +455,16 @@ const replay = async (mode: Mode, session: Session): Promise<void> => {
     if (depth < 6 && v !== null && typeof v === "object")
       for (const x of Array.isArray(v) ? v : Object.values(v)) remember(x, depth + 1)
   }
-  for (const turn of turns)
+  for (const [t, turn] of turns.entries()) {
+    // The user's turn reaches the agent before the model thinks about it.
+    const message = session.turns[t] ?? ""
+    text += `\n${message}`
+    mode.runner.prefetch?.observeMessage(CALLER, { role: "user", text: message })
     for (const call of turn) {
-      if (!first) {
-        await sleep(thinkMs * scale)
-        mode.sessionTime += thinkMs * scale
-        mode.modelSessionTime += thinkMs
-      }
+      // The model thinks before every call, the session's first included.
+      await sleep(thinkMs * scale)
+      mode.sessionTime += thinkMs * scale
+      mode.modelSessionTime += thinkMs
       const opening = first
       first = false
       mode.calls++
@@ -438,6 +474,10 @@ const replay = async (mode: Mode, session: Session): Promise<void> => {
         !opening &&
         Object.values(call.args).every((v) => known.has(canonicalJson(v)))
       if (reachable) mode.reachable++
+      const reachableWithText =
+        readOnly.has(call.name) &&
+        Object.values(call.args).every((v) => known.has(canonicalJson(v)) || inText(v))
+      if (reachableWithText) mode.reachableWithText++
       if (!annotated.has(call.name)) mode.unannotated++
       const before = mode.runner.prefetch?.stats()
       const started = performance.now()
@@ -460,6 +500,7 @@ const replay = async (mode: Mode, session: Session): Promise<void> => {
       const after = mode.runner.prefetch?.stats()
       const hit = before !== undefined && after !== undefined && after.hits > before.hits
       if (hit && reachable) mode.reachableHits++
+      if (hit && reachableWithText) mode.reachableWithTextHits++
       remember(call.args)
       if (value !== undefined) remember(value)
       const cost = hit ? Math.max(0, toolMs - (after.timeSavedMs - before.timeSavedMs) / scale) : toolMs
@@ -479,9 +520,13 @@ const replay = async (mode: Mode, session: Session): Promise<void> => {
           tool: call.name,
           args: call.args,
           eligible: readOnly.has(call.name),
+          first: opening,
+          reachable,
+          reachableWithText,
           hit,
         })
     }
+  }
   // The conversation is over: its pending prefetches are of no use (what was learned stays).
   mode.runner.prefetch?.invalidate(CALLER)
   mode.results.push(out)
@@ -501,6 +546,9 @@ const report = (mode: Mode): ModeReport => {
     hitRate: mode.eligible === 0 ? 0 : (100 * hits) / mode.eligible,
     reachable: mode.reachable,
     hitRateReachable: mode.reachable === 0 ? 0 : (100 * mode.reachableHits) / mode.reachable,
+    reachableWithText: mode.reachableWithText,
+    hitRateReachableWithText:
+      mode.reachableWithText === 0 ? 0 : (100 * mode.reachableWithTextHits) / mode.reachableWithText,
     precision: issued === 0 ? 0 : (100 * hits) / issued,
     wastedPerCall: mode.calls === 0 ? 0 : (stats?.wasted ?? 0) / mode.calls,
     toolWaitMs: mode.modelToolWait,
@@ -521,7 +569,16 @@ const modeList = [
     ttlMs: ttlMs * scale,
     ...(minPrecision === undefined ? {} : { minPrecision }),
   }),
-  makeMode("learning", { ttlMs: ttlMs * scale, ...(minPrecision === undefined ? {} : { minPrecision }) }),
+  makeMode("historyOnly", {
+    messages: false,
+    ttlMs: ttlMs * scale,
+    ...(minPrecision === undefined ? {} : { minPrecision }),
+  }),
+  makeMode("learning", {
+    ttlMs: ttlMs * scale,
+    ...(minPrecision === undefined ? {} : { minPrecision }),
+    ...(messageMinConfidence === undefined ? {} : { messages: { minConfidence: messageMinConfidence } }),
+  }),
 ]
 log(
   `BFCL multi-turn replay: ${sessions.length} sessions, tool ${toolMs} ms, think ${thinkMs} ms (timers at ${scale}x); modes interleaved per session`,
@@ -538,7 +595,7 @@ await Promise.all(modeList.map((m) => m.runner.close()))
 const writeLines = (file: string, rows: Record<string, unknown>[]) =>
   writeFileSync(resolve(base, file), rows.map((r) => JSON.stringify(r)).join("\n") + "\n")
 if (traceFile !== undefined) writeLines(traceFile, modeList[0]!.log)
-if (logFile !== undefined) writeLines(logFile, modeList[2]!.log)
+if (logFile !== undefined) writeLines(logFile, modeList[3]!.log)
 py.close()
 
 // --------------------------------------------------------------------------------------- comparison
@@ -586,20 +643,24 @@ const pick = (r: ModeReport) => ({
   unannotated: r.unannotated,
   reachable: r.reachable,
   hitRateReachable: round(r.hitRateReachable),
+  reachableWithText: r.reachableWithText,
+  hitRateReachableWithText: round(r.hitRateReachableWithText),
   measuredTimeSavedPct: round(r.measuredTimeSavedPct),
 })
 const learning = runs.get("learning")!.report
 const declared = runs.get("declaredOnly")!.report
-const totalDifferences = learning.differences + declared.differences
+const historyOnly = runs.get("historyOnly")!.report
+const totalDifferences = learning.differences + declared.differences + historyOnly.differences
 if (asJson) {
   process.stdout.write(
-    `${JSON.stringify({ ...pick(learning), declaredOnly: pick(declared), off: pick(off.report), sessions: sessions.length, skippedSessions: skipped, skippedClasses: Object.fromEntries(unloadable), toolMs, thinkMs, scale })}\n`,
+    `${JSON.stringify({ ...pick(learning), declaredOnly: pick(declared), historyOnly: pick(historyOnly), off: pick(off.report), sessions: sessions.length, skippedSessions: skipped, skippedClasses: Object.fromEntries(unloadable), toolMs, thinkMs, scale })}\n`,
   )
 } else {
   const rows: [string, ModeReport][] = [
     ["off", off.report],
     ["declared only", declared],
-    ["declared + learning", learning],
+    ["declared + learning", historyOnly],
+    ["declared + learning + messages", learning],
   ]
   const header = [
     "mode",
@@ -609,6 +670,7 @@ if (asJson) {
     "hits",
     "hit rate",
     "of reachable",
+    "of reachable with text",
     "precision",
     "wasted/call",
     "tool wait s",
@@ -624,6 +686,7 @@ if (asJson) {
     String(r.hits),
     `${round(r.hitRate)}%`,
     `${round(r.hitRateReachable)}% of ${r.reachable}`,
+    `${round(r.hitRateReachableWithText)}% of ${r.reachableWithText}`,
     `${round(r.precision)}%`,
     round(r.wastedPerCall, 3).toFixed(3),
     (r.toolWaitMs / 1000).toFixed(1),

@@ -19,6 +19,13 @@ import { openScope } from "../pipeline/deadline.js"
 import type { ToolEntry } from "../pipeline/resolve.js"
 import { canonicalJson } from "./canonical.js"
 import { Learner, type LearnerSettings } from "./learner.js"
+import {
+  MessagePredictor,
+  type MessageSettings,
+  type MessageToolModel,
+  messageToolModel,
+  type PrefetchMessage,
+} from "./messages.js"
 import { type PrefetchMeters, prefetchMeters } from "./metrics.js"
 import type { PrefetchOptions } from "./options.js"
 import { declaredProposals, type Proposal, resultJson } from "./planner.js"
@@ -36,6 +43,11 @@ export interface PrefetchHost {
   run(request: CallToolRequest): Promise<ToolResult>
   /** Settles when pending registrations and refreshes are done; `undefined` when none are. */
   pending(): Promise<void> | undefined
+  /**
+   * The ids of the visible tools (the same array until the tool set changes); without it the message
+   * source has no tools to propose.
+   */
+  toolIds?(): readonly string[]
 }
 
 interface Pending {
@@ -69,6 +81,7 @@ interface CallerScope {
   /** Calls of this caller to tools that are not read-only, running now. */
   writes: number
   learner: Learner | undefined
+  messages: MessagePredictor | undefined
 }
 
 interface Facts {
@@ -77,6 +90,8 @@ interface Facts {
 }
 
 const ANONYMOUS = "\u0000anonymous"
+/** The `from` of proposals planned when a message arrives. */
+const TURN_START = "\u0000start"
 const noop = (): void => {}
 
 /**
@@ -97,6 +112,10 @@ export class PrefetchEngine implements Prefetcher {
   readonly #host: PrefetchHost
   readonly #declared: boolean
   readonly #learning: LearnerSettings | undefined
+  readonly #messages: MessageSettings | undefined
+  readonly #models = new WeakMap<ToolEntry, MessageToolModel>()
+  #modelIds: readonly string[] | undefined
+  #modelList: MessageToolModel[] = []
   readonly #maxParallel: number
   readonly #perHost: number
   readonly #maxPerCall: number
@@ -143,6 +162,14 @@ export class PrefetchEngine implements Prefetcher {
             minConfidence: (learning === true ? undefined : learning.minConfidence) ?? 0.25,
             minSupport: Math.max(1, (learning === true ? undefined : learning.minSupport) ?? 2),
           }
+    const messages = options.messages ?? true
+    this.#messages =
+      messages === false
+        ? undefined
+        : {
+            minConfidence: (messages === true ? undefined : messages.minConfidence) ?? 0.25,
+            horizon: Math.max(1, Math.floor((messages === true ? undefined : messages.horizon) ?? 16)),
+          }
     this.#maxParallel = Math.max(0, Math.floor(options.maxParallel ?? 4))
     this.#perHost = Math.max(0, Math.floor(options.perHost ?? 2))
     this.#maxPerCall = Math.max(0, Math.floor(options.maxPerCall ?? 4))
@@ -175,6 +202,36 @@ export class PrefetchEngine implements Prefetcher {
     let n = 0
     for (const scope of this.#callers.values()) n += this.#drop(scope, true)
     return n
+  }
+
+  observeMessage(callerId: string | undefined, message: PrefetchMessage): void {
+    if (this.#closed || this.#messages === undefined || message?.role !== "user") return
+    if (typeof message.text !== "string" || (callerId === undefined && !this.#anonymous)) return
+    const scope = this.#scope(callerId ?? ANONYMOUS)
+    scope.messages ??= new MessagePredictor(this.#messages)
+    scope.messages.message(message.text)
+    if (this.#maxPerCall === 0 || scope.writes > 0) return
+    const proposals = scope.messages.propose(this.#toolModels(), this.#maxPerCall)
+    if (proposals.length > 0) this.#plan(scope, scope.callerId, TURN_START, proposals).catch(noop)
+  }
+
+  /** The eligible visible tools without a rate limit, as the message source ranks them (cached per tool set). */
+  #toolModels(): readonly MessageToolModel[] {
+    const ids = this.#host.toolIds?.()
+    if (ids === undefined) return []
+    if (ids === this.#modelIds) return this.#modelList
+    const list: MessageToolModel[] = []
+    for (const id of ids) {
+      const entry = this.#host.entry(id)
+      if (entry === undefined || !this.#factsOf(entry).eligible || entry.approval === true) continue
+      if (entry.limits !== undefined && entry.limits.buckets.length > 0) continue
+      let model = this.#models.get(entry)
+      if (model === undefined) this.#models.set(entry, (model = messageToolModel(entry.tool)))
+      list.push(model)
+    }
+    this.#modelIds = ids
+    this.#modelList = list
+    return list
   }
 
   close(): void {
@@ -216,21 +273,25 @@ export class PrefetchEngine implements Prefetcher {
       this.#ringEntry[i] = undefined
       this.#ringArgs[i] = undefined
       this.#ringResult[i] = undefined
-      if (scope.learner === undefined) continue
-      scope.learner.observe(entry.id, args, resultJson(result))
+      scope.learner?.observe(entry.id, args, resultJson(result))
+      scope.messages?.observe(entry.id, args, this.#factsOf(entry).eligible)
       latest.set(scope, { entry, result })
     }
     if (this.#maxPerCall === 0) return
     for (const [scope, { entry, result }] of latest) {
       if (scope.writes > 0 || this.#callers.get(scope.callerId ?? ANONYMOUS) !== scope) continue
-      const learner = scope.learner!
       const declared =
         this.#declared && entry.enrichers.length > 0
           ? declaredProposals(entry.enrichers, entry.id, result, this.#maxPerCall)
           : []
-      const learned = learner.propose()
-      const proposals =
+      const learned = scope.learner?.propose() ?? []
+      let proposals =
         declared.length === 0 ? learned : learned.length === 0 ? declared : [...declared, ...learned]
+      if (scope.messages?.active === true) {
+        // The message's suggestions, after what the previous call itself suggests.
+        const fromMessage = scope.messages.propose(this.#toolModels(), this.#maxPerCall)
+        if (fromMessage.length > 0) proposals = proposals.length === 0 ? fromMessage : [...proposals, ...fromMessage]
+      }
       if (proposals.length > 0) this.#plan(scope, scope.callerId, entry.id, proposals).catch(noop)
     }
   }
@@ -265,6 +326,7 @@ export class PrefetchEngine implements Prefetcher {
         pending: new Map(),
         writes: 0,
         learner: this.#learning === undefined ? undefined : new Learner(this.#learning),
+        messages: undefined,
       }
       this.#callers.set(caller, scope)
     }
@@ -464,7 +526,7 @@ export class PrefetchEngine implements Prefetcher {
     result: ToolResult,
   ): void {
     if (this.#closed) return
-    if (scope.learner !== undefined) {
+    if (scope.learner !== undefined || scope.messages !== undefined) {
       // The learner's bookkeeping runs after the call returned (see #drain): here only a slot is written.
       const head = this.#ringHead++
       const i = head & (RING - 1)
@@ -479,6 +541,7 @@ export class PrefetchEngine implements Prefetcher {
     }
     if (
       scope.learner !== undefined ||
+      scope.messages !== undefined ||
       scope.writes > 0 ||
       this.#maxPerCall === 0 ||
       !this.#declared ||
@@ -522,7 +585,11 @@ export class PrefetchEngine implements Prefetcher {
       const key = `${proposal.toolId}\u0000${canonicalJson(proposal.arguments)}`
       if (seen.has(key) || scope.pending.has(key)) continue
       seen.add(key)
-      const name = `${proposal.origin}:${from}>${proposal.toolId}`
+      // A message's suggestions are judged per tool, apart at the turn's start (a write may come first).
+      const name =
+        proposal.origin === "message"
+          ? `message:${from === TURN_START ? TURN_START : ""}>${proposal.toolId}`
+          : `${proposal.origin}:${from}>${proposal.toolId}`
       let rule: Feedback | undefined
       if (verdicts.has(name)) rule = verdicts.get(name)
       else verdicts.set(name, (rule = this.#ruleOf(scope, name)))

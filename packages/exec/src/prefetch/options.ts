@@ -22,6 +22,23 @@ export interface PrefetchLearningOptions {
 }
 
 /**
+ * Prediction from the caller's conversation (`prefetcher.observeMessage`): when a user message arrives,
+ * the read-only tools it suggests are started with arguments taken from its text and the caller's
+ * history, while the model thinks.
+ *
+ * @since 0.2.0
+ */
+export interface PrefetchMessageOptions {
+  /**
+   * Smallest estimated probability that a proposed call is made during the message's turn, with these
+   * exact arguments. Default 0.25.
+   */
+  readonly minConfidence?: number
+  /** Calls after a message during which it still predicts. Default 16. */
+  readonly horizon?: number
+}
+
+/**
  * Speculative prefetch: after a call completes, the runner starts the read-only calls the caller is likely
  * to make next, and serves the caller's matching call from that result.
  *
@@ -32,6 +49,11 @@ export interface PrefetchOptions {
   readonly declared?: boolean
   /** Learn which call follows which from each caller's history; `false` turns learning off. Default on. */
   readonly learning?: boolean | PrefetchLearningOptions
+  /**
+   * Predict from the messages passed to `prefetcher.observeMessage` (the user's turn, seen before the model
+   * answers); `false` turns it off. Default on: it does nothing until a message is observed.
+   */
+  readonly messages?: boolean | PrefetchMessageOptions
   /** Speculative calls in flight at once, over all callers. Default 4. */
   readonly maxParallel?: number
   /** Speculative calls in flight at once per rate-limit host (`rateLimitHost`). Default 2. */

@@ -18,7 +18,8 @@ export interface Proposal {
   readonly arguments: Readonly<Record<string, unknown>>
   /** Estimated probability that the caller makes this call next (1 for declared links). */
   readonly confidence: number
-  readonly origin: "declared" | "learned"
+  /** The source: a declared link, a learned pattern, or the caller's latest message. */
+  readonly origin: "declared" | "learned" | "message"
 }
 
 /**

@@ -5,6 +5,7 @@
  * @since 0.2.0
  */
 import { Context, Effect, Layer } from "effect"
+import type { PrefetchMessage } from "./messages.js"
 import type { PrefetchOptions } from "./options.js"
 
 /**
@@ -43,6 +44,15 @@ export interface Prefetcher {
   stats(): PrefetchStats
   /** Drops the pending prefetches of one caller, or of all callers, aborting running ones. Returns how many. */
   invalidate(callerId?: string): number
+  /**
+   * A conversation message of one caller (`undefined`: calls without a caller id, used only with
+   * `anonymous`). A user message starts a turn: the prefetcher may start the read-only calls its text
+   * suggests while the model thinks, and learns from the calls that follow. Other roles are ignored.
+   * Never throws; does nothing when the `messages` source is off or the prefetcher is closed.
+   *
+   * @since 0.2.0
+   */
+  observeMessage(callerId: string | undefined, message: PrefetchMessage): void
   /** Drops every prefetch and what was learned, and stops issuing new ones. */
   close(): void
 }
@@ -56,6 +66,8 @@ export interface Prefetcher {
 export interface EffectPrefetcher {
   readonly stats: Effect.Effect<PrefetchStats>
   invalidate(callerId?: string): Effect.Effect<number>
+  /** See {@link Prefetcher.observeMessage}. @since 0.2.0 */
+  observeMessage(callerId: string | undefined, message: PrefetchMessage): Effect.Effect<void>
   readonly close: Effect.Effect<void>
 }
 
@@ -134,6 +146,7 @@ export const prefetcherLayer = (options: PrefetchOptions | true = true): Layer.L
       },
       stats: Effect.sync(() => attached?.stats() ?? NO_STATS),
       invalidate: (callerId) => Effect.sync(() => attached?.invalidate(callerId) ?? 0),
+      observeMessage: (callerId, message) => Effect.sync(() => attached?.observeMessage(callerId, message)),
       close: Effect.sync(() => attached?.close()),
     }
     return prefetcher
@@ -147,6 +160,7 @@ export const prefetcherLayer = (options: PrefetchOptions | true = true): Layer.L
 export const prefetcherToEffect = (prefetcher: Prefetcher): EffectPrefetcher => ({
   stats: Effect.sync(() => prefetcher.stats()),
   invalidate: (callerId) => Effect.sync(() => prefetcher.invalidate(callerId)),
+  observeMessage: (callerId, message) => Effect.sync(() => prefetcher.observeMessage(callerId, message)),
   close: Effect.sync(() => prefetcher.close()),
 })
 
@@ -158,5 +172,6 @@ export const prefetcherToEffect = (prefetcher: Prefetcher): EffectPrefetcher => 
 export const prefetcherFromEffect = (prefetcher: EffectPrefetcher): Prefetcher => ({
   stats: () => Effect.runSync(prefetcher.stats),
   invalidate: (callerId) => Effect.runSync(prefetcher.invalidate(callerId)),
+  observeMessage: (callerId, message) => Effect.runSync(prefetcher.observeMessage(callerId, message)),
   close: () => Effect.runSync(prefetcher.close),
 })
