@@ -126,6 +126,8 @@ interface Session {
   readonly groundTruth: readonly (readonly string[])[]
   /** The user's text of each turn. */
   readonly turns: readonly string[]
+  /** Functions of the involved classes the session does not offer. */
+  readonly excluded: readonly string[]
 }
 const readJsonl = (file: string): Record<string, unknown>[] =>
   readFileSync(file, "utf8")
@@ -147,6 +149,7 @@ const allSessions: Session[] = readJsonl(questionsPath)
         .map((m) => m.content as string)
         .join("\n"),
     ),
+    excluded: (q.excluded_function ?? []) as string[],
   }))
 if (allSessions.length === 0) fail("no session has an answer")
 
@@ -195,9 +198,29 @@ const toSchema = (p: Record<string, unknown>): JsonSchema => {
 
 const toolId = (name: string) => `bfcl/${name}`
 const tools = new Map<string, Tool>()
+/** The documentation file of each API class (as in `bfcl_server.py`). */
+const CLASS_FILES: Record<string, string> = {
+  GorillaFileSystem: "gorilla_file_system",
+  MathAPI: "math_api",
+  MessageAPI: "message_api",
+  TwitterAPI: "posting_api",
+  TicketAPI: "ticket_api",
+  TradingBot: "trading_bot",
+  TravelAPI: "travel_booking",
+  VehicleControlAPI: "vehicle_control",
+  WebSearchAPI: "web_search",
+  MemoryAPI_kv: "memory_kv",
+  MemoryAPI_vector: "memory_vector",
+  MemoryAPI_rec_sum: "memory_rec_sum",
+}
+/** Documentation file (without `.json`) -> the functions it documents. */
+const fileFunctions = new Map<string, string[]>()
 for (const file of readdirSync(docDir).filter((f) => f.endsWith(".json"))) {
+  const names: string[] = []
+  fileFunctions.set(file.slice(0, -".json".length), names)
   for (const doc of readJsonl(join(docDir, file))) {
     const name = doc.name as string
+    names.push(name)
     const tool: Tool = {
       id: toolId(name),
       namespace: "bfcl",
@@ -455,11 +478,16 @@ const replay = async (mode: Mode, session: Session): Promise<void> => {
     if (depth < 6 && v !== null && typeof v === "object")
       for (const x of Array.isArray(v) ? v : Object.values(v)) remember(x, depth + 1)
   }
+  // The model of a BFCL session sees the functions of its classes, less the excluded ones.
+  const offered = session.classes
+    .flatMap((c) => fileFunctions.get(CLASS_FILES[c] ?? "") ?? [])
+    .filter((f) => !session.excluded.includes(f))
+    .map(toolId)
   for (const [t, turn] of turns.entries()) {
     // The user's turn reaches the agent before the model thinks about it.
     const message = session.turns[t] ?? ""
     text += `\n${message}`
-    mode.runner.prefetch?.observeMessage(CALLER, { role: "user", text: message })
+    mode.runner.prefetch?.observeMessage(CALLER, { role: "user", text: message, tools: offered })
     for (const call of turn) {
       // The model thinks before every call, the session's first included.
       await sleep(thinkMs * scale)
@@ -527,7 +555,10 @@ const replay = async (mode: Mode, session: Session): Promise<void> => {
         })
     }
   }
-  // The conversation is over: its pending prefetches are of no use (what was learned stays).
+  // The conversation is over: its pending prefetches are of no use (what was learned stays). The learner
+  // plans after the last call on the next turn of the event loop: let it, so that nothing it starts
+  // outlives the session (it would read this session's state and could be served in the next one).
+  await new Promise((resolve) => setImmediate(resolve))
   mode.runner.prefetch?.invalidate(CALLER)
   mode.results.push(out)
   mode.states.push(canonicalJson((await py.request("state", { session: mode.target.session })).state))
@@ -566,6 +597,7 @@ const modeList = [
   makeMode("off", undefined),
   makeMode("declaredOnly", {
     learning: false,
+    messages: false,
     ttlMs: ttlMs * scale,
     ...(minPrecision === undefined ? {} : { minPrecision }),
   }),

@@ -167,7 +167,7 @@ export class PrefetchEngine implements Prefetcher {
       messages === false
         ? undefined
         : {
-            minConfidence: (messages === true ? undefined : messages.minConfidence) ?? 0.25,
+            minConfidence: (messages === true ? undefined : messages.minConfidence) ?? 0.5,
             horizon: Math.max(1, Math.floor((messages === true ? undefined : messages.horizon) ?? 16)),
           }
     this.#maxParallel = Math.max(0, Math.floor(options.maxParallel ?? 4))
@@ -209,7 +209,7 @@ export class PrefetchEngine implements Prefetcher {
     if (typeof message.text !== "string" || (callerId === undefined && !this.#anonymous)) return
     const scope = this.#scope(callerId ?? ANONYMOUS)
     scope.messages ??= new MessagePredictor(this.#messages)
-    scope.messages.message(message.text)
+    scope.messages.message(message.text, Array.isArray(message.tools) ? message.tools : undefined)
     if (this.#maxPerCall === 0 || scope.writes > 0) return
     const proposals = scope.messages.propose(this.#toolModels(), this.#maxPerCall)
     if (proposals.length > 0) this.#plan(scope, scope.callerId, TURN_START, proposals).catch(noop)
@@ -273,8 +273,9 @@ export class PrefetchEngine implements Prefetcher {
       this.#ringEntry[i] = undefined
       this.#ringArgs[i] = undefined
       this.#ringResult[i] = undefined
-      scope.learner?.observe(entry.id, args, resultJson(result))
-      scope.messages?.observe(entry.id, args, this.#factsOf(entry).eligible)
+      const json = resultJson(result)
+      scope.learner?.observe(entry.id, args, json)
+      scope.messages?.observe(entry.id, args, this.#factsOf(entry).eligible, json)
       latest.set(scope, { entry, result })
     }
     if (this.#maxPerCall === 0) return

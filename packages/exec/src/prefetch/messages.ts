@@ -22,6 +22,11 @@ import type { Proposal } from "./planner.js"
 export interface PrefetchMessage {
   readonly role: "user" | "assistant" | "system"
   readonly text: string
+  /**
+   * The ids of the tools offered to the model with this message, when it sees fewer than the runner
+   * lists; only these are proposed. Default: every visible tool.
+   */
+  readonly tools?: readonly string[]
 }
 
 /**
@@ -46,6 +51,9 @@ export interface MessageSettings {
   readonly minConfidence: number
   /** Calls after a message during which it still predicts. */
   readonly horizon: number
+  /** Past turns consulted (default 5), and the smallest similarity that counts (default 0.25). */
+  readonly neighbors?: number
+  readonly minSimilarity?: number
 }
 
 /** A literal value found in the text, with the kind that names it (`q1` = first quoted string, ...). */
@@ -105,12 +113,21 @@ export const extractLiterals = (text: string): Literal[] => {
     seen.add(`${prefix}\u0000${canonicalJson(value)}`)
   }
   let n = 0
+  let w = 0
   // Quotes: an opening quote after a boundary, a closing one before a boundary (so "I'd" is no quote).
-  for (const m of text.matchAll(/(?:^|[\s([{:,=])(['"`\u2018\u201c])([^'"`\u2018\u2019\u201c\u201d\n]{1,200}?)(['"`\u2019\u201d])(?=$|[\s.,;:!?)\]}])/g))
-    if (m[2]!.trim() !== "" && n < 4) push("q", ++n, m[2]!)
+  for (const m of text.matchAll(/(?:^|[\s([{:,=])(['"`\u2018\u201c])([^'"`\u2018\u2019\u201c\u201d\n]{1,200}?)(['"`\u2019\u201d])(?=$|[\s.,;:!?)\]}])/g)) {
+    const q = m[2]!
+    if (q.trim() === "") continue
+    if (n < 4) push("q", ++n, q)
+    // A quoted text that is not a file name (a search pattern, a message, an id).
+    if (!FILE_LIKE.test(q) && w < 4) push("w", ++w, q)
+  }
   n = 0
   for (const m of text.matchAll(/(?<![\w./-])([A-Za-z0-9_~-][\w~-]*(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,5})(?![\w/-])/g))
     if (n < 4 && !seen.has(`f\u0000${canonicalJson(m[1])}`)) push("f", ++n, m[1]!)
+  n = 0
+  // Dates, as ISO text: "2026-11-15", "November 15th, 2026", "15th of November 2026", "09/10, 2026".
+  for (const d of extractDates(text)) if (n < 3 && !seen.has(`d\u0000${canonicalJson(d)}`)) push("d", ++n, d)
   n = 0
   const nums: number[] = []
   for (const m of text.matchAll(/(?<![\w.])(-?\d+(?:[.,]\d+)*(?:\.\d+)?)(?![\w])|\b([a-z]+)\b/gi)) {
@@ -129,6 +146,45 @@ export const extractLiterals = (text: string): Literal[] => {
   for (const m of text.matchAll(/(?<=[a-z0-9,;:]\s+|\bin\s+|\bto\s+)([A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)/g))
     if (n < 4 && m[1]!.length > 1 && m[1] !== "I") push("c", ++n, m[1]!)
   return out
+}
+
+const FILE_LIKE = /^[\w~-][\w~-]*(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,5}$/
+
+const MONTHS = [
+  "january",
+  "february",
+  "march",
+  "april",
+  "may",
+  "june",
+  "july",
+  "august",
+  "september",
+  "october",
+  "november",
+  "december",
+]
+
+const iso = (y: number, m: number, d: number): string | undefined =>
+  m >= 1 && m <= 12 && d >= 1 && d <= 31
+    ? `${y}-${String(m).padStart(2, "0")}-${String(d).padStart(2, "0")}`
+    : undefined
+
+/** The dates a text names, as ISO `YYYY-MM-DD`, in order. */
+const extractDates = (text: string): string[] => {
+  const found: { at: number; value: string }[] = []
+  const add = (at: number, value: string | undefined) => {
+    if (value !== undefined) found.push({ at, value })
+  }
+  const month = "(january|february|march|april|may|june|july|august|september|october|november|december)"
+  for (const m of text.matchAll(/\b(\d{4})-(\d{2})-(\d{2})\b/g)) add(m.index, iso(+m[1]!, +m[2]!, +m[3]!))
+  for (const m of text.matchAll(new RegExp(`\\b${month}\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})`, "gi")))
+    add(m.index, iso(+m[3]!, MONTHS.indexOf(m[1]!.toLowerCase()) + 1, +m[2]!))
+  for (const m of text.matchAll(new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${month},?\\s+(\\d{4})`, "gi")))
+    add(m.index, iso(+m[3]!, MONTHS.indexOf(m[2]!.toLowerCase()) + 1, +m[1]!))
+  for (const m of text.matchAll(/\b(\d{1,2})\/(\d{1,2}),?\s+(\d{4})\b/g)) add(m.index, iso(+m[3]!, +m[1]!, +m[2]!))
+  found.sort((a, b) => a.at - b.at)
+  return found.map((f) => f.value)
 }
 
 /** The JSON Schema type of a property, as far as this source needs it. */
@@ -168,78 +224,155 @@ interface ToolModel {
   readonly required: readonly string[]
 }
 
-/** What one message leads to: the literals, the words, and what the caller did since. */
+/** One argument of a call seen after a message: the kinds of source that held its value then. */
+interface PastArg {
+  readonly key: string
+  /** Kinds that held the value, most general first; empty when none did (then the value is a constant). */
+  readonly kinds: readonly string[]
+  readonly value: unknown
+}
+
+/** An eligible call that followed a message. */
+interface PastCall {
+  readonly tool: string
+  readonly args: readonly PastArg[]
+}
+
+/** A finished turn: the message's words and the eligible calls that followed it. */
+interface PastTurn {
+  readonly words: ReadonlySet<string>
+  readonly calls: readonly PastCall[]
+}
+
+/** What one message leads to: the literals, the words, the most similar past turns, what followed. */
 interface Turn {
   readonly words: ReadonlySet<string>
   readonly literals: readonly Literal[]
-  /** Tools called since the message (read-only or not). */
-  readonly called: Set<string>
+  /** The most similar past turns with their similarity. */
+  readonly neighbors: readonly { readonly turn: PastTurn; readonly similarity: number }[]
+  /** Eligible calls made since the message (first of each tool and arguments). */
+  readonly calls: PastCall[]
   /** Calls (tool + canonical arguments) made since the message: never proposed again in this turn. */
   readonly done: Set<string>
-  calls: number
+  /** The tools offered with the message, when given. */
+  readonly offered: ReadonlySet<string> | undefined
+  count: number
 }
 
-/** Kinds of argument source: per tool and argument, how often each held the value, over how many calls. */
-interface ArgStats {
-  calls: number
-  readonly kinds: Map<string, number>
-}
-
-/** Pseudo-count for the prior of a tool's name words, and of an argument's natural literal kind. */
-const PRIOR = 1
+/** Past turns kept per caller. */
+const MAX_TURNS = 1000
+/** Neighbors consulted, and the smallest similarity that counts. */
+const NEIGHBORS = 5
+const MIN_SIMILARITY = 0.25
 const MAX_STRINGS = 4
+/** Confidence of a proposal from the tool's name alone, before the caller has a similar past turn. */
+const NAME_PRIOR = 0.3
+
+/** Literal and history kinds, most general first: the order an argument's source is picked in. */
+const KIND_ORDER = ["f", "d", "w", "n", "nums", "c", "q", "result", "name", "last", "s"]
+const kindRank = (kind: string): number => {
+  const i = KIND_ORDER.indexOf(kind.replace(/\d+$/, ""))
+  return (i < 0 ? KIND_ORDER.length : i) * 16 + (Number(kind.match(/\d+$/)?.[0] ?? 0) || 0)
+}
 
 /**
- * One caller's message source: learns from the calls that follow each message, and proposes calls for
- * the current one.
+ * One caller's message source. Each finished turn (a message and the eligible calls that followed it,
+ * with the kind of source each argument came from) is remembered; a new message is compared with them
+ * (cosine of idf-weighted words), and the calls of the most similar turns are replayed with this
+ * message's values: a proposal's confidence is the similarity-weighted share of those turns that made it.
+ * Before any similar turn exists, a tool whose name the message mentions is proposed at a low confidence.
  *
  * @since 0.2.0
  */
 export class MessagePredictor {
   readonly #settings: MessageSettings
   #turn: Turn | undefined
-  /** word -> messages containing it that were followed by calls */
-  readonly #wordTurns = new Map<string, number>()
-  /** word -> tool -> such messages after which the tool was called */
-  readonly #wordTool = new Map<string, Map<string, number>>()
-  /** tool -> argument -> kind statistics */
-  readonly #args = new Map<string, Map<string, ArgStats>>()
-  /** tool -> canonical list of argument names -> times */
-  readonly #shapes = new Map<string, Map<string, number>>()
+  readonly #past: PastTurn[] = []
+  /** word -> past turns containing it */
+  readonly #df = new Map<string, number>()
   /** tool -> arguments of its last call */
   readonly #last = new Map<string, Readonly<Record<string, unknown>>>()
   /** argument name -> its last value in any tool */
   readonly #lastByName = new Map<string, unknown>()
   /** The most recent distinct string argument values, newest first. */
   readonly #strings: string[] = []
+  /** field name -> its value in the latest result that had it (scalars of the top two levels) */
+  readonly #resultByName = new Map<string, unknown>()
 
   constructor(settings: MessageSettings) {
     this.#settings = settings
   }
 
-  /** A new user message: the previous turn's outcome is learned, and this one starts. */
-  message(text: string): void {
+  /** A new user message: the previous turn is remembered, and this one starts. */
+  message(text: string, offered?: readonly string[]): void {
     this.#finish()
     const words = new Set(messageWords(text))
-    this.#turn = { words, literals: extractLiterals(text), called: new Set(), done: new Set(), calls: 0 }
+    this.#turn = {
+      words,
+      literals: extractLiterals(text),
+      neighbors: this.#neighbors(words),
+      calls: [],
+      done: new Set(),
+      offered: offered === undefined ? undefined : new Set(offered),
+      count: 0,
+    }
   }
 
   /** Whether a message turn is open (calls since the last message are within the horizon). */
   get active(): boolean {
-    return this.#turn !== undefined && this.#turn.calls < this.#settings.horizon
+    return this.#turn !== undefined && this.#turn.count < this.#settings.horizon
   }
 
-  /** Learns the word-tool counts of the finished turn. */
+  #idf(word: string): number {
+    return Math.log((this.#past.length + 1) / ((this.#df.get(word) ?? 0) + 1)) + 1
+  }
+
+  #neighbors(words: ReadonlySet<string>): { turn: PastTurn; similarity: number }[] {
+    if (this.#past.length === 0 || words.size === 0) return []
+    let norm = 0
+    const weight = new Map<string, number>()
+    for (const w of words) {
+      const x = this.#idf(w)
+      weight.set(w, x)
+      norm += x * x
+    }
+    const best: { turn: PastTurn; similarity: number }[] = []
+    for (const turn of this.#past) {
+      let dot = 0
+      let other = 0
+      for (const w of turn.words) {
+        const x = this.#idf(w)
+        other += x * x
+        const y = weight.get(w)
+        if (y !== undefined) dot += x * y
+      }
+      if (dot === 0) continue
+      const similarity = dot / Math.sqrt(norm * other)
+      if (similarity < (this.#settings.minSimilarity ?? MIN_SIMILARITY)) continue
+      const k = this.#settings.neighbors ?? NEIGHBORS
+      if (best.length < k || similarity > best[best.length - 1]!.similarity) {
+        best.push({ turn, similarity })
+        best.sort((a, b) => b.similarity - a.similarity)
+        if (best.length > k) best.pop()
+      }
+    }
+    return best
+  }
+
+  /** Remembers the finished turn (when anything was called after it). */
   #finish(): void {
     const turn = this.#turn
     this.#turn = undefined
-    if (turn === undefined || turn.calls === 0) return
-    for (const w of turn.words) {
-      this.#wordTurns.set(w, (this.#wordTurns.get(w) ?? 0) + 1)
-      if (turn.called.size === 0) continue
-      let tools = this.#wordTool.get(w)
-      if (tools === undefined) this.#wordTool.set(w, (tools = new Map()))
-      for (const t of turn.called) tools.set(t, (tools.get(t) ?? 0) + 1)
+    if (turn === undefined || turn.count === 0) return
+    this.#past.push({ words: turn.words, calls: turn.calls })
+    for (const w of turn.words) this.#df.set(w, (this.#df.get(w) ?? 0) + 1)
+    if (this.#past.length > MAX_TURNS) {
+      const old = this.#past.shift()!
+      for (const w of old.words) {
+        const n = (this.#df.get(w) ?? 1) - 1
+        if (n === 0) this.#df.delete(w)
+        else this.#df.set(w, n)
+      }
     }
   }
 
@@ -250,35 +383,29 @@ export class MessagePredictor {
     const last = this.#last.get(tool)
     if (last !== undefined && Object.hasOwn(last, arg)) out.set("last", last[arg])
     if (this.#lastByName.has(arg)) out.set("name", this.#lastByName.get(arg))
+    if (this.#resultByName.has(arg)) out.set("result", this.#resultByName.get(arg))
     this.#strings.forEach((s, i) => out.set(`s${i + 1}`, s))
     return out
   }
 
   /** Records a call of the caller (any tool): what followed the message, and where its arguments came from. */
-  observe(tool: string, args: Readonly<Record<string, unknown>>, eligible: boolean): void {
+  observe(tool: string, args: Readonly<Record<string, unknown>>, eligible: boolean, result?: unknown): void {
     const turn = this.#turn
-    if (turn !== undefined && turn.calls < this.#settings.horizon) {
-      turn.calls++
-      turn.done.add(`${tool}\u0000${canonicalJson(args)}`)
-      // Only eligible tools are ranked, and only the first call of a tool in a turn teaches.
-      if (eligible && !turn.called.has(tool)) {
-        turn.called.add(tool)
-        let perTool = this.#args.get(tool)
-        if (perTool === undefined) this.#args.set(tool, (perTool = new Map()))
-        const keys = Object.keys(args).sort()
-        let shapes = this.#shapes.get(tool)
-        if (shapes === undefined) this.#shapes.set(tool, (shapes = new Map()))
-        const shape = keys.join("\u0000")
-        shapes.set(shape, (shapes.get(shape) ?? 0) + 1)
-        for (const key of keys) {
-          let stats = perTool.get(key)
-          if (stats === undefined) perTool.set(key, (stats = { calls: 0, kinds: new Map() }))
-          stats.calls++
-          const value = canonicalJson(args[key])
-          for (const [kind, v] of this.#candidates(turn, tool, key))
-            if (canonicalJson(v) === value) stats.kinds.set(kind, (stats.kinds.get(kind) ?? 0) + 1)
+    if (turn !== undefined && turn.count < this.#settings.horizon) {
+      turn.count++
+      const key = `${tool}\u0000${canonicalJson(args)}`
+      if (eligible && !turn.done.has(key)) {
+        const past: PastArg[] = []
+        for (const name of Object.keys(args).sort()) {
+          const value = canonicalJson(args[name])
+          const kinds: string[] = []
+          for (const [kind, v] of this.#candidates(turn, tool, name)) if (canonicalJson(v) === value) kinds.push(kind)
+          kinds.sort((a, b) => kindRank(a) - kindRank(b))
+          past.push({ key: name, kinds, value: args[name] })
         }
+        turn.calls.push({ tool, args: past })
       }
+      turn.done.add(key)
     }
     this.#last.set(tool, args)
     for (const key in args) {
@@ -292,20 +419,43 @@ export class MessagePredictor {
         if (this.#strings.length > MAX_STRINGS) this.#strings.length = MAX_STRINGS
       }
     }
+    if (result !== null && typeof result === "object" && !Array.isArray(result))
+      for (const [key, v] of Object.entries(result)) {
+        if (v === null || typeof v !== "object") this.#resultByName.set(key, v)
+        else if (!Array.isArray(v))
+          for (const [inner, x] of Object.entries(v as Record<string, unknown>))
+            if (x === null || typeof x !== "object") this.#resultByName.set(inner, x)
+      }
   }
 
-  /** The estimated probability that the tool is called in a turn with these words. */
-  #toolScore(model: ToolModel, words: ReadonlySet<string>): number {
-    let best = 0
-    for (const w of words) {
-      const n = this.#wordTurns.get(w) ?? 0
-      const k = this.#wordTool.get(w)?.get(model.tool.id) ?? 0
-      const prior = model.nameWords.has(w) ? PRIOR : 0
-      if (k + prior === 0) continue
-      const p = (k + prior) / (n + 1 + prior)
-      if (p > best) best = p
+  /** A past call replayed with the current values: each argument from its kind of source, else the constant. */
+  #replay(turn: Turn, model: ToolModel, call: PastCall): Record<string, unknown> | undefined {
+    const args: Record<string, unknown> = {}
+    for (const arg of call.args) {
+      const schema = model.properties[arg.key]
+      if (arg.kinds.length === 0) {
+        // A value no source held: replayed as a constant only when it is a flag, a number or an enum
+        // member (a free string, such as a name the model inferred, would be guessed).
+        const enumValues = (schema as { enum?: unknown[] } | undefined)?.enum
+        if (typeof arg.value === "string" && enumValues === undefined) return undefined
+        if (arg.value !== null && typeof arg.value === "object") return undefined
+        args[arg.key] = arg.value
+        continue
+      }
+      const candidates = this.#candidates(turn, model.tool.id, arg.key)
+      let found = false
+      for (const kind of arg.kinds) {
+        const value = candidates.get(kind)
+        if (value !== undefined && fits(schema, value)) {
+          args[arg.key] = value
+          found = true
+          break
+        }
+      }
+      if (!found) return undefined
     }
-    return best
+    for (const key of model.required) if (!Object.hasOwn(args, key)) return undefined
+    return args
   }
 
   /**
@@ -314,56 +464,61 @@ export class MessagePredictor {
    */
   propose(tools: readonly ToolModel[], max: number): Proposal[] {
     const turn = this.#turn
-    if (turn === undefined || turn.calls >= this.#settings.horizon || max === 0) return []
+    if (turn === undefined || turn.count >= this.#settings.horizon || max === 0) return []
     const { minConfidence } = this.#settings
+    const byId = new Map<string, ToolModel>()
+    for (const model of tools)
+      if (turn.offered === undefined || turn.offered.has(model.tool.id)) byId.set(model.tool.id, model)
+    const votes = new Map<string, { toolId: string; arguments: Record<string, unknown>; weight: number }>()
+    let total = 0
+    for (const { turn: past, similarity } of turn.neighbors) {
+      total += similarity
+      const mine = new Set<string>()
+      for (const call of past.calls) {
+        const model = byId.get(call.tool)
+        if (model === undefined) continue
+        const args = this.#replay(turn, model, call)
+        if (args === undefined) continue
+        const key = `${call.tool}\u0000${canonicalJson(args)}`
+        if (mine.has(key) || turn.done.has(key)) continue
+        mine.add(key)
+        const vote = votes.get(key)
+        if (vote === undefined) votes.set(key, { toolId: call.tool, arguments: args, weight: similarity })
+        else vote.weight += similarity
+      }
+    }
     const out: Proposal[] = []
-    for (const model of tools) {
-      let confidence = this.#toolScore(model, turn.words)
-      if (confidence < minConfidence) continue
-      const id = model.tool.id
-      // The usual argument names of the tool, else its required ones.
-      let shape: readonly string[] = model.required
-      let best = 0
-      for (const [s, n] of this.#shapes.get(id) ?? [])
-        if (n > best) {
-          best = n
-          shape = s === "" ? [] : s.split("\u0000")
-        }
-      const args: Record<string, unknown> = {}
-      const perTool = this.#args.get(id)
-      for (const key of shape) {
-        const schema = model.properties[key]
-        const stats = perTool?.get(key)
-        const candidates = this.#candidates(turn, id, key)
-        let bestP = 0
-        let bestValue: unknown
-        for (const [kind, value] of candidates) {
-          if (!fits(schema, value)) continue
-          const k = stats?.kinds.get(kind) ?? 0
-          // Before anything is learned, the natural kind of the argument's type is the guess.
-          const prior = naturalKind(schema, kind) ? PRIOR / 2 : 0
-          const p = (k + prior) / ((stats?.calls ?? 0) + 1)
-          if (p > bestP) {
-            bestP = p
-            bestValue = value
-          }
-        }
-        // An enum value the message names.
-        const enumValues = (schema as { enum?: unknown[] } | undefined)?.enum
-        if (bestP === 0 && enumValues !== undefined)
-          for (const e of enumValues)
-            if (typeof e === "string" && turn.words.has(e.toLowerCase())) {
-              bestP = PRIOR / 2 / ((stats?.calls ?? 0) + 1)
-              bestValue = e
+    if (total > 0) {
+      for (const vote of votes.values()) {
+        const confidence = vote.weight / total
+        if (confidence >= minConfidence)
+          out.push({ toolId: vote.toolId, arguments: vote.arguments, confidence, origin: "message" })
+      }
+    } else if (NAME_PRIOR >= minConfidence) {
+      // Nothing similar yet: a tool the message names, with the natural values for its required arguments.
+      for (const model of byId.values()) {
+        let named = false
+        for (const w of model.nameWords) if (turn.words.has(w)) named = true
+        if (!named) continue
+        const args: Record<string, unknown> = {}
+        let ok = true
+        for (const key of model.required) {
+          const schema = model.properties[key]
+          let value: unknown
+          for (const [kind, v] of this.#candidates(turn, model.tool.id, key))
+            if (naturalKind(schema, key, kind) && fits(schema, v)) {
+              value = v
               break
             }
-        confidence *= bestP
-        if (confidence < minConfidence) break
-        args[key] = bestValue
+          if (value === undefined) {
+            ok = false
+            break
+          }
+          args[key] = value
+        }
+        if (!ok || turn.done.has(`${model.tool.id}\u0000${canonicalJson(args)}`)) continue
+        out.push({ toolId: model.tool.id, arguments: args, confidence: NAME_PRIOR, origin: "message" })
       }
-      if (confidence < minConfidence) continue
-      if (turn.done.has(`${id}\u0000${canonicalJson(args)}`)) continue
-      out.push({ toolId: id, arguments: args, confidence, origin: "message" })
     }
     out.sort((a, b) => b.confidence - a.confidence)
     return out.length > max ? out.slice(0, max) : out
@@ -371,10 +526,14 @@ export class MessagePredictor {
 }
 
 /** Whether a literal kind is the natural first guess for a property of this schema. */
-const naturalKind = (schema: JsonSchema | undefined, kind: string): boolean => {
+const naturalKind = (schema: JsonSchema | undefined, key: string, kind: string): boolean => {
   switch (typeOf(schema)) {
     case "string":
-      return kind === "q1" || kind === "f1"
+      return /file|path|dir|folder|source|destination/i.test(key)
+        ? kind === "f1"
+        : /date/i.test(key)
+          ? kind === "d1"
+          : kind === "w1"
     case "integer":
     case "number":
       return kind === "n1"
