@@ -130,6 +130,44 @@ const toolSetFor = async (options: LoopCommon, api: "chat" | "responses"): Promi
   return toOpenAITools(all, { api, strict: options.strict ?? true })
 }
 
+/**
+ * The text of the last user message of a transcript (chat messages or responses input items): a string
+ * content, or its text parts joined.
+ */
+const lastUserText = (items: readonly unknown[]): string | undefined => {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i] as { role?: unknown; content?: unknown } | undefined
+    if (item?.role !== "user") continue
+    if (typeof item.content === "string") return item.content
+    if (!Array.isArray(item.content)) return undefined
+    const parts = (item.content as { text?: unknown }[])
+      .map((p) => (typeof p?.text === "string" ? p.text : ""))
+      .filter((t) => t !== "")
+    return parts.length > 0 ? parts.join("\n") : undefined
+  }
+  return undefined
+}
+
+/**
+ * When the service is a runner with a prefetcher (`createRunner({ prefetch })`, read structurally: this
+ * plugin does not depend on the runner), hands it the user's message and the tools offered, so that it
+ * may start the read-only calls the message suggests while the model thinks.
+ */
+const observeUserMessage = (options: LoopCommon, toolset: OpenAIToolSet<any>, text: string | undefined) => {
+  const prefetch = (options.service as { prefetch?: { observeMessage?: unknown } }).prefetch
+  if (text === undefined || typeof prefetch?.observeMessage !== "function") return
+  const tools = [...toolset.byName.values()].map((t) => t.id)
+  try {
+    ;(prefetch.observeMessage as (callerId: string | undefined, message: object) => void).call(
+      prefetch,
+      options.context?.callerId,
+      { role: "user", text, tools },
+    )
+  } catch {
+    // A prediction is never worth failing the loop over.
+  }
+}
+
 const textOfMessage = (message: ChatMessageLike): string | undefined =>
   typeof message.content === "string" ? message.content : undefined
 
@@ -184,6 +222,7 @@ export async function runAgentLoop(
   if (options.api === "responses") {
     const transcript: unknown[] =
       typeof options.input === "string" ? [{ role: "user", content: options.input }] : [...options.input]
+    observeUserMessage(options, toolset, lastUserText(transcript))
     let last: unknown
     for (let index = 0; index < maxSteps; index++) {
       const response = await options.client.responses.create(
@@ -216,6 +255,7 @@ export async function runAgentLoop(
   }
   const chat = options as ChatAgentLoopOptions
   const transcript: unknown[] = [...chat.messages]
+  observeUserMessage(chat, toolset, lastUserText(transcript))
   let last: unknown
   for (let index = 0; index < maxSteps; index++) {
     const completion = await chat.client.chat.completions.create(

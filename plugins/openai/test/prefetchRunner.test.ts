@@ -14,7 +14,7 @@ import {
 } from "@toolplane/foundation"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
-import { runToolCalls } from "../src/index.js"
+import { runAgentLoop, runToolCalls } from "../src/index.js"
 
 const setup = () => {
   const executions = { search: 0, fetch: 0 }
@@ -110,5 +110,45 @@ describe("prefetch through the OpenAI tool-call loop, the gateway stack and skil
     expect(run.ok).toBe(true)
     expect(executions).toEqual({ search: 1, fetch: 1 })
     expect(runner.prefetch!.stats()).toMatchObject({ issued: 1, hits: 1 })
+  })
+
+  it("runAgentLoop hands the user's message to the runner's prefetcher before the model answers", async () => {
+    const { runner, executions } = setup()
+    // A scripted model (hosted APIs cannot run here): it takes 30 ms to think, then searches the quoted
+    // topic, then answers.
+    const topicOf = (body: { messages: { role: string; content: string }[] }) =>
+      /'([^']+)'/.exec(body.messages[0]!.content)![1]!
+    const client = {
+      chat: {
+        completions: {
+          async create(body: { messages: { role: string; content: string }[] }) {
+            await tick(30)
+            const message =
+              body.messages.length === 1
+                ? chat("docs__search", { topic: topicOf(body) })
+                : { role: "assistant" as const, content: "done" }
+            return { choices: [{ message }] }
+          },
+        },
+      },
+    }
+    const ask = (topic: string) =>
+      runAgentLoop({
+        client,
+        service: runner,
+        model: "scripted",
+        context,
+        messages: [{ role: "user", content: `Find the page about '${topic}' for me` }],
+      })
+    await ask("otters")
+    expect(executions.search).toBe(1)
+    // The first turn taught the runner what follows such a message; the second one's search starts while
+    // the model thinks and is served to it.
+    const loop = ask("beavers")
+    await tick(15)
+    expect(executions.search).toBe(2)
+    expect((await loop).text).toBe("done")
+    expect(executions.search).toBe(2)
+    expect(runner.prefetch!.stats().hits).toBeGreaterThanOrEqual(1)
   })
 })

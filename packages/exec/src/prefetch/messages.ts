@@ -144,7 +144,8 @@ export const extractLiterals = (text: string): Literal[] => {
   n = 0
   // Capitalized runs that do not open a sentence ("Apollo Project", "VisionX", "San Francisco").
   for (const m of text.matchAll(/(?<=[a-z0-9,;:]\s+|\bin\s+|\bto\s+)([A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)/g))
-    if (n < 4 && m[1]!.length > 1 && m[1] !== "I") push("c", ++n, m[1]!)
+    if (n < 4 && m[1]!.length > 1 && !MONTHS.includes(m[1]!.toLowerCase()) && !DAYS.has(m[1]!.toLowerCase()))
+      push("c", ++n, m[1]!)
   return out
 }
 
@@ -164,6 +165,8 @@ const MONTHS = [
   "november",
   "december",
 ]
+
+const DAYS = new Set(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
 
 const iso = (y: number, m: number, d: number): string | undefined =>
   m >= 1 && m <= 12 && d >= 1 && d <= 31
