@@ -132,4 +132,3 @@ export const settle = async (runner: ToolRunner) => {
   for (let i = 0; i < 50 && (runner.prefetch?.stats().inFlight ?? 0) > 0; i++) await tick(1)
   await tick(1)
 }
-

@@ -209,7 +209,11 @@ describe("prefetch messages: through the runner", () => {
     runner.prefetch!.observeMessage("A", { role: "user", text: "How warm is it in 'Lima' right now?" })
     await settle(runner)
     expect(runs).toHaveLength(2)
-    await runner.callTool({ name: "weather/current", arguments: { city: "Lima" }, context: { callerId: "B" } })
+    await runner.callTool({
+      name: "weather/current",
+      arguments: { city: "Lima" },
+      context: { callerId: "B" },
+    })
     expect(runs.at(-1)).toEqual({ tool: "weather/current", args: { city: "Lima" }, caller: "B" })
     expect(runner.prefetch!.stats().hits).toBe(0)
   })
@@ -279,9 +283,15 @@ describe("prefetch messages: property over random conversations", () => {
           await settle(r.runner)
           for (const c of t.calls) {
             const args =
-              c.tool === "kv/list" ? {} : c.tool === "kv/put" ? { key: c.key, value: c.value } : { key: c.key }
+              c.tool === "kv/list"
+                ? {}
+                : c.tool === "kv/put"
+                  ? { key: c.key, value: c.value }
+                  : { key: c.key }
             results[i]!.push(
-              await outcome(r.runner.callTool({ name: c.tool, arguments: args, context: { callerId: t.caller } })),
+              await outcome(
+                r.runner.callTool({ name: c.tool, arguments: args, context: { callerId: t.caller } }),
+              ),
             )
             await settle(r.runner)
           }

@@ -1,15 +1,18 @@
 /**
  * Speculative prefetch on real multi-step traces: replays every BFCL multi-turn session's ground-truth
  * calls through a runner whose backend executes the reference implementations (a Python subprocess,
- * `bfcl_server.py`), three times in one run: without prefetch (`off`), with declared follow-up links only
- * (`declaredOnly`) and with learning on. Learning starts from nothing in every run. Checks that every
- * result and every session's final state are the same in all three.
+ * `bfcl_server.py`), four times in one run: without prefetch (`off`), with declared follow-up links only
+ * (`declaredOnly`), with declared links and learning (`historyOnly`), and with every source on, the
+ * user's turns included (`learning`, the top level of `--json`): each turn's user text is handed to
+ * `observeMessage` when the turn starts. Learning starts from nothing in every run. Checks that every
+ * result and every session's final state are the same in all four.
  *
  * Run: `pnpm --filter @toolplane/exec bench:prefetch -- --questions F --answers F [--think-ms 1000]
- * [--tool-ms 300] [--json] [--scale 0.05] [--limit N] [--min-precision P] [--trace FILE] [--log FILE]`.
+ * [--tool-ms 300] [--json] [--scale 0.05] [--limit N] [--min-precision P] [--message-min-confidence P]
+ * [--trace FILE] [--log FILE]`.
  *
- * Time model: `tool-ms` of latency per backend call, `think-ms` of model time before every call but the
- * first of a session. Real timers run at `scale` times the nominal durations (default 0.05, so the 200
+ * Time model: `tool-ms` of latency per backend call, `think-ms` of model time before every call (the
+ * model reads the user's turn before its first call too). Real timers run at `scale` times the nominal durations (default 0.05, so the 200
  * sessions take a few minutes). Tool-wait and session times are derived from the model, not read off the
  * wall clock: a call costs `tool-ms`, a call served from a prefetch costs only the part of that prefetch
  * still running when the call arrived (0 when it had finished), and `think-ms` is added per gap; so with

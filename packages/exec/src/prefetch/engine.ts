@@ -275,7 +275,8 @@ export class PrefetchEngine implements Prefetcher {
       this.#ringResult[i] = undefined
       const json = resultJson(result)
       scope.learner?.observe(entry.id, args, json)
-      scope.messages?.observe(entry.id, args, this.#factsOf(entry).eligible, json)
+      const facts = this.#factsOf(entry)
+      scope.messages?.observe(entry.id, args, facts.eligible, json, !facts.readOnly)
       latest.set(scope, { entry, result })
     }
     if (this.#maxPerCall === 0) return
@@ -291,7 +292,8 @@ export class PrefetchEngine implements Prefetcher {
       if (scope.messages?.active === true) {
         // The message's suggestions, after what the previous call itself suggests.
         const fromMessage = scope.messages.propose(this.#toolModels(), this.#maxPerCall)
-        if (fromMessage.length > 0) proposals = proposals.length === 0 ? fromMessage : [...proposals, ...fromMessage]
+        if (fromMessage.length > 0)
+          proposals = proposals.length === 0 ? fromMessage : [...proposals, ...fromMessage]
       }
       if (proposals.length > 0) this.#plan(scope, scope.callerId, entry.id, proposals).catch(noop)
     }

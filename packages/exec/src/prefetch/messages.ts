@@ -115,7 +115,9 @@ export const extractLiterals = (text: string): Literal[] => {
   let n = 0
   let w = 0
   // Quotes: an opening quote after a boundary, a closing one before a boundary (so "I'd" is no quote).
-  for (const m of text.matchAll(/(?:^|[\s([{:,=])(['"`\u2018\u201c])([^'"`\u2018\u2019\u201c\u201d\n]{1,200}?)(['"`\u2019\u201d])(?=$|[\s.,;:!?)\]}])/g)) {
+  for (const m of text.matchAll(
+    /(?:^|[\s([{:,=])(['"`\u2018\u201c])([^'"`\u2018\u2019\u201c\u201d\n]{1,200}?)(['"`\u2019\u201d])(?=$|[\s.,;:!?)\]}])/g,
+  )) {
     const q = m[2]!
     if (q.trim() === "") continue
     if (n < 4) push("q", ++n, q)
@@ -123,7 +125,9 @@ export const extractLiterals = (text: string): Literal[] => {
     if (!FILE_LIKE.test(q) && w < 4) push("w", ++w, q)
   }
   n = 0
-  for (const m of text.matchAll(/(?<![\w./-])([A-Za-z0-9_~-][\w~-]*(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,5})(?![\w/-])/g))
+  for (const m of text.matchAll(
+    /(?<![\w./-])([A-Za-z0-9_~-][\w~-]*(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,5})(?![\w/-])/g,
+  ))
     if (n < 4 && !seen.has(`f\u0000${canonicalJson(m[1])}`)) push("f", ++n, m[1]!)
   n = 0
   // Dates, as ISO text: "2026-11-15", "November 15th, 2026", "15th of November 2026", "09/10, 2026".
@@ -183,9 +187,12 @@ const extractDates = (text: string): string[] => {
   for (const m of text.matchAll(/\b(\d{4})-(\d{2})-(\d{2})\b/g)) add(m.index, iso(+m[1]!, +m[2]!, +m[3]!))
   for (const m of text.matchAll(new RegExp(`\\b${month}\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})`, "gi")))
     add(m.index, iso(+m[3]!, MONTHS.indexOf(m[1]!.toLowerCase()) + 1, +m[2]!))
-  for (const m of text.matchAll(new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${month},?\\s+(\\d{4})`, "gi")))
+  for (const m of text.matchAll(
+    new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${month},?\\s+(\\d{4})`, "gi"),
+  ))
     add(m.index, iso(+m[3]!, MONTHS.indexOf(m[2]!.toLowerCase()) + 1, +m[1]!))
-  for (const m of text.matchAll(/\b(\d{1,2})\/(\d{1,2}),?\s+(\d{4})\b/g)) add(m.index, iso(+m[3]!, +m[1]!, +m[2]!))
+  for (const m of text.matchAll(/\b(\d{1,2})\/(\d{1,2}),?\s+(\d{4})\b/g))
+    add(m.index, iso(+m[3]!, +m[1]!, +m[2]!))
   found.sort((a, b) => a.at - b.at)
   return found.map((f) => f.value)
 }
@@ -239,6 +246,8 @@ interface PastArg {
 interface PastCall {
   readonly tool: string
   readonly args: readonly PastArg[]
+  /** Writes (calls to tools that are not read-only) made in the turn before it. */
+  readonly writesBefore: number
 }
 
 /** A finished turn: the message's words and the eligible calls that followed it. */
@@ -260,6 +269,8 @@ interface Turn {
   /** The tools offered with the message, when given. */
   readonly offered: ReadonlySet<string> | undefined
   count: number
+  /** Writes made since the message. */
+  writes: number
 }
 
 /** Past turns kept per caller. */
@@ -318,6 +329,7 @@ export class MessagePredictor {
       done: new Set(),
       offered: offered === undefined ? undefined : new Set(offered),
       count: 0,
+      writes: 0,
     }
   }
 
@@ -387,26 +399,34 @@ export class MessagePredictor {
     if (last !== undefined && Object.hasOwn(last, arg)) out.set("last", last[arg])
     if (this.#lastByName.has(arg)) out.set("name", this.#lastByName.get(arg))
     if (this.#resultByName.has(arg)) out.set("result", this.#resultByName.get(arg))
-    this.#strings.forEach((s, i) => out.set(`s${i + 1}`, s))
+    for (let i = 0; i < this.#strings.length; i++) out.set(`s${i + 1}`, this.#strings[i])
     return out
   }
 
   /** Records a call of the caller (any tool): what followed the message, and where its arguments came from. */
-  observe(tool: string, args: Readonly<Record<string, unknown>>, eligible: boolean, result?: unknown): void {
+  observe(
+    tool: string,
+    args: Readonly<Record<string, unknown>>,
+    eligible: boolean,
+    result?: unknown,
+    write = !eligible,
+  ): void {
     const turn = this.#turn
     if (turn !== undefined && turn.count < this.#settings.horizon) {
       turn.count++
+      if (write) turn.writes++
       const key = `${tool}\u0000${canonicalJson(args)}`
       if (eligible && !turn.done.has(key)) {
         const past: PastArg[] = []
         for (const name of Object.keys(args).sort()) {
           const value = canonicalJson(args[name])
           const kinds: string[] = []
-          for (const [kind, v] of this.#candidates(turn, tool, name)) if (canonicalJson(v) === value) kinds.push(kind)
+          for (const [kind, v] of this.#candidates(turn, tool, name))
+            if (canonicalJson(v) === value) kinds.push(kind)
           kinds.sort((a, b) => kindRank(a) - kindRank(b))
           past.push({ key: name, kinds, value: args[name] })
         }
-        turn.calls.push({ tool, args: past })
+        turn.calls.push({ tool, args: past, writesBefore: turn.writes })
       }
       turn.done.add(key)
     }
@@ -474,12 +494,21 @@ export class MessagePredictor {
       if (turn.offered === undefined || turn.offered.has(model.tool.id)) byId.set(model.tool.id, model)
     const votes = new Map<string, { toolId: string; arguments: Record<string, unknown>; weight: number }>()
     let total = 0
+    // How often each tool was called in this turn: a neighbour's calls of a tool are replayed from there on.
+    const made = new Map<string, number>()
+    for (const call of turn.calls) made.set(call.tool, (made.get(call.tool) ?? 0) + 1)
     for (const { turn: past, similarity } of turn.neighbors) {
       total += similarity
       const mine = new Set<string>()
+      const seen = new Map<string, number>()
       for (const call of past.calls) {
         const model = byId.get(call.tool)
         if (model === undefined) continue
+        const nth = seen.get(call.tool) ?? 0
+        seen.set(call.tool, nth + 1)
+        if (nth < (made.get(call.tool) ?? 0)) continue
+        // It came after a write this turn has not made yet: that write would drop it.
+        if (call.writesBefore > turn.writes) continue
         const args = this.#replay(turn, model, call)
         if (args === undefined) continue
         const key = `${call.tool}\u0000${canonicalJson(args)}`
