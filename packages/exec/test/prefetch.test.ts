@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 import { z } from "zod"
 import { createRunner } from "../src/index.js"
 import { deferred, tick } from "./helpers.js"
-import { kvService, makeRunner, outcome, settle } from "./prefetchFixture.js"
+import { makeRunner, outcome, settle } from "./prefetchFixture.js"
 
 const opArb = fc.record({
   caller: fc.constantFrom("A", "B"),
