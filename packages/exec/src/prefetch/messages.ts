@@ -51,9 +51,11 @@ export interface MessageSettings {
   readonly minConfidence: number
   /** Calls after a message during which it still predicts. */
   readonly horizon: number
-  /** Past turns consulted (default 5), and the smallest similarity that counts (default 0.25). */
+  /** Past turns consulted (default 5), and the smallest similarity that counts (default 0.2). */
   readonly neighbors?: number
   readonly minSimilarity?: number
+  /** Similarity of a phantom neighbour that made no call (default 0.25). */
+  readonly pseudo?: number
 }
 
 /** A literal value found in the text, with the kind that names it (`q1` = first quoted string, ...). */
@@ -277,7 +279,12 @@ interface Turn {
 const MAX_TURNS = 1000
 /** Neighbors consulted, and the smallest similarity that counts. */
 const NEIGHBORS = 5
-const MIN_SIMILARITY = 0.25
+const MIN_SIMILARITY = 0.2
+/**
+ * A phantom neighbour of this similarity that made no call: one similar turn alone is no certainty (the
+ * same role as the learner's pseudo-count).
+ */
+const PSEUDO = 0.25
 const MAX_STRINGS = 4
 /** Confidence of a proposal from the tool's name alone, before the caller has a similar past turn. */
 const NAME_PRIOR = 0.3
@@ -293,7 +300,8 @@ const kindRank = (kind: string): number => {
  * One caller's message source. Each finished turn (a message and the eligible calls that followed it,
  * with the kind of source each argument came from) is remembered; a new message is compared with them
  * (cosine of idf-weighted words), and the calls of the most similar turns are replayed with this
- * message's values: a proposal's confidence is the similarity-weighted share of those turns that made it.
+ * message's values: a proposal's confidence is the similarity-weighted share of those turns (plus a phantom
+ * one of similarity 0.25 that made no call) that made it.
  * Before any similar turn exists, a tool whose name the message mentions is proposed at a low confidence.
  *
  * @since 0.2.0
@@ -522,7 +530,7 @@ export class MessagePredictor {
     const out: Proposal[] = []
     if (total > 0) {
       for (const vote of votes.values()) {
-        const confidence = vote.weight / total
+        const confidence = vote.weight / (total + (this.#settings.pseudo ?? PSEUDO))
         if (confidence >= minConfidence)
           out.push({ toolId: vote.toolId, arguments: vote.arguments, confidence, origin: "message" })
       }

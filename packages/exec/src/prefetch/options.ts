@@ -31,8 +31,9 @@ export interface PrefetchLearningOptions {
 export interface PrefetchMessageOptions {
   /**
    * Smallest estimated probability that a proposed call is made during the message's turn, with these
-   * exact arguments: the similarity-weighted share of the caller's most similar past turns that made
-   * it. Default 0.5 (chosen by two-fold cross-validation on BFCL sessions, see the README).
+   * exact arguments: the similarity-weighted share of the caller's most similar past turns (plus a
+   * phantom one that made no call) that made it. Default 0.5 (chosen by two-fold cross-validation on
+   * BFCL sessions, see the README).
    */
   readonly minConfidence?: number
   /** Calls after a message during which it still predicts. Default 16. */
