@@ -114,9 +114,12 @@ describe("prefetch messages: predictor", () => {
     p.observe("w/current", { city: "Oslo" }, true)
     p.message("what's the weather in 'Paris' today")
     const proposals = p.propose([tool], 4)
-    expect(proposals).toEqual([
-      { toolId: "w/current", arguments: { city: "Paris" }, confidence: 1, origin: "message" },
+    expect(proposals).toMatchObject([
+      { toolId: "w/current", arguments: { city: "Paris" }, origin: "message" },
     ])
+    // One similar turn is no certainty: a phantom neighbour that made no call is counted in.
+    expect(proposals[0]!.confidence).toBeGreaterThan(0.5)
+    expect(proposals[0]!.confidence).toBeLessThan(1)
     p.observe("w/current", { city: "Paris" }, true)
     expect(p.propose([tool], 4)).toEqual([])
   })
