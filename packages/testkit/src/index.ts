@@ -33,6 +33,14 @@ export {
   type StartPostgresOptions,
   startPostgres,
 } from "./postgres.js"
+export {
+  ownAt,
+  PROTOTYPE_KEYS,
+  plainJsonViolations,
+  prototypeKeyArguments,
+  prototypeKeySchema,
+  prototypeKeyService,
+} from "./prototypeKeys.js"
 export { rootSchemaArb, schemaArb } from "./schemaArbitrary.js"
 export { PNG, type StubService, stubService, stubTools } from "./stubService.js"
 export {
