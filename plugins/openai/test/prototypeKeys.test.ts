@@ -21,7 +21,7 @@ import {
 } from "../src/index.js"
 
 const tool = () => makeTool({ id: "keys/echo", description: "Echo", inputSchema: prototypeKeySchema() })
-const keysOf = (value: unknown, ...path: string[]) => Object.keys(ownAt(value, ...path) as object)
+const keysOf = (value: unknown, ...path: (string | number)[]) => Object.keys(ownAt(value, ...path) as object)
 
 describe("toStrictSchema with prototype keys", () => {
   const result = toStrictSchema(prototypeKeySchema())
