@@ -7,8 +7,10 @@
  */
 export {
   type ChatServer,
+  offeredTools,
   type Reply,
   type ScriptedCall,
+  scriptCalls,
   startChatServer,
   toolMessages,
 } from "./chatServer.js"
@@ -42,7 +44,8 @@ export {
   prototypeKeyService,
 } from "./prototypeKeys.js"
 export { rootSchemaArb, schemaArb } from "./schemaArbitrary.js"
-export { PNG, type StubService, stubService, stubTools } from "./stubService.js"
+export { emptyService, PNG, type StubService, stubService, stubTools } from "./stubService.js"
+export { toolSetArb } from "./toolSetArbitrary.js"
 export {
   aborted,
   add,
