@@ -36,12 +36,16 @@ export {
   startPostgres,
 } from "./postgres.js"
 export {
+  echoViolations,
   ownAt,
+  ownKeysAt,
+  PROTOTYPE_KEY_PROPERTIES,
   PROTOTYPE_KEYS,
   plainJsonViolations,
   prototypeKeyArguments,
   prototypeKeySchema,
   prototypeKeyService,
+  prototypeKeyTool,
 } from "./prototypeKeys.js"
 export { rootSchemaArb, schemaArb } from "./schemaArbitrary.js"
 export { emptyService, PNG, type StubService, stubService, stubTools } from "./stubService.js"
@@ -52,6 +56,7 @@ export {
   deploy,
   explode,
   inflight,
+  LOOP_CALLS,
   makeRunner,
   screenshot,
   slow,

@@ -13,6 +13,20 @@ import { makeTool, type Tool, type ToolService } from "@toolplane/foundation"
  */
 export const PROTOTYPE_KEYS = ["__proto__", "constructor", "prototype", "hasOwnProperty"] as const
 
+/**
+ * The top-level properties of {@link prototypeKeySchema}, in order.
+ *
+ * @since 0.2.0
+ */
+export const PROTOTYPE_KEY_PROPERTIES = [
+  ...PROTOTYPE_KEYS,
+  "nested",
+  "map",
+  "withDefault",
+  "union",
+  "merged",
+] as const
+
 const keyed = (make: (key: string) => string): string =>
   PROTOTYPE_KEYS.map((k) => `"${k}": ${make(k)}`).join(", ")
 
@@ -99,7 +113,37 @@ export const ownAt = (value: unknown, ...path: readonly (string | number)[]): un
 }
 
 /**
- * A tool service with one tool (`keys/echo`, input schema {@link prototypeKeySchema}) that records the
+ * The own keys of the object at a path of own properties ({@link ownAt}); `[]` when there is none.
+ *
+ * @since 0.2.0
+ */
+export const ownKeysAt = (value: unknown, ...path: readonly (string | number)[]): string[] => {
+  const node = ownAt(value, ...path)
+  return typeof node === "object" && node !== null ? Object.keys(node) : []
+}
+
+/**
+ * The tool `keys/echo` with input schema {@link prototypeKeySchema}.
+ *
+ * @since 0.2.0
+ */
+export const prototypeKeyTool = (): Tool =>
+  makeTool({ id: "keys/echo", description: "Echoes its arguments", inputSchema: prototypeKeySchema() })
+
+/**
+ * What is wrong with the calls a {@link prototypeKeyService} recorded, when exactly one call with the
+ * arguments `expected` (JSON text) should have arrived as plain data: empty when nothing is.
+ *
+ * @since 0.2.0
+ */
+export const echoViolations = (calls: readonly unknown[], expected: string): string[] => {
+  if (calls.length !== 1) return [`${calls.length} calls instead of 1`]
+  const text = JSON.stringify(calls[0])
+  return [...plainJsonViolations(calls[0]), ...(text === expected ? [] : [`arguments ${text}`])]
+}
+
+/**
+ * A tool service with one tool ({@link prototypeKeyTool}) that records the
  * arguments of every call unvalidated and answers with their JSON text: for round trips that check what
  * reaches the tool, past the validator (whose own handling of these keys is not under test).
  *
@@ -110,11 +154,7 @@ export const prototypeKeyService = (): {
   readonly service: ToolService
   readonly calls: unknown[]
 } => {
-  const tool = makeTool({
-    id: "keys/echo",
-    description: "Echoes its arguments",
-    inputSchema: prototypeKeySchema(),
-  })
+  const tool = prototypeKeyTool()
   const calls: unknown[] = []
   const service: ToolService = {
     listTools: async () => ({ tools: [tool] }),

@@ -3,13 +3,15 @@
  * `constructor`, `prototype` or `hasOwnProperty` survive every conversion as data, and the results are
  * plain JSON.
  */
-import { makeTool } from "@toolplane/foundation"
 import {
   ownAt,
+  ownKeysAt,
+  PROTOTYPE_KEY_PROPERTIES,
   PROTOTYPE_KEYS,
   plainJsonViolations,
   prototypeKeyArguments,
   prototypeKeySchema,
+  prototypeKeyTool,
 } from "@toolplane/testkit"
 import { describe, expect, it } from "vitest"
 import {
@@ -21,31 +23,21 @@ import {
   toGeminiTools,
 } from "../src/index.js"
 
-const tool = () => makeTool({ id: "keys/echo", description: "Echo", inputSchema: prototypeKeySchema() })
-const keysOf = (value: unknown, ...path: (string | number)[]) => Object.keys(ownAt(value, ...path) as object)
-
 describe("toGeminiSchema with prototype keys", () => {
   const { schema, shape } = toGeminiSchema(prototypeKeySchema())
 
   it("is plain JSON and keeps every property, required name, enum value and default as data", () => {
     expect(plainJsonViolations(schema)).toEqual([])
-    expect(keysOf(schema, "properties")).toEqual([
-      ...PROTOTYPE_KEYS,
-      "nested",
-      "map",
-      "withDefault",
-      "union",
-      "merged",
-    ])
+    expect(ownKeysAt(schema, "properties")).toEqual([...PROTOTYPE_KEY_PROPERTIES])
     expect(ownAt(schema, "required")).toEqual([...PROTOTYPE_KEYS, "nested"])
     for (const key of PROTOTYPE_KEYS) {
       expect(ownAt(schema, "properties", key, "enum")).toEqual([key, "other"])
       expect(ownAt(schema, "properties", key, "default")).toBe(key)
     }
-    expect(keysOf(schema, "properties", "withDefault", "default")).toEqual(["__proto__"])
+    expect(ownKeysAt(schema, "properties", "withDefault", "default")).toEqual(["__proto__"])
     // the $defs entry named __proto__ is inlined
-    expect(keysOf(schema, "properties", "nested", "properties")).toEqual([...PROTOTYPE_KEYS])
-    expect(keysOf(schema, "properties", "merged", "properties")).toEqual(["__proto__", "constructor"])
+    expect(ownKeysAt(schema, "properties", "nested", "properties")).toEqual([...PROTOTYPE_KEYS])
+    expect(ownKeysAt(schema, "properties", "merged", "properties")).toEqual(["__proto__", "constructor"])
   })
 
   it("restores and forwards arguments with prototype keys as data", () => {
@@ -82,10 +74,10 @@ describe("toGeminiSchema with prototype keys", () => {
 
 describe("exports and imports with prototype keys", () => {
   it("toGeminiTools sends plain JSON with every key", () => {
-    const set = toGeminiTools([tool()])
+    const set = toGeminiTools([prototypeKeyTool()])
     expect(plainJsonViolations(set.tool)).toEqual([])
     const parameters = set.tool.functionDeclarations![0]!.parameters
-    expect(keysOf(parameters, "properties").slice(0, 4)).toEqual([...PROTOTYPE_KEYS])
+    expect(ownKeysAt(parameters, "properties").slice(0, 4)).toEqual([...PROTOTYPE_KEYS])
   })
 
   it("geminiSchemaToJsonSchema and fromFunctionDeclaration keep the keys, also unknown ones", () => {
@@ -94,10 +86,10 @@ describe("exports and imports with prototype keys", () => {
     )
     const back = geminiSchemaToJsonSchema(native)
     expect(plainJsonViolations(back)).toEqual([])
-    expect(keysOf(back, "properties")).toEqual(["__proto__", "constructor"])
+    expect(ownKeysAt(back, "properties")).toEqual(["__proto__", "constructor"])
     expect(ownAt(back, "__proto__")).toEqual({ x: 1 })
     const imported = fromFunctionDeclaration({ name: "echo", parametersJsonSchema: prototypeKeySchema() })
     expect(plainJsonViolations(imported.inputSchema)).toEqual([])
-    expect(keysOf(imported.inputSchema, "$defs", "__proto__", "properties")).toEqual([...PROTOTYPE_KEYS])
+    expect(ownKeysAt(imported.inputSchema, "$defs", "__proto__", "properties")).toEqual([...PROTOTYPE_KEYS])
   })
 })
