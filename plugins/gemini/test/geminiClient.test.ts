@@ -210,6 +210,16 @@ describe("agent loop against a local generateContent server", () => {
     const parts = await runToolCalls(service, response, { tools: set })
     expect(echoViolations(calls, JSON.stringify(prototypeKeyArguments()))).toEqual([])
     expect(parts[0]!.functionResponse.response).toEqual({ output: JSON.stringify(prototypeKeyArguments()) })
+    // parametersJsonSchema goes out as it is: there the __proto__ property arrives too
+    const jsonSet = toGeminiTools([tool], { schema: "jsonSchema" })
+    await client().models.generateContent({
+      model: "gemini-test",
+      contents: "go",
+      config: { tools: [jsonSet.tool] },
+    })
+    const sentJson = received[1]!.body.tools[0].functionDeclarations[0].parametersJsonSchema
+    expect(Object.keys(sentJson.properties).slice(0, 4)).toEqual([...PROTOTYPE_KEYS])
+    expect(Object.keys(sentJson.$defs)).toEqual(["__proto__"])
   })
 
   it("stops at the step limit when the model keeps calling functions", async () => {
