@@ -172,6 +172,16 @@ describe("prefetch messages: through the runner", () => {
     expect(runner.prefetch!.stats()).toMatchObject({ issued: 1, hits: 1, wasted: 0 })
   })
 
+  it("learns from a call that completed right before the next message (no turn of the event loop between)", async () => {
+    const { runner, runs } = weatherRunner()
+    const context = { callerId: "A" }
+    runner.prefetch!.observeMessage("A", { role: "user", text: "How warm is it in 'Oslo' right now?" })
+    await runner.callTool({ name: "weather/current", arguments: { city: "Oslo" }, context })
+    runner.prefetch!.observeMessage("A", { role: "user", text: "How warm is it in 'Lima' right now?" })
+    await settle(runner)
+    expect(runs.at(-1)).toEqual({ tool: "weather/current", args: { city: "Lima" }, caller: "A" })
+  })
+
   it("never proposes arguments that fail validation", async () => {
     const { runner, runs } = weatherRunner()
     await turn(runner, "A", "How warm is it in 'Oslo' right now?", [

@@ -207,6 +207,8 @@ export class PrefetchEngine implements Prefetcher {
   observeMessage(callerId: string | undefined, message: PrefetchMessage): void {
     if (this.#closed || this.#messages === undefined || message?.role !== "user") return
     if (typeof message.text !== "string" || (callerId === undefined && !this.#anonymous)) return
+    // Calls that completed since the last turn of the event loop belong to the previous turn: learn them first.
+    if (this.#ringHead !== this.#ringTail) this.#drain()
     const scope = this.#scope(callerId ?? ANONYMOUS)
     scope.messages ??= new MessagePredictor(this.#messages)
     scope.messages.message(message.text, Array.isArray(message.tools) ? message.tools : undefined)
