@@ -3,11 +3,12 @@
  * WebAssembly.Memory with a fixed maximum (the hard memory cap), one fresh runtime + context per run.
  *
  * The worker never returns to its event loop once started: it blocks in `Atomics.wait` on a shared
- * counter and reads the parent's messages (runs, host-call replies, aborts) synchronously from its inbox
- * port (`receiveMessageOnPort`). The parent posts to the inbox and bumps the counter, which wakes the
- * worker at once: no event-loop hop on this side. Host calls leave as messages to the parent; their
- * answers come back as JSON strings. Only erasable TypeScript and package imports here: Node strips the
- * types when the sources run directly.
+ * counter and reads what the parent sent synchronously: host-call answers from a shared ring, runs and
+ * aborts (and answers too large for the ring) from its inbox port (`receiveMessageOnPort`). The parent
+ * writes, then bumps the counter, which wakes the worker at once: no event-loop hop on this side. Host
+ * calls leave through a second ring (the parent waits on a second counter with `Atomics.waitAsync`), or
+ * as a message when they do not fit. Only erasable TypeScript and package imports here: Node strips the
+ * types when the sources run directly (hence the `.ts` import of the ring).
  */
 import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from "node:worker_threads"
 import releaseSync from "@jitl/quickjs-wasmfile-release-sync"
@@ -19,6 +20,7 @@ import {
   type QuickJSRuntime,
 } from "quickjs-emscripten-core"
 import type { FromWorker, RunLimits, ToWorker } from "./protocol.js"
+import { type Ring, ringOf, ringRead, ringWrite } from "./ring.ts"
 
 const port = parentPort!
 const data = workerData as {
@@ -26,10 +28,18 @@ const data = workerData as {
   maxMemoryBytes: number
   inbox: MessagePort
   signal: SharedArrayBuffer
+  /** The host-call ring (this worker writes) and the answer ring (it reads); absent: messages only. */
+  calls: SharedArrayBuffer | undefined
+  replies: SharedArrayBuffer | undefined
 }
 const inbox = data.inbox
-/** Slot 0: bumped by the parent after each message it posts to the inbox. */
+/**
+ * Slot 0: bumped by the parent after each answer or message it sends; slot 1: bumped by this worker
+ * after writing host calls to the call ring.
+ */
 const signal = new Int32Array(data.signal)
+const callRing: Ring | undefined = data.calls ? ringOf(data.calls) : undefined
+const replyRing: Ring | undefined = data.replies ? ringOf(data.replies) : undefined
 const PAGE = 65536
 const memory = new WebAssembly.Memory({
   initial: Math.min(256, Math.ceil(data.maxMemoryBytes / PAGE)),
@@ -76,8 +86,8 @@ const PRELUDE = `(() => {
   const stringify = JSON.stringify
   const PromiseCtor = Promise
   const apply = Reflect.apply
-  const mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapDelete = Map.prototype.delete
-  const waiting = new Map()
+  // Pending calls by id: a prototype-less object, so no property the program defines can intercept it.
+  const waiting = Object.create(null)
   let outbox = "", queued = 0, made = 0, maxCalls = 0, nextId = 0
   const parse = JSON.parse
   const then = Promise.prototype.then
@@ -104,7 +114,7 @@ const PRELUDE = `(() => {
     if (++made > maxCalls) { limit(); return }
     const id = ++nextId
     outbox += (queued++ === 0 ? "[" : ",") + "[" + id + "," + index + "," + json + "]"
-    apply(mapSet, waiting, [id, { resolve, reject }])
+    waiting[id] = [resolve, reject]
   })
   const drain = () => {
     if (queued === 0) return ""
@@ -113,13 +123,15 @@ const PRELUDE = `(() => {
     queued = 0
     return text
   }
-  const deliver = (id, json) => {
-    const w = apply(mapGet, waiting, [id])
+  // An answer: a positive id with the value's JSON, or the negated id with the error's JSON.
+  const deliver = (signed, json) => {
+    const id = signed < 0 ? -signed : signed
+    const w = waiting[id]
     if (w === undefined) return
-    apply(mapDelete, waiting, [id])
-    const reply = parse(json)
-    if (reply.ok) w.resolve(reply.value)
-    else w.reject(assign(new ErrorCtor(reply.error.message), reply.error))
+    delete waiting[id]
+    const value = parse(json)
+    if (signed > 0) w[0](value)
+    else w[1](assign(new ErrorCtor(value.message), value))
   }
   const describe = (e) => {
     try {
@@ -223,16 +235,27 @@ const prepare = (): Engine => {
   return engine
 }
 
+/** What the parent sent, if anything is there now: an answer from the ring first, then the inbox. */
+const poll = (): ToWorker | undefined => {
+  if (replyRing !== undefined) {
+    const record = ringRead(replyRing)
+    if (record !== undefined)
+      return { type: "reply", id: record.a, callId: record.b, json: record.text } satisfies ToWorker
+  }
+  const received = receiveMessageOnPort(inbox)
+  return received ? (received.message as ToWorker) : undefined
+}
+
 /**
  * The next message from the parent, waiting for it until `deadline` (`Date.now()` ms; `Infinity`: no
- * deadline); `undefined` when the deadline passed first. The counter is read before the inbox, so a
- * message posted between the two reads wakes the wait at once.
+ * deadline); `undefined` when the deadline passed first. The counter is read before the ring and the
+ * inbox, so anything sent between the reads wakes the wait at once.
  */
 const nextMessage = (deadline: number): ToWorker | undefined => {
   for (;;) {
     const seen = Atomics.load(signal, 0)
-    const received = receiveMessageOnPort(inbox)
-    if (received) return received.message as ToWorker
+    const message = poll()
+    if (message !== undefined) return message
     const left = deadline - Date.now()
     if (left <= 0) return undefined
     Atomics.wait(signal, 0, seen, left === Infinity ? undefined : left)
@@ -306,30 +329,40 @@ const runToEnd = (message: Extract<ToWorker, { type: "run" }>): void => {
   const run = startRun(message)
   if (run === undefined) return
   while (!pump(run)) {
-    const next = nextMessage(run.deadline)
+    let next = nextMessage(run.deadline)
     if (next === undefined) {
       run.stop = "timeout"
       finish(run, { kind: "stopped" })
       return
     }
-    if (next.type === "abort" && next.id === run.id) {
-      run.stop = next.reason
-      finish(run, { kind: "stopped" })
-      return
+    // Everything already there is taken before the job queue runs again: answers that arrived together
+    // (say, of a `Promise.all`) cost one turn of the job queue and one drain of the outbox.
+    while (next !== undefined) {
+      if (next.type === "abort" && next.id === run.id) {
+        run.stop = next.reason
+        finish(run, { kind: "stopped" })
+        return
+      }
+      if (next.type === "reply" && next.id === run.id && run.outstanding > 0) {
+        run.outstanding--
+        deliver(run, next.callId, next.json)
+      }
+      // Anything else (a late reply or abort of an earlier run) is stale: ignored.
+      next = poll()
     }
-    if (next.type === "reply" && next.id === run.id && run.outstanding > 0) {
-      run.outstanding--
-      const { ctx } = run.engine
-      const id = ctx.newNumber(next.callId)
-      const json = ctx.newString(next.json)
-      const delivered = ctx.callFunction(run.engine.deliver, ctx.undefined, id, json)
-      id.dispose()
-      json.dispose()
-      if (delivered.error) delivered.error.dispose()
-      else delivered.value.dispose()
-    }
-    // Anything else (a late reply or abort of an earlier run) is stale: ignored.
   }
+}
+
+/** Settles one pending host call inside the engine. */
+const deliver = (run: Run, callId: number, text: string): void => {
+  const { ctx } = run.engine
+  const id = ctx.newNumber(callId)
+  const json = ctx.newString(text)
+  const delivered = ctx.callFunction(run.engine.deliver, ctx.undefined, id, json)
+  id.dispose()
+  json.dispose()
+  if (delivered.error) delivered.error.dispose()
+  else delivered.value.dispose()
 }
 
 /** Drains the program's outbox and sends the calls in it to the parent, in one message. */
@@ -355,7 +388,11 @@ const sendCalls = (run: Run): void => {
     return
   }
   run.outstanding += count
-  send({ type: "calls", id: run.id, json: text.slice(bar + 1) })
+  const json = text.slice(bar + 1)
+  if (callRing !== undefined && ringWrite(callRing, run.id, count, json)) {
+    Atomics.add(signal, 1, 1)
+    Atomics.notify(signal, 1)
+  } else send({ type: "calls", id: run.id, json })
 }
 
 /** Runs queued jobs, then decides whether the run is over (and ends it): `true` when it is. */
