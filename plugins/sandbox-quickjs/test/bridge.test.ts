@@ -99,7 +99,7 @@ describe("quickJsSandbox host-call bridge", () => {
           fail: async ([big]) => {
             throw new InvalidArguments({
               toolId: "t/x",
-              issues: [{ path: "q", message: big ? "m".repeat(5000) : "short" }],
+              issues: [{ path: "/q", rule: "type", message: big ? "m".repeat(5000) : "short" }],
             })
           },
           plain: async () => {
