@@ -20,6 +20,7 @@ import {
   type QuickJSRuntime,
 } from "quickjs-emscripten-core"
 import type { FromWorker, RunLimits, ToWorker } from "./protocol.js"
+import { type RawEngine, rawEngineOf } from "./rawEngine.ts"
 import { type Ring, ringOf, ringRead, ringWrite } from "./ring.ts"
 
 const port = parentPort!
@@ -166,6 +167,8 @@ interface Engine {
   readonly setup: QuickJSHandle
   readonly drain: QuickJSHandle
   readonly deliver: QuickJSHandle
+  /** The fast path for the per-call engine calls; `undefined`: the handle API. */
+  readonly raw: RawEngine | undefined
   run: Run | undefined
 }
 
@@ -176,7 +179,15 @@ const prepare = (): Engine => {
   const runtime = module.newRuntime()
   const ctx = runtime.newContext()
   const none = undefined as unknown as QuickJSHandle
-  const engine: Engine = { runtime, ctx, setup: none, drain: none, deliver: none, run: undefined }
+  const engine: Engine = {
+    runtime,
+    ctx,
+    setup: none,
+    drain: none,
+    deliver: none,
+    raw: undefined,
+    run: undefined,
+  }
   runtime.setInterruptHandler(() => {
     const run = engine.run
     if (!run) return false
@@ -227,10 +238,16 @@ const prepare = (): Engine => {
     prelude.error.dispose()
     throw new Error("the sandbox prelude failed")
   }
-  const parts = engine as { setup: QuickJSHandle; drain: QuickJSHandle; deliver: QuickJSHandle }
+  const parts = engine as {
+    setup: QuickJSHandle
+    drain: QuickJSHandle
+    deliver: QuickJSHandle
+    raw: RawEngine | undefined
+  }
   parts.setup = ctx.getProp(prelude.value, 0)
   parts.drain = ctx.getProp(prelude.value, 1)
   parts.deliver = ctx.getProp(prelude.value, 2)
+  parts.raw = rawEngineOf(ctx, runtime)
   prelude.value.dispose()
   return engine
 }
@@ -355,6 +372,10 @@ const runToEnd = (message: Extract<ToWorker, { type: "run" }>): void => {
 
 /** Settles one pending host call inside the engine. */
 const deliver = (run: Run, callId: number, text: string): void => {
+  if (run.engine.raw !== undefined) {
+    run.engine.raw.callNumberString(run.engine.deliver, callId, text)
+    return
+  }
   const { ctx } = run.engine
   const id = ctx.newNumber(callId)
   const json = ctx.newString(text)
@@ -367,19 +388,8 @@ const deliver = (run: Run, callId: number, text: string): void => {
 
 /** Drains the program's outbox and sends the calls in it to the parent, in one message. */
 const sendCalls = (run: Run): void => {
-  const { ctx } = run.engine
-  const drained = ctx.callFunction(run.engine.drain, ctx.undefined)
-  if (drained.error) {
-    // Interrupted (the handler has set `stop`), or the engine ran out of memory building the text.
-    const described = describeHandle(ctx, drained.error)
-    drained.error.dispose()
-    if (run.stop === undefined) run.outcome ??= { ok: false, json: described }
-    return
-  }
-  // The prelude's `drain` always returns a string (the program cannot reach or replace it).
-  const text = ctx.getString(drained.value)
-  drained.value.dispose()
-  if (text === "") return
+  const text = drainOutbox(run)
+  if (text === undefined || text === "") return
   const bar = text.indexOf("|")
   const count = Number(text.slice(0, bar))
   run.hostCalls += count
@@ -395,12 +405,41 @@ const sendCalls = (run: Run): void => {
   } else send({ type: "calls", id: run.id, json })
 }
 
+/**
+ * The calls the program queued since the last drain (`"n|[[id, fn, args], ...]"`, or `""`);
+ * `undefined` when draining failed (interrupted: the handler has set `stop`; or out of memory building
+ * the text, which becomes the run's outcome).
+ */
+const drainOutbox = (run: Run): string | undefined => {
+  const { ctx, raw } = run.engine
+  if (raw !== undefined) {
+    const drained = raw.callForString(run.engine.drain)
+    if (drained.ok) return drained.text
+    if (run.stop === undefined) run.outcome ??= { ok: false, json: describeValue(drained.dumped) }
+    return undefined
+  }
+  const drained = ctx.callFunction(run.engine.drain, ctx.undefined)
+  if (drained.error) {
+    const described = describeHandle(ctx, drained.error)
+    drained.error.dispose()
+    if (run.stop === undefined) run.outcome ??= { ok: false, json: described }
+    return undefined
+  }
+  // The prelude's `drain` always returns a string (the program cannot reach or replace it).
+  const text = ctx.getString(drained.value)
+  drained.value.dispose()
+  return text
+}
+
 /** Runs queued jobs, then decides whether the run is over (and ends it): `true` when it is. */
 const pump = (run: Run): boolean => {
   if (run.ended) return true
   run.sliceStart ??= performance.now()
-  const jobs = run.engine.runtime.executePendingJobs()
-  if (jobs.error) jobs.error.dispose()
+  if (run.engine.raw !== undefined) run.engine.raw.runJobs()
+  else {
+    const jobs = run.engine.runtime.executePendingJobs()
+    if (jobs.error) jobs.error.dispose()
+  }
   if (run.stop === undefined && run.outcome === undefined) sendCalls(run)
   run.cpuMs += performance.now() - run.sliceStart
   run.sliceStart = undefined
@@ -478,6 +517,7 @@ const finish = (run: Run, end: End): void => {
     run.engine.setup.dispose()
     run.engine.drain.dispose()
     run.engine.deliver.dispose()
+    run.engine.raw?.dispose()
     run.engine.ctx.dispose()
     run.engine.runtime.dispose()
   } catch (error) {
@@ -487,7 +527,15 @@ const finish = (run: Run, end: End): void => {
 
 const describeHandle = (ctx: QuickJSContext, handle: QuickJSHandle): string => {
   try {
-    const value = ctx.dump(handle) as { name?: unknown; message?: unknown; stack?: unknown } | unknown
+    return describeValue(ctx.dump(handle))
+  } catch {
+    return errorJson("Error", "the program threw a value that cannot be described")
+  }
+}
+
+/** An error's JSON (`{ name, message, stack }`) from its dumped form. */
+const describeValue = (value: unknown): string => {
+  try {
     if (typeof value === "object" && value !== null) {
       const v = value as { name?: unknown; message?: unknown; stack?: unknown }
       return JSON.stringify({
