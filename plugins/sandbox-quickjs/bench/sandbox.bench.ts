@@ -30,7 +30,7 @@ import {
   percentile,
 } from "@toolplane/bench-kit"
 import { codeExecutor, createRunner } from "@toolplane/exec"
-import { defineBackend, defineTool, neverAborted, runDefinition, ToolNotFound } from "@toolplane/foundation"
+import { defineBackend, defineTool, runDefinition, ToolNotFound } from "@toolplane/foundation"
 import { z } from "zod"
 import { quickJsSandbox } from "../src/index.js"
 import { hostThreadEngine } from "./hostThread.js"
