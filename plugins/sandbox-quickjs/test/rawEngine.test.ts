@@ -81,6 +81,29 @@ describe("raw engine calls", () => {
     raw.dispose()
   })
 
+  it("writes into the engine's memory after it grew", () => {
+    const { ctx, raw } = engine()
+    const fns = ctx.unwrapResult(
+      ctx.evalCode(
+        `let last = ""; let keep = []; [(n, s) => { last = s + n }, () => last, () => { keep.push(new Uint8Array(8 * 1024 * 1024)); return "" }]`,
+      ),
+    )
+    const take = ctx.getProp(fns, 0)
+    const show = ctx.getProp(fns, 1)
+    const grow = ctx.getProp(fns, 2)
+    fns.dispose()
+    const memory = module.getWasmMemory()
+    const before = memory.buffer.byteLength
+    for (let i = 0; i < 3; i++) {
+      expect(raw.callForString(grow).ok).toBe(true)
+      raw.callNumberString(take, i, `answer-é-${i}`)
+      expect(raw.callForString(show)).toEqual({ ok: true, text: `answer-é-${i}${i}` })
+    }
+    expect(memory.buffer.byteLength).toBeGreaterThan(before)
+    for (const h of [take, show, grow]) h.dispose()
+    raw.dispose()
+  })
+
   it("leaks no engine memory over thousands of calls", () => {
     const { ctx, runtime, raw } = engine()
     const fns = ctx.unwrapResult(
