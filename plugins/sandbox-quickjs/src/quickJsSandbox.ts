@@ -258,7 +258,13 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
       for (;;) {
         if (slot.dead) return
         const seen = Atomics.load(slot.signal, 1)
-        takeCalls(slot)
+        try {
+          takeCalls(slot)
+        } catch (error) {
+          // Never leave a run waiting on a watcher that died: the worker goes, the run fails typed.
+          kill(slot, `the host-call bridge failed: ${String(error)}`)
+          return
+        }
         const waiting = Atomics.waitAsync(slot.signal, 1, seen)
         if (waiting.async) {
           void waiting.value.then(wake)
