@@ -66,11 +66,13 @@ export interface Http1Response {
 
 const CRLFCRLF = Buffer.from("\r\n\r\n")
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+/** Visible characters, spaces, tabs and obs-text: no CR, LF, NUL or other controls. */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: [^\r\n]*)?$/
 
 /** Whether `name: value` can be written into a request head as it is (no header injection). */
 export const isValidHeader = (name: string, value: string): boolean =>
-  TOKEN.test(name) && !/[\r\n\0]/.test(value)
+  TOKEN.test(name) && FIELD_VALUE.test(value)
 
 type BodyMode = "none" | "length" | "chunked" | "close"
 type ChunkState = "size" | "data" | "dataEnd" | "trailer"
