@@ -26,7 +26,9 @@
  * against this run's numbers.
  *
  * Env (bench kit): BENCH_ROUNDS (default 3), BENCH_ROUND_MS (per cell and round, default 1500),
- * BENCH_CONCURRENCY (default "1,32"); BENCH_PEERS_ONLY (comma-separated contender keys, e.g.
+ * BENCH_CONCURRENCY (default "1,32"); BENCH_BASE_CLI (the `packages/cli` folder of a second, built checkout,
+ * e.g. of `main`: its `toolplane serve` runs too, as "toolplane serve (base)", for a before/after in one
+ * run; its node flags come from BENCH_BASE_NODE_ARGS, else BENCH_GATEWAY_NODE_ARGS); BENCH_PEERS_ONLY (comma-separated contender keys, e.g.
  * "direct,toolplane-http"; default all); BENCH_GATEWAY_NODE_ARGS (extra node flags for the toolplane
  * processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"); BENCH_GATEWAY_BUILD ("source", default, or
  * "dist" after `pnpm build`; see gatewayCommand.ts).
@@ -158,10 +160,11 @@ interface Contender {
   readonly start: (upstreamUrl: string) => Promise<Running>
 }
 
+const baseCli = process.env.BENCH_BASE_CLI
 const toolplane =
-  (upstream: "http" | "stdio") =>
+  (upstream: "http" | "stdio", base = false) =>
   async (upstreamUrl: string): Promise<Running> => {
-    const config = join(tmp, `toolplane-${upstream}.toml`)
+    const config = join(tmp, `toolplane-${upstream}${base ? "-base" : ""}.toml`)
     const mcp =
       upstream === "http"
         ? `{ url = ${JSON.stringify(upstreamUrl)} }`
@@ -170,9 +173,18 @@ const toolplane =
       config,
       `[server]\nname = "bench-gateway"\ntool_names = "name"\n\n[[backends]]\nname = "up"\nmcp = ${mcp}\nrequire_approval = false\n`,
     )
+    const args = ["serve", "--transport", "http", "--port", "0", "--config", config]
     const proc = spawnChild(
       process.execPath,
-      gatewayNodeArgs(["serve", "--transport", "http", "--port", "0", "--config", config]),
+      base
+        ? [
+            ...(process.env.BENCH_BASE_NODE_ARGS ?? process.env.BENCH_GATEWAY_NODE_ARGS ?? "")
+              .split(/\s+/)
+              .filter(Boolean),
+            join(baseCli!, "bin", "toolplane.js"),
+            ...args,
+          ]
+        : gatewayNodeArgs(args),
     )
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no URL after 60 s: ${proc.output()}`)), 60_000)
@@ -296,6 +308,16 @@ const contenders: Contender[] = [
     start: async (url) => ({ ...(await httpClient(url)), cpuPid: upstreamPid }),
   },
   { key: "toolplane-http", label: "toolplane serve", upstream: "http", start: toolplane("http") },
+  ...(baseCli
+    ? [
+        {
+          key: "toolplane-base-http",
+          label: "toolplane serve (base)",
+          upstream: "http" as const,
+          start: toolplane("http", true),
+        },
+      ]
+    : []),
   { key: "mcp-hub-http", label: "mcp-hub", upstream: "http", start: mcpHub("http") },
   {
     key: "direct-stdio",
@@ -308,6 +330,16 @@ const contenders: Contender[] = [
     },
   },
   { key: "toolplane-stdio", label: "toolplane serve", upstream: "stdio", start: toolplane("stdio") },
+  ...(baseCli
+    ? [
+        {
+          key: "toolplane-base-stdio",
+          label: "toolplane serve (base)",
+          upstream: "stdio" as const,
+          start: toolplane("stdio", true),
+        },
+      ]
+    : []),
   { key: "mcp-hub-stdio", label: "mcp-hub", upstream: "stdio", start: mcpHub("stdio") },
   { key: "supergateway-stdio", label: "supergateway --stateful", upstream: "stdio", start: supergateway },
   { key: "mcp-proxy-stdio", label: "mcp-proxy (event store)", upstream: "stdio", start: mcpProxy(true) },
@@ -498,6 +530,38 @@ try {
         ["contender", "c", "calls/s", "p50 ms", "p99 ms", "÷ direct (rounds)", "gateway CPU µs/call"],
         rows,
         [1, 2, 3, 4, 5, 6],
+      ),
+    )
+  }
+  if (baseCli) {
+    console.log(`\n### This checkout against the base (${baseCli}), same rounds\n`)
+    const rows: (string | number)[][] = []
+    for (const upstreamKind of ["http", "stdio"] as const)
+      for (const concurrency of settings.concurrency) {
+        const mine = samples.get(id(`toolplane-${upstreamKind}`, concurrency))
+        const base = samples.get(id(`toolplane-base-${upstreamKind}`, concurrency))
+        if (!mine || !base) continue
+        const cpu = mine.map((s, i) => s.cpuPerCall / base[i]!.cpuPerCall)
+        const speed = mine.map((s, i) => s.throughput / base[i]!.throughput)
+        rows.push([
+          upstreamKind,
+          concurrency,
+          `${fmt(median(base.map((s) => s.cpuPerCall)))} → ${fmt(median(mine.map((s) => s.cpuPerCall)))}`,
+          `${fmt(median(cpu), 2)} (${cpu.map((r) => r.toFixed(2)).join(", ")})`,
+          `${fmt(median(speed), 2)} (${speed.map((r) => r.toFixed(2)).join(", ")})`,
+        ])
+      }
+    console.log(
+      markdownTable(
+        [
+          "upstream",
+          "c",
+          "gateway CPU µs/call, base → this",
+          "CPU ÷ base (rounds)",
+          "calls/s ÷ base (rounds)",
+        ],
+        rows,
+        [1, 2, 3, 4],
       ),
     )
   }
