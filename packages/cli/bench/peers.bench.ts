@@ -46,14 +46,14 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
   benchSettings,
-  closedLoop,
+  type CpuLoadSample,
   fmt,
   heading,
   interleaved,
-  type LoadSample,
+  loadWithCpu,
   markdownTable,
   median,
-  processCpuUs,
+  stopProcess,
 } from "@toolplane/bench-kit"
 import { gatewayBuild, gatewayNodeArgs } from "./gatewayCommand.js"
 
@@ -96,17 +96,6 @@ const spawnChild = (command: string, args: readonly string[], env: NodeJS.Proces
   children.push(child)
   return { child, output: () => tail }
 }
-
-const stopChild = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    const force = setTimeout(() => child.kill("SIGKILL"), 5_000)
-    child.once("exit", () => {
-      clearTimeout(force)
-      resolve()
-    })
-    child.kill("SIGTERM")
-  })
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -351,17 +340,15 @@ const contenders: Contender[] = [
   },
 ]
 
-interface Sample extends LoadSample {
-  /** CPU µs per call of the charged process; NaN where /proc was not readable. */
-  readonly cpuPerCall: number
-}
+type Sample = CpuLoadSample
 
-const measure = async (run: Running, concurrency: number): Promise<Sample> => {
-  const before = processCpuUs(run.cpuPid)
-  const sample = await closedLoop(
+/** One cell: warm-up outside the measured window, then calls/s, latency and the charged process's CPU per call. */
+const measure = (run: Running, concurrency: number): Promise<Sample> =>
+  loadWithCpu(
     () =>
       run.client.callTool({ name: run.tool, arguments: { text: "hello" } }, undefined, { timeout: 30_000 }),
     {
+      pid: run.cpuPid,
       concurrency,
       ms: settings.roundMs,
       check: (result) => {
@@ -370,11 +357,6 @@ const measure = async (run: Running, concurrency: number): Promise<Sample> => {
       },
     },
   )
-  const after = processCpuUs(run.cpuPid)
-  const cpuPerCall =
-    before === undefined || after === undefined ? Number.NaN : (after - before) / sample.calls
-  return { ...sample, cpuPerCall }
-}
 
 /** Per contender and concurrency: median calls/s, median ratio to direct, median gateway CPU per call. */
 const summary = (key: string, concurrency: number) => {
@@ -571,7 +553,7 @@ try {
   log("stopping")
   await Promise.all([...running.values()].map((r) => r.client.close().catch(() => {})))
   log("clients closed")
-  await Promise.all(children.map(stopChild))
+  await Promise.all(children.map((child) => stopProcess(child)))
   log("processes stopped")
   rmSync(tmp, { recursive: true, force: true })
   // Sockets a contender's client library keeps (SSE, keep-alive) must not hold the run open.
