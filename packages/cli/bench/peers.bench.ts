@@ -3,7 +3,8 @@
  * through each MCP gateway users pick, all fronting the same SDK upstream (`bench/upstream.ts`), once over
  * HTTP and once over stdio, at concurrency 1 and 32, in one run of interleaved rounds. Per case it prints
  * calls/s, p50, p99, throughput ÷ direct (median of per-round ratios) and the CPU time per call of the
- * gateway process alone (utime + stime from `/proc/<pid>/stat`, children excluded).
+ * gateway process alone (utime + stime from `/proc/<pid>/stat`, children excluded), measured after a
+ * warm-up outside the window (bench kit's `loadWithCpu`).
  *
  * Contenders (one SDK client session each; every process listens on 127.0.0.1 where it lets us choose):
  *

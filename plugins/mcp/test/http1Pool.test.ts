@@ -276,6 +276,29 @@ describe("Http1Pool against a raw TCP server (malformed and dying answers)", () 
 })
 
 describe("NodeStreamableHttpTransport on the pool", () => {
+  it("writes obs-text header values as single bytes and the body as UTF-8", async () => {
+    const heads: Buffer[] = []
+    const server = await rawServer((request, socket) => {
+      heads.push(Buffer.from(request, "latin1"))
+      const body = `{"jsonrpc":"2.0","id":1,"result":{}}`
+      socket.write(
+        `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+      )
+    })
+    const transport = new NodeStreamableHttpTransport(new URL(`http://127.0.0.1:${server.port}/mcp`), {
+      headers: { "x-name": "caf\u00e9" },
+      standaloneStream: false,
+    })
+    closers.push(() => void transport.close())
+    await transport.start()
+    await transport.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { text: "é" } })
+    const raw = heads[0]!
+    expect(raw.includes(Buffer.from("x-name: caf\xe9\r\n", "latin1"))).toBe(true)
+    const body = raw.subarray(raw.indexOf("\r\n\r\n") + 4)
+    expect(JSON.parse(body.toString("utf8")).params.text).toBe("é")
+    expect(Number(/content-length: (\d+)/.exec(raw.toString("latin1"))![1])).toBe(body.length)
+  })
+
   it("refuses configured headers that would inject into the request head", () => {
     expect(
       () =>

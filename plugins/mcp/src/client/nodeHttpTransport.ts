@@ -202,6 +202,7 @@ export class NodeStreamableHttpTransport implements Transport {
   readonly #pool: Http1Pool | undefined
   /** The head of a POST up to its `content-length`, for the session id and protocol version in `#headKey`. */
   #head = ""
+  #headLatin1 = false
   #headKey: string | undefined
 
   constructor(url: URL, options: NodeStreamableHttpTransportOptions = {}) {
@@ -226,7 +227,7 @@ export class NodeStreamableHttpTransport implements Transport {
   }
 
   /** A whole POST for the pool: the head (rebuilt when the session id or protocol version changes) and body. */
-  #postMessage(body: string): string {
+  #postMessage(body: string): string | Buffer {
     const session = this.sessionId
     const version = this.#protocolVersion
     const key = `${session ?? ""}\n${version ?? ""}`
@@ -248,9 +249,14 @@ export class NodeStreamableHttpTransport implements Transport {
       for (const [name, value] of Object.entries(this.#options.headers ?? {}))
         if (name.toLowerCase() !== "content-length") headers.set(name.toLowerCase(), `${name}: ${value}`)
       this.#head = `POST ${url.pathname}${url.search} HTTP/1.1\r\n${[...headers.values()].join("\r\n")}\r\n`
+      // Header values may hold obs-text (bytes 0x80-0xff), which go out as single bytes (as node:http does).
+      this.#headLatin1 = /[\x80-\xff]/.test(this.#head)
       this.#headKey = key
     }
-    return `${this.#head}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+    const head = `${this.#head}content-length: ${Buffer.byteLength(body)}\r\n\r\n`
+    return this.#headLatin1
+      ? Buffer.concat([Buffer.from(head, "latin1"), Buffer.from(body, "utf8")])
+      : head + body
   }
 
   get protocolVersion(): string | undefined {

@@ -81,7 +81,7 @@ type ChunkState = "size" | "data" | "dataEnd" | "trailer"
 class Exchange implements Http1Response {
   status = 0
   headers: Record<string, string> = {}
-  readonly message: string
+  readonly message: string | Buffer
   readonly resolveHead: (response: Http1Response) => void
   readonly rejectHead: (error: Error) => void
   headDone = false
@@ -106,7 +106,7 @@ class Exchange implements Http1Response {
   rejectText: ((error: Error) => void) | undefined
 
   constructor(
-    message: string,
+    message: string | Buffer,
     maxBody: number,
     resolve: (response: Http1Response) => void,
     reject: (error: Error) => void,
@@ -538,10 +538,10 @@ export class Http1Pool {
   }
 
   /**
-   * Sends `message` (a whole request: head, blank line and body, built by the caller) and resolves with
-   * the answer once its head has arrived.
+   * Sends `message` (a whole request: head, blank line and body, built by the caller; a string is written
+   * as UTF-8) and resolves with the answer once its head has arrived.
    */
-  request(message: string): Promise<Http1Response> {
+  request(message: string | Buffer): Promise<Http1Response> {
     return new Promise((resolve, reject) => {
       if (this.closed)
         return reject(new Http1Error("ECONNRESET", "connection closed: the transport was closed"))
