@@ -145,18 +145,23 @@ const OWN_POST_HEADERS = new Set([
   "mcp-protocol-version",
 ])
 
-const mediaType = (header: string | string[] | undefined): string =>
-  (typeof header === "string" ? header : "").split(";")[0]!.trim().toLowerCase()
+const mediaType = (header: string | undefined): string => {
+  if (header === undefined) return ""
+  // The common case without parameters or odd spacing needs no split.
+  if (header === "application/json" || header === "text/event-stream") return header
+  return header.split(";")[0]!.trim().toLowerCase()
+}
 
 /** An answer to a request, from the socket pool or from `node:http`. */
-interface Answer extends Omit<Http1Response, "headers"> {
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>
-}
+type Answer = Http1Response
 
 /** A `node:http` response as an {@link Answer}. */
 const fromIncoming = (res: IncomingMessage): Answer => ({
   status: res.statusCode ?? 0,
-  headers: res.headers,
+  header: (name) => {
+    const value = res.headers[name]
+    return Array.isArray(value) ? value.join(", ") : value
+  },
   text: () => readText(res),
   stream: (onText, onEnd) => {
     res.setEncoding("utf8")
@@ -362,7 +367,7 @@ export class NodeStreamableHttpTransport implements Transport {
         this.#pool !== undefined
           ? await this.#pool.request(this.#postMessage(body))
           : fromIncoming(await this.#post(body))
-      const sessionId = res.headers["mcp-session-id"]
+      const sessionId = res.header("mcp-session-id")
       if (typeof sessionId === "string" && sessionId !== "") this.sessionId = sessionId
       const status = res.status
       if (status < 200 || status >= 300) {
@@ -384,7 +389,7 @@ export class NodeStreamableHttpTransport implements Transport {
         res.discard()
         return
       }
-      const type = mediaType(res.headers["content-type"])
+      const type = mediaType(res.header("content-type"))
       const origin =
         this.#options.originMetaKey !== undefined && messages.length === 1
           ? progressTokenOf(messages[0]!)
@@ -398,7 +403,7 @@ export class NodeStreamableHttpTransport implements Transport {
         else this.#deliver(data, origin, undefined, text)
       } else {
         res.discard()
-        throw new NodeStreamableHttpError(-1, `Unexpected content type: ${res.headers["content-type"]}`)
+        throw new NodeStreamableHttpError(-1, `Unexpected content type: ${res.header("content-type")}`)
       }
     } catch (error) {
       this.onerror?.(error as Error)

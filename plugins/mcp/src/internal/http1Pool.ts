@@ -54,8 +54,8 @@ export interface Http1PoolOptions {
 /** An answer whose head has arrived; its body is read with exactly one of `text`, `stream`, `discard`. */
 export interface Http1Response {
   readonly status: number
-  /** Header names in lower case; a repeated header's values joined with `, `. */
-  readonly headers: Readonly<Record<string, string>>
+  /** A header's value by its lower-case name; a repeated header's values joined with `, `. */
+  header(name: string): string | undefined
   /** The whole body as UTF-8 (rejects past `maxBodyBytes` or when the connection fails first). */
   text(): Promise<string>
   /** The body as UTF-8 text as it arrives; `onEnd` once, with the error when the body did not end well. */
@@ -80,7 +80,7 @@ type ChunkState = "size" | "data" | "dataEnd" | "trailer"
 /** One request and its answer on one connection. */
 class Exchange implements Http1Response {
   status = 0
-  headers: Record<string, string> = {}
+  headers = new Map<string, string>()
   readonly message: string | Buffer
   readonly resolveHead: (response: Http1Response) => void
   readonly rejectHead: (error: Error) => void
@@ -115,6 +115,10 @@ class Exchange implements Http1Response {
     this.maxBody = maxBody
     this.resolveHead = resolve
     this.rejectHead = reject
+  }
+
+  header(name: string): string | undefined {
+    return this.headers.get(name)
   }
 
   text(): Promise<string> {
@@ -321,7 +325,7 @@ class Connection {
       bytes = bytes.subarray(end + 4)
       if (exchange.status < 200) {
         // An interim answer (103 Early Hints, 100 Continue): the real one follows.
-        exchange.headers = {}
+        exchange.headers = new Map()
         from = 0
         if (bytes.length === 0) return undefined
         continue
@@ -341,7 +345,8 @@ class Connection {
     const minor = status[1]
     exchange.status = Number(status[2])
     if (exchange.status === 101) return "unexpected protocol switch (101)"
-    const headers: Record<string, string> = {}
+    // A Map: header names are arbitrary keys (an object would go to dictionary mode on every answer).
+    const headers = new Map<string, string>()
     for (let i = 1; i < lines.length; i++) {
       const line = lines[i]!
       const colon = line.indexOf(":")
@@ -349,14 +354,18 @@ class Connection {
       const name = line.slice(0, colon).toLowerCase()
       if (!TOKEN.test(name)) return `bad header name ${JSON.stringify(name.slice(0, 100))}`
       const value = line.slice(colon + 1).trim()
-      headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`
+      const seen = headers.get(name)
+      headers.set(name, seen === undefined ? value : `${seen}, ${value}`)
     }
     exchange.headers = headers
     if (exchange.status < 200) return undefined
-    const connection = (headers.connection ?? "").toLowerCase()
-    let keepAlive = minor === "1" ? !/(^|,)\s*close\s*(,|$)/.test(connection) : /keep-alive/.test(connection)
-    const te = headers["transfer-encoding"]
-    const cl = headers["content-length"]
+    const connection = (headers.get("connection") ?? "").toLowerCase()
+    let keepAlive =
+      minor === "1"
+        ? connection === "keep-alive" || connection === "" || !/(^|,)\s*close\s*(,|$)/.test(connection)
+        : /keep-alive/.test(connection)
+    const te = headers.get("transfer-encoding")
+    const cl = headers.get("content-length")
     if (exchange.status === 204 || exchange.status === 304) exchange.mode = "none"
     else if (te !== undefined) {
       if (/(^|,)\s*chunked\s*$/i.test(te)) exchange.mode = "chunked"
@@ -377,7 +386,8 @@ class Connection {
       keepAlive = false
     }
     exchange.keepAlive = keepAlive
-    const hint = /timeout=(\d+)/.exec(headers["keep-alive"] ?? "")
+    const keepAliveHint = headers.get("keep-alive")
+    const hint = keepAliveHint === undefined ? null : /timeout=(\d+)/.exec(keepAliveHint)
     if (hint) this.idleLimit = Math.min(this.idleLimit, Math.max(0, Number(hint[1]) * 1000 - 1000))
     return undefined
   }
