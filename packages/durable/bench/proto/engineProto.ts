@@ -17,7 +17,7 @@ import * as Schema from "effect/Schema"
 import * as Activity from "effect/workflow/Activity"
 import * as DurableDeferred from "effect/workflow/DurableDeferred"
 import * as Workflow from "effect/workflow/Workflow"
-import { nodeSqliteClientLayer } from "../../src/internal/nodeSqliteClient.ts"
+import { nodeSqliteClientLayer } from "../../src/internal/nodeSqliteClient.js"
 
 const [mode, db, runId, port, counts] = process.argv.slice(2) as [string, string, string, string, string]
 
