@@ -35,6 +35,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as References from "effect/References"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Activity from "effect/workflow/Activity"
@@ -223,7 +224,9 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
   const now = options.now ?? Date.now
   const store = makeRunStore(opened, now)
   const ttl = options.approvalTtlMs ?? DAY_MS
-  const leaseMs = options.leaseMs ?? 10_000
+  // Under three seconds, the engine's shard-lock operations (bounded by a third of the lease) time out
+  // on a loaded machine and the runner gives its shards up.
+  const leaseMs = Math.max(3000, options.leaseMs ?? 10_000)
   const owner = options.runnerId ?? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`
   const ownerAddress = runnerAddress(owner).toString()
   const service = options.service
@@ -270,11 +273,12 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
     Activity.make({
       name: `step/${position.id}`,
       success: Schema.Any,
-      execute: Effect.promise(async (): Promise<StepOutcome> => {
+      execute: Effect.promise(async (signal): Promise<StepOutcome> => {
         const idempotent = isIdempotent(tool)
         const row = await db(tables.step(runId, position.id))
         // The engine delivers an activity again when its runner died before the result was stored.
         if (row?.status === "completed" && row.result !== undefined) return { ok: true, result: row.result }
+        let executions = 0
         if (!idempotent) {
           if (row?.status === "started") {
             const error = toolErrorToJson(
@@ -287,22 +291,27 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
                 retryable: false,
               }),
             )
-            await db(tables.finishStep(runId, position, args, "failed", error, false, now()))
+            await db(tables.finishStarted(runId, position.id, row.executions, "failed", error, now()))
             return { ok: false, error }
           }
           // Marked before the call: a crash during it is detected, not repeated.
-          await db(tables.startStep(runId, position, args, now()))
+          executions = await db(tables.startStep(runId, position, args, now()))
+        }
+        const record = async (status: "completed" | "failed", result: unknown) => {
+          // A runner whose activity was interrupted (its shard went to another runner) writes nothing
+          // more: the fenced update refuses a non-idempotent step the other runner settled.
+          if (!idempotent) await db(tables.finishStarted(runId, position.id, executions, status, result, now()))
+          else if (!signal.aborted) await db(tables.recordStep(runId, position, args, status, result, now()))
         }
         let result: ToolResult
         try {
           result = await service.callTool({ ...request, arguments: args })
         } catch (error) {
           const failure = toolErrorToJson(toToolError(error, position.tool))
-          await db(tables.finishStep(runId, position, args, "failed", failure, idempotent, now()))
+          await record("failed", failure)
           return { ok: false, error: failure }
         }
-        const status = result.isError === true ? "failed" : "completed"
-        await db(tables.finishStep(runId, position, args, status, result, idempotent, now()))
+        await record(result.isError === true ? "failed" : "completed", result)
         return { ok: true, result }
       }),
     })
@@ -435,6 +444,8 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
     workflowLayer.pipe(
       Layer.provideMerge(engineLayer({ runnerId: owner, leaseMs, pollMs: options.pollMs ?? 200 })),
       Layer.provide(Layer.succeed(SqlClient.SqlClient, sql)),
+      // The engine logs to the console by default; a library stays quiet.
+      Layer.provide(Layer.succeed(References.MinimumLogLevel, "None")),
     ),
   )
   await runtime.runPromise(Effect.void)

@@ -148,16 +148,27 @@ export interface RunTables {
   pendingDecisions(now: number): Effect.Effect<PendingDecision[], SqlError>
   /** Takes the hand-over of a decision (one runner only); false when another runner took it. */
   claimDelivery(runId: string, stepId: string): Effect.Effect<boolean, SqlError>
-  /** Marks a non-idempotent step started before its call, counting the execution. */
-  startStep(runId: string, step: StepPosition, args: unknown, now: number): Effect.Effect<void, SqlError>
-  /** Records a step's outcome; `count` adds an execution (steps not marked started). */
-  finishStep(
+  /** Marks a non-idempotent step started before its call, counting the execution; returns the count. */
+  startStep(runId: string, step: StepPosition, args: unknown, now: number): Effect.Effect<number, SqlError>
+  /**
+   * Records the outcome of a step marked started, fenced: only while it is still `started` with this
+   * execution count (another runner that took the run over and settled the step wins). False when fenced.
+   */
+  finishStarted(
+    runId: string,
+    stepId: string,
+    executions: number,
+    status: "completed" | "failed",
+    result: unknown,
+    now: number,
+  ): Effect.Effect<boolean, SqlError>
+  /** Records the outcome of an idempotent step (one execution), unless the step is already completed. */
+  recordStep(
     runId: string,
     step: StepPosition,
     args: unknown,
     status: "completed" | "failed",
     result: unknown,
-    count: boolean,
     now: number,
   ): Effect.Effect<void, SqlError>
 }
@@ -302,18 +313,22 @@ export const makeRunTables = (sql: SqlClient, location: string): Effect.Effect<R
               AND status IN ('approved', 'rejected', 'expired')
             RETURNING step_id`.pipe(Effect.map((rows) => rows.length > 0)),
       startStep: (runId, step, args, now) =>
-        sql`INSERT INTO ${sql(STEPS)} (run_id, step_id, idx, tool, status, arguments, executions, delivered, updated_at)
+        sql<Row>`INSERT INTO ${sql(STEPS)} (run_id, step_id, idx, tool, status, arguments, executions, delivered, updated_at)
             VALUES (${runId}, ${step.id}, ${step.index}, ${step.tool}, 'started', ${JSON.stringify(args)}, 1, 1, ${now})
             ON CONFLICT (run_id, step_id) DO UPDATE SET status = 'started',
-              executions = ${sql(STEPS)}.executions + 1, updated_at = excluded.updated_at`.pipe(Effect.asVoid),
-      finishStep: (runId, step, args, status, result, count, now) =>
+              executions = ${sql(STEPS)}.executions + 1, updated_at = excluded.updated_at
+            RETURNING executions`.pipe(Effect.map((rows) => num(rows[0]?.executions))),
+      finishStarted: (runId, stepId, executions, status, result, now) =>
+        sql<Row>`UPDATE ${sql(STEPS)} SET status = ${status}, result = ${JSON.stringify(result)}, updated_at = ${now}
+            WHERE run_id = ${runId} AND step_id = ${stepId} AND status = 'started' AND executions = ${executions}
+            RETURNING step_id`.pipe(Effect.map((rows) => rows.length > 0)),
+      recordStep: (runId, step, args, status, result, now) =>
         sql`INSERT INTO ${sql(STEPS)} (run_id, step_id, idx, tool, status, arguments, result, executions, delivered, updated_at)
             VALUES (${runId}, ${step.id}, ${step.index}, ${step.tool}, ${status}, ${JSON.stringify(args)},
                     ${JSON.stringify(result)}, 1, 1, ${now})
             ON CONFLICT (run_id, step_id) DO UPDATE SET status = excluded.status, result = excluded.result,
-              executions = ${sql(STEPS)}.executions + ${count ? 1 : 0}, updated_at = excluded.updated_at`.pipe(
-          Effect.asVoid,
-        ),
+              executions = ${sql(STEPS)}.executions + 1, updated_at = excluded.updated_at
+            WHERE ${sql(STEPS)}.status <> 'completed'`.pipe(Effect.asVoid),
     }
     return tables
   })
