@@ -228,7 +228,8 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
   // on a loaded machine and the runner gives its shards up.
   const leaseMs = Math.max(3000, options.leaseMs ?? 10_000)
   const owner = options.runnerId ?? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`
-  const ownerAddress = runnerAddress(owner).toString()
+  // How the engine stores the address in its runner table (`host:port`).
+  const ownerAddress = `${runnerAddress(owner).host}:${runnerAddress(owner).port}`
   const service = options.service
   let toolsPromise: Promise<Map<string, Tool>> | undefined
   const tools = (): Promise<Map<string, Tool>> => {
