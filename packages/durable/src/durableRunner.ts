@@ -27,10 +27,10 @@ import {
   toolErrorToJson,
   toToolError,
 } from "@toolplane/foundation"
-import * as EntityId from "effect/cluster/EntityId"
-import * as Sharding from "effect/cluster/Sharding"
 import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
+import * as EntityId from "effect/cluster/EntityId"
+import * as Sharding from "effect/cluster/Sharding"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -50,10 +50,9 @@ import {
   expiryClock,
   runnerAddress,
   SkillWorkflow,
-  sqlClientLayer,
 } from "./internal/engine.js"
-import { openTables, type Opened } from "./internal/openTables.js"
-import type { RunRecord, RunTables, StepPosition } from "./internal/runTables.js"
+import { type Opened, openTables } from "./internal/openTables.js"
+import type { RunRecord, StepPosition } from "./internal/runTables.js"
 import type { RunInfo, RunStatus } from "./run.js"
 import { type ApproveOptions, makeRunStore } from "./runStore.js"
 
@@ -177,7 +176,9 @@ const isIdempotent = (tool: Tool | undefined): boolean =>
   tool?.annotations?.idempotentHint === true || tool?.annotations?.readOnlyHint === true
 
 /** What a step activity returns (stored by the engine): the tool's result, or the JSON of its error. */
-type StepOutcome = { readonly ok: true; readonly result: ToolResult } | { readonly ok: false; readonly error: unknown }
+type StepOutcome =
+  | { readonly ok: true; readonly result: ToolResult }
+  | { readonly ok: false; readonly error: unknown }
 
 /** Thrown out of a step whose workflow suspended (a pending approval): stops `executePlan`. */
 class Suspended extends Error {}
@@ -301,7 +302,8 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
         const record = async (status: "completed" | "failed", result: unknown) => {
           // A runner whose activity was interrupted (its shard went to another runner) writes nothing
           // more: the fenced update refuses a non-idempotent step the other runner settled.
-          if (!idempotent) await db(tables.finishStarted(runId, position.id, executions, status, result, now()))
+          if (!idempotent)
+            await db(tables.finishStarted(runId, position.id, executions, status, result, now()))
           else if (!signal.aborted) await db(tables.recordStep(runId, position, args, status, result, now()))
         }
         let result: ToolResult
@@ -334,11 +336,13 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
       const plan = (yield* Effect.promise(() => planner())).plan(skill)
       let index = 0
       /** Runs an effect of this workflow (an activity, an await) from the plan executor's promises. */
-      const inWorkflow = <A, E>(effect: Effect.Effect<A, E, WorkflowEngine.WorkflowInstance | WorkflowEngine.WorkflowEngine>, signal: AbortSignal) =>
-        Effect.runPromiseExitWith(services as Context.Context<WorkflowEngine.WorkflowInstance | WorkflowEngine.WorkflowEngine>)(
-          effect,
-          { signal },
-        ).then((exit) => {
+      const inWorkflow = <A, E>(
+        effect: Effect.Effect<A, E, WorkflowEngine.WorkflowInstance | WorkflowEngine.WorkflowEngine>,
+        signal: AbortSignal,
+      ) =>
+        Effect.runPromiseExitWith(
+          services as Context.Context<WorkflowEngine.WorkflowInstance | WorkflowEngine.WorkflowEngine>,
+        )(effect, { signal }).then((exit) => {
           if (instance.suspended) throw new Suspended()
           return exit
         })
@@ -363,7 +367,13 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
         if (entry?.status === "awaiting_approval") {
           if (entry.expiresAt !== undefined && Date.parse(entry.expiresAt) <= now()) {
             await db(
-              tables.decide(runId, step.id, "expired", { reason: `approval expired at ${entry.expiresAt}` }, now()),
+              tables.decide(
+                runId,
+                step.id,
+                "expired",
+                { reason: `approval expired at ${entry.expiresAt}` },
+                now(),
+              ),
             )
           } else {
             // Suspends the workflow until the decision's deferred is done (or the expiry clock rings).
@@ -513,7 +523,9 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
     if (step === undefined) return false
     if (step.status === "awaiting_approval") {
       if (step.expiresAt === undefined || Date.parse(step.expiresAt) > now()) return false
-      await db(tables.decide(runId, stepId, "expired", { reason: `approval expired at ${step.expiresAt}` }, now()))
+      await db(
+        tables.decide(runId, stepId, "expired", { reason: `approval expired at ${step.expiresAt}` }, now()),
+      )
     }
     if (!(await db(tables.claimDelivery(runId, stepId)))) return false
     const run = await read(runId)
@@ -549,7 +561,8 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
   const poll = async (): Promise<RunInfo[]> => {
     const ids: string[] = []
     for (const pending of await db(tables.pendingDecisions(now())))
-      if ((await handOver(pending.runId, pending.stepId)) && !ids.includes(pending.runId)) ids.push(pending.runId)
+      if ((await handOver(pending.runId, pending.stepId)) && !ids.includes(pending.runId))
+        ids.push(pending.runId)
     for (const runId of [...takenOver, ...(await orphans())]) {
       takenOver.delete(runId)
       if (!ids.includes(runId)) ids.push(runId)
@@ -563,7 +576,11 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
   let closed = false
   /** Asks the caller of a suspended run, while it is connected, and continues the run once decided. */
   const withCaller = async (info: RunInfo, caller: ExecutionContext | undefined): Promise<RunInfo> => {
-    while (info.status === "suspended" && caller?.client.elicitInput !== undefined && !caller.signal.aborted) {
+    while (
+      info.status === "suspended" &&
+      caller?.client.elicitInput !== undefined &&
+      !caller.signal.aborted
+    ) {
       const waiting = info.steps.find((s) => s.status === "awaiting_approval")
       if (waiting === undefined) break
       const step = await db(tables.step(info.runId, waiting.stepId))

@@ -61,7 +61,9 @@ export const makeRunStore = (opened: Opened, now: () => number = Date.now): RunS
       step.expiresAt !== undefined &&
       Date.parse(step.expiresAt) <= now()
     ) {
-      await db(tables.decide(runId, stepId, "expired", { reason: `approval expired at ${step.expiresAt}` }, now()))
+      await db(
+        tables.decide(runId, stepId, "expired", { reason: `approval expired at ${step.expiresAt}` }, now()),
+      )
       throw new ApprovalNotPending({ runId, stepId, state: "expired" })
     }
     if (step.status !== "awaiting_approval")
@@ -98,7 +100,9 @@ export const makeRunStore = (opened: Opened, now: () => number = Date.now): RunS
     },
     reject: async (runId, stepId, options = {}) => {
       await pending(runId, stepId)
-      if (!(await db(tables.decide(runId, stepId, "rejected", { reason: options.reason ?? "rejected" }, now()))))
+      if (
+        !(await db(tables.decide(runId, stepId, "rejected", { reason: options.reason ?? "rejected" }, now())))
+      )
         throw await notPending(runId, stepId)
       return decided(runId, stepId)
     },

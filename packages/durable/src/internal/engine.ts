@@ -45,7 +45,8 @@ export const SkillWorkflow = Workflow.make("ToolplaneSkill", {
 })
 
 /** The approval of one step: completed (with the decision's name) when someone decides it. */
-export const approvalDeferred = (stepId: string) => DurableDeferred.make(`approval/${stepId}`, { success: Schema.String })
+export const approvalDeferred = (stepId: string) =>
+  DurableDeferred.make(`approval/${stepId}`, { success: Schema.String })
 
 /** The wake-up of a run at its step's approval expiry. */
 export const expiryClock = (stepId: string, ms: number) =>
@@ -87,7 +88,10 @@ export const engineLayer = (
   const sharding = Sharding.layer.pipe(
     Layer.provideMerge(Runners.layerNoop),
     Layer.provideMerge(SqlMessageStorage.layerWith({ prefix: ENGINE_PREFIX })),
-    Layer.provide([Layer.orDie(SqlRunnerStorage.layerWith({ prefix: ENGINE_PREFIX })), RunnerHealth.layerNoop]),
+    Layer.provide([
+      Layer.orDie(SqlRunnerStorage.layerWith({ prefix: ENGINE_PREFIX })),
+      RunnerHealth.layerNoop,
+    ]),
     Layer.provide(config),
     Layer.provide(Digest.layerWebCrypto),
   )

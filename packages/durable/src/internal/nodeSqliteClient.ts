@@ -12,11 +12,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { Connection } from "effect/sql/SqlConnection"
 import { classifySqliteError, SqlError } from "effect/sql/SqlError"
 import * as Statement from "effect/sql/Statement"
-import * as Stream from "effect/Stream"
 
 /** Options of {@link makeNodeSqliteClient}. */
 export interface NodeSqliteClientOptions {
@@ -78,7 +78,10 @@ export const makeNodeSqliteClient = (
     }
     const run = <A>(operation: string, f: () => A): Effect.Effect<A, SqlError> =>
       Effect.try({ try: f, catch: (cause) => sqlError(cause, operation) })
-    const rows = (statement: StatementSync, params: ReadonlyArray<unknown>): Array<Record<string, unknown>> => {
+    const rows = (
+      statement: StatementSync,
+      params: ReadonlyArray<unknown>,
+    ): Array<Record<string, unknown>> => {
       statement.setReturnArrays(false)
       if (statement.columns().length === 0) {
         statement.run(...params.map(toParam))
@@ -132,5 +135,7 @@ export const makeNodeSqliteClient = (
   })
 
 /** A layer providing the `SqlClient` of {@link makeNodeSqliteClient}. */
-export const nodeSqliteClientLayer = (options: NodeSqliteClientOptions): Layer.Layer<SqlClient.SqlClient, SqlError> =>
+export const nodeSqliteClientLayer = (
+  options: NodeSqliteClientOptions,
+): Layer.Layer<SqlClient.SqlClient, SqlError> =>
   Layer.effect(SqlClient.SqlClient, makeNodeSqliteClient(options)).pipe(Layer.provide(Reactivity.layer))

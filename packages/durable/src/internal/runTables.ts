@@ -51,7 +51,8 @@ export interface PendingDecision {
 type Row = Record<string, unknown>
 
 const json = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value))
-const parse = (text: unknown): unknown => (text === null || text === undefined ? undefined : JSON.parse(String(text)))
+const parse = (text: unknown): unknown =>
+  text === null || text === undefined ? undefined : JSON.parse(String(text))
 const num = (value: unknown): number => Number(value)
 const iso = (ms: unknown): string => new Date(Number(ms)).toISOString()
 /** The engine's heartbeat column: SQLite `YYYY-MM-DD HH:MM:SS` (UTC), PostgreSQL a Date or string. */
@@ -114,11 +115,19 @@ const toRecord = (row: Row, steps: readonly Row[]): RunRecord => {
 
 export interface RunTables {
   readonly location: string
-  createRun(id: string, executionId: string, skill: unknown, input: unknown, now: number): Effect.Effect<void, SqlError>
+  createRun(
+    id: string,
+    executionId: string,
+    skill: unknown,
+    input: unknown,
+    now: number,
+  ): Effect.Effect<void, SqlError>
   run(id: string): Effect.Effect<RunRecord | undefined, SqlError>
   list(status?: RunStatus): Effect.Effect<RunInfo[], SqlError>
   /** Runs in one of these statuses (id, execution id, owner), oldest first. */
-  runsIn(statuses: readonly RunStatus[]): Effect.Effect<{ id: string; executionId: string; owner?: string; seq: number }[], SqlError>
+  runsIn(
+    statuses: readonly RunStatus[],
+  ): Effect.Effect<{ id: string; executionId: string; owner?: string; seq: number }[], SqlError>
   step(runId: string, stepId: string): Effect.Effect<StepRecord | undefined, SqlError>
   /** Sets a run's status (and who executes it) and bumps its `seq`. */
   setRun(
@@ -218,7 +227,8 @@ export const makeRunTables = (sql: SqlClient, location: string): Effect.Effect<R
         : sql
             .onDialectOrElse({
               pg: () => sql<Row>`SELECT to_regclass(${runners}) IS NOT NULL AS present`,
-              orElse: () => sql<Row>`SELECT count(*) > 0 AS present FROM sqlite_master WHERE name = ${runners}`,
+              orElse: () =>
+                sql<Row>`SELECT count(*) > 0 AS present FROM sqlite_master WHERE name = ${runners}`,
             })
             .pipe(
               Effect.map((rows) => {
@@ -230,7 +240,9 @@ export const makeRunTables = (sql: SqlClient, location: string): Effect.Effect<R
     )
     const runColumns = (withLease: boolean) =>
       withLease
-        ? sql.literal(`r.*, h.last_heartbeat AS last_heartbeat FROM ${RUNS} r LEFT JOIN ${runners} h ON h.address = r.owner_address`)
+        ? sql.literal(
+            `r.*, h.last_heartbeat AS last_heartbeat FROM ${RUNS} r LEFT JOIN ${runners} h ON h.address = r.owner_address`,
+          )
         : sql.literal(`r.*, NULL AS last_heartbeat FROM ${RUNS} r`)
     const stepsOf = (runIds: readonly string[]): Effect.Effect<ReadonlyArray<Row>, SqlError> =>
       runIds.length === 0
@@ -238,7 +250,14 @@ export const makeRunTables = (sql: SqlClient, location: string): Effect.Effect<R
         : sql<Row>`SELECT * FROM ${sql(STEPS)} WHERE ${sql.in("run_id", runIds)}`
     const withSteps = (rows: readonly Row[]): Effect.Effect<RunRecord[], SqlError> =>
       stepsOf(rows.map((r) => String(r.id))).pipe(
-        Effect.map((steps) => rows.map((row) => toRecord(row, steps.filter((s) => s.run_id === row.id)))),
+        Effect.map((steps) =>
+          rows.map((row) =>
+            toRecord(
+              row,
+              steps.filter((s) => s.run_id === row.id),
+            ),
+          ),
+        ),
       )
 
     const tables: RunTables = {
