@@ -184,6 +184,30 @@ describe.each([
     await durable.close()
   })
 
+  it_("fails a run on time through the engine's durable clock, with nobody polling", async () => {
+    const { calls, runner } = world()
+    const durable = await openDurableRunner({
+      storage: await storage(),
+      service: runner,
+      approvalTtlMs: 1500,
+    })
+    const run = await durable.start(skill, { start: 1 })
+    expect(run.status).toBe("suspended")
+    // No poll, resume or watch: the expiry clock the engine scheduled wakes the run.
+    const deadline = Date.now() + 20_000
+    let current = await durable.show(run.runId)
+    while (current.status !== "failed" && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100))
+      current = await durable.show(run.runId)
+    }
+    expect(current.status).toBe("failed")
+    expect(current.steps[1]).toMatchObject({ status: "expired", executions: 0 })
+    expect(current.error).toMatchObject({ stepId: "b", error: { _tag: "ApprovalDenied" } })
+    expect(Date.parse(current.updatedAt)).toBeGreaterThanOrEqual(Date.parse(current.steps[1]!.expiresAt!))
+    expect(calls).toEqual(["t/read"])
+    await durable.close()
+  })
+
   it_("names unknown runs and steps with typed errors", async () => {
     const { runner } = world()
     const durable = await openDurableRunner({ storage: await storage(), service: runner })

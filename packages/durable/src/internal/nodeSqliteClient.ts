@@ -37,8 +37,13 @@ const toParam = (value: unknown): SQLInputValue => {
   return JSON.stringify(value)
 }
 
-const sqlError = (cause: unknown, operation: string): SqlError =>
-  new SqlError({ reason: classifySqliteError(cause, { message: `SQLite ${operation} failed`, operation }) })
+const sqlError = (cause: unknown, operation: string): SqlError => {
+  // node:sqlite reports SQLite's extended result code as `errcode`; effect's classifier reads `errno`.
+  const error = cause as { errcode?: unknown; errno?: unknown; message?: unknown }
+  if (typeof error?.errcode === "number" && error.errno === undefined) error.errno = error.errcode
+  const message = typeof error?.message === "string" ? error.message : `SQLite ${operation} failed`
+  return new SqlError({ reason: classifySqliteError(cause, { message, operation }) })
+}
 
 /**
  * Opens `options.filename` and builds an Effect `SqlClient` on it; the database closes with the scope.
