@@ -30,7 +30,7 @@ import { type PostgresServer, postgresUnavailable, startPostgres } from "@toolpl
 import { type DurableRunner, openDurableRunner } from "../src/index.js"
 
 const STEPS = 10
-const settings = benchSettings({ rounds: 15, roundMs: 300 })
+const settings = benchSettings({ rounds: 15, roundMs: 1000 })
 
 const add = (id: string, annotations: ToolAnnotations) =>
   defineTool({
