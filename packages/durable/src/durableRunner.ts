@@ -35,6 +35,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Option from "effect/Option"
 import * as References from "effect/References"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
@@ -389,6 +390,13 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
             throw new Suspended()
           }
         }
+        // A decision recorded elsewhere that reached this run without a hand-over (the engine replayed
+        // the run, e.g. after taking it over): this runner hands it over, for its next poll to report.
+        if (
+          (entry?.status === "approved" || entry?.status === "rejected" || entry?.status === "expired") &&
+          (await db(tables.claimDelivery(runId, step.id)))
+        )
+          takenOver.add(runId)
         if (entry?.status === "rejected" || entry?.status === "expired")
           throw new ApprovalDenied({ toolId: step.tool, ...(entry.reason ? { reason: entry.reason } : {}) })
         return entry?.approvedArguments ?? args
@@ -453,7 +461,7 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
   const workflowLayer = SkillWorkflow.toLayer(body)
   const runtime = ManagedRuntime.make(
     workflowLayer.pipe(
-      Layer.provideMerge(engineLayer({ runnerId: owner, leaseMs, pollMs: options.pollMs ?? 200 })),
+      Layer.provideMerge(engineLayer({ runnerId: owner, leaseMs, pollMs: Math.max(10, options.pollMs ?? 200) })),
       Layer.provide(Layer.succeed(SqlClient.SqlClient, sql)),
       // The engine logs to the console by default; a library stays quiet.
       Layer.provide(Layer.succeed(References.MinimumLogLevel, "None")),
@@ -492,7 +500,16 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
         const run = await read(runId)
         const info = run.info
         const fresh = run.seq > afterSeq
-        if (fresh && SETTLED.has(info.status) && !awaitsEngine(info) && !active.has(runId)) return info
+        if (
+          fresh &&
+          SETTLED.has(info.status) &&
+          !awaitsEngine(info) &&
+          !active.has(runId) &&
+          // A suspended run counts once the engine stored its suspension (a crash right after would
+          // otherwise make the next owner run it again from its last stored step).
+          (info.status !== "suspended" || (await engineSuspended(run.executionId)))
+        )
+          return info
         if (!full && fresh && info.status === "running" && !active.has(runId) && info.owner !== owner)
           return info
         if (Date.now() >= deadline) return info
@@ -505,6 +522,11 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
       }
     }
   }
+
+  const engineSuspended = (executionId: string): Promise<boolean> =>
+    runtime
+      .runPromise(SkillWorkflow.poll(executionId))
+      .then((result) => Option.isSome(result) && result.value._tag === "Suspended")
 
   const deliver = (executionId: string, stepId: string, status: string) =>
     runtime.runPromise(

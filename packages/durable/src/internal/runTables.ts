@@ -186,38 +186,45 @@ export interface RunTables {
 export const makeRunTables = (sql: SqlClient, location: string): Effect.Effect<RunTables, SqlError> =>
   Effect.gen(function* () {
     const bigint = sql.onDialectOrElse({ pg: () => "BIGINT", orElse: () => "INTEGER" })
-    yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${RUNS} (
-      id TEXT PRIMARY KEY,
-      execution_id TEXT NOT NULL,
-      skill TEXT NOT NULL,
-      input TEXT NOT NULL,
-      status TEXT NOT NULL,
-      error TEXT,
-      owner TEXT,
-      owner_address TEXT,
-      lease_ms ${bigint},
-      seq ${bigint} NOT NULL DEFAULT 0,
-      created_at ${bigint} NOT NULL,
-      updated_at ${bigint} NOT NULL
-    )`)
-    yield* sql.unsafe(`CREATE INDEX IF NOT EXISTS ${RUNS}_status ON ${RUNS} (status)`)
-    yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${STEPS} (
-      run_id TEXT NOT NULL,
-      step_id TEXT NOT NULL,
-      idx INTEGER NOT NULL,
-      tool TEXT NOT NULL,
-      status TEXT NOT NULL,
-      arguments TEXT NOT NULL,
-      approved_arguments TEXT,
-      input_schema TEXT,
-      result TEXT,
-      reason TEXT,
-      expires_at ${bigint},
-      executions INTEGER NOT NULL DEFAULT 0,
-      delivered INTEGER NOT NULL DEFAULT 0,
-      updated_at ${bigint} NOT NULL,
-      PRIMARY KEY (run_id, step_id)
-    )`)
+    const create = Effect.gen(function* () {
+      yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${RUNS} (
+        id TEXT PRIMARY KEY,
+        execution_id TEXT NOT NULL,
+        skill TEXT NOT NULL,
+        input TEXT NOT NULL,
+        status TEXT NOT NULL,
+        error TEXT,
+        owner TEXT,
+        owner_address TEXT,
+        lease_ms ${bigint},
+        seq ${bigint} NOT NULL DEFAULT 0,
+        created_at ${bigint} NOT NULL,
+        updated_at ${bigint} NOT NULL
+      )`)
+      yield* sql.unsafe(`CREATE INDEX IF NOT EXISTS ${RUNS}_status ON ${RUNS} (status)`)
+      yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${STEPS} (
+        run_id TEXT NOT NULL,
+        step_id TEXT NOT NULL,
+        idx INTEGER NOT NULL,
+        tool TEXT NOT NULL,
+        status TEXT NOT NULL,
+        arguments TEXT NOT NULL,
+        approved_arguments TEXT,
+        input_schema TEXT,
+        result TEXT,
+        reason TEXT,
+        expires_at ${bigint},
+        executions INTEGER NOT NULL DEFAULT 0,
+        delivered INTEGER NOT NULL DEFAULT 0,
+        updated_at ${bigint} NOT NULL,
+        PRIMARY KEY (run_id, step_id)
+      )`)
+    })
+    // Runners starting at once on a fresh PostgreSQL database would race on CREATE TABLE: one at a time.
+    yield* sql.onDialectOrElse({
+      pg: () => sql.withTransaction(sql`SELECT pg_advisory_xact_lock(7263021)`.pipe(Effect.andThen(create))),
+      orElse: () => create,
+    })
     const runners = `${ENGINE_PREFIX}_runners`
     /** The engine's runner table exists once a runner opened the store (a store alone may come first). */
     let runnersPresent = false
