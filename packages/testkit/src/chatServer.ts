@@ -124,3 +124,29 @@ export const toolMessages = (body: any): Record<string, string> =>
       .filter((m) => m.role === "tool")
       .map((m) => [m.tool_call_id, typeof m.content === "string" ? m.content : JSON.stringify(m.content)]),
   )
+
+/**
+ * Scripts `server` to answer the next request with `calls` and every later one with `text`; returns the
+ * index of that next request in `server.requests`.
+ *
+ * @since 0.2.0
+ */
+export const scriptCalls = (server: ChatServer, calls: readonly ScriptedCall[], text: string): number => {
+  const start = server.requests.length
+  server.script = (_body, index) => (index === start ? { calls } : { text })
+  return start
+}
+
+/**
+ * The function tools a chat request offered, as the rule checker reads them (`toolListViolations`).
+ *
+ * @since 0.2.0
+ */
+export const offeredTools = (
+  body: any,
+): { readonly name: string; readonly description: unknown; readonly parameters: unknown }[] =>
+  ((body.tools ?? []) as any[]).map((t) => ({
+    name: t.function.name as string,
+    description: t.function.description as unknown,
+    parameters: t.function.parameters as unknown,
+  }))

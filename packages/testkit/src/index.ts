@@ -7,8 +7,10 @@
  */
 export {
   type ChatServer,
+  offeredTools,
   type Reply,
   type ScriptedCall,
+  scriptCalls,
   startChatServer,
   toolMessages,
 } from "./chatServer.js"
@@ -33,14 +35,28 @@ export {
   type StartPostgresOptions,
   startPostgres,
 } from "./postgres.js"
+export {
+  echoViolations,
+  ownAt,
+  ownKeysAt,
+  PROTOTYPE_KEY_PROPERTIES,
+  PROTOTYPE_KEYS,
+  plainJsonViolations,
+  prototypeKeyArguments,
+  prototypeKeySchema,
+  prototypeKeyService,
+  prototypeKeyTool,
+} from "./prototypeKeys.js"
 export { rootSchemaArb, schemaArb } from "./schemaArbitrary.js"
-export { PNG, type StubService, stubService, stubTools } from "./stubService.js"
+export { emptyService, PNG, type StubService, stubService, stubTools } from "./stubService.js"
+export { toolSetArb } from "./toolSetArbitrary.js"
 export {
   aborted,
   add,
   deploy,
   explode,
   inflight,
+  LOOP_CALLS,
   makeRunner,
   screenshot,
   slow,

@@ -63,6 +63,16 @@ export const stubService = (
 }
 
 /**
+ * A service without tools, for exports that are handed their tools (`{ tools }`) and never call it.
+ *
+ * @since 0.2.0
+ */
+export const emptyService: ToolService = {
+  listTools: async () => ({ tools: [] }),
+  callTool: async () => ({ content: [] }),
+}
+
+/**
  * A 1x1 PNG, base64.
  *
  * @since 0.2.0

@@ -6,6 +6,7 @@
 import { type Approver, createRunner, type ToolRunner } from "@toolplane/exec"
 import { defineBackend, defineTool, image, type Tool, type ToolDefinition, text } from "@toolplane/foundation"
 import { z } from "zod"
+import type { ScriptedCall } from "./chatServer.js"
 
 /**
  * Calls of the two sleeping tools (weather, add) in flight at once.
@@ -124,3 +125,19 @@ export const makeRunner = (approver?: Approver): ToolRunner => {
     ...(approver !== undefined ? { approver } : {}),
   })
 }
+
+/**
+ * One model turn of calls to {@link makeRunner}'s tools with every outcome an export must handle: two
+ * calls that succeed (in parallel), an unknown tool, bad arguments, a failing tool and invalid JSON
+ * (ids `c1` to `c6`, tool names as `mapToolNames` makes them).
+ *
+ * @since 0.2.0
+ */
+export const LOOP_CALLS: readonly ScriptedCall[] = [
+  ["c1", "weather__current", '{"city":"Oslo"}'],
+  ["c2", "math__add", '{"a":2,"b":3}'],
+  ["c3", "nope__tool", "{}"],
+  ["c4", "weather__current", '{"city":"X"}'],
+  ["c5", "ops__explode", "{}"],
+  ["c6", "math__add", '{"a": 2,'],
+]

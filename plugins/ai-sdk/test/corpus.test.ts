@@ -5,59 +5,38 @@
  * OpenAI-compatible server; what arrives is checked by an independent checker of the providers'
  * documented rules. Names are valid, unique and reversible (fast-check).
  */
-import { createOpenAI } from "@ai-sdk/openai"
 import type { Tool } from "@toolplane/foundation"
 import { fromMcpTool, type McpTool, mcpBackend } from "@toolplane/plugin-mcp"
 import {
-  type ChatServer,
+  emptyService,
   everythingServerCommand,
-  startChatServer,
+  offeredTools,
   toolListViolations,
+  toolSetArb,
   wildMcpTools,
 } from "@toolplane/testkit"
 import { generateText } from "ai"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { toAISDKTools } from "../src/index.js"
+import { chatModel, server } from "./support.js"
 
 const wild = wildMcpTools() as unknown as McpTool[]
 
-let server: ChatServer
 let everything: Tool[] = []
 const backend = mcpBackend({ name: "everything", stdio: everythingServerCommand() })
 
 beforeAll(async () => {
-  server = await startChatServer()
   everything = [...(await backend.toolSchemas())]
 }, 30_000)
-afterAll(async () => {
-  await backend.close()
-  await server.close()
-})
+afterAll(() => backend.close())
 
 const sent = async (tools: readonly Tool[]) => {
-  const set = await toAISDKTools(
-    { listTools: async () => ({ tools: [] }), callTool: async () => ({ content: [] }) },
-    {
-      tools,
-    },
-  )
+  const set = await toAISDKTools(emptyService, { tools })
   const start = server.requests.length
   server.script = () => ({ text: "ok" })
-  await generateText({
-    model: createOpenAI({ baseURL: server.baseURL, apiKey: "sk-test" }).chat("gpt-test"),
-    tools: set.tools,
-    prompt: "hi",
-  })
-  const body = server.requests[start]
-  return {
-    set,
-    tools: (body.tools as any[]).map((t) => ({
-      name: t.function.name as string,
-      description: t.function.description as unknown,
-      parameters: t.function.parameters,
-    })),
-  }
+  await generateText({ model: chatModel(), tools: set.tools, prompt: "hi" })
+  return { set, tools: offeredTools(server.requests[start]) }
 }
 
 describe("real MCP tools through the AI SDK", () => {
@@ -76,27 +55,13 @@ describe("real MCP tools through the AI SDK", () => {
   })
 
   it("names are valid, unique and reversible for any set of ids (fast-check)", async () => {
-    const segment = fc.stringMatching(/^[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,40}$/)
     await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(fc.tuple(segment, segment), { maxLength: 25 }), async (pairs) => {
-        const ids = [...new Set(pairs.map(([a, b]) => `${a.replace(/\./g, "_")}/${b}`))]
-        const tools = ids.map(
-          (id) =>
-            ({
-              id,
-              namespace: id.split("/")[0]!,
-              name: id.split("/")[1]!,
-              inputSchema: { type: "object" },
-            }) as Tool,
-        )
-        const { names, tools: out } = await toAISDKTools(
-          { listTools: async () => ({ tools: [] }), callTool: async () => ({ content: [] }) },
-          { tools },
-        )
+      fc.asyncProperty(toolSetArb(), async (tools) => {
+        const { names, tools: out } = await toAISDKTools(emptyService, { tools })
         const sentNames = Object.keys(out)
-        expect(new Set(sentNames).size).toBe(ids.length)
+        expect(new Set(sentNames).size).toBe(tools.length)
         for (const n of sentNames) expect(n).toMatch(/^[a-zA-Z0-9_-]{1,64}$/)
-        for (const id of ids) expect(names.idOf(names.nameOf(id)!)).toBe(id)
+        for (const { id } of tools) expect(names.idOf(names.nameOf(id)!)).toBe(id)
       }),
       { numRuns: 100 },
     )

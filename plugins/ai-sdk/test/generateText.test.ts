@@ -3,27 +3,25 @@
  * scripted tool calls, executing through the real runner (validation, approval gate) over an in-process
  * backend.
  */
-import { createOpenAI } from "@ai-sdk/openai"
 import { approveAll } from "@toolplane/exec"
 import {
   aborted,
-  type ChatServer,
+  echoViolations,
   inflight,
+  LOOP_CALLS,
   makeRunner,
-  startChatServer,
+  offeredTools,
+  ownKeysAt,
+  PROTOTYPE_KEYS,
+  prototypeKeyArguments,
+  prototypeKeyService,
+  scriptCalls,
   toolMessages,
 } from "@toolplane/testkit"
 import { generateText, type ModelMessage, stepCountIs } from "ai"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { aiSdkApproval, toAISDKTools } from "../src/index.js"
-
-let server: ChatServer
-beforeAll(async () => {
-  server = await startChatServer()
-})
-afterAll(() => server.close())
-
-const model = () => createOpenAI({ baseURL: server.baseURL, apiKey: "sk-test" }).chat("gpt-test")
+import { chatModel as model, responsesModel, server } from "./support.js"
 
 describe("generateText with Toolplane tools", () => {
   it("a full loop: parallel calls, an unknown tool, bad arguments, invalid JSON and a failing tool", async () => {
@@ -38,21 +36,8 @@ describe("generateText with Toolplane tools", () => {
       "weather__current",
     ])
     expect(names.idOf("weather__current")).toBe("weather/current")
-    const start = server.requests.length
-    server.script = (_body, i) =>
-      i === start
-        ? {
-            calls: [
-              ["c1", "weather__current", '{"city":"Oslo"}'],
-              ["c2", "math__add", '{"a":2,"b":3}'],
-              ["c3", "nope__tool", "{}"],
-              ["c4", "weather__current", '{"city":"X"}'],
-              ["c5", "ops__explode", "{}"],
-              ["c6", "math__add", '{"a": 2,'],
-              ["c7", "screen__shot", "{}"],
-            ],
-          }
-        : { text: "Oslo is 4 degrees; 2+3=5." }
+    const calls = [...LOOP_CALLS, ["c7", "screen__shot", "{}"] as const]
+    const start = scriptCalls(server, calls, "Oslo is 4 degrees; 2+3=5.")
     inflight.max = 0
     const result = await generateText({ model: model(), tools, prompt: "go", stopWhen: stepCountIs(4) })
     expect(result.text).toBe("Oslo is 4 degrees; 2+3=5.")
@@ -87,21 +72,45 @@ describe("generateText with Toolplane tools", () => {
     expect(inflight.max).toBeGreaterThanOrEqual(2)
   })
 
+  it("prototype keys: properties named __proto__ or constructor go out; the SDK refuses a __proto__ argument", async () => {
+    const { service, calls } = prototypeKeyService()
+    const { tools } = await toAISDKTools(service)
+    const withProto = JSON.stringify(prototypeKeyArguments())
+    const without =
+      '{"constructor":"constructor","prototype":"prototype","hasOwnProperty":"x","nested":{"constructor":2}}'
+    const start = scriptCalls(
+      server,
+      [
+        ["p1", "keys__echo", without],
+        ["p2", "keys__echo", withProto],
+      ],
+      "echoed",
+    )
+    await generateText({ model: model(), tools, prompt: "go", stopWhen: stepCountIs(3) })
+    const [offered] = offeredTools(server.requests[start])
+    expect(ownKeysAt(offered, "parameters", "properties").slice(0, 4)).toEqual([...PROTOTYPE_KEYS])
+    // inherited names arrive as data
+    expect(echoViolations(calls, without)).toEqual([])
+    const out = toolMessages(server.requests[start + 1])
+    expect(out.p1).toBe(without)
+    // the AI SDK parses tool input with secure-json-parse, which refuses a __proto__ key: the tool never
+    // runs and the model reads why
+    expect(out.p2).toContain("forbidden prototype property")
+  })
+
   it("through the Responses API provider, images go back as input_image content", async () => {
     const runner = makeRunner(approveAll())
     const { tools } = await toAISDKTools(runner)
-    const start = server.requests.length
-    server.script = (_b, i) =>
-      i === start
-        ? {
-            calls: [
-              ["r1", "screen__shot", "{}"],
-              ["r2", "math__add", '{"a":1,"b":1}'],
-            ],
-          }
-        : { text: "seen" }
+    const start = scriptCalls(
+      server,
+      [
+        ["r1", "screen__shot", "{}"],
+        ["r2", "math__add", '{"a":1,"b":1}'],
+      ],
+      "seen",
+    )
     const result = await generateText({
-      model: createOpenAI({ baseURL: server.baseURL, apiKey: "sk-test" }).responses("gpt-test"),
+      model: responsesModel(),
       tools,
       prompt: "look",
       stopWhen: stepCountIs(3),
@@ -122,8 +131,7 @@ describe("generateText with Toolplane tools", () => {
   it("the SDK's abort signal reaches the tool", async () => {
     const runner = makeRunner(approveAll())
     const { tools } = await toAISDKTools(runner)
-    const start = server.requests.length
-    server.script = (_b, i) => (i === start ? { calls: [["s1", "ops__slow", "{}"]] } : { text: "never" })
+    scriptCalls(server, [["s1", "ops__slow", "{}"]], "never")
     const controller = new AbortController()
     aborted.value = undefined
     setTimeout(() => controller.abort(), 150)
@@ -142,9 +150,7 @@ describe("generateText with Toolplane tools", () => {
     const { tools, toolApproval } = await toAISDKTools(runner, { approval })
     expect(toolApproval.ops__deploy).toMatchObject({ type: "user-approval" })
     expect(toolApproval.math__add).toEqual({ type: "not-applicable" })
-    const start = server.requests.length
-    server.script = (_b, i) =>
-      i === start ? { calls: [["d1", "ops__deploy", '{"env":"prod"}']] } : { text: "deployed" }
+    const start = scriptCalls(server, [["d1", "ops__deploy", '{"env":"prod"}']], "deployed")
     const first = await generateText({
       model: model(),
       tools,
@@ -200,9 +206,7 @@ describe("generateText with Toolplane tools", () => {
       },
     }
     const { tools, toolApproval } = await toAISDKTools(service, { approval })
-    const start = server.requests.length
-    server.script = (_b, i) =>
-      i === start ? { calls: [["d2", "ops__deploy", '{"env":"prod"}']] } : { text: "ok, not deployed" }
+    scriptCalls(server, [["d2", "ops__deploy", '{"env":"prod"}']], "ok, not deployed")
     const first = await generateText({ model: model(), tools, toolApproval, prompt: "deploy" })
     const request = first.content.find((p) => p.type === "tool-approval-request") as any
     const second = await generateText({
@@ -234,9 +238,7 @@ describe("generateText with Toolplane tools", () => {
     const runner = makeRunner()
     const { tools, toolApproval } = await toAISDKTools(runner)
     expect(Object.values(toolApproval).every((s) => s.type === "not-applicable")).toBe(true)
-    const start = server.requests.length
-    server.script = (_b, i) =>
-      i === start ? { calls: [["d3", "ops__deploy", '{"env":"prod"}']] } : { text: "could not" }
+    scriptCalls(server, [["d3", "ops__deploy", '{"env":"prod"}']], "could not")
     await generateText({ model: model(), tools, prompt: "deploy", stopWhen: stepCountIs(3) })
     expect(toolMessages(server.requests.at(-1)).d3).toContain("APPROVAL_REQUIRED")
   })

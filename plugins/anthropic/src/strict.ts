@@ -28,7 +28,7 @@
  * @since 0.2.0
  */
 import { type JsonSchema, normalizeJsonSchema } from "@toolplane/foundation"
-import { esc, isRecord } from "./internal/json.js"
+import { esc, isRecord, own, put } from "./internal/json.js"
 
 /**
  * One change to a schema that lost meaning (or was rewritten), as a JSON pointer into the source schema.
@@ -170,7 +170,7 @@ const resolvePointer = (root: Node, ref: string): unknown => {
     .split("/")
     .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))) {
     if (!isRecord(node)) return undefined
-    node = node[seg]
+    node = own(node, seg)
   }
   return node
 }
@@ -254,9 +254,9 @@ const mergeAllOf = (node: Node, path: string, ctx: Ctx, depth = 0): Node => {
       else if (key === "required" && Array.isArray(value))
         merged.required = [...new Set([...((merged.required as string[]) ?? []), ...(value as string[])])]
       else if (key === "description" || key === "title") merged[key] ??= value
-      else if (key in merged && JSON.stringify(merged[key]) !== JSON.stringify(value))
+      else if (Object.hasOwn(merged, key) && JSON.stringify(merged[key]) !== JSON.stringify(value))
         throw new NotStrict(`${path}/allOf/${i}/${esc(key)}`, `allOf branches disagree on "${key}"`)
-      else merged[key] = value
+      else put(merged, key, value)
     }
   }
   return merged
@@ -303,11 +303,13 @@ const convert = (input: unknown, path: string, ctx: Ctx): unknown => {
       throw new NotStrict(at, "tuples cannot be expressed in strict mode")
     if (key === "properties" && isRecord(value)) {
       const props: Node = {}
-      for (const [name, sub] of Object.entries(value)) props[name] = convert(sub, `${at}/${esc(name)}`, ctx)
+      for (const [name, sub] of Object.entries(value))
+        put(props, name, convert(sub, `${at}/${esc(name)}`, ctx))
       out.properties = props
     } else if ((key === "$defs" || key === "definitions") && isRecord(value)) {
       const defs: Node = {}
-      for (const [name, sub] of Object.entries(value)) defs[name] = convert(sub, `${at}/${esc(name)}`, ctx)
+      for (const [name, sub] of Object.entries(value))
+        put(defs, name, convert(sub, `${at}/${esc(name)}`, ctx))
       out[key] = defs
     } else if (key === "items") {
       out.items = convert(value, at, ctx)
@@ -370,7 +372,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): unknown => {
       )
     } else if (key === "required" && Array.isArray(value)) {
       const named = isRecord(node.properties) ? node.properties : {}
-      const kept = value.filter((r) => typeof r === "string" && r in named)
+      const kept = value.filter((r) => typeof r === "string" && Object.hasOwn(named, r))
       for (const r of value)
         if (!kept.includes(r))
           lose(
@@ -382,7 +384,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): unknown => {
       if (kept.length > 0 || !isObject) out.required = isObject ? kept : value
     } else if (KEEP.has(key)) {
       out[key] = value
-    } else if (key in RESTATE) {
+    } else if (Object.hasOwn(RESTATE, key)) {
       const note = RESTATE[key]!(value)
       if (note !== "") notes.push(note)
       lose(ctx, key, at, `"${key}" is not supported in strict mode and was restated in the description`)

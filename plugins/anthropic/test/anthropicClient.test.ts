@@ -6,6 +6,12 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import Anthropic from "@anthropic-ai/sdk"
 import { defineTool } from "@toolplane/foundation"
+import {
+  echoViolations,
+  PROTOTYPE_KEYS,
+  prototypeKeyArguments,
+  prototypeKeyService,
+} from "@toolplane/testkit"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { z } from "zod"
 import { runAgentLoop, runToolCalls, toAnthropicToolSearch, toAnthropicTools } from "../src/index.js"
@@ -197,6 +203,29 @@ describe("agent loop against a local Messages API server", () => {
       ],
     })
     expect(received[1].messages[2].content).toEqual(results)
+  })
+
+  it("prototype keys: a strict schema with __proto__ and constructor properties goes out and comes back as data", async () => {
+    const { tool, service, calls } = prototypeKeyService()
+    script = () => message([toolUse("tu_0", "keys__echo", prototypeKeyArguments())], "tool_use")
+    const set = toAnthropicTools([tool], { strict: true })
+    const response = await client().messages.create({
+      model: "claude-test",
+      max_tokens: 512,
+      messages: [{ role: "user", content: "go" }],
+      tools: set.tools,
+    })
+    const sent = received[0].tools[0]
+    expect(sent.strict).toBe(true)
+    expect(Object.keys(sent.input_schema.properties).slice(0, 4)).toEqual([...PROTOTYPE_KEYS])
+    expect(Object.keys(sent.input_schema.$defs)).toEqual(["__proto__"])
+    const results = await runToolCalls(service, response, { tools: set })
+    expect(echoViolations(calls, JSON.stringify(prototypeKeyArguments()))).toEqual([])
+    expect(results[0]).toEqual({
+      type: "tool_result",
+      tool_use_id: "tu_0",
+      content: [{ type: "text", text: JSON.stringify(prototypeKeyArguments()) }],
+    })
   })
 
   it("stops at the step limit when the model keeps calling tools", async () => {

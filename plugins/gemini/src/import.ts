@@ -19,7 +19,7 @@ import {
   ToolNotFound,
   toToolResult,
 } from "@toolplane/foundation"
-import { isRecord } from "./internal/json.js"
+import { isRecord, put } from "./internal/json.js"
 
 /**
  * A Gemini function declaration as it appears in a request (structurally `FunctionDeclaration`).
@@ -87,8 +87,11 @@ export const geminiSchemaToJsonSchema = (schema: unknown): JsonSchema => {
         if (Array.isArray(value)) out.anyOf = value.map(geminiSchemaToJsonSchema)
         break
       default:
-        out[key] =
-          COUNTS.includes(key) && typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value
+        put(
+          out,
+          key,
+          COUNTS.includes(key) && typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value,
+        )
     }
   }
   if (schema.nullable === true) {

@@ -31,7 +31,7 @@
  */
 import type { Type } from "@google/genai"
 import { type JsonSchema, normalizeJsonSchema } from "@toolplane/foundation"
-import { esc, isRecord, put } from "./internal/json.js"
+import { esc, isRecord, own, put } from "./internal/json.js"
 
 /**
  * One change to a schema that lost meaning (or was rewritten), as a JSON pointer into the source schema.
@@ -162,7 +162,7 @@ const resolvePointer = (root: Node, ref: string): unknown => {
     .split("/")
     .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))) {
     if (!isRecord(node)) return undefined
-    node = node[seg]
+    node = own(node, seg)
   }
   return node
 }
@@ -237,14 +237,14 @@ const mergeAllOf = (node: Node, path: string, ctx: Ctx, refs: readonly string[] 
       else if (key === "required" && Array.isArray(value))
         merged.required = [...new Set([...((merged.required as string[]) ?? []), ...(value as string[])])]
       else if (key === "description" || key === "title") merged[key] ??= value
-      else if (key in merged && JSON.stringify(merged[key]) !== JSON.stringify(value))
+      else if (Object.hasOwn(merged, key) && JSON.stringify(merged[key]) !== JSON.stringify(value))
         lose(
           ctx,
           "allOf",
           `${path}/allOf/${i}/${esc(key)}`,
           `allOf branches disagree on "${key}"; the first was kept`,
         )
-      else merged[key] = value
+      else put(merged, key, value)
     }
   }
   return merged
@@ -596,7 +596,7 @@ const convert = (input: unknown, path: string, ctx: Ctx, refs: readonly string[]
         if (required.has(source)) outRequired.push(name)
       }
       for (const r of required)
-        if (!(r in props))
+        if (!Object.hasOwn(props, r))
           lose(ctx, "required", `${path}/required`, `required "${r}" has no schema and was dropped`)
       out.properties = outProps
       if (outRequired.length > 0) out.required = outRequired

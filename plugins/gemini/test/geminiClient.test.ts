@@ -6,6 +6,12 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { GoogleGenAI } from "@google/genai"
+import {
+  echoViolations,
+  PROTOTYPE_KEYS,
+  prototypeKeyArguments,
+  prototypeKeyService,
+} from "@toolplane/testkit"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { runAgentLoop, runToolCalls, toGeminiTools } from "../src/index.js"
 import { allDefinitions, PNG, search, serviceOf } from "./support.js"
@@ -180,6 +186,40 @@ describe("agent loop against a local generateContent server", () => {
       ],
     })
     expect(received.at(-1)!.body.contents[2].parts).toEqual(JSON.parse(JSON.stringify(parts)))
+  })
+
+  it("prototype keys: a schema with __proto__ and constructor properties goes out and comes back as data", async () => {
+    const { tool, service, calls } = prototypeKeyService()
+    const set = toGeminiTools([tool])
+    script = () => reply([{ functionCall: { id: "c0", name: "keys__echo", args: prototypeKeyArguments() } }])
+    // before the call: the client rewrites the declarations it is given in place
+    expect(Object.keys(set.tool.functionDeclarations![0]!.parameters!.properties!).slice(0, 4)).toEqual([
+      ...PROTOTYPE_KEYS,
+    ])
+    const response = await client().models.generateContent({
+      model: "gemini-test",
+      contents: "go",
+      config: { tools: [set.tool] },
+    })
+    // on the wire (and in `set` afterwards): @google/genai 3.1.0 (processJsonSchema) rebuilds
+    // `properties` by assignment and so drops a property named __proto__ itself; the others arrive
+    const sent = received[0]!.body.tools[0].functionDeclarations[0]
+    const others = PROTOTYPE_KEYS.filter((k) => k !== "__proto__")
+    expect(Object.keys(sent.parameters.properties)).toEqual(expect.arrayContaining(others))
+    expect(Object.keys(sent.parameters.properties.nested.properties)).toEqual(expect.arrayContaining(others))
+    const parts = await runToolCalls(service, response, { tools: set })
+    expect(echoViolations(calls, JSON.stringify(prototypeKeyArguments()))).toEqual([])
+    expect(parts[0]!.functionResponse.response).toEqual({ output: JSON.stringify(prototypeKeyArguments()) })
+    // parametersJsonSchema goes out as it is: there the __proto__ property arrives too
+    const jsonSet = toGeminiTools([tool], { schema: "jsonSchema" })
+    await client().models.generateContent({
+      model: "gemini-test",
+      contents: "go",
+      config: { tools: [jsonSet.tool] },
+    })
+    const sentJson = received[1]!.body.tools[0].functionDeclarations[0].parametersJsonSchema
+    expect(Object.keys(sentJson.properties).slice(0, 4)).toEqual([...PROTOTYPE_KEYS])
+    expect(Object.keys(sentJson.$defs)).toEqual(["__proto__"])
   })
 
   it("stops at the step limit when the model keeps calling functions", async () => {

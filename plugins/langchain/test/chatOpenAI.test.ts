@@ -4,51 +4,30 @@
  * both with LangChain's own tool invocation and with runLangChainToolCalls.
  */
 import { type AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages"
-import { ChatOpenAI } from "@langchain/openai"
 import { approveAll } from "@toolplane/exec"
 import {
   aborted,
-  type ChatServer,
+  echoViolations,
   inflight,
+  LOOP_CALLS,
   makeRunner,
-  startChatServer,
+  offeredTools,
+  ownKeysAt,
+  PROTOTYPE_KEYS,
+  prototypeKeyArguments,
+  prototypeKeyService,
+  scriptCalls,
   toolMessages,
 } from "@toolplane/testkit"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { runLangChainToolCalls, toLangChainTools } from "../src/index.js"
-
-let server: ChatServer
-beforeAll(async () => {
-  server = await startChatServer()
-})
-afterAll(() => server.close())
-
-const chat = () =>
-  new ChatOpenAI({
-    model: "gpt-test",
-    apiKey: "sk-test",
-    maxRetries: 0,
-    configuration: { baseURL: server.baseURL },
-  })
+import { chat, server } from "./support.js"
 
 describe("ChatOpenAI with Toolplane tools", () => {
   it("a full loop with runLangChainToolCalls: parallel calls, unknown tool, bad arguments, invalid JSON, a failing tool", async () => {
     const runner = makeRunner(approveAll())
     const set = await toLangChainTools(runner)
-    const start = server.requests.length
-    server.script = (_b, i) =>
-      i === start
-        ? {
-            calls: [
-              ["c1", "weather__current", '{"city":"Oslo"}'],
-              ["c2", "math__add", '{"a":2,"b":3}'],
-              ["c3", "nope__tool", "{}"],
-              ["c4", "weather__current", '{"city":"X"}'],
-              ["c5", "ops__explode", "{}"],
-              ["c6", "math__add", '{"a": 2,'],
-            ],
-          }
-        : { text: "Oslo is 4 degrees; 2+3=5." }
+    const start = scriptCalls(server, LOOP_CALLS, "Oslo is 4 degrees; 2+3=5.")
     const model = chat().bindTools(set.tools)
     const messages: BaseMessage[] = [new HumanMessage("go")]
     inflight.max = 0
@@ -91,18 +70,16 @@ describe("ChatOpenAI with Toolplane tools", () => {
     const runner = makeRunner()
     const set = await toLangChainTools(runner)
     const byName = new Map(set.tools.map((t) => [t.name, t]))
-    const start = server.requests.length
-    server.script = (_b, i) =>
-      i === start
-        ? {
-            calls: [
-              ["l1", "weather__current", '{"city":"Oslo"}'],
-              ["l2", "ops__explode", "{}"],
-              ["l3", "ops__deploy", '{"env":"prod"}'],
-              ["l4", "screen__shot", "{}"],
-            ],
-          }
-        : { text: "done" }
+    scriptCalls(
+      server,
+      [
+        ["l1", "weather__current", '{"city":"Oslo"}'],
+        ["l2", "ops__explode", "{}"],
+        ["l3", "ops__deploy", '{"env":"prod"}'],
+        ["l4", "screen__shot", "{}"],
+      ],
+      "done",
+    )
     const model = chat().bindTools(set.tools)
     const messages: BaseMessage[] = [new HumanMessage("go")]
     const ai = (await model.invoke(messages)) as AIMessage
@@ -129,6 +106,19 @@ describe("ChatOpenAI with Toolplane tools", () => {
     const sent = toolMessages(server.requests.at(-1))
     expect(sent.l2).toContain("the reactor is offline")
     expect(sent.l3).toContain("APPROVAL_REQUIRED")
+  })
+
+  it("prototype keys: properties and arguments named __proto__ or constructor go out and come back as data", async () => {
+    const { service, calls } = prototypeKeyService()
+    const set = await toLangChainTools(service)
+    const args = JSON.stringify(prototypeKeyArguments())
+    const start = scriptCalls(server, [["p1", "keys__echo", args]], "echoed")
+    const ai = (await chat().bindTools(set.tools).invoke("go")) as AIMessage
+    const [offered] = offeredTools(server.requests[start])
+    expect(ownKeysAt(offered, "parameters", "properties").slice(0, 4)).toEqual([...PROTOTYPE_KEYS])
+    const [message] = await runLangChainToolCalls(service, ai, { tools: set })
+    expect(echoViolations(calls, args)).toEqual([])
+    expect(message!.content).toBe(args)
   })
 
   it("bad arguments through LangChain's own validation name what was wrong", async () => {

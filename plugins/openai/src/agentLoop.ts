@@ -246,8 +246,6 @@ export async function runAgentLoop(
 
 /** An assistant message as a request parameter: fields the API sends as `null` are left out. */
 const stripNulls = (message: ChatMessageLike): Record<string, unknown> => {
-  const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(message)) if (v !== null && v !== undefined) out[k] = v
-  if (!("content" in out)) out.content = null
-  return out
+  const out = Object.fromEntries(Object.entries(message).filter(([, v]) => v !== null && v !== undefined))
+  return Object.hasOwn(out, "content") ? out : { ...out, content: null }
 }

@@ -12,6 +12,8 @@ import {
   mergeAllOf,
   mergeShared,
   type Node,
+  own,
+  put,
   resolvePointer,
 } from "./internal/schemaWalk.js"
 import { WRAPPED_ROOT_PROPERTY } from "./strictSchema.js"
@@ -80,15 +82,17 @@ export const restoreArguments = (
     if (!isRecord(value)) return undefined
     const covers = (a: Node) => {
       const props = isRecord(a.properties) ? a.properties : {}
-      return Object.keys(value).every((k) => k in props)
+      return Object.keys(value).every((k) => Object.hasOwn(props, k))
     }
     const fits = (a: Node) => {
       const props = isRecord(a.properties) ? a.properties : {}
       const required = Array.isArray(a.required) ? (a.required as string[]) : []
       return (
         covers(a) &&
-        required.every((k) => k in value && (value[k] !== null || matches(props[k], null, depth))) &&
-        Object.entries(value).every(([k, v]) => v === null || matches(props[k], v, depth))
+        required.every(
+          (k) => Object.hasOwn(value, k) && (value[k] !== null || matches(own(props, k), null, depth)),
+        ) &&
+        Object.entries(value).every(([k, v]) => v === null || matches(own(props, k), v, depth))
       )
     }
     return alts.find(fits) ?? alts.find(covers)
@@ -107,9 +111,9 @@ export const restoreArguments = (
     const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : [])
     const out: Record<string, unknown> = {}
     for (const [key, v] of Object.entries(value)) {
-      const sub = props[key]
+      const sub = own(props, key)
       if (v === null && !required.has(key) && isRecord(sub) && !acceptsNull(sub, root)) continue
-      out[key] = sub === undefined ? v : restore(sub, v, depth + 1)
+      put(out, key, sub === undefined ? v : restore(sub, v, depth + 1))
     }
     return out
   }

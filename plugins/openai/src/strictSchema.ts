@@ -42,6 +42,7 @@ import {
   mergeAllOf as mergeAllOfWith,
   mergeShared,
   type Node,
+  put,
   resolvePointer,
   unesc,
 } from "./internal/schemaWalk.js"
@@ -469,7 +470,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
     for (const [name, sub] of Object.entries(props ?? {})) {
       const at = `${path}/properties/${esc(name)}`
       const converted = convert(sub, at, ctx)
-      if (required.has(name)) outProps[name] = converted
+      if (required.has(name)) put(outProps, name, converted)
       else {
         if (allowsNull(converted))
           lose(
@@ -478,11 +479,11 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
             at,
             `optional nullable "${name}": leaving it out and sending null are now the same`,
           )
-        outProps[name] = nullable(converted)
+        put(outProps, name, nullable(converted))
       }
     }
     for (const name of required)
-      if (!(name in outProps))
+      if (!Object.hasOwn(outProps, name))
         lose(ctx, "required", `${path}/required`, `required "${name}" has no schema and was dropped`)
     out.properties = outProps
     out.required = Object.keys(outProps)
@@ -588,7 +589,7 @@ export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
     for (const [name, sub] of Object.entries(defsSource ?? {})) {
       ctx.expanding.push(`#/${defsKey}/${esc(name)}`)
       try {
-        defs[name] = convert(sub, `/${defsKey}/${esc(name)}`, ctx)
+        put(defs, name, convert(sub, `/${defsKey}/${esc(name)}`, ctx))
       } finally {
         ctx.expanding.pop()
       }
@@ -597,7 +598,7 @@ export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
     for (let ref = ctx.pending!.shift(); ref !== undefined; ref = ctx.pending!.shift()) {
       ctx.expanding.push(ref)
       try {
-        defs[ctx.hoisted!.get(ref)!] = convert(resolvePointer(ctx.root, ref), ref.slice(1), ctx)
+        put(defs, ctx.hoisted!.get(ref)!, convert(resolvePointer(ctx.root, ref), ref.slice(1), ctx))
       } finally {
         ctx.expanding.pop()
       }

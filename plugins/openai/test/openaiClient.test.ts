@@ -4,6 +4,12 @@
  */
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
+import {
+  echoViolations,
+  PROTOTYPE_KEYS,
+  prototypeKeyArguments,
+  prototypeKeyService,
+} from "@toolplane/testkit"
 import OpenAI from "openai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runAgentLoop, runToolCalls, toOpenAITools } from "../src/index.js"
@@ -205,6 +211,39 @@ describe("agent loop against a local OpenAI-compatible server", () => {
     const outputs = await runToolCalls(service, completion.choices[0]!.message, { tools: set })
     expect(outputs.every((o) => o.role === "tool" && Object.keys(o).length === 3)).toBe(true)
     checkOutputs(outputs.map((o) => ({ id: o.tool_call_id, text: o.content })))
+  })
+
+  it("prototype keys: a strict schema with __proto__ and constructor properties goes out and comes back as data", async () => {
+    received.chat = []
+    const { tool, service, calls } = prototypeKeyService()
+    const args = { ...prototypeKeyArguments(), map: null, withDefault: null }
+    scripts.chat = () =>
+      chatCompletion(
+        {
+          content: null,
+          tool_calls: [
+            {
+              id: "call_0",
+              type: "function",
+              function: { name: "keys__echo", arguments: JSON.stringify(args) },
+            },
+          ],
+        },
+        "tool_calls",
+      )
+    const set = toOpenAITools([tool], { strict: true })
+    const completion = await client().chat.completions.create({
+      model: "gpt-test",
+      messages: [{ role: "user", content: "go" }],
+      tools: set.tools,
+    })
+    const sent = received.chat[0].tools[0].function
+    expect(sent.strict).toBe(true)
+    expect(Object.keys(sent.parameters.properties).slice(0, 4)).toEqual([...PROTOTYPE_KEYS])
+    expect(Object.keys(sent.parameters.$defs)).toEqual(["__proto__"])
+    const outputs = await runToolCalls(service, completion.choices[0]!.message, { tools: set })
+    expect(echoViolations(calls, JSON.stringify(prototypeKeyArguments()))).toEqual([])
+    expect(outputs[0]!.content).toBe(JSON.stringify(prototypeKeyArguments()))
   })
 
   it("responses: sends function_call_output items for every call and stops on a message", async () => {

@@ -11,6 +11,17 @@ export const isRecord = (v: unknown): v is Node => typeof v === "object" && v !=
 export const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1")
 export const unesc = (s: string) => s.replace(/~1/g, "/").replace(/~0/g, "~")
 
+/**
+ * `node[key]` when it is an own property, else `undefined`: a property or definition named
+ * `constructor` or `__proto__` is never found on the prototype.
+ */
+export const own = (node: Node, key: string): unknown => (Object.hasOwn(node, key) ? node[key] : undefined)
+
+/** Sets an own enumerable property, also one named `__proto__` (assignment would set the prototype). */
+export const put = (target: Node, key: string, value: unknown): void => {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
 /** The node a local JSON pointer (`#`, `#/a/b`) names in `root`, or `undefined`. */
 export const resolvePointer = (root: Node, ref: string): unknown => {
   if (ref === "#") return root
@@ -18,7 +29,7 @@ export const resolvePointer = (root: Node, ref: string): unknown => {
   let node: unknown = root
   for (const seg of ref.slice(2).split("/").map(unesc)) {
     if (!isRecord(node)) return undefined
-    node = node[seg]
+    node = own(node, seg)
   }
   return node
 }
@@ -85,10 +96,10 @@ export const mergeAllOf = (
       } else if (key === "required" && Array.isArray(value)) {
         merged.required = [...new Set([...((merged.required as string[]) ?? []), ...(value as string[])])]
       } else if (key === "description" || key === "title") {
-        if (merged[key] === undefined) merged[key] = value
-      } else if (key in merged && JSON.stringify(merged[key]) !== JSON.stringify(value)) {
+        if (own(merged, key) === undefined) put(merged, key, value)
+      } else if (Object.hasOwn(merged, key) && JSON.stringify(merged[key]) !== JSON.stringify(value)) {
         conflict(key, i)
-      } else merged[key] = value
+      } else put(merged, key, value)
     }
   }
   return merged
@@ -103,17 +114,17 @@ export const mergeAllOf = (
 export const mergeShared = (shared: Node, branch: Node, conflict: (key: string) => void = () => {}): Node => {
   const merged: Node = { ...branch }
   for (const [key, value] of Object.entries(shared)) {
-    const own = merged[key]
+    const mine = own(merged, key)
     if (key === "properties" && isRecord(value)) {
-      merged.properties = { ...value, ...(isRecord(own) ? own : {}) }
+      merged.properties = { ...value, ...(isRecord(mine) ? mine : {}) }
     } else if (key === "required" && Array.isArray(value)) {
-      merged.required = [...new Set([...value, ...(Array.isArray(own) ? own : [])])]
+      merged.required = [...new Set([...value, ...(Array.isArray(mine) ? mine : [])])]
     } else if (key === "additionalProperties") {
-      if (value === false || own === false) merged.additionalProperties = false
-      else if (own === undefined) merged.additionalProperties = value
-    } else if (own === undefined) {
-      merged[key] = value
-    } else if (JSON.stringify(own) !== JSON.stringify(value)) {
+      if (value === false || mine === false) merged.additionalProperties = false
+      else if (mine === undefined) merged.additionalProperties = value
+    } else if (mine === undefined) {
+      put(merged, key, value)
+    } else if (JSON.stringify(mine) !== JSON.stringify(value)) {
       conflict(key)
     }
   }
