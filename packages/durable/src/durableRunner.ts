@@ -461,7 +461,9 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
   const workflowLayer = SkillWorkflow.toLayer(body)
   const runtime = ManagedRuntime.make(
     workflowLayer.pipe(
-      Layer.provideMerge(engineLayer({ runnerId: owner, leaseMs, pollMs: Math.max(10, options.pollMs ?? 200) })),
+      Layer.provideMerge(
+        engineLayer({ runnerId: owner, leaseMs, pollMs: Math.max(10, options.pollMs ?? 200) }),
+      ),
       Layer.provide(Layer.succeed(SqlClient.SqlClient, sql)),
       // The engine logs to the console by default; a library stays quiet.
       Layer.provide(Layer.succeed(References.MinimumLogLevel, "None")),
