@@ -246,7 +246,10 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
 
   /** Runs whose workflow body executes in this process right now. */
   const active = new Set<string>()
-  /** Runs this runner took over from another (dead or closed) runner, for the next poll. */
+  /**
+   * For the next poll: runs this runner took over from another (dead or closed) runner, and runs its
+   * engine continued with a decision nobody had handed over yet.
+   */
   const takenOver = new Set<string>()
   /** Wakes the waiters of a run when this process writes its status. */
   const listeners = new Map<string, Set<() => void>>()
