@@ -1,93 +1,25 @@
 /**
  * The durable runner in one process against a real runner, on both stores (a SQLite file, and a
  * throwaway PostgreSQL server with a fresh database per test): approval decisions (approve, edit,
- * reject, expiry), typed errors, replay without re-execution, idempotent re-execution of an interrupted
- * step after its runner's lease expired, and a second store reading the same runs.
+ * reject, expiry by the runner's clock and by the engine's durable clock), typed errors, replay without
+ * re-execution, and a second store reading the same runs (takeovers: takeover.test.ts).
  */
-import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { defineSkill } from "@toolplane/compose"
-import { createRunner } from "@toolplane/exec"
-import { ApprovalDenied, defineTool, InvalidArguments, type ToolAnnotations } from "@toolplane/foundation"
-import { definitionBackend } from "@toolplane/foundation/testing"
-import { afterEach, describe, expect, it } from "vitest"
+import { ApprovalDenied, InvalidArguments } from "@toolplane/foundation"
+import { describe, expect, it } from "vitest"
 import {
   ApprovalNotPending,
-  type DurableRunner,
   openDurableRunner,
   openRunStore,
   RunNotFound,
   StorageUnavailable,
 } from "../src/index.js"
 import { freshDatabase, pgSkip, usePostgres } from "./helpers/postgres.js"
-
-const dirs: string[] = []
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
-const runFile = async () => {
-  const dir = mkdtempSync(join(tmpdir(), "toolplane-durable-"))
-  dirs.push(dir)
-  return join(dir, "runs.db")
-}
+import { runFile, skill, world } from "./helpers/world.js"
 
 if (pgSkip) console.warn(`durable PostgreSQL tests skipped: ${pgSkip}`)
 usePostgres()
-
-/** Polls `recover()` until the runner took a run over (the engine hands it the dead runner's shards). */
-const recoverOne = async (durable: DurableRunner) => {
-  const deadline = Date.now() + 20_000
-  let recovered = await durable.recover()
-  while (recovered.length === 0 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50))
-    recovered = await durable.recover()
-  }
-  expect(recovered).toHaveLength(1)
-  return recovered[0]!
-}
-
-const world = (options: { hang?: string; until?: Promise<void> } = {}) => {
-  const calls: string[] = []
-  const tool = (id: string, annotations: ToolAnnotations) =>
-    defineTool({
-      id,
-      input: {
-        type: "object",
-        properties: { value: { type: "number", maximum: 100 } },
-        required: ["value"],
-        additionalProperties: false,
-      },
-      annotations,
-      handler: async (args: Record<string, unknown>) => {
-        calls.push(id)
-        if (options.hang === id) await (options.until ?? new Promise(() => {}))
-        return { value: (args.value as number) + 1 }
-      },
-    })
-  const runner = createRunner({
-    backends: [
-      definitionBackend(
-        [
-          tool("t/read", { readOnlyHint: true }),
-          tool("t/write", { destructiveHint: true }),
-          tool("t/upsert", { idempotentHint: true }),
-        ],
-        { name: "t" },
-      ),
-    ],
-  })
-  return { calls, runner }
-}
-
-const skill = defineSkill({
-  name: "chain",
-  steps: [
-    { id: "a", tool: "t/read", inputs: { value: { $ref: "$input#/start" } } },
-    { id: "b", tool: "t/write", inputs: { value: { $ref: "a#/value" } } },
-    { id: "c", tool: "t/read", inputs: { value: { $ref: "b#/value" } } },
-  ],
-})
 
 describe.each([
   { store: "SQLite", storage: runFile, skip: undefined },
@@ -219,107 +151,6 @@ describe.each([
     expect(error.state).toBe("completed")
     await expect(durable.approve(run.runId, "zzz")).rejects.toMatchObject({ state: "unknown" })
     await durable.close()
-  })
-
-  it_("re-executes a step interrupted mid-call only when its tool is idempotent", async () => {
-    const file = await storage()
-    const idempotent = defineSkill({
-      name: "upsert",
-      steps: [
-        { id: "a", tool: "t/read", inputs: { value: 1 } },
-        { id: "u", tool: "t/upsert", inputs: { value: { $ref: "a#/value" } } },
-      ],
-    })
-    const crashed = world({ hang: "t/upsert" })
-    const first = await openDurableRunner({ storage: file, service: crashed.runner, approval: () => false })
-    void first.start(idempotent).catch(() => {})
-    while (crashed.calls.length < 2) await new Promise((r) => setTimeout(r, 5))
-    // The first runner goes away mid-step: closing it releases its shards (the engine's leases), so a
-    // second runner on the same store takes the run over and the engine delivers the step again.
-    await first.close()
-    const { calls, runner } = world()
-    const second = await openDurableRunner({ storage: file, service: runner, approval: () => false })
-    const recovered = await recoverOne(second)
-    expect(recovered.status).toBe("completed")
-    expect(recovered.owner).toBeUndefined()
-    // Step a completed (the engine replays its result); the idempotent step u is journaled after its
-    // call, so the interrupted first call left no count and the second runner ran it again.
-    expect(calls).toEqual(["t/upsert"])
-    expect(recovered.steps.map((s) => s.executions)).toEqual([1, 1])
-    await second.close()
-  })
-
-  it_("commits every completed step: a successor runs only the interrupted one", async () => {
-    const file = await storage()
-    const idempotent = defineSkill({
-      name: "reads",
-      steps: [
-        { id: "a", tool: "t/read", inputs: { value: 1 } },
-        { id: "b", tool: "t/read", inputs: { value: { $ref: "a#/value" } } },
-        { id: "u", tool: "t/upsert", inputs: { value: { $ref: "b#/value" } } },
-      ],
-    })
-    const crashed = world({ hang: "t/upsert" })
-    const first = await openDurableRunner({ storage: file, service: crashed.runner, approval: () => false })
-    void first.start(idempotent).catch(() => {})
-    while (crashed.calls.length < 3) await new Promise((r) => setTimeout(r, 5))
-    // Each step is an activity whose result the engine stored before the next one started.
-    const store = await openRunStore(file)
-    const [inStore] = await store.list()
-    expect(inStore!.steps.map((s) => [s.stepId, s.status])).toEqual([
-      ["a", "completed"],
-      ["b", "completed"],
-    ])
-    await store.close()
-    await first.close()
-    const { calls, runner } = world()
-    const second = await openDurableRunner({ storage: file, service: runner, approval: () => false })
-    const recovered = await recoverOne(second)
-    expect(recovered.status).toBe("completed")
-    expect(calls).toEqual(["t/upsert"])
-    expect(recovered.steps.map((s) => s.executions)).toEqual([1, 1, 1])
-    expect(recovered.steps[2]!.result!.structuredContent).toEqual({ value: 4 })
-    await second.close()
-  })
-
-  it_("fences a runner that lost its shard: its late result is not journaled", async () => {
-    const file = await storage()
-    let wake!: () => void
-    const until = new Promise<void>((resolve) => {
-      wake = resolve
-    })
-    const stalled = world({ hang: "t/write", until })
-    const a = await openDurableRunner({
-      storage: file,
-      service: stalled.runner,
-      approval: () => false,
-      runnerId: "runner-a",
-    })
-    void a.start(skill, { start: 1 }).catch(() => {})
-    while (stalled.calls.length < 2) await new Promise((r) => setTimeout(r, 5))
-    // A gives its shards up while its call of t/write is still out; B takes the run over.
-    await a.close()
-    const { calls, runner } = world()
-    const b = await openDurableRunner({
-      storage: file,
-      service: runner,
-      approval: () => false,
-      runnerId: "runner-b",
-    })
-    // Step b was started by A and is not idempotent, so B fails the run instead of calling it again.
-    const taken = await recoverOne(b)
-    expect(taken.status).toBe("failed")
-    expect(taken.error).toMatchObject({ stepId: "b", error: { cause: { name: "Interrupted" } } })
-    expect(calls).toEqual([])
-    // A's call returns now: its result is refused (fenced), the run stays as B left it.
-    wake()
-    await new Promise((r) => setTimeout(r, 200))
-    const late = await b.show(taken.runId)
-    expect(late.status).toBe("failed")
-    expect(late.steps.map((s) => s.status)).toEqual(["completed", "failed"])
-    expect(late.steps[1]!.result).toMatchObject({ cause: { name: "Interrupted" } })
-    expect(late.steps[1]!.executions).toBe(1)
-    await b.close()
   })
 
   it_("lets a separate store list runs and decide approvals in the same file", async () => {
