@@ -55,7 +55,8 @@ export const makeNodeSqliteClient = (
     const db = yield* Effect.acquireRelease(
       Effect.try({
         try: () => {
-          const db = new DatabaseSync(options.filename, { timeout: options.busyTimeoutMs ?? 10_000 })
+          const db = new DatabaseSync(options.filename)
+          db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 10_000))}`)
           db.exec("PRAGMA journal_mode = WAL")
           db.exec("PRAGMA synchronous = NORMAL")
           return db
@@ -83,11 +84,14 @@ export const makeNodeSqliteClient = (
     }
     const run = <A>(operation: string, f: () => A): Effect.Effect<A, SqlError> =>
       Effect.try({ try: f, catch: (cause) => sqlError(cause, operation) })
+    // `setReturnArrays` and `isTransaction` exist from Node 24 (and late 22.x) only.
+    const arrays =
+      typeof (db.prepare("SELECT 1") as { setReturnArrays?: unknown }).setReturnArrays === "function"
     const rows = (
       statement: StatementSync,
       params: ReadonlyArray<unknown>,
     ): Array<Record<string, unknown>> => {
-      statement.setReturnArrays(false)
+      if (arrays) statement.setReturnArrays(false)
       if (statement.columns().length === 0) {
         statement.run(...params.map(toParam))
         return []
@@ -99,6 +103,10 @@ export const makeNodeSqliteClient = (
         statement.run(...params.map(toParam))
         return []
       }
+      if (!arrays)
+        return (statement.all(...params.map(toParam)) as Array<Record<string, unknown>>).map((row) =>
+          Object.values(row),
+        )
       statement.setReturnArrays(true)
       try {
         return statement.all(...params.map(toParam)) as unknown as Array<Array<unknown>>
@@ -126,7 +134,9 @@ export const makeNodeSqliteClient = (
     const acquirers = SqlClient.makeSqliteAcquirers({
       connection: Effect.succeed(connection),
       semaphore,
-      isTransaction: () => db.isTransaction,
+      ...(typeof (db as { isTransaction?: unknown }).isTransaction === "boolean"
+        ? { isTransaction: () => db.isTransaction }
+        : {}),
     })
     return yield* SqlClient.make({
       ...acquirers,
