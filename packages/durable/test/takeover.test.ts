@@ -30,7 +30,13 @@ describe.each([
       ],
     })
     const crashed = world({ hang: "t/upsert" })
-    const first = await openDurableRunner({ storage: file, service: crashed.runner, approval: () => false })
+    const first = await openDurableRunner({
+      storage: file,
+      service: crashed.runner,
+      approval: () => false,
+      // Its close lets the hanging step finish for up to half the lease: keep that short here.
+      leaseMs: 3000,
+    })
     void first.start(idempotent).catch(() => {})
     while (crashed.calls.length < 2) await new Promise((r) => setTimeout(r, 5))
     // The first runner goes away mid-step: closing it releases its shards (the engine's leases), so a
@@ -59,7 +65,13 @@ describe.each([
       ],
     })
     const crashed = world({ hang: "t/upsert" })
-    const first = await openDurableRunner({ storage: file, service: crashed.runner, approval: () => false })
+    const first = await openDurableRunner({
+      storage: file,
+      service: crashed.runner,
+      approval: () => false,
+      // Its close lets the hanging step finish for up to half the lease: keep that short here.
+      leaseMs: 3000,
+    })
     void first.start(idempotent).catch(() => {})
     while (crashed.calls.length < 3) await new Promise((r) => setTimeout(r, 5))
     // Each step is an activity whose result the engine stored before the next one started.
@@ -93,6 +105,7 @@ describe.each([
       service: stalled.runner,
       approval: () => false,
       runnerId: "runner-a",
+      leaseMs: 3000,
     })
     void a.start(skill, { start: 1 }).catch(() => {})
     while (stalled.calls.length < 2) await new Promise((r) => setTimeout(r, 5))

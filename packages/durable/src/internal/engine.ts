@@ -82,7 +82,10 @@ export const engineLayer = (
     refreshAssignmentsInterval: Math.max(100, Math.min(1000, Math.floor(options.leaseMs / 3))),
     entityMessagePollInterval: options.pollMs,
     entityReplyPollInterval: Math.min(100, options.pollMs),
-    entityTerminationTimeout: 2000,
+    // A runner that closes, or hands shards over when runners join or leave, lets the steps in progress
+    // finish (up to half the lease) before the next owner takes the shard; a step cut off after that
+    // is re-executed there only if idempotent.
+    entityTerminationTimeout: Math.floor(options.leaseMs / 2),
     simulateRemoteSerialization: false,
   })
   const sharding = Sharding.layer.pipe(
