@@ -53,6 +53,9 @@ const roundRobin = async (targets: readonly URL[]) => {
             path: req.url,
             method: req.method,
             headers: { ...req.headers, host: target.host },
+            // A fresh connection per request: reusing a kept-alive socket races the replica's idle close
+            // (ECONNRESET, a spurious 502), which no load balancer under test should add.
+            agent: false,
           },
           (up: IncomingMessage) => {
             res.writeHead(up.statusCode ?? 502, up.headers)

@@ -3,9 +3,12 @@
  *
  * Each worker holds one QuickJS module on a WebAssembly.Memory with a fixed maximum (the memory cap the
  * engine cannot exceed, whatever it allocates) and runs one program at a time in a fresh runtime and
- * context. The parent talks to a worker through a port the worker reads synchronously and a shared
- * counter it blocks on (`Atomics.wait`), so a run request or a host call's answer wakes it directly. The engine's interrupt handler stops a program at its deadline; a native loop that never
- * reaches it is stopped by terminating the worker (hard wall-clock stop). A worker is discarded after a
+ * context. Host calls and their answers travel as JSON text through two shared rings (no
+ * `postMessage`, no structured clone); runs, aborts and anything too large for a ring go through ports.
+ * The worker blocks on a shared counter (`Atomics.wait`), so an answer wakes it directly; the parent
+ * waits for calls with `Atomics.waitAsync` on a second counter. The engine's interrupt handler stops a
+ * program at its deadline; a native loop that never reaches it is stopped by terminating the worker
+ * (hard wall-clock stop). A worker is discarded after a
  * timeout, a memory failure, any error escaping the WebAssembly, or when its memory grew near the cap.
  *
  * @since 0.2.0
@@ -31,6 +34,7 @@ import {
   SandboxTimeout,
 } from "@toolplane/foundation"
 import type { FromWorker, RunLimits, ToWorker, WireFailure } from "./internal/protocol.js"
+import { newRingBuffer, type Ring, ringOf, ringRead, ringWrite } from "./internal/ring.js"
 
 /**
  * Options of {@link quickJsSandbox}.
@@ -48,6 +52,14 @@ export interface QuickJsSandboxOptions {
   readonly limits?: SandboxLimits
   /** How long past the deadline the engine may take to stop by itself before its worker is terminated. Default 50 ms. */
   readonly graceMs?: number
+  /**
+   * Bytes of each of a worker's two shared rings for host calls and their answers (JSON text). A call
+   * batch or answer larger than the free space goes as a message instead. `0`: messages only (slower).
+   * Default 256 KiB.
+   *
+   * @since 0.2.0
+   */
+  readonly bridgeBytes?: number
 }
 
 const WORKER_URL = new URL(
@@ -92,9 +104,12 @@ interface Active {
 
 interface Slot {
   readonly worker: Worker
-  /** The worker's inbox (the parent's end) and the counter it blocks on. */
+  /** The worker's inbox (the parent's end) and the counters: 0 the worker blocks on, 1 the parent waits on. */
   readonly inbox: MessagePort
   readonly signal: Int32Array
+  /** Host calls from the worker, answers to it; absent with `bridgeBytes: 0`. */
+  readonly calls: Ring | undefined
+  readonly replies: Ring | undefined
   /** Started and not running a program. */
   idle: boolean
   /** Said `ready` at least once. */
@@ -154,16 +169,27 @@ const trimStack = (stack: string): string => {
     : lines.join("\n")
 }
 
-const replyJson = (value: unknown): string => {
+/** An answer as the worker takes it: `callId` for the value's JSON, `-callId` for the error's JSON. */
+interface Reply {
+  readonly callId: number
+  readonly json: string
+}
+
+const valueReply = (callId: number, value: unknown): Reply => {
   try {
-    return JSON.stringify({ ok: true, value: value === undefined ? null : value })
+    return { callId, json: JSON.stringify(value) ?? "null" }
   } catch (error) {
-    return JSON.stringify({
-      ok: false,
-      error: { name: "TypeError", message: `the host function's result is not JSON data: ${String(error)}` },
+    return errorReply(callId, {
+      name: "TypeError",
+      message: `the host function's result is not JSON data: ${String(error)}`,
     })
   }
 }
+
+const errorReply = (callId: number, error: Record<string, unknown>): Reply => ({
+  callId: -callId,
+  json: JSON.stringify(error),
+})
 
 /**
  * Creates the QuickJS sandbox. Workers start lazily (and `warmWorkers` of them right away); `close()`
@@ -187,6 +213,7 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
   const warm = Math.min(maxWorkers, Math.max(0, options.warmWorkers ?? 1))
   const maxMemoryBytes = options.maxMemoryBytes ?? defaultSandboxLimits.memoryBytes
   const graceMs = options.graceMs ?? 50
+  const bridgeBytes = Math.max(0, options.bridgeBytes ?? 256 * 1024)
   const defaults = { ...defaultSandboxLimits, ...options.limits }
   const slots = new Set<Slot>()
   /** Runs waiting for a worker, first come first served. */
@@ -202,6 +229,58 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
     Atomics.notify(slot.signal, 0)
   }
 
+  /** An answer to the worker: through the ring when it fits, else as a message. */
+  const answer = (slot: Slot, id: number, reply: Reply): void => {
+    if (slot.replies !== undefined && ringWrite(slot.replies, id, reply.callId, reply.json)) {
+      Atomics.add(slot.signal, 0, 1)
+      Atomics.notify(slot.signal, 0)
+    } else post(slot, { type: "reply", id, callId: reply.callId, json: reply.json })
+  }
+
+  /** Takes every call batch waiting in the slot's call ring. */
+  const takeCalls = (slot: Slot): void => {
+    const ring = slot.calls
+    if (ring === undefined) return
+    for (;;) {
+      const record = ringRead(ring)
+      if (record === undefined) return
+      const active = slot.active
+      if (active !== undefined && active.id === record.a) onCalls(slot, active, record.text)
+    }
+  }
+
+  /**
+   * Waits (without keeping the process alive) for the worker to bump counter 1, then takes the calls.
+   * The counter is read before the ring, so calls written in between end the next wait at once.
+   */
+  const watch = (slot: Slot): void => {
+    const wake = (): void => {
+      for (;;) {
+        if (slot.dead) return
+        const seen = Atomics.load(slot.signal, 1)
+        try {
+          takeCalls(slot)
+        } catch (error) {
+          // Never leave a run waiting on a watcher that died: the worker goes, the run fails typed.
+          kill(slot, `the host-call bridge failed: ${String(error)}`)
+          return
+        }
+        const waiting = Atomics.waitAsync(slot.signal, 1, seen)
+        if (waiting.async) {
+          void waiting.value.then(wake)
+          return
+        }
+      }
+    }
+    wake()
+  }
+
+  /** Ends the wait of a discarded slot's watcher (it sees `dead` and stops). */
+  const unwatch = (slot: Slot): void => {
+    Atomics.add(slot.signal, 1, 1)
+    Atomics.notify(slot.signal, 1)
+  }
+
   const live = (): number => {
     let n = 0
     for (const s of slots) if (!s.dead) n++
@@ -210,11 +289,15 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
 
   const spawn = (): Slot => {
     const channel = new MessageChannel()
-    const sharedCounter = new SharedArrayBuffer(4)
+    const sharedCounter = new SharedArrayBuffer(8)
+    const calls = bridgeBytes > 0 ? newRingBuffer(bridgeBytes) : undefined
+    const replies = bridgeBytes > 0 ? newRingBuffer(bridgeBytes) : undefined
     const slot: Slot = {
       worker: undefined as unknown as Worker,
       inbox: channel.port1,
       signal: new Int32Array(sharedCounter),
+      calls: calls ? ringOf(calls) : undefined,
+      replies: replies ? ringOf(replies) : undefined,
       idle: false,
       started: false,
       primed: false,
@@ -234,6 +317,8 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
             maxMemoryBytes: maxMemoryBytes + 8 * 2 ** 20,
             inbox: channel.port2,
             signal: sharedCounter,
+            calls,
+            replies,
           },
           transferList: [channel.port2],
           // The worker's own JS heap holds logs and messages only; the engine lives in wasm memory.
@@ -245,6 +330,7 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
         worker.on("message", (message: FromWorker) => onMessage(slot, message))
         worker.on("error", (error) => kill(slot, `the worker failed: ${error.message}`))
         worker.on("exit", (code) => kill(slot, `the worker exited (code ${code})`))
+        if (slot.calls !== undefined) watch(slot)
       })
       .catch((error: unknown) => {
         // The engine did not load or the thread did not start. No new worker is started in its place
@@ -253,6 +339,7 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
         slot.dead = true
         slots.delete(slot)
         slot.inbox.close()
+        unwatch(slot)
         void slot.worker?.terminate()
         for (const active of queue.splice(0)) settle(active, new SandboxCrashed({ reason }))
       })
@@ -269,6 +356,7 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
     slot.active = undefined
     if (active) settle(active, new SandboxCrashed({ reason }))
     slot.inbox.close()
+    unwatch(slot)
     void slot.worker?.terminate()
     // A worker that dies before it ever got ready would die again: after three in a row, stop starting
     // new ones and fail the runs waiting for one.
@@ -300,6 +388,7 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
     slots.delete(slot)
     slot.active = undefined
     slot.inbox.close()
+    unwatch(slot)
     void slot.worker.terminate()
     refill()
   }
@@ -372,7 +461,34 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
     })
   }
 
+  /** A batch of host calls (`[[callId, functionIndex, args], ...]`): each runs at once, concurrently. */
+  const onCalls = (slot: Slot, active: Active, json: string): void => {
+    let calls: unknown
+    try {
+      calls = JSON.parse(json)
+    } catch {
+      calls = undefined
+    }
+    if (!Array.isArray(calls)) {
+      settle(active, new SandboxCrashed({ reason: "the worker sent malformed host calls" }))
+      retire(slot)
+      return
+    }
+    for (const call of calls) {
+      const [callId, index, args] = Array.isArray(call) ? call : []
+      if (typeof callId !== "number" || typeof index !== "number") {
+        settle(active, new SandboxCrashed({ reason: "the worker sent malformed host calls" }))
+        retire(slot)
+        return
+      }
+      void hostCall(slot, active, callId, active.nameList[index], args)
+    }
+  }
+
   const onMessage = (slot: Slot, message: FromWorker): void => {
+    // Calls the worker wrote to the ring before sending this message come first (a `done` must not
+    // overtake the calls made just before it).
+    takeCalls(slot)
     if (message.type === "ready") {
       slot.started = true
       failedStarts = 0
@@ -384,26 +500,7 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
     const active = slot.active
     if (!active || active.id !== message.id) return
     if (message.type === "calls") {
-      let calls: unknown
-      try {
-        calls = JSON.parse(message.json)
-      } catch {
-        calls = undefined
-      }
-      if (!Array.isArray(calls)) {
-        settle(active, new SandboxCrashed({ reason: "the worker sent malformed host calls" }))
-        retire(slot)
-        return
-      }
-      for (const call of calls) {
-        const [callId, index, args] = Array.isArray(call) ? call : []
-        if (typeof callId !== "number" || typeof index !== "number") {
-          settle(active, new SandboxCrashed({ reason: "the worker sent malformed host calls" }))
-          retire(slot)
-          return
-        }
-        void hostCall(slot, active, callId, active.nameList[index], args)
-      }
+      onCalls(slot, active, message.json)
       return
     }
     if (message.type === "bounce") {
@@ -441,20 +538,17 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
     args: unknown,
   ): Promise<void> => {
     const functions = active.request.functions
-    let reply: string
+    let reply: Reply
     if (
       name === undefined ||
       functions === undefined ||
       !Object.hasOwn(functions, name) ||
       !Array.isArray(args)
     ) {
-      reply = JSON.stringify({
-        ok: false,
-        error: { name: "ReferenceError", message: `no host function "${String(name)}"` },
-      })
+      reply = errorReply(callId, { name: "ReferenceError", message: `no host function "${String(name)}"` })
     } else {
       try {
-        reply = replyJson(await functions[name]!(args, { signal: active.abort.signal }))
+        reply = valueReply(callId, await functions[name]!(args, { signal: active.abort.signal }))
       } catch (error) {
         let errorJson: Record<string, unknown>
         try {
@@ -462,11 +556,11 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
         } catch {
           errorJson = { name: "Error", message: "the host function failed" }
         }
-        reply = JSON.stringify({ ok: false, error: errorJson })
+        reply = errorReply(callId, errorJson)
       }
     }
     if (active.settled || slot.active !== active || slot.dead) return
-    post(slot, { type: "reply", id: active.id, callId, json: reply })
+    answer(slot, active.id, reply)
   }
 
   for (let i = 0; i < warm; i++) spawn()
@@ -526,6 +620,7 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
           slot.active = undefined
           if (active) settle(active, new SandboxCrashed({ reason: "the sandbox was closed" }))
           slot.inbox.close()
+          unwatch(slot)
           await slot.worker?.terminate()
         }),
       )

@@ -1,7 +1,9 @@
 /**
  * Messages between the sandbox (parent thread) and its worker threads. Data only: strings and numbers.
- * Parent to worker goes through the worker's inbox port plus a shared counter the worker blocks on
- * (`Atomics.wait`); worker to parent through `parentPort`.
+ * Host calls and their answers travel through two shared rings (`ring.ts`) when they fit, otherwise as
+ * the messages below. Parent to worker goes through the worker's inbox port or the answer ring, plus a
+ * shared counter the worker blocks on (`Atomics.wait`, slot 0); worker to parent through `parentPort` or
+ * the call ring plus a second counter (slot 1) the parent waits on with `Atomics.waitAsync`.
  */
 
 /** Limits of one run, resolved to numbers. */
@@ -25,6 +27,7 @@ export type ToWorker =
       readonly names: string
       readonly limits: RunLimits
     }
+  /** A host call's answer: `callId` positive with the value's JSON, negated with the error's JSON. */
   | { readonly type: "reply"; readonly id: number; readonly callId: number; readonly json: string }
   | { readonly type: "abort"; readonly id: number; readonly reason: "aborted" }
 

@@ -3,11 +3,12 @@
  * WebAssembly.Memory with a fixed maximum (the hard memory cap), one fresh runtime + context per run.
  *
  * The worker never returns to its event loop once started: it blocks in `Atomics.wait` on a shared
- * counter and reads the parent's messages (runs, host-call replies, aborts) synchronously from its inbox
- * port (`receiveMessageOnPort`). The parent posts to the inbox and bumps the counter, which wakes the
- * worker at once: no event-loop hop on this side. Host calls leave as messages to the parent; their
- * answers come back as JSON strings. Only erasable TypeScript and package imports here: Node strips the
- * types when the sources run directly.
+ * counter and reads what the parent sent synchronously: host-call answers from a shared ring, runs and
+ * aborts (and answers too large for the ring) from its inbox port (`receiveMessageOnPort`). The parent
+ * writes, then bumps the counter, which wakes the worker at once: no event-loop hop on this side. Host
+ * calls leave through a second ring (the parent waits on a second counter with `Atomics.waitAsync`), or
+ * as a message when they do not fit. Only erasable TypeScript and package imports here: Node strips the
+ * types when the sources run directly (hence the `.ts` import of the ring).
  */
 import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from "node:worker_threads"
 import releaseSync from "@jitl/quickjs-wasmfile-release-sync"
@@ -19,6 +20,8 @@ import {
   type QuickJSRuntime,
 } from "quickjs-emscripten-core"
 import type { FromWorker, RunLimits, ToWorker } from "./protocol.js"
+import { type RawEngine, rawEngineOf } from "./rawEngine.ts"
+import { type Ring, ringOf, ringRead, ringWrite } from "./ring.ts"
 
 const port = parentPort!
 const data = workerData as {
@@ -26,10 +29,18 @@ const data = workerData as {
   maxMemoryBytes: number
   inbox: MessagePort
   signal: SharedArrayBuffer
+  /** The host-call ring (this worker writes) and the answer ring (it reads); absent: messages only. */
+  calls: SharedArrayBuffer | undefined
+  replies: SharedArrayBuffer | undefined
 }
 const inbox = data.inbox
-/** Slot 0: bumped by the parent after each message it posts to the inbox. */
+/**
+ * Slot 0: bumped by the parent after each answer or message it sends; slot 1: bumped by this worker
+ * after writing host calls to the call ring.
+ */
 const signal = new Int32Array(data.signal)
+const callRing: Ring | undefined = data.calls ? ringOf(data.calls) : undefined
+const replyRing: Ring | undefined = data.replies ? ringOf(data.replies) : undefined
 const PAGE = 65536
 const memory = new WebAssembly.Memory({
   initial: Math.min(256, Math.ceil(data.maxMemoryBytes / PAGE)),
@@ -76,8 +87,8 @@ const PRELUDE = `(() => {
   const stringify = JSON.stringify
   const PromiseCtor = Promise
   const apply = Reflect.apply
-  const mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapDelete = Map.prototype.delete
-  const waiting = new Map()
+  // Pending calls by id: a prototype-less object, so no property the program defines can intercept it.
+  const waiting = Object.create(null)
   let outbox = "", queued = 0, made = 0, maxCalls = 0, nextId = 0
   const parse = JSON.parse
   const then = Promise.prototype.then
@@ -104,7 +115,7 @@ const PRELUDE = `(() => {
     if (++made > maxCalls) { limit(); return }
     const id = ++nextId
     outbox += (queued++ === 0 ? "[" : ",") + "[" + id + "," + index + "," + json + "]"
-    apply(mapSet, waiting, [id, { resolve, reject }])
+    waiting[id] = [resolve, reject]
   })
   const drain = () => {
     if (queued === 0) return ""
@@ -113,13 +124,15 @@ const PRELUDE = `(() => {
     queued = 0
     return text
   }
-  const deliver = (id, json) => {
-    const w = apply(mapGet, waiting, [id])
+  // An answer: a positive id with the value's JSON, or the negated id with the error's JSON.
+  const deliver = (signed, json) => {
+    const id = signed < 0 ? -signed : signed
+    const w = waiting[id]
     if (w === undefined) return
-    apply(mapDelete, waiting, [id])
-    const reply = parse(json)
-    if (reply.ok) w.resolve(reply.value)
-    else w.reject(assign(new ErrorCtor(reply.error.message), reply.error))
+    delete waiting[id]
+    const value = parse(json)
+    if (signed > 0) w[0](value)
+    else w[1](assign(new ErrorCtor(value.message), value))
   }
   const describe = (e) => {
     try {
@@ -154,6 +167,8 @@ interface Engine {
   readonly setup: QuickJSHandle
   readonly drain: QuickJSHandle
   readonly deliver: QuickJSHandle
+  /** The fast path for the per-call engine calls; `undefined`: the handle API. */
+  readonly raw: RawEngine | undefined
   run: Run | undefined
 }
 
@@ -164,7 +179,15 @@ const prepare = (): Engine => {
   const runtime = module.newRuntime()
   const ctx = runtime.newContext()
   const none = undefined as unknown as QuickJSHandle
-  const engine: Engine = { runtime, ctx, setup: none, drain: none, deliver: none, run: undefined }
+  const engine: Engine = {
+    runtime,
+    ctx,
+    setup: none,
+    drain: none,
+    deliver: none,
+    raw: undefined,
+    run: undefined,
+  }
   runtime.setInterruptHandler(() => {
     const run = engine.run
     if (!run) return false
@@ -215,24 +238,41 @@ const prepare = (): Engine => {
     prelude.error.dispose()
     throw new Error("the sandbox prelude failed")
   }
-  const parts = engine as { setup: QuickJSHandle; drain: QuickJSHandle; deliver: QuickJSHandle }
+  const parts = engine as {
+    setup: QuickJSHandle
+    drain: QuickJSHandle
+    deliver: QuickJSHandle
+    raw: RawEngine | undefined
+  }
   parts.setup = ctx.getProp(prelude.value, 0)
   parts.drain = ctx.getProp(prelude.value, 1)
   parts.deliver = ctx.getProp(prelude.value, 2)
+  parts.raw = rawEngineOf(ctx, runtime)
   prelude.value.dispose()
   return engine
 }
 
+/** What the parent sent, if anything is there now: an answer from the ring first, then the inbox. */
+const poll = (): ToWorker | undefined => {
+  if (replyRing !== undefined) {
+    const record = ringRead(replyRing)
+    if (record !== undefined)
+      return { type: "reply", id: record.a, callId: record.b, json: record.text } satisfies ToWorker
+  }
+  const received = receiveMessageOnPort(inbox)
+  return received ? (received.message as ToWorker) : undefined
+}
+
 /**
  * The next message from the parent, waiting for it until `deadline` (`Date.now()` ms; `Infinity`: no
- * deadline); `undefined` when the deadline passed first. The counter is read before the inbox, so a
- * message posted between the two reads wakes the wait at once.
+ * deadline); `undefined` when the deadline passed first. The counter is read before the ring and the
+ * inbox, so anything sent between the reads wakes the wait at once.
  */
 const nextMessage = (deadline: number): ToWorker | undefined => {
   for (;;) {
     const seen = Atomics.load(signal, 0)
-    const received = receiveMessageOnPort(inbox)
-    if (received) return received.message as ToWorker
+    const message = poll()
+    if (message !== undefined) return message
     const left = deadline - Date.now()
     if (left <= 0) return undefined
     Atomics.wait(signal, 0, seen, left === Infinity ? undefined : left)
@@ -306,47 +346,50 @@ const runToEnd = (message: Extract<ToWorker, { type: "run" }>): void => {
   const run = startRun(message)
   if (run === undefined) return
   while (!pump(run)) {
-    const next = nextMessage(run.deadline)
+    let next = nextMessage(run.deadline)
     if (next === undefined) {
       run.stop = "timeout"
       finish(run, { kind: "stopped" })
       return
     }
-    if (next.type === "abort" && next.id === run.id) {
-      run.stop = next.reason
-      finish(run, { kind: "stopped" })
-      return
+    // Everything already there is taken before the job queue runs again: answers that arrived together
+    // (say, of a `Promise.all`) cost one turn of the job queue and one drain of the outbox.
+    while (next !== undefined) {
+      if (next.type === "abort" && next.id === run.id) {
+        run.stop = next.reason
+        finish(run, { kind: "stopped" })
+        return
+      }
+      if (next.type === "reply" && next.id === run.id && run.outstanding > 0) {
+        run.outstanding--
+        deliver(run, next.callId, next.json)
+      }
+      // Anything else (a late reply or abort of an earlier run) is stale: ignored.
+      next = poll()
     }
-    if (next.type === "reply" && next.id === run.id && run.outstanding > 0) {
-      run.outstanding--
-      const { ctx } = run.engine
-      const id = ctx.newNumber(next.callId)
-      const json = ctx.newString(next.json)
-      const delivered = ctx.callFunction(run.engine.deliver, ctx.undefined, id, json)
-      id.dispose()
-      json.dispose()
-      if (delivered.error) delivered.error.dispose()
-      else delivered.value.dispose()
-    }
-    // Anything else (a late reply or abort of an earlier run) is stale: ignored.
   }
+}
+
+/** Settles one pending host call inside the engine. */
+const deliver = (run: Run, callId: number, text: string): void => {
+  if (run.engine.raw !== undefined) {
+    run.engine.raw.callNumberString(run.engine.deliver, callId, text)
+    return
+  }
+  const { ctx } = run.engine
+  const id = ctx.newNumber(callId)
+  const json = ctx.newString(text)
+  const delivered = ctx.callFunction(run.engine.deliver, ctx.undefined, id, json)
+  id.dispose()
+  json.dispose()
+  if (delivered.error) delivered.error.dispose()
+  else delivered.value.dispose()
 }
 
 /** Drains the program's outbox and sends the calls in it to the parent, in one message. */
 const sendCalls = (run: Run): void => {
-  const { ctx } = run.engine
-  const drained = ctx.callFunction(run.engine.drain, ctx.undefined)
-  if (drained.error) {
-    // Interrupted (the handler has set `stop`), or the engine ran out of memory building the text.
-    const described = describeHandle(ctx, drained.error)
-    drained.error.dispose()
-    if (run.stop === undefined) run.outcome ??= { ok: false, json: described }
-    return
-  }
-  // The prelude's `drain` always returns a string (the program cannot reach or replace it).
-  const text = ctx.getString(drained.value)
-  drained.value.dispose()
-  if (text === "") return
+  const text = drainOutbox(run)
+  if (text === undefined || text === "") return
   const bar = text.indexOf("|")
   const count = Number(text.slice(0, bar))
   run.hostCalls += count
@@ -355,15 +398,48 @@ const sendCalls = (run: Run): void => {
     return
   }
   run.outstanding += count
-  send({ type: "calls", id: run.id, json: text.slice(bar + 1) })
+  const json = text.slice(bar + 1)
+  if (callRing !== undefined && ringWrite(callRing, run.id, count, json)) {
+    Atomics.add(signal, 1, 1)
+    Atomics.notify(signal, 1)
+  } else send({ type: "calls", id: run.id, json })
+}
+
+/**
+ * The calls the program queued since the last drain (`"n|[[id, fn, args], ...]"`, or `""`);
+ * `undefined` when draining failed (interrupted: the handler has set `stop`; or out of memory building
+ * the text, which becomes the run's outcome).
+ */
+const drainOutbox = (run: Run): string | undefined => {
+  const { ctx, raw } = run.engine
+  if (raw !== undefined) {
+    const drained = raw.callForString(run.engine.drain)
+    if (drained.ok) return drained.text
+    if (run.stop === undefined) run.outcome ??= { ok: false, json: describeValue(drained.dumped) }
+    return undefined
+  }
+  const drained = ctx.callFunction(run.engine.drain, ctx.undefined)
+  if (drained.error) {
+    const described = describeHandle(ctx, drained.error)
+    drained.error.dispose()
+    if (run.stop === undefined) run.outcome ??= { ok: false, json: described }
+    return undefined
+  }
+  // The prelude's `drain` always returns a string (the program cannot reach or replace it).
+  const text = ctx.getString(drained.value)
+  drained.value.dispose()
+  return text
 }
 
 /** Runs queued jobs, then decides whether the run is over (and ends it): `true` when it is. */
 const pump = (run: Run): boolean => {
   if (run.ended) return true
   run.sliceStart ??= performance.now()
-  const jobs = run.engine.runtime.executePendingJobs()
-  if (jobs.error) jobs.error.dispose()
+  if (run.engine.raw !== undefined) run.engine.raw.runJobs()
+  else {
+    const jobs = run.engine.runtime.executePendingJobs()
+    if (jobs.error) jobs.error.dispose()
+  }
   if (run.stop === undefined && run.outcome === undefined) sendCalls(run)
   run.cpuMs += performance.now() - run.sliceStart
   run.sliceStart = undefined
@@ -441,6 +517,7 @@ const finish = (run: Run, end: End): void => {
     run.engine.setup.dispose()
     run.engine.drain.dispose()
     run.engine.deliver.dispose()
+    run.engine.raw?.dispose()
     run.engine.ctx.dispose()
     run.engine.runtime.dispose()
   } catch (error) {
@@ -450,7 +527,15 @@ const finish = (run: Run, end: End): void => {
 
 const describeHandle = (ctx: QuickJSContext, handle: QuickJSHandle): string => {
   try {
-    const value = ctx.dump(handle) as { name?: unknown; message?: unknown; stack?: unknown } | unknown
+    return describeValue(ctx.dump(handle))
+  } catch {
+    return errorJson("Error", "the program threw a value that cannot be described")
+  }
+}
+
+/** An error's JSON (`{ name, message, stack }`) from its dumped form. */
+const describeValue = (value: unknown): string => {
+  try {
     if (typeof value === "object" && value !== null) {
       const v = value as { name?: unknown; message?: unknown; stack?: unknown }
       return JSON.stringify({
