@@ -14,6 +14,13 @@ export {
 } from "./load.js"
 export { clockTicks, parseProcStat, processCpuUs } from "./procCpu.js"
 export {
+  type CpuLoadSample,
+  cpuTable,
+  loadWithCpu,
+  spawnNodeUntil,
+  stopProcess,
+} from "./processLoad.js"
+export {
   comparisonTable,
   fmt,
   type Goal,

@@ -16,9 +16,10 @@
  *
  * Env: BENCH_CONCURRENCY (default "1,32"), BENCH_ROUND_MS (per cell and round, default 2000), BENCH_ROUNDS
  * (default 3), BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway process, e.g.
- * "--cpu-prof --cpu-prof-dir=/tmp/prof").
+ * "--cpu-prof --cpu-prof-dir=/tmp/prof"), BENCH_GATEWAY_BUILD ("source", default, or "dist"; see
+ * gatewayCommand.ts).
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -36,50 +37,17 @@ import {
   markdownTable,
   median,
   processCpuUs,
+  spawnNodeUntil,
+  stopProcess,
 } from "@toolplane/bench-kit"
+import { gatewayNodeArgs } from "./gatewayCommand.js"
 
 const settings = benchSettings({ rounds: 3, roundMs: 2000, concurrency: [1, 32] })
 const CONCURRENCY = settings.concurrency
 const here = dirname(fileURLToPath(import.meta.url))
 const cliDir = join(here, "..")
 
-/** Spawns `node --import tsx ...` (what the `tsx` command runs, minus its wrapper process). */
-const spawnTs = (args: readonly string[], nodeArgs: readonly string[] = []): ChildProcess =>
-  spawn(process.execPath, [...nodeArgs, "--conditions=@toolplane/source", "--import", "tsx", ...args], {
-    cwd: cliDir,
-    stdio: ["pipe", "pipe", "pipe"],
-    env: { ...process.env, TOOLPLANE_CURSOR_SECRET: "bench-cursor-secret-0123456789abcdef" },
-  })
-
-/** Resolves with the first match of `pattern` in the child's `stream` output. */
-const waitFor = (child: ChildProcess, stream: "stdout" | "stderr", pattern: RegExp, ms = 30_000) =>
-  new Promise<string>((resolve, reject) => {
-    let seen = ""
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}: ${seen}`)), ms)
-    child[stream]!.on("data", (chunk: Buffer) => {
-      seen += chunk.toString("utf8")
-      const match = pattern.exec(seen)
-      if (match) {
-        clearTimeout(timer)
-        resolve(match[1]!)
-      }
-    })
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      reject(new Error(`process exited (${code}) before ${pattern}: ${seen}`))
-    })
-  })
-
-const stopChild = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    const force = setTimeout(() => child.kill("SIGKILL"), 10_000)
-    child.once("exit", () => {
-      clearTimeout(force)
-      resolve()
-    })
-    child.kill("SIGTERM")
-  })
+const env = { TOOLPLANE_CURSOR_SECRET: "bench-cursor-secret-0123456789abcdef" }
 
 interface Sample extends LoadSample {
   /** CPU time per call (user + system, µs) of each process, from /proc (Linux) and process.cpuUsage. */
@@ -100,10 +68,14 @@ const connect = async (url: string): Promise<Client> => {
 }
 
 const measure = async (client: Client, concurrency: number): Promise<Sample> => {
+  const call = () => client.callTool({ name: "echo", arguments: { text: "hello" } })
+  // Warm-up outside the measured window (and its CPU).
+  await closedLoop(call, { concurrency, ms: 300, warmupMs: 0 })
   const cpu0 = [ownCpuUs(), childCpuUs(gateway), childCpuUs(upstream)]
-  const sample = await closedLoop(() => client.callTool({ name: "echo", arguments: { text: "hello" } }), {
+  const sample = await closedLoop(call, {
     concurrency,
     ms: settings.roundMs,
+    warmupMs: 0,
     check: (result) => {
       if ((result.content as { text?: string }[])[0]?.text !== "hello")
         throw new Error(`wrong answer: ${JSON.stringify(result)}`)
@@ -118,13 +90,16 @@ const measure = async (client: Client, concurrency: number): Promise<Sample> => 
   return { ...sample, cpu }
 }
 
-const upstream = spawnTs([join(here, "upstream.ts")])
-upstream.stderr!.pipe(process.stderr)
+const started = await spawnNodeUntil(
+  ["--conditions=@toolplane/source", "--import", "tsx", join(here, "upstream.ts")],
+  { pattern: /^(http:\/\/\S+)\n/, cwd: cliDir, env },
+)
+const upstream = started.child
 let gateway: ChildProcess | undefined
 const tmp = mkdtempSync(join(tmpdir(), "toolplane-bench-"))
 const clients: Client[] = []
 try {
-  const upstreamUrl = await waitFor(upstream, "stdout", /^(http:\/\/\S+)\n/)
+  const upstreamUrl = started.match
   const config = join(tmp, "toolplane.toml")
   writeFileSync(
     config,
@@ -140,12 +115,12 @@ try {
       "",
     ].join("\n"),
   )
-  const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? "").split(/\s+/).filter(Boolean)
-  gateway = spawnTs(
-    [join(cliDir, "src/main.ts"), "serve", "--transport", "http", "--port", "0", "--config", config],
-    nodeArgs,
+  const served = await spawnNodeUntil(
+    gatewayNodeArgs(["serve", "--transport", "http", "--port", "0", "--config", config]),
+    { pattern: / at (http:\/\/\S+)\n/, stream: "stderr", cwd: cliDir, env },
   )
-  const gatewayUrl = await waitFor(gateway, "stderr", / at (http:\/\/\S+)\n/)
+  gateway = served.child
+  const gatewayUrl = served.match
 
   const direct = await connect(upstreamUrl)
   const through = await connect(gatewayUrl)
@@ -191,6 +166,6 @@ try {
   )
 } finally {
   await Promise.all(clients.map((c) => c.close().catch(() => {})))
-  await Promise.all([gateway ? stopChild(gateway) : undefined, stopChild(upstream)])
+  await Promise.all([gateway ? stopProcess(gateway) : undefined, stopProcess(upstream)])
   rmSync(tmp, { recursive: true, force: true })
 }

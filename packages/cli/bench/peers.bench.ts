@@ -3,7 +3,8 @@
  * through each MCP gateway users pick, all fronting the same SDK upstream (`bench/upstream.ts`), once over
  * HTTP and once over stdio, at concurrency 1 and 32, in one run of interleaved rounds. Per case it prints
  * calls/s, p50, p99, throughput ÷ direct (median of per-round ratios) and the CPU time per call of the
- * gateway process alone (utime + stime from `/proc/<pid>/stat`, children excluded).
+ * gateway process alone (utime + stime from `/proc/<pid>/stat`, children excluded), measured after a
+ * warm-up outside the window (bench kit's `loadWithCpu`).
  *
  * Contenders (one SDK client session each; every process listens on 127.0.0.1 where it lets us choose):
  *
@@ -26,7 +27,9 @@
  * against this run's numbers.
  *
  * Env (bench kit): BENCH_ROUNDS (default 3), BENCH_ROUND_MS (per cell and round, default 1500),
- * BENCH_CONCURRENCY (default "1,32"); BENCH_PEERS_ONLY (comma-separated contender keys, e.g.
+ * BENCH_CONCURRENCY (default "1,32"); BENCH_BASE_CLI (the `packages/cli` folder of a second, built checkout,
+ * e.g. of `main`: its `toolplane serve` runs too, as "toolplane serve (base)", for a before/after in one
+ * run; its node flags come from BENCH_BASE_NODE_ARGS, else BENCH_GATEWAY_NODE_ARGS); BENCH_PEERS_ONLY (comma-separated contender keys, e.g.
  * "direct,toolplane-http"; default all); BENCH_GATEWAY_NODE_ARGS (extra node flags for the toolplane
  * processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"); BENCH_GATEWAY_BUILD ("source", default, or
  * "dist" after `pnpm build`; see gatewayCommand.ts).
@@ -44,14 +47,14 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
   benchSettings,
-  closedLoop,
+  type CpuLoadSample,
   fmt,
   heading,
   interleaved,
-  type LoadSample,
+  loadWithCpu,
   markdownTable,
   median,
-  processCpuUs,
+  stopProcess,
 } from "@toolplane/bench-kit"
 import { gatewayBuild, gatewayNodeArgs } from "./gatewayCommand.js"
 
@@ -94,17 +97,6 @@ const spawnChild = (command: string, args: readonly string[], env: NodeJS.Proces
   children.push(child)
   return { child, output: () => tail }
 }
-
-const stopChild = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    const force = setTimeout(() => child.kill("SIGKILL"), 5_000)
-    child.once("exit", () => {
-      clearTimeout(force)
-      resolve()
-    })
-    child.kill("SIGTERM")
-  })
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -158,10 +150,11 @@ interface Contender {
   readonly start: (upstreamUrl: string) => Promise<Running>
 }
 
+const baseCli = process.env.BENCH_BASE_CLI
 const toolplane =
-  (upstream: "http" | "stdio") =>
+  (upstream: "http" | "stdio", base = false) =>
   async (upstreamUrl: string): Promise<Running> => {
-    const config = join(tmp, `toolplane-${upstream}.toml`)
+    const config = join(tmp, `toolplane-${upstream}${base ? "-base" : ""}.toml`)
     const mcp =
       upstream === "http"
         ? `{ url = ${JSON.stringify(upstreamUrl)} }`
@@ -170,9 +163,18 @@ const toolplane =
       config,
       `[server]\nname = "bench-gateway"\ntool_names = "name"\n\n[[backends]]\nname = "up"\nmcp = ${mcp}\nrequire_approval = false\n`,
     )
+    const args = ["serve", "--transport", "http", "--port", "0", "--config", config]
     const proc = spawnChild(
       process.execPath,
-      gatewayNodeArgs(["serve", "--transport", "http", "--port", "0", "--config", config]),
+      base
+        ? [
+            ...(process.env.BENCH_BASE_NODE_ARGS ?? process.env.BENCH_GATEWAY_NODE_ARGS ?? "")
+              .split(/\s+/)
+              .filter(Boolean),
+            join(baseCli!, "bin", "toolplane.js"),
+            ...args,
+          ]
+        : gatewayNodeArgs(args),
     )
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no URL after 60 s: ${proc.output()}`)), 60_000)
@@ -296,6 +298,16 @@ const contenders: Contender[] = [
     start: async (url) => ({ ...(await httpClient(url)), cpuPid: upstreamPid }),
   },
   { key: "toolplane-http", label: "toolplane serve", upstream: "http", start: toolplane("http") },
+  ...(baseCli
+    ? [
+        {
+          key: "toolplane-base-http",
+          label: "toolplane serve (base)",
+          upstream: "http" as const,
+          start: toolplane("http", true),
+        },
+      ]
+    : []),
   { key: "mcp-hub-http", label: "mcp-hub", upstream: "http", start: mcpHub("http") },
   {
     key: "direct-stdio",
@@ -308,6 +320,16 @@ const contenders: Contender[] = [
     },
   },
   { key: "toolplane-stdio", label: "toolplane serve", upstream: "stdio", start: toolplane("stdio") },
+  ...(baseCli
+    ? [
+        {
+          key: "toolplane-base-stdio",
+          label: "toolplane serve (base)",
+          upstream: "stdio" as const,
+          start: toolplane("stdio", true),
+        },
+      ]
+    : []),
   { key: "mcp-hub-stdio", label: "mcp-hub", upstream: "stdio", start: mcpHub("stdio") },
   { key: "supergateway-stdio", label: "supergateway --stateful", upstream: "stdio", start: supergateway },
   { key: "mcp-proxy-stdio", label: "mcp-proxy (event store)", upstream: "stdio", start: mcpProxy(true) },
@@ -319,17 +341,15 @@ const contenders: Contender[] = [
   },
 ]
 
-interface Sample extends LoadSample {
-  /** CPU µs per call of the charged process; NaN where /proc was not readable. */
-  readonly cpuPerCall: number
-}
+type Sample = CpuLoadSample
 
-const measure = async (run: Running, concurrency: number): Promise<Sample> => {
-  const before = processCpuUs(run.cpuPid)
-  const sample = await closedLoop(
+/** One cell: warm-up outside the measured window, then calls/s, latency and the charged process's CPU per call. */
+const measure = (run: Running, concurrency: number): Promise<Sample> =>
+  loadWithCpu(
     () =>
       run.client.callTool({ name: run.tool, arguments: { text: "hello" } }, undefined, { timeout: 30_000 }),
     {
+      pid: run.cpuPid,
       concurrency,
       ms: settings.roundMs,
       check: (result) => {
@@ -338,11 +358,6 @@ const measure = async (run: Running, concurrency: number): Promise<Sample> => {
       },
     },
   )
-  const after = processCpuUs(run.cpuPid)
-  const cpuPerCall =
-    before === undefined || after === undefined ? Number.NaN : (after - before) / sample.calls
-  return { ...sample, cpuPerCall }
-}
 
 /** Per contender and concurrency: median calls/s, median ratio to direct, median gateway CPU per call. */
 const summary = (key: string, concurrency: number) => {
@@ -501,13 +516,45 @@ try {
       ),
     )
   }
+  if (baseCli) {
+    console.log(`\n### This checkout against the base (${baseCli}), same rounds\n`)
+    const rows: (string | number)[][] = []
+    for (const upstreamKind of ["http", "stdio"] as const)
+      for (const concurrency of settings.concurrency) {
+        const mine = samples.get(id(`toolplane-${upstreamKind}`, concurrency))
+        const base = samples.get(id(`toolplane-base-${upstreamKind}`, concurrency))
+        if (!mine || !base) continue
+        const cpu = mine.map((s, i) => s.cpuPerCall / base[i]!.cpuPerCall)
+        const speed = mine.map((s, i) => s.throughput / base[i]!.throughput)
+        rows.push([
+          upstreamKind,
+          concurrency,
+          `${fmt(median(base.map((s) => s.cpuPerCall)))} → ${fmt(median(mine.map((s) => s.cpuPerCall)))}`,
+          `${fmt(median(cpu), 2)} (${cpu.map((r) => r.toFixed(2)).join(", ")})`,
+          `${fmt(median(speed), 2)} (${speed.map((r) => r.toFixed(2)).join(", ")})`,
+        ])
+      }
+    console.log(
+      markdownTable(
+        [
+          "upstream",
+          "c",
+          "gateway CPU µs/call, base → this",
+          "CPU ÷ base (rounds)",
+          "calls/s ÷ base (rounds)",
+        ],
+        rows,
+        [1, 2, 3, 4],
+      ),
+    )
+  }
   console.log("\n### Goals (issue 16), this run\n")
   console.log(markdownTable(["goal", "measured", "verdict"], goals(), []))
 } finally {
   log("stopping")
   await Promise.all([...running.values()].map((r) => r.client.close().catch(() => {})))
   log("clients closed")
-  await Promise.all(children.map(stopChild))
+  await Promise.all(children.map((child) => stopProcess(child)))
   log("processes stopped")
   rmSync(tmp, { recursive: true, force: true })
   // Sockets a contender's client library keeps (SSE, keep-alive) must not hold the run open.

@@ -9,7 +9,7 @@
  *
  * Run: `pnpm --filter @toolplane/cli bench:transport` (BENCH_ROUNDS, BENCH_ROUND_MS, BENCH_CONCURRENCY).
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -18,69 +18,32 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import {
   benchSettings,
-  closedLoop,
   compareLoad,
-  fmt,
+  cpuTable,
   heading,
-  type LoadSample,
   loadTable,
-  markdownTable,
-  median,
-  processCpuUs,
+  loadWithCpu,
+  spawnNodeUntil,
+  stopProcess,
 } from "@toolplane/bench-kit"
+import { gatewayNodeArgs } from "./gatewayCommand.js"
 
 const settings = benchSettings({ rounds: 3, roundMs: 2000, concurrency: [1, 32] })
 const here = dirname(fileURLToPath(import.meta.url))
 const cliDir = join(here, "..")
 
-const spawnTs = (args: readonly string[]): ChildProcess =>
-  spawn(process.execPath, ["--conditions=@toolplane/source", "--import", "tsx", ...args], {
-    cwd: cliDir,
-    stdio: ["pipe", "pipe", "pipe"],
-    env: { ...process.env, TOOLPLANE_CURSOR_SECRET: "bench-cursor-secret-0123456789abcdef" },
-  })
-
-const waitFor = (child: ChildProcess, stream: "stdout" | "stderr", pattern: RegExp) =>
-  new Promise<string>((resolve, reject) => {
-    let seen = ""
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}: ${seen}`)), 60_000)
-    child[stream]!.on("data", (chunk: Buffer) => {
-      seen += chunk.toString("utf8")
-      const match = pattern.exec(seen)
-      if (match) {
-        clearTimeout(timer)
-        resolve(match[1]!)
-      }
-    })
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      reject(new Error(`process exited (${code}) before ${pattern}: ${seen}`))
-    })
-  })
-
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    const force = setTimeout(() => child.kill("SIGKILL"), 10_000)
-    child.once("exit", () => {
-      clearTimeout(force)
-      resolve()
-    })
-    child.kill("SIGTERM")
-  })
-
-interface Sample extends LoadSample {
-  /** CPU per call of the gateway process, µs. */
-  readonly gatewayCpu: number
-}
+const env = { TOOLPLANE_CURSOR_SECRET: "bench-cursor-secret-0123456789abcdef" }
 
 const tmp = mkdtempSync(join(tmpdir(), "toolplane-bench-transport-"))
 const children: ChildProcess[] = []
 const clients: Client[] = []
 try {
-  const upstream = spawnTs([join(here, "upstream.ts"), "--json"])
-  children.push(upstream)
-  const upstreamUrl = await waitFor(upstream, "stdout", /^(http:\/\/\S+)\n/)
+  const upstream = await spawnNodeUntil(
+    ["--conditions=@toolplane/source", "--import", "tsx", join(here, "upstream.ts"), "--json"],
+    { pattern: /^(http:\/\/\S+)\n/, cwd: cliDir, env },
+  )
+  children.push(upstream.child)
+  const upstreamUrl = upstream.match
   const gatewayOf = async (transport: "node" | "sdk") => {
     const config = join(tmp, `${transport}.toml`)
     writeFileSync(
@@ -97,18 +60,11 @@ try {
         "",
       ].join("\n"),
     )
-    const child = spawnTs([
-      join(cliDir, "src/main.ts"),
-      "serve",
-      "--transport",
-      "http",
-      "--port",
-      "0",
-      "--config",
-      config,
-    ])
+    const { child, match: url } = await spawnNodeUntil(
+      gatewayNodeArgs(["serve", "--transport", "http", "--port", "0", "--config", config]),
+      { pattern: / at (http:\/\/\S+)\n/, stream: "stderr", cwd: cliDir, env },
+    )
     children.push(child)
-    const url = await waitFor(child, "stderr", / at (http:\/\/\S+)\n/)
     const client = new Client({ name: "bench", version: "0" })
     await client.connect(new StreamableHTTPClientTransport(new URL(url)))
     clients.push(client)
@@ -116,21 +72,19 @@ try {
   }
   const sides = { baseline: await gatewayOf("sdk"), candidate: await gatewayOf("node") }
   const call = (client: Client) => () => client.callTool({ name: "echo", arguments: { text: "hello" } })
-  const results = await compareLoad(async (side, concurrency): Promise<Sample> => {
-    const { child, client } = sides[side]
-    await closedLoop(call(client), { concurrency, ms: 300 })
-    const before = processCpuUs(child.pid) ?? Number.NaN
-    const sample = await closedLoop(call(client), {
-      concurrency,
-      ms: settings.roundMs,
-      check: (result) => {
-        if ((result.content as { text?: string }[])[0]?.text !== "hello")
-          throw new Error(`wrong answer: ${JSON.stringify(result)}`)
-      },
-    })
-    const after = processCpuUs(child.pid) ?? Number.NaN
-    return { ...sample, gatewayCpu: (after - before) / sample.calls }
-  }, settings)
+  const results = await compareLoad(
+    (side, concurrency) =>
+      loadWithCpu(call(sides[side].client), {
+        pid: sides[side].child.pid,
+        concurrency,
+        ms: settings.roundMs,
+        check: (result) => {
+          if ((result.content as { text?: string }[])[0]?.text !== "hello")
+            throw new Error(`wrong answer: ${JSON.stringify(result)}`)
+        },
+      }),
+    settings,
+  )
 
   console.log(
     heading(
@@ -140,19 +94,9 @@ try {
   )
   console.log(loadTable(results, { baseline: 'http_transport "sdk"', candidate: 'http_transport "node"' }))
   console.log("\nCPU time per relayed call of the gateway process (µs, user + system, median of rounds):\n")
-  console.log(
-    markdownTable(
-      ["concurrency", "sdk", "node", "node ÷ sdk"],
-      settings.concurrency.map((c) => {
-        const r = results.get(c)!
-        const sdk = median(r.baseline.map((s) => s.gatewayCpu))
-        const node = median(r.candidate.map((s) => s.gatewayCpu))
-        return [c, fmt(sdk), fmt(node), fmt(node / sdk, 2)]
-      }),
-    ),
-  )
+  console.log(cpuTable(results, { baseline: "sdk", candidate: "node" }))
 } finally {
   await Promise.all(clients.map((c) => c.close().catch(() => {})))
-  await Promise.all(children.map(stop))
+  await Promise.all(children.map((child) => stopProcess(child)))
   rmSync(tmp, { recursive: true, force: true })
 }

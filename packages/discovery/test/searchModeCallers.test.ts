@@ -18,7 +18,7 @@ import {
   type ToolResult,
   type ToolService,
 } from "@toolplane/foundation"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, describe, expect, it, vi } from "vitest"
 import {
   fileIntentStore,
   memoryIntentStore,
@@ -246,10 +246,14 @@ describe("learning intent examples from use", () => {
     const found = await search(svc, "u1", { query: "stash this note away for later" })
     expect(found.hits.map((h) => h.id)).toContain("notes/archive")
     await svc.callTool({ name: CALL, arguments: { id: "notes/archive" }, context: ctx })
-    await new Promise((r) => setTimeout(r, 50))
-    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({
-      "notes/archive": ["stash this note away for later"],
-    })
+    // the example is persisted after the call answers: wait for it (a loaded machine can take a while)
+    await vi.waitFor(
+      () =>
+        expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({
+          "notes/archive": ["stash this note away for later"],
+        }),
+      { timeout: 5_000, interval: 20 },
+    )
 
     // a new deployment over the same file ranks the tool first for that wording
     const next = applyMiddleware(notesService(), searchMode({ learn: { store: fileIntentStore(path) } }))
@@ -272,8 +276,11 @@ describe("learning intent examples from use", () => {
       await search(svc, "u1", { query: q })
       await svc.callTool({ name: CALL, arguments: { id: "notes/pin" }, context: ctx })
     }
-    await new Promise((r) => setTimeout(r, 20))
-    expect(store.snapshot()).toEqual({ "notes/pin": ["keep this note on top", "pin the note first"] })
+    await vi.waitFor(
+      () =>
+        expect(store.snapshot()).toEqual({ "notes/pin": ["keep this note on top", "pin the note first"] }),
+      { timeout: 5_000, interval: 20 },
+    )
   })
 
   it("does not learn from a failed call", async () => {

@@ -14,24 +14,21 @@
  *
  * Run: `pnpm --filter @toolplane/plugin-mcp bench:relay` (BENCH_ROUNDS, BENCH_ROUND_MS, BENCH_CONCURRENCY).
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import {
   benchSettings,
-  closedLoop,
   compare,
   compareLoad,
   comparisonTable,
-  fmt,
+  cpuTable,
   heading,
-  type LoadSample,
   loadTable,
-  markdownTable,
-  median,
-  processCpuUs,
+  loadWithCpu,
+  spawnNodeUntil,
+  stopProcess,
 } from "@toolplane/bench-kit"
 import { makeContext } from "@toolplane/foundation"
 import { mcpBackend } from "../src/index.js"
@@ -40,28 +37,12 @@ import { resultJson } from "../src/internal/resultJson.js"
 const settings = benchSettings({ rounds: 3, roundMs: 2000, concurrency: [1, 32] })
 const here = dirname(fileURLToPath(import.meta.url))
 
-/** CPU time (µs) a process used so far, or NaN without /proc. */
-const cpuUs = (pid: number): number => processCpuUs(pid) ?? Number.NaN
-
-const start = (mode: "relay" | "encode") =>
-  new Promise<{ child: ChildProcess; url: string }>((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--conditions=@toolplane/source", "--import", "tsx", join(here, "relayGateway.ts"), mode],
-      { stdio: ["ignore", "pipe", "inherit"] },
-    )
-    let out = ""
-    child.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk.toString("utf8")
-      const match = /^(http:\/\/\S+)\n/.exec(out)
-      if (match) resolve({ child, url: match[1]! })
-    })
-    child.once("exit", (code) => reject(new Error(`gateway (${mode}) exited with ${code}`)))
-  })
-
-interface Sample extends LoadSample {
-  /** CPU per call of the gateway process, µs. */
-  readonly gatewayCpu: number
+const start = async (mode: "relay" | "encode") => {
+  const { child, match } = await spawnNodeUntil(
+    ["--conditions=@toolplane/source", "--import", "tsx", join(here, "relayGateway.ts"), mode],
+    { pattern: /^(http:\/\/\S+)\n/ },
+  )
+  return { child, url: match }
 }
 
 const TEXTS = [
@@ -78,22 +59,18 @@ try {
   await clients.baseline.connect(new StreamableHTTPClientTransport(new URL(sides.baseline.url)))
   await clients.candidate.connect(new StreamableHTTPClientTransport(new URL(sides.candidate.url)))
   for (const [label, text] of TEXTS) {
-    const results = await compareLoad(async (side, concurrency): Promise<Sample> => {
-      const pid = sides[side].child.pid!
-      const client = clients[side]
-      const callOnce = () => client.callTool({ name: "up.echo", arguments: { text } })
-      // Warm-up outside the measured window (and its CPU).
-      await closedLoop(callOnce, { concurrency, ms: 300 })
-      const before = cpuUs(pid)
-      const sample = await closedLoop(callOnce, {
-        concurrency,
-        ms: settings.roundMs,
-        check: (result) => {
-          if ((result.content as { text?: string }[])[0]?.text !== text) throw new Error("wrong answer")
-        },
-      })
-      return { ...sample, gatewayCpu: (cpuUs(pid) - before) / sample.calls }
-    }, settings)
+    const results = await compareLoad(
+      (side, concurrency) =>
+        loadWithCpu(() => clients[side].callTool({ name: "up.echo", arguments: { text } }), {
+          pid: sides[side].child.pid,
+          concurrency,
+          ms: settings.roundMs,
+          check: (result) => {
+            if ((result.content as { text?: string }[])[0]?.text !== text) throw new Error("wrong answer")
+          },
+        }),
+      settings,
+    )
 
     console.log(
       heading(
@@ -103,21 +80,11 @@ try {
     )
     console.log(loadTable(results, { baseline: "encode again", candidate: "relay text" }))
     console.log("\nCPU time per call of the gateway process (µs, user + system, median of rounds):\n")
-    console.log(
-      markdownTable(
-        ["concurrency", "encode again", "relay text", "relay ÷ encode"],
-        settings.concurrency.map((c) => {
-          const r = results.get(c)!
-          const encode = median(r.baseline.map((s) => s.gatewayCpu))
-          const relay = median(r.candidate.map((s) => s.gatewayCpu))
-          return [c, fmt(encode), fmt(relay), fmt(relay / encode, 2)]
-        }),
-      ),
-    )
+    console.log(cpuTable(results, { baseline: "encode again", candidate: "relay text" }))
   }
 } finally {
   await Promise.all([clients.baseline.close(), clients.candidate.close()])
-  for (const side of Object.values(sides)) side.child.kill("SIGTERM")
+  await Promise.all(Object.values(sides).map((side) => stopProcess(side.child)))
 }
 
 // The answer encoding alone, on real relayed results.

@@ -8,49 +8,30 @@
  *
  * Run: `pnpm --filter @toolplane/plugin-mcp bench:transport` (BENCH_ROUNDS, BENCH_ROUND_MS, BENCH_CONCURRENCY).
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import {
   benchSettings,
-  closedLoop,
   compareLoad,
-  fmt,
+  cpuTable,
   heading,
-  type LoadSample,
   loadTable,
-  markdownTable,
-  median,
-  processCpuUs,
+  loadWithCpu,
+  spawnNodeUntil,
+  stopProcess,
 } from "@toolplane/bench-kit"
 
 const settings = benchSettings({ rounds: 3, roundMs: 2000, concurrency: [1, 32] })
 const here = dirname(fileURLToPath(import.meta.url))
 
-/** CPU time (µs) a process used so far, or NaN without /proc. */
-const cpuUs = (pid: number): number => processCpuUs(pid) ?? Number.NaN
-
-const start = (transport: "node" | "sdk") =>
-  new Promise<{ child: ChildProcess; url: string }>((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--conditions=@toolplane/source", "--import", "tsx", join(here, "transportServer.ts"), transport],
-      { stdio: ["ignore", "pipe", "inherit"] },
-    )
-    let out = ""
-    child.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk.toString("utf8")
-      const match = /^(http:\/\/\S+)\n/.exec(out)
-      if (match) resolve({ child, url: match[1]! })
-    })
-    child.once("exit", (code) => reject(new Error(`server (${transport}) exited with ${code}`)))
-  })
-
-interface Sample extends LoadSample {
-  /** CPU per call of the server process, µs. */
-  readonly serverCpu: number
+const start = async (transport: "node" | "sdk") => {
+  const { child, match } = await spawnNodeUntil(
+    ["--conditions=@toolplane/source", "--import", "tsx", join(here, "transportServer.ts"), transport],
+    { pattern: /^(http:\/\/\S+)\n/ },
+  )
+  return { child, url: match }
 }
 
 const sides = { baseline: await start("sdk"), candidate: await start("node") }
@@ -61,27 +42,18 @@ const clients = {
 try {
   await clients.baseline.connect(new StreamableHTTPClientTransport(new URL(sides.baseline.url)))
   await clients.candidate.connect(new StreamableHTTPClientTransport(new URL(sides.candidate.url)))
-  const results = await compareLoad(async (side, concurrency): Promise<Sample> => {
-    const pid = sides[side].child.pid!
-    const client = clients[side]
-    // Warm-up outside the measured window (and its CPU).
-    await closedLoop(() => client.callTool({ name: "demo.echo", arguments: { text: "hello" } }), {
-      concurrency,
-      ms: 300,
-    })
-    const before = cpuUs(pid)
-    const sample = await closedLoop(
-      () => client.callTool({ name: "demo.echo", arguments: { text: "hello" } }),
-      {
+  const results = await compareLoad(
+    (side, concurrency) =>
+      loadWithCpu(() => clients[side].callTool({ name: "demo.echo", arguments: { text: "hello" } }), {
+        pid: sides[side].child.pid,
         concurrency,
         ms: settings.roundMs,
         check: (result) => {
           if ((result.content as { text?: string }[])[0]?.text !== "hello") throw new Error("wrong answer")
         },
-      },
-    )
-    return { ...sample, serverCpu: (cpuUs(pid) - before) / sample.calls }
-  }, settings)
+      }),
+    settings,
+  )
 
   console.log(
     heading(
@@ -91,18 +63,8 @@ try {
   )
   console.log(loadTable(results, { baseline: 'transport: "sdk"', candidate: 'transport: "node"' }))
   console.log("\nCPU time per call of the server process (µs, user + system, median of rounds):\n")
-  console.log(
-    markdownTable(
-      ["concurrency", "sdk", "node", "node ÷ sdk"],
-      settings.concurrency.map((c) => {
-        const r = results.get(c)!
-        const sdk = median(r.baseline.map((s) => s.serverCpu))
-        const node = median(r.candidate.map((s) => s.serverCpu))
-        return [c, fmt(sdk), fmt(node), fmt(node / sdk, 2)]
-      }),
-    ),
-  )
+  console.log(cpuTable(results, { baseline: "sdk", candidate: "node" }))
 } finally {
   await Promise.all([clients.baseline.close(), clients.candidate.close()])
-  for (const side of Object.values(sides)) side.child.kill("SIGTERM")
+  await Promise.all(Object.values(sides).map((side) => stopProcess(side.child)))
 }

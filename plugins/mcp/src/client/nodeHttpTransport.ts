@@ -16,6 +16,7 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js"
+import { Http1Pool, type Http1Response, isValidHeader } from "../internal/http1Pool.js"
 import { keepMessageText } from "../internal/resultJson.js"
 
 /**
@@ -144,7 +145,35 @@ const OWN_POST_HEADERS = new Set([
   "mcp-protocol-version",
 ])
 
-const mediaType = (header: string | undefined): string => (header ?? "").split(";")[0]!.trim().toLowerCase()
+const mediaType = (header: string | undefined): string => {
+  if (header === undefined) return ""
+  // The common case without parameters or odd spacing needs no split.
+  if (header === "application/json" || header === "text/event-stream") return header
+  return header.split(";")[0]!.trim().toLowerCase()
+}
+
+/** An answer to a request, from the socket pool or from `node:http`. */
+type Answer = Http1Response
+
+/** A `node:http` response as an {@link Answer}. */
+const fromIncoming = (res: IncomingMessage): Answer => ({
+  status: res.statusCode ?? 0,
+  header: (name) => {
+    const value = res.headers[name]
+    return Array.isArray(value) ? value.join(", ") : value
+  },
+  text: () => readText(res),
+  stream: (onText, onEnd) => {
+    res.setEncoding("utf8")
+    res.on("data", onText)
+    res.once("end", () => onEnd())
+    res.once("error", (error) => onEnd(error))
+    res.once("aborted", () => onEnd(new Error("terminated")))
+  },
+  discard: () => {
+    res.resume()
+  },
+})
 
 /**
  * The MCP Streamable HTTP client transport on `node:http`.
@@ -174,6 +203,12 @@ export class NodeStreamableHttpTransport implements Transport {
   #streamTimer: ReturnType<typeof setTimeout> | undefined
   /** The configured headers as raw name/value pairs, or `undefined` when one replaces a header of ours. */
   readonly #rawExtra: readonly string[] | undefined
+  /** Raw keep-alive sockets for the POSTs to an `http:` URL (GET streams and DELETE use `node:http`). */
+  readonly #pool: Http1Pool | undefined
+  /** The head of a POST up to its `content-length`, for the session id and protocol version in `#headKey`. */
+  #head = ""
+  #headLatin1 = false
+  #headKey: string | undefined
 
   constructor(url: URL, options: NodeStreamableHttpTransportOptions = {}) {
     this.#url = url
@@ -185,6 +220,48 @@ export class NodeStreamableHttpTransport implements Transport {
     const https = url.protocol === "https:"
     this.#agent = https ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true })
     this.#request = https ? (httpsRequest as unknown as typeof httpRequest) : httpRequest
+    for (const [name, value] of extra)
+      if (!isValidHeader(name, value)) throw new TypeError(`Invalid HTTP header ${JSON.stringify(name)}`)
+    this.#pool =
+      url.protocol === "http:"
+        ? new Http1Pool({
+            host: url.hostname.replace(/^\[|\]$/g, ""),
+            port: url.port === "" ? 80 : Number(url.port),
+          })
+        : undefined
+  }
+
+  /** A whole POST for the pool: the head (rebuilt when the session id or protocol version changes) and body. */
+  #postMessage(body: string): string | Buffer {
+    const session = this.sessionId
+    const version = this.#protocolVersion
+    const key = `${session ?? ""}\n${version ?? ""}`
+    if (this.#headKey !== key) {
+      const url = this.#url
+      const headers = new Map<string, string>([
+        ["host", `host: ${url.host}`],
+        ["content-type", "content-type: application/json"],
+        ["accept", "accept: application/json, text/event-stream"],
+      ])
+      if (session !== undefined) {
+        if (!isValidHeader("mcp-session-id", session))
+          throw new NodeStreamableHttpError(-1, "invalid session id from the server")
+        headers.set("mcp-session-id", `mcp-session-id: ${session}`)
+      }
+      if (version !== undefined && isValidHeader("mcp-protocol-version", version))
+        headers.set("mcp-protocol-version", `mcp-protocol-version: ${version}`)
+      // Configured headers replace ours of the same name, except the body's length.
+      for (const [name, value] of Object.entries(this.#options.headers ?? {}))
+        if (name.toLowerCase() !== "content-length") headers.set(name.toLowerCase(), `${name}: ${value}`)
+      this.#head = `POST ${url.pathname}${url.search} HTTP/1.1\r\n${[...headers.values()].join("\r\n")}\r\n`
+      // Header values may hold obs-text (bytes 0x80-0xff), which go out as single bytes (as node:http does).
+      this.#headLatin1 = /[\x80-\xff]/.test(this.#head)
+      this.#headKey = key
+    }
+    const head = `${this.#head}content-length: ${Buffer.byteLength(body)}\r\n\r\n`
+    return this.#headLatin1
+      ? Buffer.concat([Buffer.from(head, "latin1"), Buffer.from(body, "utf8")])
+      : head + body
   }
 
   get protocolVersion(): string | undefined {
@@ -286,27 +363,20 @@ export class NodeStreamableHttpTransport implements Transport {
         return
       }
       const body = JSON.stringify(message)
-      const length = Buffer.byteLength(body)
-      const res = await this.#exchange(
-        "POST",
-        this.#rawPostHeaders(length) ??
-          this.#headers({
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-            "content-length": length,
-          }),
-        body,
-      )
-      const sessionId = res.headers["mcp-session-id"]
+      const res: Answer =
+        this.#pool !== undefined
+          ? await this.#pool.request(this.#postMessage(body))
+          : fromIncoming(await this.#post(body))
+      const sessionId = res.header("mcp-session-id")
       if (typeof sessionId === "string" && sessionId !== "") this.sessionId = sessionId
-      const status = res.statusCode ?? 0
+      const status = res.status
       if (status < 200 || status >= 300) {
-        const text = await readText(res).catch(() => "")
+        const text = await res.text().catch(() => "")
         throw new NodeStreamableHttpError(status, `Error POSTing to endpoint (HTTP ${status}): ${text}`)
       }
       const messages = Array.isArray(message) ? message : [message]
       if (status === 202) {
-        res.resume()
+        res.discard()
         if (
           messages.some((m) => (m as Json).method === "notifications/initialized") &&
           this.#options.standaloneStream !== false
@@ -316,10 +386,10 @@ export class NodeStreamableHttpTransport implements Transport {
       }
       const hasRequests = messages.some((m) => "method" in m && "id" in m && m.id !== undefined)
       if (!hasRequests) {
-        res.resume()
+        res.discard()
         return
       }
-      const type = mediaType(res.headers["content-type"])
+      const type = mediaType(res.header("content-type"))
       const origin =
         this.#options.originMetaKey !== undefined && messages.length === 1
           ? progressTokenOf(messages[0]!)
@@ -327,18 +397,33 @@ export class NodeStreamableHttpTransport implements Transport {
       if (type === "text/event-stream") {
         this.#readStream(res, { origin, reconnectable: false })
       } else if (type === "application/json") {
-        const text = await readText(res)
+        const text = await res.text()
         const data = JSON.parse(text) as unknown
         if (Array.isArray(data)) for (const m of data) this.#deliver(m, origin)
         else this.#deliver(data, origin, undefined, text)
       } else {
-        res.resume()
-        throw new NodeStreamableHttpError(-1, `Unexpected content type: ${res.headers["content-type"]}`)
+        res.discard()
+        throw new NodeStreamableHttpError(-1, `Unexpected content type: ${res.header("content-type")}`)
       }
     } catch (error) {
       this.onerror?.(error as Error)
       throw error
     }
+  }
+
+  /** A POST on `node:http` (https URLs). */
+  #post(body: string): Promise<IncomingMessage> {
+    const length = Buffer.byteLength(body)
+    return this.#exchange(
+      "POST",
+      this.#rawPostHeaders(length) ??
+        this.#headers({
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "content-length": length,
+        }),
+      body,
+    )
   }
 
   #deliver(value: unknown, origin: string | undefined, replayId?: string | number, text?: string): boolean {
@@ -364,7 +449,7 @@ export class NodeStreamableHttpTransport implements Transport {
 
   /** Reads an SSE response; a stream that ends before its answer is resumed with `Last-Event-ID`. */
   #readStream(
-    res: IncomingMessage,
+    res: Answer,
     context: { origin: string | undefined; reconnectable: boolean; replayId?: string | number },
   ): void {
     let lastEventId: string | undefined
@@ -386,8 +471,6 @@ export class NodeStreamableHttpTransport implements Transport {
         this.#retryMs = ms
       },
     )
-    res.setEncoding("utf8")
-    res.on("data", (chunk: string) => parser.feed(chunk))
     let ended = false
     const finish = (error?: Error) => {
       if (ended) return
@@ -408,9 +491,7 @@ export class NodeStreamableHttpTransport implements Transport {
         this.#streamTimer.unref?.()
       }
     }
-    res.once("end", () => finish())
-    res.once("error", (error) => finish(error))
-    res.once("aborted", () => finish(new Error("terminated")))
+    res.stream((chunk) => parser.feed(chunk), finish)
   }
 
   /** Opens a GET SSE stream (the standalone one, or a resumption); a 405 means the server has none. */
@@ -432,7 +513,7 @@ export class NodeStreamableHttpTransport implements Transport {
       res.resume()
       throw new NodeStreamableHttpError(status, `Failed to open SSE stream (HTTP ${status})`)
     }
-    this.#readStream(res, {
+    this.#readStream(fromIncoming(res), {
       origin,
       reconnectable: lastEventId === undefined,
       ...(replayId !== undefined ? { replayId } : {}),
@@ -461,6 +542,7 @@ export class NodeStreamableHttpTransport implements Transport {
     clearTimeout(this.#streamTimer)
     for (const req of this.#requests) req.destroy()
     this.#requests.clear()
+    this.#pool?.close()
     if (this.sessionId !== undefined) await this.terminateSession().catch(() => {})
     this.#agent.destroy()
     this.onclose?.()
