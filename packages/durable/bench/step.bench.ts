@@ -1,12 +1,14 @@
 /**
  * Durable step overhead (`pnpm --filter @toolplane/durable bench`): a 10-step skill run through the same
  * real runner (exec `createRunner` over in-process tools), with the in-memory executor (`executePlan`,
- * the baseline) and with the durable runner journaling every step, on a SQLite file (WAL,
- * `synchronous = NORMAL`) and on PostgreSQL (a throwaway server on loopback, `synchronous_commit = off`,
- * skipped when the binaries are missing). Two kinds of steps: idempotent (read-only tools: one journal
- * write per step, after the call) and non-idempotent (two writes: `started` before the call, the result
- * after). Plus `resume` of a completed run (journal reads, nothing re-executed). Interleaved rounds,
- * medians, ratios within each round (bench-kit). Times are per step (per run / 10).
+ * the baseline) and with the durable runner, a workflow execution on Effect's `ClusterWorkflowEngine`
+ * whose every step is an activity (the engine persists its request and its result), on a SQLite file
+ * (our node:sqlite driver, WAL, `synchronous = NORMAL`) and on PostgreSQL (@effect/sql-pg, a throwaway
+ * server on loopback, `synchronous_commit = off`, skipped when the binaries are missing). Two kinds of
+ * steps: read-only tools (the outcome is recorded in the runs table after the call) and non-idempotent
+ * ones (also a `started` mark before the call). Plus `resume` of a completed run (reads only, nothing
+ * re-executed). Interleaved rounds, medians, ratios within each round (bench-kit). Times are per step
+ * (per run / 10).
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -28,7 +30,7 @@ import { type PostgresServer, postgresUnavailable, startPostgres } from "@toolpl
 import { type DurableRunner, openDurableRunner } from "../src/index.js"
 
 const STEPS = 10
-const settings = benchSettings({ rounds: 15, roundMs: 300 })
+const settings = benchSettings({ rounds: 15, roundMs: 1000 })
 
 const add = (id: string, annotations: ToolAnnotations) =>
   defineTool({
@@ -89,12 +91,12 @@ const cases: BenchCase[] = [
       if (!(await executePlan(plan, runner, { input: { start: 0 } })).ok) throw new Error("run failed")
     },
   },
-  durableCase("durable SQLite, idempotent steps (1 write)", sqlite, idempotent),
-  durableCase("durable SQLite, non-idempotent steps (2 writes)", sqlite, plain),
+  durableCase("durable SQLite, read-only steps", sqlite, idempotent),
+  durableCase("durable SQLite, non-idempotent steps (started mark)", sqlite, plain),
   ...(postgres
     ? [
-        durableCase("durable PostgreSQL, idempotent steps (1 write)", postgres, idempotent),
-        durableCase("durable PostgreSQL, non-idempotent steps (2 writes)", postgres, plain),
+        durableCase("durable PostgreSQL, read-only steps", postgres, idempotent),
+        durableCase("durable PostgreSQL, non-idempotent steps (started mark)", postgres, plain),
       ]
     : []),
   {

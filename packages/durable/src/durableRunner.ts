@@ -1,26 +1,20 @@
 /**
- * The durable runner: executes skills through a tool service, journaling every step in a SQLite file
+ * The durable runner: executes skills through a tool service on Effect's workflow engine
+ * (`effect/workflow` on `effect/cluster`'s `ClusterWorkflowEngine`, SQL storage): a SQLite file
  * (embedded) or a PostgreSQL database (distributed: several runners share it, any runner resumes any
- * run). A step that needs approval suspends the run in storage until someone approves (possibly with
- * edited arguments), rejects, or the approval expires; when the run was started by a caller that can
- * answer MCP elicitation, the caller is asked first.
+ * run). Every skill run is a workflow execution; every step an activity executed through the service; a
+ * step that needs approval waits on a durable deferred until someone approves (possibly with edited
+ * arguments), rejects, or the approval expires; when the run was started by a caller that can answer MCP
+ * elicitation, the caller is asked first.
  *
  * @since 0.2.0
  */
 
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
-import {
-  executePlan,
-  makePlanner,
-  type Plan,
-  type PlannedStep,
-  type Planner,
-  type Skill,
-} from "@toolplane/compose"
+import { executePlan, makePlanner, type PlannedStep, type Planner, type Skill } from "@toolplane/compose"
 import {
   ApprovalDenied,
-  ApprovalRequired,
   type ExecutionContext,
   type ExecutionContextInit,
   ExecutionFailed,
@@ -29,19 +23,37 @@ import {
   type Tool,
   type ToolResult,
   type ToolService,
+  toolErrorFromJson,
   toolErrorToJson,
   toToolError,
 } from "@toolplane/foundation"
+import * as Cause from "effect/Cause"
+import type * as Context from "effect/Context"
+import * as EntityId from "effect/cluster/EntityId"
+import * as Sharding from "effect/cluster/Sharding"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Option from "effect/Option"
+import * as References from "effect/References"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as Activity from "effect/workflow/Activity"
+import * as DurableDeferred from "effect/workflow/DurableDeferred"
+import * as Workflow from "effect/workflow/Workflow"
+import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import { RunNotFound } from "./errors.js"
 import { askCaller } from "./internal/elicitation.js"
 import {
-  type Journal,
-  type Lease,
-  LeaseLost,
-  type StepOutcome,
-  type StepPosition,
-} from "./internal/journal.js"
-import { openJournal } from "./internal/openJournal.js"
+  approvalDeferred,
+  engineLayer,
+  expiryClock,
+  runnerAddress,
+  SkillWorkflow,
+} from "./internal/engine.js"
+import { type Opened, openTables } from "./internal/openTables.js"
+import type { RunRecord, StepPosition } from "./internal/runTables.js"
 import type { RunInfo, RunStatus } from "./run.js"
 import { type ApproveOptions, makeRunStore } from "./runStore.js"
 
@@ -71,24 +83,21 @@ export interface DurableRunnerOptions {
   /** Passed to every step's call. */
   readonly context?: ExecutionContext | ExecutionContextInit
   /**
-   * How long a run stays leased to this runner without a heartbeat, in milliseconds (default 30 000).
-   * The runner renews its leases every third of it; when it dies, another runner takes its runs over
-   * once the lease expires.
+   * The engine's shard-lock lease, in milliseconds (default 10 000; whole seconds in storage): a runner
+   * refreshes its locks every third of it; when it dies, another runner takes its shards (and the runs
+   * on them) over once the lease expired. A runner that closes releases its shards at once.
    */
   readonly leaseMs?: number
-  /** This runner's identity in leases. Default `<hostname>/<pid>/<random>`. */
+  /**
+   * How often the engine polls storage for messages written by other processes (a run to start, a
+   * decision to apply), in milliseconds. Default 200.
+   */
+  readonly pollMs?: number
+  /** This runner's identity (and its address in the engine's runner table). Default `<hostname>/<pid>/<random>`. */
   readonly runnerId?: string
   /** How long to wait for a caller's elicitation answer before leaving the run suspended. Default 10 minutes. */
   readonly elicitationTimeoutMs?: number
-  /**
-   * Group commit of idempotent steps, in milliseconds (default 50). An idempotent step (`readOnlyHint`
-   * or `idempotentHint`) is journaled once, after its call, and its outcome is committed with the next
-   * journal write (a non-idempotent step's start, an approval, the run's end) or once the oldest
-   * uncommitted outcome is this old: fast consecutive idempotent steps share one commit, and a crash
-   * before it runs them again (which their annotations allow). `0` commits each one at once.
-   */
-  readonly groupCommitMs?: number
-  /** The clock (milliseconds), for tests of expiry. Default `Date.now`. */
+  /** The clock (milliseconds) of approval expiry, for tests. Default `Date.now`. */
   readonly now?: () => number
 }
 
@@ -115,35 +124,37 @@ export interface RunOptions {
  * @since 0.2.0
  */
 export interface DurableRunner {
-  /** This runner's identity in leases. */
+  /** This runner's identity. */
   readonly runnerId: string
   /** Where the runs are (the file, or the database URL without its password). */
   readonly location: string
-  /** Journals a new run of `skill` and executes it until it completes, fails or suspends. */
+  /**
+   * Starts a workflow execution of `skill` and waits until it completes, fails or suspends (whichever
+   * runner of the store executes it).
+   */
   start(skill: Skill, input?: Readonly<Record<string, unknown>>, options?: RunOptions): Promise<RunInfo>
   /**
-   * Continues a run: completed steps are replayed from the journal (never re-executed), a step
-   * interrupted by a crash is re-executed only when its tool is idempotent (`idempotentHint` or
-   * `readOnlyHint`), a decided approval is applied. A run still waiting for approval stays suspended. A
-   * run another live runner holds (its lease has not expired) is left to it: its current state is
-   * returned, status `running`.
+   * Continues a run: hands a decision taken anywhere (or an approval now overdue) to the engine and
+   * waits for the run to settle. Completed steps are replayed from the engine's storage (never
+   * re-executed); a step interrupted by a crash is re-executed only when its tool is idempotent
+   * (`idempotentHint` or `readOnlyHint`). A run still waiting for approval stays suspended. A run another
+   * runner is executing is left to it: its current state is returned, status `running`.
    */
   resume(runId: string, options?: RunOptions): Promise<RunInfo>
   /**
-   * Takes over and resumes every run left `running` by a runner whose lease expired (or that had none)
-   * and every `suspended` run; call it once at start-up.
+   * What {@link DurableRunner.poll} does, for every run; call it once at start-up. (The engine itself
+   * resumes the runs of the shards this runner acquires.)
    */
   recover(): Promise<RunInfo[]>
   /**
-   * Takes over runs whose runner died (lease expired) and the suspended runs that have a decision to
-   * apply (approved, rejected or expired in any process, or an approval now overdue); returns them after
-   * resumption. Runners polling at once split the runs between them.
+   * Hands the decisions taken in any process (approved, rejected, expired) and the approvals now overdue
+   * to the engine, and returns the runs continued that way, plus the runs of dead runners this runner
+   * took over since the last poll, once settled. Runners polling at once split the decisions between them.
    */
   poll(): Promise<RunInfo[]>
   /**
    * Polls every `intervalMs` (default 1000) until `stop()`: how a long-running process picks up
-   * decisions taken elsewhere (`toolplane runs approve`) and the runs of dead runners. The timer does not
-   * keep the process alive.
+   * decisions taken elsewhere (`toolplane runs approve`). The timer does not keep the process alive.
    */
   watch(options?: { readonly intervalMs?: number }): { stop(): void }
   /** Approves a waiting step (see `RunStore.approve`) and resumes the run. */
@@ -152,19 +163,36 @@ export interface DurableRunner {
   reject(runId: string, stepId: string, options?: { readonly reason?: string }): Promise<RunInfo>
   list(options?: { readonly status?: RunStatus }): Promise<RunInfo[]>
   show(runId: string): Promise<RunInfo>
-  /** Stops the heartbeat and closes the store; runs still executing lose their lease when it expires. */
+  /**
+   * Waits (up to two seconds) for the runs this runner is executing to settle, then shuts the engine
+   * down (releasing its shards, so another runner takes them over at once) and closes the store.
+   */
   close(): Promise<void>
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000
+const SETTLED: ReadonlySet<RunStatus> = new Set(["suspended", "completed", "failed"])
 
 const isIdempotent = (tool: Tool | undefined): boolean =>
   tool?.annotations?.idempotentHint === true || tool?.annotations?.readOnlyHint === true
 
+/** What a step activity returns (stored by the engine): the tool's result, or the JSON of its error. */
+type StepOutcome =
+  | { readonly ok: true; readonly result: ToolResult }
+  | { readonly ok: false; readonly error: unknown }
+
+/** Thrown out of a step whose workflow suspended (a pending approval): stops `executePlan`. */
+class Suspended extends Error {}
+
+/** A run waits for the engine: suspended, with a decision the engine has not applied yet. */
+const awaitsEngine = (info: RunInfo): boolean =>
+  info.status === "suspended" &&
+  info.steps.some((s) => s.status === "approved" || s.status === "rejected" || s.status === "expired")
+
 /**
  * Opens a durable runner on `options.storage`: a SQLite file (embedded default) or a PostgreSQL URL
- * (distributed). Several runners may share one store: each run is leased to the runner executing it,
- * and every journal write is fenced by that lease.
+ * (distributed). Several runners may share one store: the engine splits its shards between them, and
+ * a dead runner's shards (and runs) go to the others once its lease expires.
  *
  * @example
  * ```ts
@@ -175,7 +203,7 @@ const isIdempotent = (tool: Tool | undefined): boolean =>
  *   steps: [{ id: "deploy", tool: "ops/deploy", inputs: { version: { $ref: "$input#/version" } } }],
  * })
  * const durable = await openDurableRunner({ storage: "runs.db", service: runner })
- * await durable.recover() // continue what a previous process left
+ * await durable.recover() // hand over decisions taken while no runner was up
  * const run = await durable.start(deploy, { version: "1.2.3" })
  * if (run.status === "suspended") await durable.approve(run.runId, "deploy")
  * await durable.close()
@@ -183,18 +211,27 @@ const isIdempotent = (tool: Tool | undefined): boolean =>
  * @since 0.2.0
  */
 export const openDurableRunner = async (options: DurableRunnerOptions): Promise<DurableRunner> => {
-  const journal = await openJournal(options.storage)
-  return makeDurableRunner(journal, options)
+  const opened = await openTables(options.storage)
+  try {
+    return await makeDurableRunner(opened, options)
+  } catch (error) {
+    await opened.close()
+    throw error
+  }
 }
 
-const makeDurableRunner = (journal: Journal, options: DurableRunnerOptions): DurableRunner => {
+const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions): Promise<DurableRunner> => {
+  const { tables, sql } = opened
+  const db = opened.run
   const now = options.now ?? Date.now
-  const store = makeRunStore(journal, now)
+  const store = makeRunStore(opened, now)
   const ttl = options.approvalTtlMs ?? DAY_MS
-  const leaseMs = options.leaseMs ?? 30_000
-  const groupCommitMs = options.groupCommitMs ?? 50
+  // Under three seconds, the engine's shard-lock operations (bounded by a third of the lease) time out
+  // on a loaded machine and the runner gives its shards up.
+  const leaseMs = Math.max(3000, options.leaseMs ?? 10_000)
   const owner = options.runnerId ?? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`
-  const lease = (): Lease => ({ owner, until: now() + leaseMs })
+  // How the engine stores the address in its runner table (`host:port`).
+  const ownerAddress = `${runnerAddress(owner).host}:${runnerAddress(owner).port}`
   const service = options.service
   let toolsPromise: Promise<Map<string, Tool>> | undefined
   const tools = (): Promise<Map<string, Tool>> => {
@@ -204,233 +241,405 @@ const makeDurableRunner = (journal: Journal, options: DurableRunnerOptions): Dur
   const needsApproval =
     options.approval ??
     ((_step: PlannedStep, tool: Tool | undefined) => tool?.annotations?.readOnlyHint !== true)
-  const inFlight = new Map<string, Promise<RunInfo>>()
-  let closed = false
-
-  // The heartbeat: while this runner executes runs, it extends their leases.
-  const heartbeat = setInterval(
-    () => {
-      if (inFlight.size > 0 && !closed) journal.renew(lease()).catch(() => {})
-    },
-    Math.max(10, Math.floor(leaseMs / 3)),
-  )
-  heartbeat.unref()
-
   const planner = async (): Promise<Planner> =>
     options.planner ?? makePlanner({ tools: [...(await tools()).keys()] })
 
-  /** A run just created by `start`: nothing to read back. */
-  interface Fresh {
-    readonly skill: Skill
-    readonly input: Readonly<Record<string, unknown>>
-    readonly plan: Plan
+  /** Runs whose workflow body executes in this process right now. */
+  const active = new Set<string>()
+  /**
+   * For the next poll: runs this runner took over from another (dead or closed) runner, and runs its
+   * engine continued with a decision nobody had handed over yet.
+   */
+  const takenOver = new Set<string>()
+  /** Wakes the waiters of a run when this process writes its status. */
+  const listeners = new Map<string, Set<() => void>>()
+  const notify = (runId: string) => {
+    for (const wake of listeners.get(runId) ?? []) wake()
   }
+  const setRun = (runId: string, status: RunStatus, error?: unknown) =>
+    tables
+      .setRun(
+        runId,
+        status,
+        status === "running" ? { owner, ownerAddress, leaseMs, error } : { error },
+        now(),
+      )
+      .pipe(Effect.tap(() => Effect.sync(() => notify(runId))))
 
-  const execute = async (
+  // ---- the workflow: one execution per run ----
+
+  /** The activity of one step: calls the tool through the service and journals its outcome. */
+  const stepActivity = (
     runId: string,
-    claimed: boolean,
-    caller?: ExecutionContext,
-    fresh?: Fresh,
-  ): Promise<RunInfo> => {
-    if (!claimed && !(await journal.claim(runId, lease(), now()))) {
-      const current = await journal.run(runId)
-      if (current === undefined) throw new RunNotFound({ runId, storage: journal.location })
-      return current.info
-    }
-    const stored = fresh === undefined ? (await journal.run(runId))! : undefined
-    const skill = (fresh?.skill ?? stored!.skill) as Skill
-    const input = fresh?.input ?? stored!.input
-    const known = await tools()
-    const plan = fresh?.plan ?? (await planner()).plan(skill)
-    // The journal as it was when this resumption began: while the lease holds, only this runner writes steps.
-    const journaledSteps = fresh === undefined ? await journal.steps(runId) : new Map()
-    let index = 0
-    let suspended = false
-    let lost = false
-    /** Outcomes of idempotent steps not yet committed. */
-    const pending: StepOutcome[] = []
-    /** When the oldest pending outcome's step started (wall clock). */
-    let pendingSince = Date.now()
-    const flush = async () => {
-      if (pending.length > 0) await journal.record(runId, owner, pending.splice(0), now())
-    }
-
-    /** The approval gate of a step: resolves with the arguments to run it with, or throws. */
-    const gate = async (
-      step: PlannedStep,
-      position: StepPosition,
-      tool: Tool | undefined,
-      args: Readonly<Record<string, unknown>>,
-    ): Promise<Readonly<Record<string, unknown>>> => {
-      await flush()
-      let entry = journaledSteps.get(step.id)
-      if (entry === undefined) {
-        await journal.awaitApproval(
-          runId,
-          owner,
-          position,
-          args,
-          tool?.inputSchema,
-          Number.isFinite(ttl) ? now() + ttl : null,
-          now(),
-        )
-        entry = await journal.step(runId, step.id)
-      } else if (entry.expiresAt !== undefined && Date.parse(entry.expiresAt) <= now()) {
-        const reason = `approval expired at ${entry.expiresAt}`
-        await journal.decide(runId, step.id, "expired", { reason }, now())
-        throw new ApprovalDenied({ toolId: step.tool, reason })
-      }
-      if (caller?.client.elicitInput !== undefined && !caller.signal.aborted && entry !== undefined) {
-        await askCaller({
-          caller,
-          store,
-          runId,
-          skill: skill.name,
-          step: entry,
-          tool,
-          timeoutMs: options.elicitationTimeoutMs ?? 10 * 60_000,
-        })
-        const decided = await journal.step(runId, step.id)
-        if (decided?.status === "approved") return decided.approvedArguments ?? args
-        if (decided?.status === "rejected" || decided?.status === "expired")
-          throw new ApprovalDenied({ toolId: step.tool, reason: decided.reason })
-      }
-      suspended = true
-      throw new ApprovalRequired({ toolId: step.tool })
-    }
-
-    const journaled: ToolService = {
-      listTools: (request) => service.listTools(request),
-      callTool: async (request): Promise<ToolResult> => {
-        const step = plan.steps[index++]
-        if (step === undefined || step.tool !== request.name)
-          throw new ExecutionFailed({
-            toolId: request.name,
-            cause: {
-              name: "JournalMismatch",
-              message: `the plan of run ${runId} does not call "${request.name}" here`,
-            },
-            retryable: false,
-          })
-        const position = { id: step.id, index: index - 1, tool: step.tool }
-        const tool = known.get(step.tool)
-        const entry = journaledSteps.get(step.id)
-        if (entry?.status === "completed") return entry.result!
-        let args: Readonly<Record<string, unknown>> = request.arguments ?? {}
+    position: StepPosition,
+    tool: Tool | undefined,
+    request: Parameters<ToolService["callTool"]>[0],
+    args: Readonly<Record<string, unknown>>,
+  ) =>
+    Activity.make({
+      name: `step/${position.id}`,
+      success: Schema.Any,
+      execute: Effect.promise(async (signal): Promise<StepOutcome> => {
+        const idempotent = isIdempotent(tool)
+        const row = await db(tables.step(runId, position.id))
+        // The engine delivers an activity again when its runner died before the result was stored.
+        if (row?.status === "completed" && row.result !== undefined) return { ok: true, result: row.result }
+        let executions = 0
+        if (!idempotent) {
+          if (row?.status === "started") {
+            const error = toolErrorToJson(
+              new ExecutionFailed({
+                toolId: position.tool,
+                cause: {
+                  name: "Interrupted",
+                  message: `step "${position.id}" was interrupted by a crash and its tool is not idempotent, so it is not re-executed`,
+                },
+                retryable: false,
+              }),
+            )
+            await db(tables.finishStarted(runId, position.id, row.executions, "failed", error, now()))
+            return { ok: false, error }
+          }
+          // Marked before the call: a crash during it is detected, not repeated.
+          executions = await db(tables.startStep(runId, position, args, now()))
+        }
+        const record = async (status: "completed" | "failed", result: unknown) => {
+          // A runner whose activity was interrupted (its shard went to another runner) writes nothing
+          // more: the fenced update refuses a non-idempotent step the other runner settled.
+          if (!idempotent)
+            await db(tables.finishStarted(runId, position.id, executions, status, result, now()))
+          else if (!signal.aborted) await db(tables.recordStep(runId, position, args, status, result, now()))
+        }
+        let result: ToolResult
         try {
-          if ((entry === undefined || entry.status === "awaiting_approval") && needsApproval(step, tool))
-            args = await gate(step, position, tool, args)
-          else if (entry?.status === "rejected" || entry?.status === "expired")
-            throw new ApprovalDenied({ toolId: step.tool, reason: entry.reason })
-          else if (entry?.approvedArguments !== undefined) args = entry.approvedArguments
-          if (entry?.status === "started" && !isIdempotent(tool))
+          result = await service.callTool({ ...request, arguments: args })
+        } catch (error) {
+          const failure = toolErrorToJson(toToolError(error, position.tool))
+          await record("failed", failure)
+          return { ok: false, error: failure }
+        }
+        await record(result.isError === true ? "failed" : "completed", result)
+        return { ok: true, result }
+      }),
+    })
+
+  const body = (payload: { readonly runId: string }, executionId: string) =>
+    Effect.gen(function* () {
+      const runId = payload.runId
+      const instance = yield* WorkflowEngine.WorkflowInstance
+      const engine = yield* WorkflowEngine.WorkflowEngine
+      const services = yield* Effect.context<WorkflowEngine.WorkflowInstance>()
+      const stored = yield* tables.run(runId)
+      if (stored === undefined) return
+      if (stored.info.status === "running" && stored.info.owner !== undefined && stored.info.owner !== owner)
+        takenOver.add(runId)
+      active.add(runId)
+      yield* setRun(runId, "running")
+      const skill = stored.skill as Skill
+      const known = yield* Effect.promise(() => tools())
+      const plan = (yield* Effect.promise(() => planner())).plan(skill)
+      let index = 0
+      /** Runs an effect of this workflow (an activity, an await) from the plan executor's promises. */
+      const inWorkflow = <A, E>(
+        effect: Effect.Effect<A, E, WorkflowEngine.WorkflowInstance | WorkflowEngine.WorkflowEngine>,
+        signal: AbortSignal,
+      ) =>
+        Effect.runPromiseExitWith(
+          services as Context.Context<WorkflowEngine.WorkflowInstance | WorkflowEngine.WorkflowEngine>,
+        )(effect, { signal }).then((exit) => {
+          if (instance.suspended) throw new Suspended()
+          return exit
+        })
+
+      /** The approval gate of a step: resolves with the arguments to run it with, or throws. */
+      const gate = async (
+        step: PlannedStep,
+        position: StepPosition,
+        tool: Tool | undefined,
+        args: Readonly<Record<string, unknown>>,
+        signal: AbortSignal,
+      ): Promise<Readonly<Record<string, unknown>>> => {
+        let entry = await db(tables.step(runId, step.id))
+        if (entry === undefined) {
+          const expiresAt = Number.isFinite(ttl) ? now() + ttl : null
+          await db(tables.requestApproval(runId, position, args, tool?.inputSchema, expiresAt, now()))
+          // A durable wake-up at the expiry, so the run fails on time even if nobody polls.
+          if (Number.isFinite(ttl))
+            await db(engine.scheduleClock(SkillWorkflow, { executionId, clock: expiryClock(step.id, ttl) }))
+          entry = await db(tables.step(runId, step.id))
+        }
+        if (entry?.status === "awaiting_approval") {
+          if (entry.expiresAt !== undefined && Date.parse(entry.expiresAt) <= now()) {
+            await db(
+              tables.decide(
+                runId,
+                step.id,
+                "expired",
+                { reason: `approval expired at ${entry.expiresAt}` },
+                now(),
+              ),
+            )
+          } else {
+            // Suspends the workflow until the decision's deferred is done (or the expiry clock rings).
+            await db(setRun(runId, "suspended"))
+            await inWorkflow(DurableDeferred.await(approvalDeferred(step.id)), signal)
+            await db(setRun(runId, "running"))
+          }
+          entry = await db(tables.step(runId, step.id))
+          if (entry?.status === "awaiting_approval") {
+            // Woken by the expiry clock before the runner's clock says so: wait again.
+            await db(setRun(runId, "suspended"))
+            instance.suspended = true
+            throw new Suspended()
+          }
+        }
+        // A decision recorded elsewhere that reached this run without a hand-over (the engine replayed
+        // the run, e.g. after taking it over): this runner hands it over, for its next poll to report.
+        if (
+          (entry?.status === "approved" || entry?.status === "rejected" || entry?.status === "expired") &&
+          (await db(tables.claimDelivery(runId, step.id)))
+        )
+          takenOver.add(runId)
+        if (entry?.status === "rejected" || entry?.status === "expired")
+          throw new ApprovalDenied({ toolId: step.tool, ...(entry.reason ? { reason: entry.reason } : {}) })
+        return entry?.approvedArguments ?? args
+      }
+
+      const journaled: ToolService = {
+        listTools: (request) => service.listTools(request),
+        callTool: async (request): Promise<ToolResult> => {
+          const step = plan.steps[index++]
+          if (step === undefined || step.tool !== request.name)
             throw new ExecutionFailed({
-              toolId: step.tool,
+              toolId: request.name,
               cause: {
-                name: "Interrupted",
-                message: `step "${step.id}" was interrupted by a crash and its tool is not idempotent, so it is not re-executed`,
+                name: "PlanMismatch",
+                message: `the plan of run ${runId} does not call "${request.name}" here`,
               },
               retryable: false,
             })
-          // A non-idempotent step is marked started before its call, so a crash during it is detected.
-          // An idempotent one is not: its outcome is kept in memory and committed with the next write
-          // (the next non-idempotent step's start, an approval, the run's end) or once the oldest
-          // uncommitted outcome is `groupCommitMs` old, so consecutive fast idempotent steps share one
-          // commit; a crash before it lets them run again, which their annotation allows.
-          const idempotent = isIdempotent(tool)
-          if (!idempotent) {
-            await flush()
-            await journal.start(runId, owner, position, args, now())
-          }
-          if (pending.length === 0) pendingSince = Date.now()
-          let result: ToolResult
-          try {
-            result = await service.callTool({ ...request, arguments: args })
-          } catch (error) {
-            const failure = toolErrorToJson(toToolError(error, step.tool))
-            if (idempotent) pending.push({ step: position, args, status: "failed", result: failure })
-            else await journal.finish(runId, owner, step.id, "failed", failure, now())
-            throw error
-          }
-          const status = result.isError === true ? "failed" : "completed"
-          if (idempotent) {
-            pending.push({ step: position, args, status, result })
-            if (Date.now() - pendingSince >= groupCommitMs) await flush()
-          } else await journal.finish(runId, owner, step.id, status, result, now())
-          return result
-        } catch (error) {
-          if (error instanceof LeaseLost) lost = true
-          throw error
-        }
-      },
-    }
-    const outcome = await executePlan(plan, journaled, {
-      input,
-      ...(options.context ? { context: options.context } : {}),
-    })
-    try {
-      if (lost) throw new LeaseLost(runId)
-      await flush()
-      if (suspended) await journal.release(runId, owner, "suspended", undefined, now())
-      else if (outcome.ok) await journal.release(runId, owner, "completed", undefined, now())
+          const position = { id: step.id, index: index - 1, tool: step.tool }
+          const tool = known.get(step.tool)
+          const controller = new AbortController()
+          let args: Readonly<Record<string, unknown>> = request.arguments ?? {}
+          if (needsApproval(step, tool)) args = await gate(step, position, tool, args, controller.signal)
+          const exit = await inWorkflow(stepActivity(runId, position, tool, request, args), controller.signal)
+          if (Exit.isFailure(exit))
+            throw new ExecutionFailed({
+              toolId: step.tool,
+              cause: { name: "ActivityFailed", message: Cause.pretty(exit.cause) },
+              retryable: false,
+            })
+          const outcome = exit.value as StepOutcome
+          if (outcome.ok) return outcome.result
+          throw toolErrorFromJson(outcome.error) ?? new Error(String((outcome.error as Error)?.message))
+        },
+      }
+      const outcome = yield* Effect.promise(() =>
+        executePlan(plan, journaled, {
+          input: stored.input,
+          ...(options.context ? { context: options.context } : {}),
+        }),
+      )
+      if (instance.suspended) return yield* Workflow.suspend(instance)
+      if (outcome.ok) yield* setRun(runId, "completed")
       else {
         const failure = outcome.error!
-        await journal.release(
-          runId,
-          owner,
-          "failed",
-          {
-            message: failure.message,
-            stepId: failure.stepId,
-            error: isToolError(failure.error) ? toolErrorToJson(failure.error) : String(failure.error),
-          },
-          now(),
-        )
+        yield* setRun(runId, "failed", {
+          message: failure.message,
+          stepId: failure.stepId,
+          error: isToolError(failure.error) ? toolErrorToJson(failure.error) : String(failure.error),
+        })
       }
-    } catch (error) {
-      // Another runner took the run over while this one stalled: it owns the outcome now.
-      if (!(error instanceof LeaseLost)) throw error
-    }
-    return store.show(runId)
+    }).pipe(
+      Effect.ensuring(
+        Effect.sync(() => {
+          active.delete(payload.runId)
+          notify(payload.runId)
+        }),
+      ),
+      Effect.orDie,
+    )
+
+  const workflowLayer = SkillWorkflow.toLayer(body)
+  const runtime = ManagedRuntime.make(
+    workflowLayer.pipe(
+      Layer.provideMerge(
+        engineLayer({ runnerId: owner, leaseMs, pollMs: Math.max(10, options.pollMs ?? 200) }),
+      ),
+      Layer.provide(Layer.succeed(SqlClient.SqlClient, sql)),
+      // The engine logs to the console by default; a library stays quiet.
+      Layer.provide(Layer.succeed(References.MinimumLogLevel, "None")),
+    ),
+  )
+  await runtime.runPromise(Effect.void)
+
+  // ---- waiting, and handing decisions to the engine ----
+
+  const read = async (runId: string): Promise<RunRecord> => {
+    const run = await db(tables.run(runId))
+    if (run === undefined) throw new RunNotFound({ runId, storage: tables.location })
+    return run
   }
 
-  const resumeWith = (
+  /**
+   * Waits until the run settles. `full`: until it is suspended, completed or failed (wherever it
+   * executes). Otherwise a run another runner is executing is returned as it is (`running`).
+   * `afterSeq`: only a state written after that one counts.
+   */
+  const settle = async (
     runId: string,
-    claimed: boolean,
-    caller?: ExecutionContext,
-    fresh?: Fresh,
+    full: boolean,
+    afterSeq = -1,
+    deadline = Number.POSITIVE_INFINITY,
   ): Promise<RunInfo> => {
-    const running = inFlight.get(runId)
-    if (running) return running
-    const promise = execute(runId, claimed, caller, fresh).finally(() => inFlight.delete(runId))
-    inFlight.set(runId, promise)
-    return promise
+    for (;;) {
+      let wake!: () => void
+      const woken = new Promise<void>((resolve) => {
+        wake = resolve
+      })
+      let set = listeners.get(runId)
+      if (set === undefined) listeners.set(runId, (set = new Set()))
+      set.add(wake)
+      try {
+        const run = await read(runId)
+        const info = run.info
+        const fresh = run.seq > afterSeq
+        if (
+          fresh &&
+          SETTLED.has(info.status) &&
+          !awaitsEngine(info) &&
+          !active.has(runId) &&
+          // A suspended run counts once the engine stored its suspension (a crash right after would
+          // otherwise make the next owner run it again from its last stored step).
+          (info.status !== "suspended" || (await engineSuspended(run.executionId)))
+        )
+          return info
+        if (!full && fresh && info.status === "running" && !active.has(runId) && info.owner !== owner)
+          return info
+        if (Date.now() >= deadline) return info
+        const timer = setTimeout(wake, active.has(runId) ? 1000 : 50)
+        await woken
+        clearTimeout(timer)
+      } finally {
+        set.delete(wake)
+        if (set.size === 0) listeners.delete(runId)
+      }
+    }
   }
 
-  const resumeClaimed = async (runIds: readonly string[]): Promise<RunInfo[]> => {
+  const engineSuspended = (executionId: string): Promise<boolean> =>
+    runtime
+      .runPromise(SkillWorkflow.poll(executionId))
+      .then((result) => Option.isSome(result) && result.value._tag === "Suspended")
+
+  const deliver = (executionId: string, stepId: string, status: string) =>
+    runtime.runPromise(
+      DurableDeferred.done(approvalDeferred(stepId), {
+        token: DurableDeferred.tokenFromExecutionId(approvalDeferred(stepId), {
+          workflow: SkillWorkflow,
+          executionId,
+        }),
+        exit: Exit.succeed(status),
+      }),
+    )
+
+  /** Hands one decision (or overdue approval) to the engine; true when this runner did. */
+  const handOver = async (runId: string, stepId: string): Promise<boolean> => {
+    const step = await db(tables.step(runId, stepId))
+    if (step === undefined) return false
+    if (step.status === "awaiting_approval") {
+      if (step.expiresAt === undefined || Date.parse(step.expiresAt) > now()) return false
+      await db(
+        tables.decide(runId, stepId, "expired", { reason: `approval expired at ${step.expiresAt}` }, now()),
+      )
+    }
+    if (!(await db(tables.claimDelivery(runId, stepId)))) return false
+    const run = await read(runId)
+    await deliver(run.executionId, stepId, (await db(tables.step(runId, stepId)))?.status ?? "decided")
+    return true
+  }
+
+  const continueRun = async (runId: string): Promise<RunInfo> => {
+    const run = await read(runId)
+    let handed = false
+    for (const step of run.info.steps)
+      if (step.status !== "completed" && step.status !== "started" && step.status !== "failed")
+        handed = (await handOver(runId, step.stepId)) || handed
+    return settle(runId, handed || awaitsEngine((await read(runId)).info), handed ? run.seq : -1)
+  }
+
+  /** The runs whose shard this runner holds that another runner left running: the engine resumes them here. */
+  const orphans = async (): Promise<string[]> => {
+    const running = await db(tables.runsIn(["running"]))
+    const held = await runtime.runPromise(
+      Effect.gen(function* () {
+        const sharding = yield* Sharding.Sharding
+        return running.filter(
+          (r) =>
+            r.owner !== owner &&
+            sharding.hasShardId(sharding.getShardId(EntityId.make(r.executionId), "default")),
+        )
+      }),
+    )
+    return held.map((r) => r.id)
+  }
+
+  const poll = async (): Promise<RunInfo[]> => {
+    const ids: string[] = []
+    for (const pending of await db(tables.pendingDecisions(now())))
+      if ((await handOver(pending.runId, pending.stepId)) && !ids.includes(pending.runId))
+        ids.push(pending.runId)
+    for (const runId of [...takenOver, ...(await orphans())]) {
+      takenOver.delete(runId)
+      if (!ids.includes(runId)) ids.push(runId)
+    }
     const out: RunInfo[] = []
-    for (const runId of runIds) out.push(await resumeWith(runId, true))
+    // A run the engine does not continue within two leases is returned as it is.
+    for (const runId of ids) out.push(await settle(runId, true, -1, Date.now() + 2 * leaseMs + 5000))
     return out
   }
-  const poll = async () =>
-    resumeClaimed(
-      await journal.claimMany({ orphaned: true, suspended: "decided", limit: 100 }, lease(), now()),
-    )
+
+  let closed = false
+  /** Asks the caller of a suspended run, while it is connected, and continues the run once decided. */
+  const withCaller = async (info: RunInfo, caller: ExecutionContext | undefined): Promise<RunInfo> => {
+    while (
+      info.status === "suspended" &&
+      caller?.client.elicitInput !== undefined &&
+      !caller.signal.aborted
+    ) {
+      const waiting = info.steps.find((s) => s.status === "awaiting_approval")
+      if (waiting === undefined) break
+      const step = await db(tables.step(info.runId, waiting.stepId))
+      if (step === undefined) break
+      await askCaller({
+        caller,
+        store,
+        runId: info.runId,
+        skill: info.skill,
+        step,
+        tool: (await tools()).get(step.tool),
+        timeoutMs: options.elicitationTimeoutMs ?? 10 * 60_000,
+      })
+      if ((await db(tables.step(info.runId, waiting.stepId)))?.status === "awaiting_approval") break
+      info = await continueRun(info.runId)
+    }
+    return info
+  }
 
   return {
     runnerId: owner,
-    location: journal.location,
+    location: tables.location,
     start: async (skill, input = {}, runOptions = {}) => {
-      const plan = (await planner()).plan(skill)
+      ;(await planner()).plan(skill) // a skill that cannot be planned fails here, before any run exists
       const runId = randomUUID()
-      await journal.createRun(runId, skill, input, lease(), now())
-      return resumeWith(runId, true, runOptions.caller, { skill, input, plan })
+      const executionId = await runtime.runPromise(SkillWorkflow.executionId({ runId }))
+      await db(tables.createRun(runId, executionId, skill, input, now()))
+      await runtime.runPromise(SkillWorkflow.execute({ runId }, { discard: true }))
+      return withCaller(await settle(runId, true), runOptions.caller)
     },
-    resume: (runId, runOptions = {}) => resumeWith(runId, false, runOptions.caller),
-    recover: async () =>
-      resumeClaimed(
-        await journal.claimMany({ orphaned: true, suspended: "all", limit: 1000 }, lease(), now()),
-      ),
+    resume: async (runId, runOptions = {}) => withCaller(await continueRun(runId), runOptions.caller),
+    recover: poll,
     poll,
     watch: (watchOptions = {}) => {
       let busy = false
@@ -448,19 +657,21 @@ const makeDurableRunner = (journal: Journal, options: DurableRunnerOptions): Dur
     },
     approve: async (runId, stepId, approveOptions) => {
       await store.approve(runId, stepId, approveOptions)
-      return resumeWith(runId, false)
+      return continueRun(runId)
     },
     reject: async (runId, stepId, rejectOptions) => {
       await store.reject(runId, stepId, rejectOptions)
-      return resumeWith(runId, false)
+      return continueRun(runId)
     },
     list: (listOptions) => store.list(listOptions),
     show: (runId) => store.show(runId),
     close: async () => {
       if (closed) return
       closed = true
-      clearInterval(heartbeat)
-      await journal.close()
+      const deadline = Date.now() + 2000
+      while (active.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      await runtime.dispose()
+      await opened.close()
     },
   }
 }

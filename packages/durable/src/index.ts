@@ -1,9 +1,9 @@
 /**
- * @toolplane/durable: durable skills and approvals. Runs are journaled in a SQLite file (Node's built-in
- * `node:sqlite`, embedded) or a PostgreSQL database shared by several runners (distributed); completed
- * steps are never re-executed after a crash; steps that need approval suspend the run until someone
- * approves, edits or rejects them (through the API, `toolplane runs`, or MCP elicitation of a connected
- * caller).
+ * @toolplane/durable: durable skills and approvals on Effect's workflow engine (`effect/workflow` on
+ * `effect/cluster`). Runs are stored in a SQLite file (Node's built-in `node:sqlite`, embedded) or a
+ * PostgreSQL database shared by several runners (distributed); completed steps are never re-executed
+ * after a crash; steps that need approval suspend the run until someone approves, edits or rejects them
+ * (through the API, `toolplane runs`, or MCP elicitation of a connected caller).
  *
  * @since 0.2.0
  */

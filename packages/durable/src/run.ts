@@ -63,9 +63,12 @@ export interface RunInfo {
   readonly status: RunStatus
   /** For a failed run: the JSON form of the error that stopped it. */
   readonly error?: unknown
-  /** The runner executing the run (its `runnerId`), while one holds it. */
+  /** The runner executing the run (its `runnerId`), while one does. */
   readonly owner?: string
-  /** When that runner's lease expires unless renewed (ISO 8601); after it, another runner may take over. */
+  /**
+   * When that runner's shard lease expires unless its heartbeat renews it (ISO 8601: its last heartbeat
+   * in the engine's runner table plus the lease); after it, another runner takes the run over.
+   */
   readonly leaseExpiresAt?: string
   readonly createdAt: string
   readonly updatedAt: string

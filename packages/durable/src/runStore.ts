@@ -7,8 +7,8 @@
  */
 import { InvalidArguments, type JsonSchema, validatorFor } from "@toolplane/foundation"
 import { ApprovalNotPending, RunNotFound } from "./errors.js"
-import { type Journal, type StepRecord, stepInfo } from "./internal/journal.js"
-import { openJournal } from "./internal/openJournal.js"
+import { type Opened, openTables } from "./internal/openTables.js"
+import { type StepRecord, stepInfo } from "./internal/runTables.js"
 import type { RunInfo, RunStatus, StepInfo } from "./run.js"
 
 /**
@@ -45,27 +45,24 @@ export interface RunStore {
 }
 
 /** @internal */
-export const makeRunStore = (journal: Journal, now: () => number = Date.now): RunStore => {
+export const makeRunStore = (opened: Opened, now: () => number = Date.now): RunStore => {
+  const { tables, run: db } = opened
   const show = async (runId: string): Promise<RunInfo> => {
-    const run = await journal.run(runId)
-    if (run === undefined) throw new RunNotFound({ runId, storage: journal.location })
+    const run = await db(tables.run(runId))
+    if (run === undefined) throw new RunNotFound({ runId, storage: tables.location })
     return run.info
   }
   const pending = async (runId: string, stepId: string): Promise<StepRecord> => {
     await show(runId)
-    const step = await journal.step(runId, stepId)
+    const step = await db(tables.step(runId, stepId))
     if (step === undefined) throw new ApprovalNotPending({ runId, stepId, state: "unknown" })
     if (
       step.status === "awaiting_approval" &&
       step.expiresAt !== undefined &&
       Date.parse(step.expiresAt) <= now()
     ) {
-      await journal.decide(
-        runId,
-        stepId,
-        "expired",
-        { reason: `approval expired at ${step.expiresAt}` },
-        now(),
+      await db(
+        tables.decide(runId, stepId, "expired", { reason: `approval expired at ${step.expiresAt}` }, now()),
       )
       throw new ApprovalNotPending({ runId, stepId, state: "expired" })
     }
@@ -74,16 +71,16 @@ export const makeRunStore = (journal: Journal, now: () => number = Date.now): Ru
     return step
   }
   const decided = async (runId: string, stepId: string): Promise<StepInfo> =>
-    stepInfo((await journal.step(runId, stepId))!)
+    stepInfo((await db(tables.step(runId, stepId)))!)
   const notPending = async (runId: string, stepId: string) =>
     new ApprovalNotPending({
       runId,
       stepId,
-      state: (await journal.step(runId, stepId))?.status ?? "unknown",
+      state: (await db(tables.step(runId, stepId)))?.status ?? "unknown",
     })
   return {
-    location: journal.location,
-    list: (options = {}) => journal.list(options.status),
+    location: tables.location,
+    list: (options = {}) => db(tables.list(options.status)),
     show,
     approve: async (runId, stepId, options = {}) => {
       const step = await pending(runId, stepId)
@@ -97,17 +94,19 @@ export const makeRunStore = (journal: Journal, now: () => number = Date.now): Ru
           if (!checked.ok) throw new InvalidArguments({ toolId: step.tool, issues: checked.issues })
         }
       }
-      if (!(await journal.decide(runId, stepId, "approved", { approvedArguments }, now())))
+      if (!(await db(tables.decide(runId, stepId, "approved", { approvedArguments }, now()))))
         throw await notPending(runId, stepId)
       return decided(runId, stepId)
     },
     reject: async (runId, stepId, options = {}) => {
       await pending(runId, stepId)
-      if (!(await journal.decide(runId, stepId, "rejected", { reason: options.reason ?? "rejected" }, now())))
+      if (
+        !(await db(tables.decide(runId, stepId, "rejected", { reason: options.reason ?? "rejected" }, now())))
+      )
         throw await notPending(runId, stepId)
       return decided(runId, stepId)
     },
-    close: () => journal.close(),
+    close: () => opened.close(),
   }
 }
 
@@ -128,4 +127,4 @@ export const makeRunStore = (journal: Journal, now: () => number = Date.now): Ru
  * @since 0.2.0
  */
 export const openRunStore = async (storage: string): Promise<RunStore> =>
-  makeRunStore(await openJournal(storage))
+  makeRunStore(await openTables(storage))

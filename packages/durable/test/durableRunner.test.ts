@@ -1,17 +1,13 @@
 /**
  * The durable runner in one process against a real runner, on both stores (a SQLite file, and a
  * throwaway PostgreSQL server with a fresh database per test): approval decisions (approve, edit,
- * reject, expiry), typed errors, replay without re-execution, idempotent re-execution of an interrupted
- * step after its runner's lease expired, and a second store reading the same runs.
+ * reject, expiry by the runner's clock and by the engine's durable clock), typed errors, replay without
+ * re-execution, and a second store reading the same runs (takeovers: takeover.test.ts).
  */
-import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { defineSkill } from "@toolplane/compose"
-import { createRunner } from "@toolplane/exec"
-import { ApprovalDenied, defineTool, InvalidArguments, type ToolAnnotations } from "@toolplane/foundation"
-import { definitionBackend } from "@toolplane/foundation/testing"
-import { afterEach, describe, expect, it } from "vitest"
+import { ApprovalDenied, InvalidArguments } from "@toolplane/foundation"
+import { describe, expect, it } from "vitest"
 import {
   ApprovalNotPending,
   openDurableRunner,
@@ -20,61 +16,10 @@ import {
   StorageUnavailable,
 } from "../src/index.js"
 import { freshDatabase, pgSkip, usePostgres } from "./helpers/postgres.js"
-
-const dirs: string[] = []
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
-const runFile = async () => {
-  const dir = mkdtempSync(join(tmpdir(), "toolplane-durable-"))
-  dirs.push(dir)
-  return join(dir, "runs.db")
-}
+import { runFile, skill, world } from "./helpers/world.js"
 
 if (pgSkip) console.warn(`durable PostgreSQL tests skipped: ${pgSkip}`)
 usePostgres()
-
-const world = (options: { hang?: string; until?: Promise<void> } = {}) => {
-  const calls: string[] = []
-  const tool = (id: string, annotations: ToolAnnotations) =>
-    defineTool({
-      id,
-      input: {
-        type: "object",
-        properties: { value: { type: "number", maximum: 100 } },
-        required: ["value"],
-        additionalProperties: false,
-      },
-      annotations,
-      handler: async (args: Record<string, unknown>) => {
-        calls.push(id)
-        if (options.hang === id) await (options.until ?? new Promise(() => {}))
-        return { value: (args.value as number) + 1 }
-      },
-    })
-  const runner = createRunner({
-    backends: [
-      definitionBackend(
-        [
-          tool("t/read", { readOnlyHint: true }),
-          tool("t/write", { destructiveHint: true }),
-          tool("t/upsert", { idempotentHint: true }),
-        ],
-        { name: "t" },
-      ),
-    ],
-  })
-  return { calls, runner }
-}
-
-const skill = defineSkill({
-  name: "chain",
-  steps: [
-    { id: "a", tool: "t/read", inputs: { value: { $ref: "$input#/start" } } },
-    { id: "b", tool: "t/write", inputs: { value: { $ref: "a#/value" } } },
-    { id: "c", tool: "t/read", inputs: { value: { $ref: "b#/value" } } },
-  ],
-})
 
 describe.each([
   { store: "SQLite", storage: runFile, skip: undefined },
@@ -171,6 +116,30 @@ describe.each([
     await durable.close()
   })
 
+  it_("fails a run on time through the engine's durable clock, with nobody polling", async () => {
+    const { calls, runner } = world()
+    const durable = await openDurableRunner({
+      storage: await storage(),
+      service: runner,
+      approvalTtlMs: 1500,
+    })
+    const run = await durable.start(skill, { start: 1 })
+    expect(run.status).toBe("suspended")
+    // No poll, resume or watch: the expiry clock the engine scheduled wakes the run.
+    const deadline = Date.now() + 20_000
+    let current = await durable.show(run.runId)
+    while (current.status !== "failed" && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100))
+      current = await durable.show(run.runId)
+    }
+    expect(current.status).toBe("failed")
+    expect(current.steps[1]).toMatchObject({ status: "expired", executions: 0 })
+    expect(current.error).toMatchObject({ stepId: "b", error: { _tag: "ApprovalDenied" } })
+    expect(Date.parse(current.updatedAt)).toBeGreaterThanOrEqual(Date.parse(current.steps[1]!.expiresAt!))
+    expect(calls).toEqual(["t/read"])
+    await durable.close()
+  })
+
   it_("names unknown runs and steps with typed errors", async () => {
     const { runner } = world()
     const durable = await openDurableRunner({ storage: await storage(), service: runner })
@@ -182,128 +151,6 @@ describe.each([
     expect(error.state).toBe("completed")
     await expect(durable.approve(run.runId, "zzz")).rejects.toMatchObject({ state: "unknown" })
     await durable.close()
-  })
-
-  it_("re-executes a step interrupted mid-call only when its tool is idempotent", async () => {
-    const file = await storage()
-    const idempotent = defineSkill({
-      name: "upsert",
-      steps: [
-        { id: "a", tool: "t/read", inputs: { value: 1 } },
-        { id: "u", tool: "t/upsert", inputs: { value: { $ref: "a#/value" } } },
-      ],
-    })
-    const crashed = world({ hang: "t/upsert" })
-    const first = await openDurableRunner({
-      storage: file,
-      service: crashed.runner,
-      approval: () => false,
-      leaseMs: 400,
-      groupCommitMs: 0,
-    })
-    void first.start(idempotent)
-    while (crashed.calls.length < 2) await new Promise((r) => setTimeout(r, 5))
-    // The first runner is abandoned mid-step (as by a crash: its heartbeat stops); a second one opens
-    // the same store. It leaves the run alone while the first runner's lease holds, then takes it over.
-    await first.close()
-    const { calls, runner } = world()
-    const second = await openDurableRunner({ storage: file, service: runner, approval: () => false })
-    expect(await second.recover()).toEqual([])
-    expect((await second.show((await second.list())[0]!.runId)).owner).toBe(first.runnerId)
-    let recovered = await second.recover()
-    const deadline = Date.now() + 10_000
-    while (recovered.length === 0 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50))
-      recovered = await second.recover()
-    }
-    expect(recovered[0]!.status).toBe("completed")
-    expect(recovered[0]!.owner).toBeUndefined()
-    // Step a was committed; the idempotent step u is journaled after its call, so the interrupted
-    // first call left no count and the second runner ran it again.
-    expect(calls).toEqual(["t/upsert"])
-    expect(recovered[0]!.steps.map((s) => s.executions)).toEqual([1, 1])
-    await second.close()
-  })
-
-  it_("group-commits idempotent steps: a crash before the commit runs them again", async () => {
-    const file = await storage()
-    const idempotent = defineSkill({
-      name: "reads",
-      steps: [
-        { id: "a", tool: "t/read", inputs: { value: 1 } },
-        { id: "b", tool: "t/read", inputs: { value: { $ref: "a#/value" } } },
-        { id: "u", tool: "t/upsert", inputs: { value: { $ref: "b#/value" } } },
-      ],
-    })
-    const crashed = world({ hang: "t/upsert" })
-    const first = await openDurableRunner({
-      storage: file,
-      service: crashed.runner,
-      approval: () => false,
-      leaseMs: 300,
-      groupCommitMs: 60_000,
-    })
-    void first.start(idempotent)
-    while (crashed.calls.length < 3) await new Promise((r) => setTimeout(r, 5))
-    // Nothing of a and b is committed yet (they wait for the next write); the runner dies.
-    const store = await openRunStore(file)
-    const [inStore] = await store.list()
-    expect(inStore!.steps).toEqual([])
-    await store.close()
-    await first.close()
-    const { calls, runner } = world()
-    const second = await openDurableRunner({ storage: file, service: runner, approval: () => false })
-    let recovered = await second.recover()
-    const deadline = Date.now() + 10_000
-    while (recovered.length === 0 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50))
-      recovered = await second.recover()
-    }
-    expect(recovered[0]!.status).toBe("completed")
-    expect(calls).toEqual(["t/read", "t/read", "t/upsert"])
-    expect(recovered[0]!.steps.map((s) => s.executions)).toEqual([1, 1, 1])
-    expect(recovered[0]!.steps[2]!.result!.structuredContent).toEqual({ value: 4 })
-    await second.close()
-  })
-
-  it_("fences a runner that lost its lease: its late result is not journaled", async () => {
-    const file = await storage()
-    let wake!: () => void
-    const until = new Promise<void>((resolve) => {
-      wake = resolve
-    })
-    const stalled = world({ hang: "t/write", until })
-    // Runner A's clock is ten minutes behind: every lease it takes has already expired for others, as
-    // if it had stalled past its lease.
-    const a = await openDurableRunner({
-      storage: file,
-      service: stalled.runner,
-      approval: () => false,
-      now: () => Date.now() - 600_000,
-      runnerId: "runner-a",
-    })
-    const first = a.start(skill, { start: 1 })
-    while (stalled.calls.length < 2) await new Promise((r) => setTimeout(r, 5))
-    const { calls, runner } = world()
-    const b = await openDurableRunner({
-      storage: file,
-      service: runner,
-      approval: () => false,
-      runnerId: "runner-b",
-    })
-    // B takes the run over: step b was started by A and is not idempotent, so the run fails.
-    const [taken] = await b.recover()
-    expect(taken!.status).toBe("failed")
-    expect(taken!.error).toMatchObject({ stepId: "b", error: { cause: { name: "Interrupted" } } })
-    expect(calls).toEqual([])
-    // A's call returns now: its result is refused (fenced), the run stays as B left it.
-    wake()
-    const late = await first
-    expect(late.status).toBe("failed")
-    expect(late.steps.map((s) => s.status)).toEqual(["completed", "started"])
-    expect(late.steps[1]!.result).toBeUndefined()
-    await a.close()
-    await b.close()
   })
 
   it_("lets a separate store list runs and decide approvals in the same file", async () => {

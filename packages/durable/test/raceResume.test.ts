@@ -18,18 +18,25 @@ describe("runners racing on PostgreSQL", () => {
     async () => {
       const storage = await freshDatabase()
       const { counter } = setup()
-      const a = run([storage, counter, "start"])
+      // One lease for every runner (the engine's membership is cluster-wide configuration).
+      const lease = { LEASE_MS: "3000" }
+      const a = run([storage, counter, "start"], lease)
       const { runId } = await a.waitFor((l) => l.status === "suspended")
       await a.kill()
       const store = await openRunStore(storage)
       await store.approve(runId, "s3")
 
-      const env = { STEP_DELAY_MS: "500" }
+      // The engine moves shards when its membership changes (the dead runner A leaving, the racers
+      // joining), and a run then continues on the new owner from its next step. To race on one settled
+      // assignment, the racers start after A's lease and say go once both have refreshed theirs.
+      await new Promise((r) => setTimeout(r, 3500))
+      const env = { STEP_DELAY_MS: "500", ...lease }
       const racers = [
         run([storage, counter, "resume", runId], env),
         run([storage, counter, "resume", runId], env),
       ]
       const ids = await Promise.all(racers.map((r) => r.waitFor((l) => l.ready)))
+      await new Promise((r) => setTimeout(r, 2500))
       for (const r of racers) r.send("go")
       const results = await Promise.all(racers.map((r) => r.waitFor((l) => l.runId !== undefined)))
       await Promise.all(racers.map((r) => r.exited))

@@ -16,7 +16,7 @@
  */
 import { type ExecutionContext, InvalidArguments, type Tool } from "@toolplane/foundation"
 import type { RunStore } from "../runStore.js"
-import type { StepRecord } from "./journal.js"
+import type { StepRecord } from "./runTables.js"
 
 const APPROVE = "approve"
 
