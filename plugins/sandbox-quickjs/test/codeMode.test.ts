@@ -218,6 +218,74 @@ describe("code executor", () => {
   })
 })
 
+describe("cancellation of tool calls in flight", () => {
+  // Each call records its signal's state when the call ends: "aborted" once its signal aborted.
+  const ends: string[] = []
+  const waiting = defineTool({
+    id: "slow/wait",
+    description: "Waits until its call is aborted (or 10 s).",
+    input: z.object({ tag: z.string() }),
+    handler: ({ tag }, ctx) =>
+      new Promise<string>((resolve) => {
+        const timer = setTimeout(() => {
+          ends.push(`${tag}:timeout`)
+          resolve("late")
+        }, 10_000)
+        ctx.signal.addEventListener(
+          "abort",
+          () => {
+            clearTimeout(timer)
+            ends.push(`${tag}:aborted`)
+            resolve("aborted")
+          },
+          { once: true },
+        )
+      }),
+  })
+  const quick = defineTool({
+    id: "slow/quick",
+    input: z.object({ n: z.number() }),
+    handler: ({ n }, ctx) => ({ n, aborted: ctx.signal.aborted }),
+  })
+  const runner = createRunner({ backends: [backend("slow", [waiting, quick])] })
+  const until = async (what: () => boolean) => {
+    for (let i = 0; i < 200 && !what(); i++) await new Promise((r) => setTimeout(r, 10))
+  }
+
+  it("aborts the calls in flight when the caller cancels the run, and not before", async () => {
+    const controller = new AbortController()
+    const run = executor.execute(
+      "const a = await tools.slow.quick({ n: 1 }); const b = await tools.slow.quick({ n: 2 }); " +
+        "await Promise.all([tools.slow.wait({ tag: 'c1' }), tools.slow.wait({ tag: 'c2' })])",
+      { tools: runner, context: { signal: controller.signal } },
+    )
+    const settled = run.then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    await new Promise((r) => setTimeout(r, 150))
+    expect(ends.filter((e) => e.startsWith("c"))).toEqual([])
+    controller.abort()
+    expect(await settled).toMatchObject({ code: "CANCELLED" })
+    await until(() => ends.filter((e) => e.startsWith("c")).length === 2)
+    expect(ends.filter((e) => e.startsWith("c")).sort()).toEqual(["c1:aborted", "c2:aborted"])
+  })
+
+  it("aborts the calls still in flight when the run ends (timeout), and the next run's calls are live", async () => {
+    const short = codeExecutor({ sandbox, limits: { wallTimeMs: 300 } })
+    await expect(
+      short.execute("await tools.slow.wait({ tag: 't1' })", { tools: runner }),
+    ).rejects.toBeInstanceOf(SandboxTimeout)
+    await until(() => ends.includes("t1:aborted"))
+    expect(ends).toContain("t1:aborted")
+    const next = await short.execute(
+      "const r = []; for (let n = 0; n < 3; n++) r.push(await tools.slow.quick({ n })); return r",
+      { tools: runner },
+    )
+    expect(next.result).toEqual([0, 1, 2].map((n) => ({ n, aborted: false })))
+  })
+})
+
 describe("approval inside programs (property)", () => {
   const statement = fc.oneof(
     fc.constant("await tools.ops.deploy({ n: N })"),

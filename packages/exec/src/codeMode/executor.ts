@@ -16,7 +16,6 @@ import {
   type ExecutionContextInit,
   ExecutionFailed,
   listAllTools,
-  neverAborted,
   type Tool,
   type ToolResult,
   toContext,
@@ -64,6 +63,38 @@ export const callValue = (result: ToolResult): unknown => {
         : `[${block.type}${"mimeType" in block ? ` ${String(block.mimeType)}` : ""}]`,
     )
     .join("\n")
+}
+
+/**
+ * Foundation's mark on a signal whose abort nobody waits past (see its `INTERRUPT_ONLY`): the runner
+ * passes such a signal to the backend without a per-call abort scope (controller, listeners, race).
+ * A host function's signal qualifies: it aborts when the run ends, and once the run has ended nobody
+ * waits for the host function's answer.
+ */
+const INTERRUPT_ONLY = Symbol.for("@toolplane/foundation/interruptOnlySignal")
+
+/**
+ * The signal of a run's tool calls: one controller per run, aborted when the run's host signal aborts
+ * (the run ended: finished, timed out, hit a limit or was cancelled through the caller's signal, which
+ * the run gets). Linked once per run instead of `AbortSignal.any` per call.
+ */
+const runCallSignal = (hostSignal: AbortSignal): { signal: AbortSignal; unlink: () => void } => {
+  const controller = new AbortController()
+  ;(controller.signal as { [INTERRUPT_ONLY]?: true })[INTERRUPT_ONLY] = true
+  if (hostSignal.aborted) {
+    controller.abort(hostSignal.reason)
+    return { signal: controller.signal, unlink: () => {} }
+  }
+  const onAbort = () => controller.abort(hostSignal.reason)
+  hostSignal.addEventListener("abort", onAbort, { once: true })
+  return {
+    signal: controller.signal,
+    unlink: () => {
+      hostSignal.removeEventListener("abort", onAbort)
+      // The run is over: calls still in flight are abandoned, so their backends stop too.
+      controller.abort(hostSignal.reason)
+    },
+  }
 }
 
 const textOf = (result: ToolResult): string =>
@@ -128,59 +159,73 @@ export const codeExecutor = (options: CodeExecutorOptions): CodeExecutor => {
         return listing
       }
       let toolCalls = 0
-      const run = await sandbox.run({
-        code: TOOLS_PRELUDE + code,
-        limits: {
-          ...options.limits,
-          ...(ctx.deadline !== undefined
-            ? {
-                wallTimeMs: Math.max(
-                  1,
-                  Math.min(options.limits?.wallTimeMs ?? Infinity, ctx.deadline - Date.now()),
-                ),
-              }
-            : {}),
-        },
-        signal: ctx.signal,
-        functions: {
-          __tool: async ([id, args], { signal }) => {
-            toolCalls++
-            if (typeof id !== "string")
-              throw new ExecutionFailed({
-                toolId: String(id),
-                cause: { name: "TypeError", message: "tool id must be a string" },
-                retryable: false,
-              })
-            const result = await service.callTool({
-              name: id,
-              arguments: (args ?? {}) as Record<string, unknown>,
-              context: {
-                ...init,
-                signal:
-                  init.signal && init.signal !== neverAborted
-                    ? AbortSignal.any([init.signal, signal])
-                    : signal,
-              },
-            })
-            if (result.isError)
-              throw new ExecutionFailed({
-                toolId: id,
-                cause: { name: "ToolError", message: textOf(result) || "the tool reported an error" },
-                retryable: false,
-              })
-            return callValue(result)
+      // The calls' context, made once per run (each call still gets its own call id). The run's host
+      // signal aborts when the caller's does (the sandbox gets the caller's signal) and when the run
+      // ends; the calls get one marked signal linked to it (see runCallSignal).
+      let hostSignal: AbortSignal | undefined
+      let linked: { signal: AbortSignal; unlink: () => void } | undefined
+      let callInit: ExecutionContextInit = init
+      const contextFor = (signal: AbortSignal): ExecutionContextInit => {
+        if (hostSignal === undefined) {
+          hostSignal = signal
+          linked = runCallSignal(signal)
+          callInit = { ...init, signal: linked.signal }
+        }
+        // A sandbox that gives each call its own signal: combine per call, as a fallback.
+        if (signal !== hostSignal) return { ...init, signal: AbortSignal.any([ctx.signal, signal]) }
+        return callInit
+      }
+      try {
+        const run = await sandbox.run({
+          code: TOOLS_PRELUDE + code,
+          limits: {
+            ...options.limits,
+            ...(ctx.deadline !== undefined
+              ? {
+                  wallTimeMs: Math.max(
+                    1,
+                    Math.min(options.limits?.wallTimeMs ?? Infinity, ctx.deadline - Date.now()),
+                  ),
+                }
+              : {}),
           },
-          __search: async ([query, limit]) => {
-            const all = await listed()
-            return searchIn(all, String(query), typeof limit === "number" ? limit : 5).map((tool) => ({
-              id: tool.id,
-              call: callPath(tool),
-              declaration: declarationOf(tool),
-            }))
+          signal: ctx.signal,
+          functions: {
+            __tool: async ([id, args], { signal }) => {
+              toolCalls++
+              if (typeof id !== "string")
+                throw new ExecutionFailed({
+                  toolId: String(id),
+                  cause: { name: "TypeError", message: "tool id must be a string" },
+                  retryable: false,
+                })
+              const result = await service.callTool({
+                name: id,
+                arguments: (args ?? {}) as Record<string, unknown>,
+                context: contextFor(signal),
+              })
+              if (result.isError)
+                throw new ExecutionFailed({
+                  toolId: id,
+                  cause: { name: "ToolError", message: textOf(result) || "the tool reported an error" },
+                  retryable: false,
+                })
+              return callValue(result)
+            },
+            __search: async ([query, limit]) => {
+              const all = await listed()
+              return searchIn(all, String(query), typeof limit === "number" ? limit : 5).map((tool) => ({
+                id: tool.id,
+                call: callPath(tool),
+                declaration: declarationOf(tool),
+              }))
+            },
           },
-        },
-      })
-      return { result: run.result, logs: run.logs, toolCalls, durationMs: run.durationMs }
+        })
+        return { result: run.result, logs: run.logs, toolCalls, durationMs: run.durationMs }
+      } finally {
+        linked?.unlink()
+      }
     },
   }
 }
