@@ -179,6 +179,26 @@ describe("code executor", () => {
     )
   })
 
+  it("gives the program a tools object that is not thenable and keeps one function per tool", async () => {
+    const run = await executor.execute(
+      "const f = tools.weather.forecast; const ns = await tools.weather; " +
+        "return [f === tools.weather.forecast, ns === tools.weather, typeof tools.then, typeof tools.weather.then, " +
+        "typeof tools.$search, typeof tools[Symbol.iterator], await f({ city: 'Oslo' }), " +
+        "await tools.nope.missing({}).catch((e) => e.code)]",
+      { tools: runner },
+    )
+    expect(run.result).toEqual([
+      true,
+      true,
+      "undefined",
+      "undefined",
+      "function",
+      "undefined",
+      "sunny in Oslo",
+      "TOOL_NOT_FOUND",
+    ])
+  })
+
   it("stops at the caller's deadline", async () => {
     await expect(
       executor.execute("for (;;) {}", { tools: runner, context: { timeoutMs: 200 } }),

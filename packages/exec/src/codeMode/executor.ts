@@ -43,15 +43,16 @@ export interface CodeExecutorOptions {
 
 /**
  * The guest-side `tools` object: `tools.<namespace>.<name>(args)` calls `__tool(id, args)`; `$search`
- * calls `__search`. Namespace proxies and tool functions are made once per run and cached, so a loop of
- * calls does not build a proxy and a closure per call. Kept on the program's first line so the program's
- * own line numbers are unchanged.
+ * calls `__search`. `tools` and each namespace are plain objects whose prototype is a proxy: the first
+ * access of a name reaches the proxy, which defines the namespace or tool function as an own property,
+ * so later accesses (a loop of calls) find it without a proxy trap or a lookup. Kept on the program's
+ * first line so the program's own line numbers are unchanged.
  */
 const TOOLS_PRELUDE =
-  "const tools = (() => { const call = __tool, find = __search; const P = Proxy, spaces = new Map(); " +
-  "const fn = (fns, id, name) => { let f = fns.get(name); if (f === undefined) { f = (args) => call(id, args === undefined ? {} : args); fns.set(name, f) } return f }; " +
-  "const ns = (n) => { let p = spaces.get(n); if (p === undefined) { const fns = new Map(); p = new P({}, { get: (_, name) => typeof name === 'string' && name !== 'then' ? fn(fns, n + '/' + name, name) : undefined }); spaces.set(n, p) } return p }; " +
-  "return new P({ $search: (query, limit) => find(query, limit) }, { get: (t, n) => n === '$search' ? t.$search : typeof n === 'string' && n !== 'then' ? ns(n) : undefined }) })();"
+  "const tools = (() => { const call = __tool, find = __search, P = Proxy, make = Object.create, define = Object.defineProperty; " +
+  "const lazy = (of) => make(new P(make(null), { get: (_, name, self) => { if (typeof name !== 'string' || name === 'then') return undefined; const v = of(name); try { define(self, name, { value: v, enumerable: true, configurable: true }) } catch {} return v } })); " +
+  "const t = lazy((n) => lazy((name) => { const id = n + '/' + name; return (args) => call(id, args === undefined ? {} : args) })); " +
+  "define(t, '$search', { value: (query, limit) => find(query, limit), enumerable: true }); return t })();"
 
 /** What a program receives from a tool call: structured content, else the text (non-text blocks named). */
 export const callValue = (result: ToolResult): unknown => {
