@@ -51,6 +51,7 @@ import type { Approver } from "./approver.js"
 import { type CallAllOptions, type CallAllResult, callAll } from "./callAll.js"
 import { callContext, NEVER_ABORTED } from "./context.js"
 import type { RunnerOptions } from "./options.js"
+import { isInterruptOnly } from "./pipeline/abort.js"
 import { approvalGate } from "./pipeline/approve.js"
 import { signContinuation, verifyContinuation } from "./pipeline/continuation.js"
 import { openScope } from "./pipeline/deadline.js"
@@ -105,8 +106,6 @@ export interface ToolRunner extends ToolService {
 }
 
 const EMPTY_ARGS: Readonly<Record<string, unknown>> = Object.freeze({})
-/** Foundation's mark on a signal that only Effect fiber interruption aborts (see its `fromContextual`). */
-const INTERRUPT_ONLY = Symbol.for("@toolplane/foundation/interruptOnlySignal")
 const noop = (): void => {}
 
 interface Visible {
@@ -316,7 +315,7 @@ class Runner implements ToolRunner {
     const cancellable = ctx.signal !== NEVER_ABORTED
     // A signal only fiber interruption aborts (the Effect face's) needs no race: the interrupted fiber
     // stops waiting by itself; the backend still sees the abort.
-    const interruptOnly = cancellable && (ctx.signal as { [INTERRUPT_ONLY]?: true })[INTERRUPT_ONLY] === true
+    const interruptOnly = cancellable && isInterruptOnly(ctx.signal)
     let result: BackendResult
     if (deadline === undefined && (!cancellable || interruptOnly) && entry.limits === undefined) {
       if (span !== undefined) span.attempt(1)

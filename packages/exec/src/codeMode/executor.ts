@@ -20,6 +20,7 @@ import {
   type ToolResult,
   toContext,
 } from "@toolplane/foundation"
+import { markInterruptOnly } from "../pipeline/abort.js"
 import type { Sandbox, SandboxLimits } from "../sandbox/sandbox.js"
 import { callPath, declareToolset, toolDeclaration } from "./declaration.js"
 
@@ -67,21 +68,15 @@ export const callValue = (result: ToolResult): unknown => {
 }
 
 /**
- * Foundation's mark on a signal whose abort nobody waits past (see its `INTERRUPT_ONLY`): the runner
- * passes such a signal to the backend without a per-call abort scope (controller, listeners, race).
- * A host function's signal qualifies: it aborts when the run ends, and once the run has ended nobody
- * waits for the host function's answer.
- */
-const INTERRUPT_ONLY = Symbol.for("@toolplane/foundation/interruptOnlySignal")
-
-/**
  * The signal of a run's tool calls: one controller per run, aborted when the run's host signal aborts
  * (the run ended: finished, timed out, hit a limit or was cancelled through the caller's signal, which
  * the run gets). Linked once per run instead of `AbortSignal.any` per call.
  */
 const runCallSignal = (hostSignal: AbortSignal): { signal: AbortSignal; unlink: () => void } => {
   const controller = new AbortController()
-  ;(controller.signal as { [INTERRUPT_ONLY]?: true })[INTERRUPT_ONLY] = true
+  // Interrupt-only: it aborts when the run ends, and once the run has ended nobody waits for a host
+  // function's answer, so the runner needs no per-call abort scope for these calls.
+  markInterruptOnly(controller.signal)
   if (hostSignal.aborted) {
     controller.abort(hostSignal.reason)
     return { signal: controller.signal, unlink: () => {} }
