@@ -135,16 +135,6 @@ const progressTokenOf = (message: JSONRPCMessage): string | undefined => {
   return typeof token === "string" ? token : undefined
 }
 
-/** Headers a POST sets itself (a configured header of one of these names makes it merge them as objects). */
-const OWN_POST_HEADERS = new Set([
-  "host",
-  "content-type",
-  "accept",
-  "content-length",
-  "mcp-session-id",
-  "mcp-protocol-version",
-])
-
 const mediaType = (header: string | undefined): string => {
   if (header === undefined) return ""
   // The common case without parameters or odd spacing needs no split.
@@ -201,8 +191,6 @@ export class NodeStreamableHttpTransport implements Transport {
   #closed = false
   #retryMs: number | undefined
   #streamTimer: ReturnType<typeof setTimeout> | undefined
-  /** The configured headers as raw name/value pairs, or `undefined` when one replaces a header of ours. */
-  readonly #rawExtra: readonly string[] | undefined
   /** Raw keep-alive sockets for the POSTs to an `http:` URL (GET streams and DELETE use `node:http`). */
   readonly #pool: Http1Pool | undefined
   /** The head of a POST up to its `content-length`, for the session id and protocol version in `#headKey`. */
@@ -214,9 +202,6 @@ export class NodeStreamableHttpTransport implements Transport {
     this.#url = url
     this.#options = options
     const extra = Object.entries(options.headers ?? {})
-    this.#rawExtra = extra.some(([name]) => OWN_POST_HEADERS.has(name.toLowerCase()))
-      ? undefined
-      : extra.flat()
     const https = url.protocol === "https:"
     this.#agent = https ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true })
     this.#request = https ? (httpsRequest as unknown as typeof httpRequest) : httpRequest
@@ -289,29 +274,11 @@ export class NodeStreamableHttpTransport implements Transport {
    * The headers of a POST as raw pairs, which `node:http` writes as they are (no per-header `setHeader`);
    * `undefined` when a configured header replaces one of ours (the object form merges them).
    */
-  #rawPostHeaders(length: number): string[] | undefined {
-    const extra = this.#rawExtra
-    if (extra === undefined) return undefined
-    const headers: string[] = [
-      "host",
-      this.#url.host,
-      "content-type",
-      "application/json",
-      "accept",
-      "application/json, text/event-stream",
-      "content-length",
-      String(length),
-    ]
-    if (this.sessionId !== undefined) headers.push("mcp-session-id", this.sessionId)
-    if (this.#protocolVersion !== undefined) headers.push("mcp-protocol-version", this.#protocolVersion)
-    for (let i = 0; i < extra.length; i++) headers.push(extra[i]!)
-    return headers
-  }
 
   /** Sends one HTTP request; resolves with the response (its body not read yet). */
   #exchange(
     method: string,
-    headers: Record<string, string | number> | string[],
+    headers: Record<string, string | number>,
     body?: string,
     timeoutMs?: number,
     retried = false,
@@ -416,12 +383,11 @@ export class NodeStreamableHttpTransport implements Transport {
     const length = Buffer.byteLength(body)
     return this.#exchange(
       "POST",
-      this.#rawPostHeaders(length) ??
-        this.#headers({
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "content-length": length,
-        }),
+      this.#headers({
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "content-length": length,
+      }),
       body,
     )
   }
