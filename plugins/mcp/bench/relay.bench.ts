@@ -16,8 +16,6 @@
  */
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import {
   benchSettings,
   compare,
@@ -26,49 +24,25 @@ import {
   cpuTable,
   heading,
   loadTable,
-  loadWithCpu,
-  spawnNodeUntil,
-  stopProcess,
 } from "@toolplane/bench-kit"
 import { makeContext } from "@toolplane/foundation"
 import { mcpBackend } from "../src/index.js"
 import { resultJson } from "../src/internal/resultJson.js"
+import { startEchoSides } from "./echoSides.js"
 
 const settings = benchSettings({ rounds: 3, roundMs: 2000, concurrency: [1, 32] })
 const here = dirname(fileURLToPath(import.meta.url))
-
-const start = async (mode: "relay" | "encode") => {
-  const { child, match } = await spawnNodeUntil(
-    ["--conditions=@toolplane/source", "--import", "tsx", join(here, "relayGateway.ts"), mode],
-    { pattern: /^(http:\/\/\S+)\n/ },
-  )
-  return { child, url: match }
-}
 
 const TEXTS = [
   ["short text", "hello"],
   ["16 KB text", "0123456789abcdef".repeat(1024)],
 ] as const
 
-const sides = { baseline: await start("encode"), candidate: await start("relay") }
-const clients = {
-  baseline: new Client({ name: "bench", version: "0" }),
-  candidate: new Client({ name: "bench", version: "0" }),
-}
+const sides = await startEchoSides("relayGateway.ts", { baseline: "encode", candidate: "relay" })
 try {
-  await clients.baseline.connect(new StreamableHTTPClientTransport(new URL(sides.baseline.url)))
-  await clients.candidate.connect(new StreamableHTTPClientTransport(new URL(sides.candidate.url)))
   for (const [label, text] of TEXTS) {
     const results = await compareLoad(
-      (side, concurrency) =>
-        loadWithCpu(() => clients[side].callTool({ name: "up.echo", arguments: { text } }), {
-          pid: sides[side].child.pid,
-          concurrency,
-          ms: settings.roundMs,
-          check: (result) => {
-            if ((result.content as { text?: string }[])[0]?.text !== text) throw new Error("wrong answer")
-          },
-        }),
+      (side, concurrency) => sides.echoLoad(side, "up.echo", text, concurrency, settings.roundMs),
       settings,
     )
 
@@ -83,8 +57,7 @@ try {
     console.log(cpuTable(results, { baseline: "encode again", candidate: "relay text" }))
   }
 } finally {
-  await Promise.all([clients.baseline.close(), clients.candidate.close()])
-  await Promise.all(Object.values(sides).map((side) => stopProcess(side.child)))
+  await sides.close()
 }
 
 // The answer encoding alone, on real relayed results.

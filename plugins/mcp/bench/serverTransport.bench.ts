@@ -8,50 +8,15 @@
  *
  * Run: `pnpm --filter @toolplane/plugin-mcp bench:transport` (BENCH_ROUNDS, BENCH_ROUND_MS, BENCH_CONCURRENCY).
  */
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import {
-  benchSettings,
-  compareLoad,
-  cpuTable,
-  heading,
-  loadTable,
-  loadWithCpu,
-  spawnNodeUntil,
-  stopProcess,
-} from "@toolplane/bench-kit"
+import { benchSettings, compareLoad, cpuTable, heading, loadTable } from "@toolplane/bench-kit"
+import { startEchoSides } from "./echoSides.js"
 
 const settings = benchSettings({ rounds: 3, roundMs: 2000, concurrency: [1, 32] })
-const here = dirname(fileURLToPath(import.meta.url))
 
-const start = async (transport: "node" | "sdk") => {
-  const { child, match } = await spawnNodeUntil(
-    ["--conditions=@toolplane/source", "--import", "tsx", join(here, "transportServer.ts"), transport],
-    { pattern: /^(http:\/\/\S+)\n/ },
-  )
-  return { child, url: match }
-}
-
-const sides = { baseline: await start("sdk"), candidate: await start("node") }
-const clients = {
-  baseline: new Client({ name: "bench", version: "0" }),
-  candidate: new Client({ name: "bench", version: "0" }),
-}
+const sides = await startEchoSides("transportServer.ts", { baseline: "sdk", candidate: "node" })
 try {
-  await clients.baseline.connect(new StreamableHTTPClientTransport(new URL(sides.baseline.url)))
-  await clients.candidate.connect(new StreamableHTTPClientTransport(new URL(sides.candidate.url)))
   const results = await compareLoad(
-    (side, concurrency) =>
-      loadWithCpu(() => clients[side].callTool({ name: "demo.echo", arguments: { text: "hello" } }), {
-        pid: sides[side].child.pid,
-        concurrency,
-        ms: settings.roundMs,
-        check: (result) => {
-          if ((result.content as { text?: string }[])[0]?.text !== "hello") throw new Error("wrong answer")
-        },
-      }),
+    (side, concurrency) => sides.echoLoad(side, "demo.echo", "hello", concurrency, settings.roundMs),
     settings,
   )
 
@@ -65,6 +30,5 @@ try {
   console.log("\nCPU time per call of the server process (µs, user + system, median of rounds):\n")
   console.log(cpuTable(results, { baseline: "sdk", candidate: "node" }))
 } finally {
-  await Promise.all([clients.baseline.close(), clients.candidate.close()])
-  await Promise.all(Object.values(sides).map((side) => stopProcess(side.child)))
+  await sides.close()
 }
