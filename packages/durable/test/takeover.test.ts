@@ -5,13 +5,53 @@
  * step is executed again, an interrupted non-idempotent one fails the run, and the first runner's late
  * result is fenced off.
  */
-import { defineSkill } from "@toolplane/compose"
+import { defineSkill, type Skill } from "@toolplane/compose"
 import { describe, expect, it } from "vitest"
 import { openDurableRunner, openRunStore } from "../src/index.js"
 import { freshDatabase, pgSkip, usePostgres } from "./helpers/postgres.js"
 import { recoverOne, runFile, skill, world } from "./helpers/world.js"
 
 usePostgres()
+
+/**
+ * Starts `skill` on a first runner whose tool `hang` does not answer (until `until`, if given), waits for
+ * `callsBefore` calls, lets `whileStalled` look, and closes it mid-step (releasing its shards); a second
+ * runner on the same store, with a fresh world, then takes the run over.
+ */
+const takeOver = async (
+  storage: string,
+  skillToRun: Skill,
+  options: {
+    readonly hang: string
+    readonly callsBefore: number
+    readonly input?: Record<string, unknown>
+    readonly until?: Promise<void>
+    readonly runnerIds?: readonly [string, string]
+    readonly whileStalled?: () => Promise<void>
+  },
+) => {
+  const stalled = world(options.until ? { hang: options.hang, until: options.until } : { hang: options.hang })
+  const first = await openDurableRunner({
+    storage,
+    service: stalled.runner,
+    approval: () => false,
+    // Its close lets the hanging step finish for up to half the lease: keep that short here.
+    leaseMs: 3000,
+    ...(options.runnerIds ? { runnerId: options.runnerIds[0] } : {}),
+  })
+  void first.start(skillToRun, options.input).catch(() => {})
+  while (stalled.calls.length < options.callsBefore) await new Promise((r) => setTimeout(r, 5))
+  await options.whileStalled?.()
+  await first.close()
+  const { calls, runner } = world()
+  const second = await openDurableRunner({
+    storage,
+    service: runner,
+    approval: () => false,
+    ...(options.runnerIds ? { runnerId: options.runnerIds[1] } : {}),
+  })
+  return { calls, second, recovered: await recoverOne(second) }
+}
 
 describe.each([
   { store: "SQLite", storage: runFile, skip: undefined },
@@ -29,22 +69,12 @@ describe.each([
         { id: "u", tool: "t/upsert", inputs: { value: { $ref: "a#/value" } } },
       ],
     })
-    const crashed = world({ hang: "t/upsert" })
-    const first = await openDurableRunner({
-      storage: file,
-      service: crashed.runner,
-      approval: () => false,
-      // Its close lets the hanging step finish for up to half the lease: keep that short here.
-      leaseMs: 3000,
-    })
-    void first.start(idempotent).catch(() => {})
-    while (crashed.calls.length < 2) await new Promise((r) => setTimeout(r, 5))
     // The first runner goes away mid-step: closing it releases its shards (the engine's leases), so a
     // second runner on the same store takes the run over and the engine delivers the step again.
-    await first.close()
-    const { calls, runner } = world()
-    const second = await openDurableRunner({ storage: file, service: runner, approval: () => false })
-    const recovered = await recoverOne(second)
+    const { calls, second, recovered } = await takeOver(file, idempotent, {
+      hang: "t/upsert",
+      callsBefore: 2,
+    })
     expect(recovered.status).toBe("completed")
     expect(recovered.owner).toBeUndefined()
     // Step a completed (the engine replays its result); the idempotent step u is journaled after its
@@ -64,28 +94,20 @@ describe.each([
         { id: "u", tool: "t/upsert", inputs: { value: { $ref: "b#/value" } } },
       ],
     })
-    const crashed = world({ hang: "t/upsert" })
-    const first = await openDurableRunner({
-      storage: file,
-      service: crashed.runner,
-      approval: () => false,
-      // Its close lets the hanging step finish for up to half the lease: keep that short here.
-      leaseMs: 3000,
+    const { calls, second, recovered } = await takeOver(file, idempotent, {
+      hang: "t/upsert",
+      callsBefore: 3,
+      // Each step is an activity whose result the engine stored before the next one started.
+      whileStalled: async () => {
+        const store = await openRunStore(file)
+        const [inStore] = await store.list()
+        expect(inStore!.steps.map((s) => [s.stepId, s.status])).toEqual([
+          ["a", "completed"],
+          ["b", "completed"],
+        ])
+        await store.close()
+      },
     })
-    void first.start(idempotent).catch(() => {})
-    while (crashed.calls.length < 3) await new Promise((r) => setTimeout(r, 5))
-    // Each step is an activity whose result the engine stored before the next one started.
-    const store = await openRunStore(file)
-    const [inStore] = await store.list()
-    expect(inStore!.steps.map((s) => [s.stepId, s.status])).toEqual([
-      ["a", "completed"],
-      ["b", "completed"],
-    ])
-    await store.close()
-    await first.close()
-    const { calls, runner } = world()
-    const second = await openDurableRunner({ storage: file, service: runner, approval: () => false })
-    const recovered = await recoverOne(second)
     expect(recovered.status).toBe("completed")
     expect(calls).toEqual(["t/upsert"])
     expect(recovered.steps.map((s) => s.executions)).toEqual([1, 1, 1])
@@ -99,27 +121,19 @@ describe.each([
     const until = new Promise<void>((resolve) => {
       wake = resolve
     })
-    const stalled = world({ hang: "t/write", until })
-    const a = await openDurableRunner({
-      storage: file,
-      service: stalled.runner,
-      approval: () => false,
-      runnerId: "runner-a",
-      leaseMs: 3000,
-    })
-    void a.start(skill, { start: 1 }).catch(() => {})
-    while (stalled.calls.length < 2) await new Promise((r) => setTimeout(r, 5))
     // A gives its shards up while its call of t/write is still out; B takes the run over.
-    await a.close()
-    const { calls, runner } = world()
-    const b = await openDurableRunner({
-      storage: file,
-      service: runner,
-      approval: () => false,
-      runnerId: "runner-b",
+    const {
+      calls,
+      second: b,
+      recovered: taken,
+    } = await takeOver(file, skill, {
+      hang: "t/write",
+      callsBefore: 2,
+      input: { start: 1 },
+      until,
+      runnerIds: ["runner-a", "runner-b"],
     })
     // Step b was started by A and is not idempotent, so B fails the run instead of calling it again.
-    const taken = await recoverOne(b)
     expect(taken.status).toBe("failed")
     expect(taken.error).toMatchObject({ stepId: "b", error: { cause: { name: "Interrupted" } } })
     expect(calls).toEqual([])
