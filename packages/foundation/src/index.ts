@@ -119,6 +119,7 @@ export {
   type ModelToolCallOutcome,
 } from "./modelToolCall.js"
 export { normalizeJsonSchema, type SchemaNormalization } from "./normalizeSchema.js"
+export { getOwn, setOwn } from "./ownProperty.js"
 export {
   type CatalogKind,
   type CatalogListRequest,

@@ -6,6 +6,7 @@
  * @since 0.2.0
  */
 import type { JsonSchema } from "./jsonSchema.js"
+import { setOwn } from "./ownProperty.js"
 
 /**
  * One rewrite {@link normalizeJsonSchema} made, as a JSON pointer into the source schema.
@@ -164,13 +165,7 @@ export const normalizeJsonSchema = (
         }
         const converted = visit(sub, `${path}/${k}/${esc(name)}`, depth + 1)
         if (converted !== sub) changed = true
-        // defineProperty: a property named "__proto__" stays a property
-        Object.defineProperty(out, name, {
-          value: converted,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        })
+        setOwn(out, name, converted)
       }
       if (changed) edit()[k] = out
       if (lifted.length > 0) {

@@ -27,8 +27,8 @@
  *
  * @since 0.2.0
  */
-import { type JsonSchema, normalizeJsonSchema } from "@toolplane/foundation"
-import { esc, isRecord, own, put } from "./internal/json.js"
+import { getOwn, type JsonSchema, normalizeJsonSchema, setOwn } from "@toolplane/foundation"
+import { esc, isRecord } from "./internal/json.js"
 
 /**
  * One change to a schema that lost meaning (or was rewritten), as a JSON pointer into the source schema.
@@ -170,7 +170,7 @@ const resolvePointer = (root: Node, ref: string): unknown => {
     .split("/")
     .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))) {
     if (!isRecord(node)) return undefined
-    node = own(node, seg)
+    node = getOwn(node, seg)
   }
   return node
 }
@@ -256,7 +256,7 @@ const mergeAllOf = (node: Node, path: string, ctx: Ctx, depth = 0): Node => {
       else if (key === "description" || key === "title") merged[key] ??= value
       else if (Object.hasOwn(merged, key) && JSON.stringify(merged[key]) !== JSON.stringify(value))
         throw new NotStrict(`${path}/allOf/${i}/${esc(key)}`, `allOf branches disagree on "${key}"`)
-      else put(merged, key, value)
+      else setOwn(merged, key, value)
     }
   }
   return merged
@@ -304,12 +304,12 @@ const convert = (input: unknown, path: string, ctx: Ctx): unknown => {
     if (key === "properties" && isRecord(value)) {
       const props: Node = {}
       for (const [name, sub] of Object.entries(value))
-        put(props, name, convert(sub, `${at}/${esc(name)}`, ctx))
+        setOwn(props, name, convert(sub, `${at}/${esc(name)}`, ctx))
       out.properties = props
     } else if ((key === "$defs" || key === "definitions") && isRecord(value)) {
       const defs: Node = {}
       for (const [name, sub] of Object.entries(value))
-        put(defs, name, convert(sub, `${at}/${esc(name)}`, ctx))
+        setOwn(defs, name, convert(sub, `${at}/${esc(name)}`, ctx))
       out[key] = defs
     } else if (key === "items") {
       out.items = convert(value, at, ctx)

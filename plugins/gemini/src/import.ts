@@ -15,11 +15,12 @@ import {
   isToolError,
   type JsonSchema,
   makeTool,
+  setOwn,
   type Tool,
   ToolNotFound,
   toToolResult,
 } from "@toolplane/foundation"
-import { isRecord, put } from "./internal/json.js"
+import { isRecord } from "./internal/json.js"
 
 /**
  * A Gemini function declaration as it appears in a request (structurally `FunctionDeclaration`).
@@ -87,7 +88,7 @@ export const geminiSchemaToJsonSchema = (schema: unknown): JsonSchema => {
         if (Array.isArray(value)) out.anyOf = value.map(geminiSchemaToJsonSchema)
         break
       default:
-        put(
+        setOwn(
           out,
           key,
           COUNTS.includes(key) && typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value,

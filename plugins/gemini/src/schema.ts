@@ -30,8 +30,8 @@
  * @since 0.2.0
  */
 import type { Type } from "@google/genai"
-import { type JsonSchema, normalizeJsonSchema } from "@toolplane/foundation"
-import { esc, isRecord, own, put } from "./internal/json.js"
+import { getOwn, type JsonSchema, normalizeJsonSchema, setOwn } from "@toolplane/foundation"
+import { esc, isRecord } from "./internal/json.js"
 
 /**
  * One change to a schema that lost meaning (or was rewritten), as a JSON pointer into the source schema.
@@ -162,7 +162,7 @@ const resolvePointer = (root: Node, ref: string): unknown => {
     .split("/")
     .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))) {
     if (!isRecord(node)) return undefined
-    node = own(node, seg)
+    node = getOwn(node, seg)
   }
   return node
 }
@@ -244,7 +244,7 @@ const mergeAllOf = (node: Node, path: string, ctx: Ctx, refs: readonly string[] 
           `${path}/allOf/${i}/${esc(key)}`,
           `allOf branches disagree on "${key}"; the first was kept`,
         )
-      else put(merged, key, value)
+      else setOwn(merged, key, value)
     }
   }
   return merged
@@ -591,7 +591,7 @@ const convert = (input: unknown, path: string, ctx: Ctx, refs: readonly string[]
           )
         }
         const c = convert(sub, `${path}/properties/${esc(source)}`, ctx, refs)
-        put(outProps, name, c.schema)
+        setOwn(outProps, name, c.schema)
         map.set(name, { source, shape: c.shape })
         if (required.has(source)) outRequired.push(name)
       }
@@ -726,8 +726,8 @@ const restore = (shape: ArgumentShape, value: unknown): unknown => {
       const out: Record<string, unknown> = {}
       for (const [key, v] of Object.entries(value)) {
         const p = shape.properties.get(key)
-        if (p === undefined) put(out, key, v)
-        else put(out, p.source, restore(p.shape, v))
+        if (p === undefined) setOwn(out, key, v)
+        else setOwn(out, p.source, restore(p.shape, v))
       }
       return out
     }
@@ -775,7 +775,7 @@ const forward = (shape: ArgumentShape, value: unknown): unknown => {
       if (!isRecord(value)) return value
       const out: Record<string, unknown> = {}
       for (const [name, p] of shape.properties)
-        if (Object.hasOwn(value, p.source)) put(out, name, forward(p.shape, value[p.source]))
+        if (Object.hasOwn(value, p.source)) setOwn(out, name, forward(p.shape, value[p.source]))
       return out
     }
     case "union": {

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type { JsonSchema } from "@toolplane/foundation"
+import { getOwn, type JsonSchema, setOwn } from "@toolplane/foundation"
 import {
   allowsNull,
   followRefs,
@@ -12,8 +12,6 @@ import {
   mergeAllOf,
   mergeShared,
   type Node,
-  own,
-  put,
   resolvePointer,
 } from "./internal/schemaWalk.js"
 import { WRAPPED_ROOT_PROPERTY } from "./strictSchema.js"
@@ -90,9 +88,9 @@ export const restoreArguments = (
       return (
         covers(a) &&
         required.every(
-          (k) => Object.hasOwn(value, k) && (value[k] !== null || matches(own(props, k), null, depth)),
+          (k) => Object.hasOwn(value, k) && (value[k] !== null || matches(getOwn(props, k), null, depth)),
         ) &&
-        Object.entries(value).every(([k, v]) => v === null || matches(own(props, k), v, depth))
+        Object.entries(value).every(([k, v]) => v === null || matches(getOwn(props, k), v, depth))
       )
     }
     return alts.find(fits) ?? alts.find(covers)
@@ -111,9 +109,9 @@ export const restoreArguments = (
     const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : [])
     const out: Record<string, unknown> = {}
     for (const [key, v] of Object.entries(value)) {
-      const sub = own(props, key)
+      const sub = getOwn(props, key)
       if (v === null && !required.has(key) && isRecord(sub) && !acceptsNull(sub, root)) continue
-      put(out, key, sub === undefined ? v : restore(sub, v, depth + 1))
+      setOwn(out, key, sub === undefined ? v : restore(sub, v, depth + 1))
     }
     return out
   }

@@ -32,7 +32,7 @@
  *
  * @since 0.1.0
  */
-import type { JsonSchema } from "@toolplane/foundation"
+import { type JsonSchema, setOwn } from "@toolplane/foundation"
 import { NotStrict } from "./internal/notStrict.js"
 import {
   allowsNull,
@@ -42,7 +42,6 @@ import {
   mergeAllOf as mergeAllOfWith,
   mergeShared,
   type Node,
-  put,
   resolvePointer,
   unesc,
 } from "./internal/schemaWalk.js"
@@ -470,7 +469,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
     for (const [name, sub] of Object.entries(props ?? {})) {
       const at = `${path}/properties/${esc(name)}`
       const converted = convert(sub, at, ctx)
-      if (required.has(name)) put(outProps, name, converted)
+      if (required.has(name)) setOwn(outProps, name, converted)
       else {
         if (allowsNull(converted))
           lose(
@@ -479,7 +478,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
             at,
             `optional nullable "${name}": leaving it out and sending null are now the same`,
           )
-        put(outProps, name, nullable(converted))
+        setOwn(outProps, name, nullable(converted))
       }
     }
     for (const name of required)
@@ -589,7 +588,7 @@ export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
     for (const [name, sub] of Object.entries(defsSource ?? {})) {
       ctx.expanding.push(`#/${defsKey}/${esc(name)}`)
       try {
-        put(defs, name, convert(sub, `/${defsKey}/${esc(name)}`, ctx))
+        setOwn(defs, name, convert(sub, `/${defsKey}/${esc(name)}`, ctx))
       } finally {
         ctx.expanding.pop()
       }
@@ -598,7 +597,7 @@ export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
     for (let ref = ctx.pending!.shift(); ref !== undefined; ref = ctx.pending!.shift()) {
       ctx.expanding.push(ref)
       try {
-        put(defs, ctx.hoisted!.get(ref)!, convert(resolvePointer(ctx.root, ref), ref.slice(1), ctx))
+        setOwn(defs, ctx.hoisted!.get(ref)!, convert(resolvePointer(ctx.root, ref), ref.slice(1), ctx))
       } finally {
         ctx.expanding.pop()
       }

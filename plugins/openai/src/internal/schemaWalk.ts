@@ -5,22 +5,13 @@
  * the first).
  */
 
+import { getOwn, setOwn } from "@toolplane/foundation"
+
 export type Node = Record<string, unknown>
 
 export const isRecord = (v: unknown): v is Node => typeof v === "object" && v !== null && !Array.isArray(v)
 export const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1")
 export const unesc = (s: string) => s.replace(/~1/g, "/").replace(/~0/g, "~")
-
-/**
- * `node[key]` when it is an own property, else `undefined`: a property or definition named
- * `constructor` or `__proto__` is never found on the prototype.
- */
-export const own = (node: Node, key: string): unknown => (Object.hasOwn(node, key) ? node[key] : undefined)
-
-/** Sets an own enumerable property, also one named `__proto__` (assignment would set the prototype). */
-export const put = (target: Node, key: string, value: unknown): void => {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
-}
 
 /** The node a local JSON pointer (`#`, `#/a/b`) names in `root`, or `undefined`. */
 export const resolvePointer = (root: Node, ref: string): unknown => {
@@ -29,7 +20,7 @@ export const resolvePointer = (root: Node, ref: string): unknown => {
   let node: unknown = root
   for (const seg of ref.slice(2).split("/").map(unesc)) {
     if (!isRecord(node)) return undefined
-    node = own(node, seg)
+    node = getOwn(node, seg)
   }
   return node
 }
@@ -96,10 +87,10 @@ export const mergeAllOf = (
       } else if (key === "required" && Array.isArray(value)) {
         merged.required = [...new Set([...((merged.required as string[]) ?? []), ...(value as string[])])]
       } else if (key === "description" || key === "title") {
-        if (own(merged, key) === undefined) put(merged, key, value)
+        if (getOwn(merged, key) === undefined) setOwn(merged, key, value)
       } else if (Object.hasOwn(merged, key) && JSON.stringify(merged[key]) !== JSON.stringify(value)) {
         conflict(key, i)
-      } else put(merged, key, value)
+      } else setOwn(merged, key, value)
     }
   }
   return merged
@@ -114,7 +105,7 @@ export const mergeAllOf = (
 export const mergeShared = (shared: Node, branch: Node, conflict: (key: string) => void = () => {}): Node => {
   const merged: Node = { ...branch }
   for (const [key, value] of Object.entries(shared)) {
-    const mine = own(merged, key)
+    const mine = getOwn(merged, key)
     if (key === "properties" && isRecord(value)) {
       merged.properties = { ...value, ...(isRecord(mine) ? mine : {}) }
     } else if (key === "required" && Array.isArray(value)) {
@@ -123,7 +114,7 @@ export const mergeShared = (shared: Node, branch: Node, conflict: (key: string) 
       if (value === false || mine === false) merged.additionalProperties = false
       else if (mine === undefined) merged.additionalProperties = value
     } else if (mine === undefined) {
-      put(merged, key, value)
+      setOwn(merged, key, value)
     } else if (JSON.stringify(mine) !== JSON.stringify(value)) {
       conflict(key)
     }
