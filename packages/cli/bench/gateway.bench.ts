@@ -40,7 +40,7 @@ import {
   spawnNodeUntil,
   stopProcess,
 } from "@toolplane/bench-kit"
-import { gatewayNodeArgs } from "./gatewayCommand.js"
+import { gatewayNodeArgs, tsNode } from "./gatewayCommand.js"
 
 const settings = benchSettings({ rounds: 3, roundMs: 2000, concurrency: [1, 32] })
 const CONCURRENCY = settings.concurrency
@@ -90,10 +90,11 @@ const measure = async (client: Client, concurrency: number): Promise<Sample> => 
   return { ...sample, cpu }
 }
 
-const started = await spawnNodeUntil(
-  ["--conditions=@toolplane/source", "--import", "tsx", join(here, "upstream.ts")],
-  { pattern: /^(http:\/\/\S+)\n/, cwd: cliDir, env },
-)
+const started = await spawnNodeUntil(tsNode(join(here, "upstream.ts")), {
+  pattern: /^(http:\/\/\S+)\n/,
+  cwd: cliDir,
+  env,
+})
 const upstream = started.child
 let gateway: ChildProcess | undefined
 const tmp = mkdtempSync(join(tmpdir(), "toolplane-bench-"))

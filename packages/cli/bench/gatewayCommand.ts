@@ -20,17 +20,19 @@ export const gatewayBuild = (): "source" | "dist" => {
   return build
 }
 
+/** Node arguments that run a TypeScript file from source (what `tsx` does, minus its wrapper process). */
+export const tsNode = (file: string, ...args: string[]): string[] => [
+  "--conditions=@toolplane/source",
+  "--import",
+  import.meta.resolve("tsx"),
+  file,
+  ...args,
+]
+
 /** Node arguments that run `toolplane <args>` (after `nodeArgs` and BENCH_GATEWAY_NODE_ARGS). */
 export const gatewayNodeArgs = (args: readonly string[], nodeArgs: readonly string[] = []): string[] => {
   const fromEnv = (process.env.BENCH_GATEWAY_NODE_ARGS ?? "").split(/\s+/).filter(Boolean)
   const entry =
-    gatewayBuild() === "dist"
-      ? [join(cliDir, "bin", "toolplane.js")]
-      : [
-          "--conditions=@toolplane/source",
-          "--import",
-          import.meta.resolve("tsx"),
-          join(cliDir, "src", "main.ts"),
-        ]
+    gatewayBuild() === "dist" ? [join(cliDir, "bin", "toolplane.js")] : tsNode(join(cliDir, "src", "main.ts"))
   return [...fromEnv, ...nodeArgs, ...entry, ...args]
 }

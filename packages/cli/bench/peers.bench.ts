@@ -56,7 +56,7 @@ import {
   median,
   stopProcess,
 } from "@toolplane/bench-kit"
-import { gatewayBuild, gatewayNodeArgs } from "./gatewayCommand.js"
+import { gatewayBuild, gatewayNodeArgs, tsNode } from "./gatewayCommand.js"
 
 const settings = benchSettings({ rounds: 3, roundMs: 1500, concurrency: [1, 32] })
 const only = process.env.BENCH_PEERS_ONLY?.split(",").map((s) => s.trim())
@@ -64,18 +64,6 @@ const here = dirname(fileURLToPath(import.meta.url))
 const cliDir = join(here, "..")
 const tmp = mkdtempSync(join(tmpdir(), "toolplane-peers-"))
 
-let tsxImport = "tsx"
-try {
-  tsxImport = import.meta.resolve("tsx")
-} catch {}
-/** Node arguments that run a TypeScript file from source (what `tsx` does, minus its wrapper process). */
-const tsNode = (file: string, ...args: string[]) => [
-  "--conditions=@toolplane/source",
-  "--import",
-  tsxImport,
-  file,
-  ...args,
-]
 const upstreamFile = join(here, "upstream.ts")
 /** The stdio upstream every stdio contender spawns. */
 const stdioUpstream = { command: process.execPath, args: tsNode(upstreamFile, "--stdio") }

@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { fmt, heading, markdownTable } from "@toolplane/bench-kit"
-import { gatewayBuild, gatewayNodeArgs } from "./gatewayCommand.js"
+import { gatewayBuild, gatewayNodeArgs, tsNode } from "./gatewayCommand.js"
 
 /**
  * Preloaded into the gateway (`--import`, as a data: URL so it needs no loader): on SIGUSR2 it runs a full
@@ -58,14 +58,6 @@ for (const u of UPSTREAMS)
 
 const here = dirname(fileURLToPath(import.meta.url))
 const cliDir = join(here, "..")
-const tsxImport = import.meta.resolve("tsx")
-const tsNode = (file: string, ...args: string[]) => [
-  "--conditions=@toolplane/source",
-  "--import",
-  tsxImport,
-  file,
-  ...args,
-]
 const tmp = mkdtempSync(join(tmpdir(), "toolplane-rss-"))
 const children: ChildProcess[] = []
 

@@ -26,7 +26,7 @@ import {
   spawnNodeUntil,
   stopProcess,
 } from "@toolplane/bench-kit"
-import { gatewayNodeArgs } from "./gatewayCommand.js"
+import { gatewayNodeArgs, tsNode } from "./gatewayCommand.js"
 
 const settings = benchSettings({ rounds: 3, roundMs: 2000, concurrency: [1, 32] })
 const here = dirname(fileURLToPath(import.meta.url))
@@ -38,10 +38,11 @@ const tmp = mkdtempSync(join(tmpdir(), "toolplane-bench-transport-"))
 const children: ChildProcess[] = []
 const clients: Client[] = []
 try {
-  const upstream = await spawnNodeUntil(
-    ["--conditions=@toolplane/source", "--import", "tsx", join(here, "upstream.ts"), "--json"],
-    { pattern: /^(http:\/\/\S+)\n/, cwd: cliDir, env },
-  )
+  const upstream = await spawnNodeUntil(tsNode(join(here, "upstream.ts"), "--json"), {
+    pattern: /^(http:\/\/\S+)\n/,
+    cwd: cliDir,
+    env,
+  })
   children.push(upstream.child)
   const upstreamUrl = upstream.match
   const gatewayOf = async (transport: "node" | "sdk") => {

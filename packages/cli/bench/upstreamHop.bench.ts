@@ -30,17 +30,11 @@ import {
 } from "@toolplane/bench-kit"
 import { makeContext } from "@toolplane/foundation"
 import { type McpBackend, mcpBackend } from "@toolplane/plugin-mcp"
+import { tsNode } from "./gatewayCommand.js"
 
 const settings = benchSettings({ rounds: 3, roundMs: 1500, concurrency: [1, 32] })
 const here = dirname(fileURLToPath(import.meta.url))
-const tsxImport = import.meta.resolve("tsx")
-const upstreamArgs = (...flags: string[]) => [
-  "--conditions=@toolplane/source",
-  "--import",
-  tsxImport,
-  join(here, "upstream.ts"),
-  ...flags,
-]
+const upstreamArgs = (...flags: string[]) => tsNode(join(here, "upstream.ts"), ...flags)
 
 interface Sample extends LoadSample {
   readonly cpuPerCall: number
