@@ -615,8 +615,8 @@ export class PrefetchEngine implements Prefetcher {
       seen.add(key)
       // A message's suggestions are judged per tool, apart at the turn's start (a write may come first).
       const name =
-        proposal.origin === "message" || proposal.origin === "named"
-          ? `${proposal.origin}:${from === TURN_START ? TURN_START : ""}>${proposal.toolId}`
+        proposal.origin === "message"
+          ? `message:${from === TURN_START ? TURN_START : ""}>${proposal.toolId}`
           : `${proposal.origin}:${from}>${proposal.toolId}`
       let rule: Feedback | undefined
       if (verdicts.has(name)) rule = verdicts.get(name)

@@ -70,16 +70,13 @@ const STOP = new Set(
   ),
 )
 
-/** The crude plural stem `messageWords` applies ("messages" -> "message"). */
-const stem = (w: string): string => (w.length > 4 && w.endsWith("s") && !w.endsWith("ss") ? w.slice(0, -1) : w)
-
 /** Lower-case word tokens, camelCase and snake_case split, stop words and one-letter tokens dropped. */
 export const messageWords = (text: string): string[] => {
   const out: string[] = []
   for (const raw of text.replace(/([a-z])([A-Z])/g, "$1 $2").split(/[^A-Za-z0-9]+/)) {
     const w = raw.toLowerCase()
     if (w.length < 2 || STOP.has(w)) continue
-    out.push(stem(w))
+    out.push(w.length > 4 && w.endsWith("s") && !w.endsWith("ss") ? w.slice(0, -1) : w)
   }
   return out
 }
@@ -233,13 +230,8 @@ const fits = (schema: JsonSchema | undefined, value: unknown): boolean => {
 
 interface ToolModel {
   readonly tool: MessageTool
-  /** Lower-case words of the tool's name. */
+  /** Lower-case words of the tool's name and parameter names (the prior before anything is learned). */
   readonly nameWords: ReadonlySet<string>
-  /**
-   * The name's words less generic verbs ("get", "list", "check", ...): a message containing all of them
-   * names the tool (empty: the name says nothing specific).
-   */
-  readonly keyWords: readonly string[]
   readonly properties: Readonly<Record<string, JsonSchema>>
   readonly required: readonly string[]
 }
@@ -281,8 +273,6 @@ interface Turn {
   count: number
   /** Writes made since the message. */
   writes: number
-  /** Named proposals made in this turn -> the turn's writes when last proposed (a write drops them). */
-  readonly named: Map<string, number>
 }
 
 /** Past turns kept per caller. */
@@ -296,14 +286,8 @@ const MIN_SIMILARITY = 0.2
  */
 const PSEUDO = 0.25
 const MAX_STRINGS = 4
-/** Confidence given to a proposal from the tool's name alone (only for ranking: feedback judges it). */
+/** Confidence of a proposal from the tool's name alone, before the caller has a similar past turn. */
 const NAME_PRIOR = 0.3
-/** Verbs and fillers of tool names that name no particular thing. */
-const GENERIC = new Set(
-  "get list all display show view check find fetch retrieve read search query describe info information status current by name".split(
-    " ",
-  ),
-)
 
 /** Literal and history kinds, most general first: the order an argument's source is picked in. */
 const KIND_ORDER = ["f", "d", "w", "n", "nums", "c", "q", "result", "name", "last", "s"]
@@ -354,7 +338,6 @@ export class MessagePredictor {
       offered: offered === undefined ? undefined : new Set(offered),
       count: 0,
       writes: 0,
-      named: new Map(),
     }
   }
 
@@ -551,36 +534,31 @@ export class MessagePredictor {
         if (confidence >= minConfidence)
           out.push({ toolId: vote.toolId, arguments: vote.arguments, confidence, origin: "message" })
       }
-    }
-    // A tool the message names (every specific word of its name), with the natural values for its required
-    // arguments: proposed once per turn (again after a write, which drops it), judged by its own precision
-    // feedback rather than by a confidence (nothing similar may have been seen yet).
-    for (const model of byId.values()) {
-      if (model.keyWords.length === 0 || made.has(model.tool.id)) continue
-      let named = true
-      for (const w of model.keyWords) if (!turn.words.has(w)) named = false
-      if (!named) continue
-      const args: Record<string, unknown> = {}
-      let ok = true
-      for (const key of model.required) {
-        const schema = model.properties[key]
-        let value: unknown
-        for (const [kind, v] of this.#candidates(turn, model.tool.id, key))
-          if (naturalKind(schema, key, kind) && fits(schema, v)) {
-            value = v
+    } else if (NAME_PRIOR >= minConfidence) {
+      // Nothing similar yet: a tool the message names, with the natural values for its required arguments.
+      for (const model of byId.values()) {
+        let named = false
+        for (const w of model.nameWords) if (turn.words.has(w)) named = true
+        if (!named) continue
+        const args: Record<string, unknown> = {}
+        let ok = true
+        for (const key of model.required) {
+          const schema = model.properties[key]
+          let value: unknown
+          for (const [kind, v] of this.#candidates(turn, model.tool.id, key))
+            if (naturalKind(schema, key, kind) && fits(schema, v)) {
+              value = v
+              break
+            }
+          if (value === undefined) {
+            ok = false
             break
           }
-        if (value === undefined) {
-          ok = false
-          break
+          args[key] = value
         }
-        args[key] = value
+        if (!ok || turn.done.has(`${model.tool.id}\u0000${canonicalJson(args)}`)) continue
+        out.push({ toolId: model.tool.id, arguments: args, confidence: NAME_PRIOR, origin: "message" })
       }
-      if (!ok) continue
-      const key = `${model.tool.id}\u0000${canonicalJson(args)}`
-      if (turn.done.has(key) || votes.has(key) || (turn.named.get(key) ?? -1) >= turn.writes) continue
-      turn.named.set(key, turn.writes)
-      out.push({ toolId: model.tool.id, arguments: args, confidence: NAME_PRIOR, origin: "named" })
     }
     out.sort((a, b) => b.confidence - a.confidence)
     return out.length > max ? out.slice(0, max) : out
@@ -623,11 +601,9 @@ export const messageToolModel = (tool: MessageTool): ToolModel => {
   const schema = tool.inputSchema as { properties?: Record<string, JsonSchema>; required?: string[] }
   const properties = schema.properties ?? {}
   const nameWords = new Set(splitName(tool.name))
-  const keyWords = [...nameWords].filter((w) => !GENERIC.has(w)).map(stem)
   return {
     tool,
     nameWords,
-    keyWords,
     properties,
     required: Array.isArray(schema.required) ? schema.required : [],
   }

@@ -18,11 +18,8 @@ export interface Proposal {
   readonly arguments: Readonly<Record<string, unknown>>
   /** Estimated probability that the caller makes this call next (1 for declared links). */
   readonly confidence: number
-  /**
-   * The source: a declared link, a learned pattern, the caller's latest message (a similar past turn
-   * replayed), or a tool the latest message names (`named`).
-   */
-  readonly origin: "declared" | "learned" | "message" | "named"
+  /** The source: a declared link, a learned pattern, or the caller's latest message. */
+  readonly origin: "declared" | "learned" | "message"
 }
 
 /**
