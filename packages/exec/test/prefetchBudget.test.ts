@@ -76,4 +76,12 @@ describe("prefetch: precision budget", () => {
     expect(high.stats.issued).toBeLessThan(30 + 8)
     expect(high.stats.hits).toBeLessThan(30 + 4)
   })
+
+  it("spends only the surplus above its target", async () => {
+    const strict = await rounds({ precisionBudget: { target: 0.8 } }, 30)
+    const loose = await rounds({ precisionBudget: { target: 0.5 } }, 30)
+    expect(strict.stats.hits / strict.stats.issued).toBeGreaterThanOrEqual(0.75)
+    expect(strict.stats.issued).toBeLessThan(loose.stats.issued)
+    expect(loose.stats.hits / loose.stats.issued).toBeGreaterThanOrEqual(0.5)
+  })
 })

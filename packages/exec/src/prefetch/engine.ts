@@ -98,6 +98,11 @@ const ANONYMOUS = "\u0000anonymous"
  * surplus (chosen by cross-validation on BFCL sessions, see the README).
  */
 const BUDGET_FLOOR = 0.25
+/**
+ * The budget's default target above `minPrecision`: it spends only the surplus above `minPrecision` + this,
+ * so sampling noise does not take the caller's precision under `minPrecision` (cross-validated, README).
+ */
+const BUDGET_MARGIN = 0.05
 /** The `from` of proposals planned when a message arrives. */
 const TURN_START = "\u0000start"
 const noop = (): void => {}
@@ -131,6 +136,8 @@ export class PrefetchEngine implements Prefetcher {
   readonly #minPrecision: number
   /** Below `minPrecision`, the smallest rule estimate the precision budget may spend on (1: no budget). */
   readonly #budgetFloor: number
+  /** The caller precision the budget keeps: only hits beyond it are spent. */
+  readonly #budgetTarget: number
   readonly #idempotent: boolean
   readonly #anonymous: boolean
   readonly #meters: PrefetchMeters | undefined
@@ -186,8 +193,12 @@ export class PrefetchEngine implements Prefetcher {
     this.#ttlMs = Math.max(1, options.ttlMs ?? 5000)
     this.#minPrecision = Math.min(1, Math.max(0, options.minPrecision ?? 0.5))
     const budget = options.precisionBudget ?? true
-    this.#budgetFloor =
-      budget === false ? 1 : Math.min(1, Math.max(0, (budget === true ? undefined : budget.floor) ?? BUDGET_FLOOR))
+    const settings = budget === true || budget === false ? undefined : budget
+    this.#budgetFloor = budget === false ? 1 : Math.min(1, Math.max(0, settings?.floor ?? BUDGET_FLOOR))
+    this.#budgetTarget = Math.min(
+      1,
+      Math.max(this.#minPrecision, settings?.target ?? this.#minPrecision + BUDGET_MARGIN),
+    )
     this.#idempotent = options.idempotent === true
     this.#anonymous = options.anonymous === true
     this.#meters = options.metrics === false ? undefined : prefetchMeters()
@@ -580,18 +591,21 @@ export class PrefetchEngine implements Prefetcher {
    * succession, `(hits + 1) / (issued + 2)`, from the first prefetch on) is held back, with one probe
    * every 8 proposals so it can recover when the caller's habits change. The precision budget lets such a
    * rule through anyway, if its estimate is at least the budget's floor, while the caller's prefetches so
-   * far were served more often than `minPrecision` by at least the expected shortfall of this one: the
-   * caller's surplus of hits is spent on less likely calls, so the caller's precision stays at or above
-   * `minPrecision` in expectation while more of its calls are served.
+   * far were served more often than the budget's target (`minPrecision` + 0.05 by default) by at least the
+   * expected shortfall of this one: the caller's surplus of hits is spent on less likely calls, so the
+   * caller's precision settles near the target while more of its calls are served.
    */
   #ruleOf(scope: CallerScope, name: string): Feedback | undefined {
     let rule = scope.feedback.get(name)
     if (rule === undefined) scope.feedback.set(name, (rule = { issued: 0, hits: 0, held: 0 }))
     // The rule-of-succession estimate of the rule's precision (pending prefetches count as unused yet).
     const estimate = (rule.hits + 1) / (rule.issued + 2)
-    const target = this.#minPrecision
-    if (estimate < target) {
-      if (estimate >= this.#budgetFloor && scope.hits - target * scope.issued >= target - estimate) return rule
+    if (estimate < this.#minPrecision) {
+      if (
+        estimate >= this.#budgetFloor &&
+        scope.hits - this.#budgetTarget * scope.issued >= this.#budgetTarget - estimate
+      )
+        return rule
       if (++rule.held < 8) return undefined
       rule.held = 0
     }
