@@ -178,7 +178,9 @@ interface Annotations {
 const annotationsFile = flag("annotations")
 const annotations = JSON.parse(
   readFileSync(
-    annotationsFile === undefined ? join(HERE, "annotations.json") : resolve(process.env.INIT_CWD ?? process.cwd(), annotationsFile),
+    annotationsFile === undefined
+      ? join(HERE, "annotations.json")
+      : resolve(process.env.INIT_CWD ?? process.cwd(), annotationsFile),
     "utf8",
   ),
 ) as Annotations
