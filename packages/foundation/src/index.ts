@@ -102,6 +102,7 @@ export {
   runWithContext,
   toContext,
 } from "./executionContext.js"
+export { isJsonObject } from "./jsonObject.js"
 export {
   type InferSchema,
   isStandardSchema,

@@ -5,6 +5,8 @@
  *
  * @since 0.2.0
  */
+
+import { isJsonObject } from "./jsonObject.js"
 import type { JsonSchema } from "./jsonSchema.js"
 import { setOwn } from "./ownProperty.js"
 
@@ -23,12 +25,11 @@ export interface SchemaNormalization {
 
 type Node = Record<string, unknown>
 
-const isRecord = (v: unknown): v is Node => typeof v === "object" && v !== null && !Array.isArray(v)
 const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1")
 
 /** A branch that accepts nothing. */
 const matchesNothing = (s: unknown): boolean =>
-  s === false || (isRecord(s) && isRecord(s.not) && Object.keys(s.not).length === 0)
+  s === false || (isJsonObject(s) && isJsonObject(s.not) && Object.keys(s.not).length === 0)
 
 /** Keywords whose value is one subschema. */
 const ONE = [
@@ -80,7 +81,7 @@ export const normalizeJsonSchema = (
   const note = (keyword: string, path: string, message: string) => changes.push({ keyword, path, message })
 
   const visit = (input: unknown, path: string, depth: number): unknown => {
-    if (!isRecord(input) || depth > 128) return input
+    if (!isJsonObject(input) || depth > 128) return input
     let node: Node | undefined
     const edit = (): Node => {
       if (node === undefined) node = { ...input }
@@ -135,7 +136,7 @@ export const normalizeJsonSchema = (
     }
     for (const k of ONE) {
       const v = get(k)
-      if (!isRecord(v)) continue
+      if (!isJsonObject(v)) continue
       const out = visit(v, `${path}/${k}`, depth + 1)
       if (out !== v) edit()[k] = out
     }
@@ -147,12 +148,12 @@ export const normalizeJsonSchema = (
     }
     for (const k of MAP) {
       const v = get(k)
-      if (!isRecord(v)) continue
+      if (!isJsonObject(v)) continue
       let changed = false
       const lifted: string[] = []
       const out: Node = {}
       for (const [name, sub] of Object.entries(v)) {
-        if (k === "properties" && isRecord(sub) && typeof sub.required === "boolean") {
+        if (k === "properties" && isJsonObject(sub) && typeof sub.required === "boolean") {
           if (sub.required) {
             lifted.push(name)
             note(
@@ -195,7 +196,7 @@ export const normalizeJsonSchema = (
       const kept = branches.filter((b) => !matchesNothing(b))
       if (kept.length === 0) continue // the schema accepts nothing; say so by leaving it as it is
       const n = edit()
-      const only = kept.length === 1 && isRecord(kept[0]) ? kept[0] : undefined
+      const only = kept.length === 1 && isJsonObject(kept[0]) ? kept[0] : undefined
       const clash =
         only !== undefined &&
         Object.keys(only).some((key) => key in n && key !== k && key !== "description" && key !== "title")

@@ -27,8 +27,8 @@
  *
  * @since 0.2.0
  */
-import { getOwn, type JsonSchema, normalizeJsonSchema, setOwn } from "@toolplane/foundation"
-import { esc, isRecord } from "./internal/json.js"
+import { getOwn, isJsonObject, type JsonSchema, normalizeJsonSchema, setOwn } from "@toolplane/foundation"
+import { esc } from "./internal/json.js"
 
 /**
  * One change to a schema that lost meaning (or was rewritten), as a JSON pointer into the source schema.
@@ -169,7 +169,7 @@ const resolvePointer = (root: Node, ref: string): unknown => {
     .slice(2)
     .split("/")
     .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))) {
-    if (!isRecord(node)) return undefined
+    if (!isJsonObject(node)) return undefined
     node = getOwn(node, seg)
   }
   return node
@@ -186,7 +186,7 @@ const pruneDefinitions = (root: Node): Node => {
       for (const n of node) visit(n)
       return
     }
-    if (!isRecord(node)) return
+    if (!isJsonObject(node)) return
     for (const [key, value] of Object.entries(node)) {
       if (key === "$defs" || key === "definitions") continue
       if (key === "$ref" && typeof value === "string" && !used.has(value)) {
@@ -199,7 +199,7 @@ const pruneDefinitions = (root: Node): Node => {
   visit(root)
   const out: Node = { ...root }
   for (const key of ["$defs", "definitions"]) {
-    if (!isRecord(root[key])) continue
+    if (!isJsonObject(root[key])) continue
     const kept = Object.entries(root[key] as Node).filter(([name]) =>
       [...used].some((ref) => ref === `#/${key}/${esc(name)}` || ref.startsWith(`#/${key}/${esc(name)}/`)),
     )
@@ -216,7 +216,7 @@ const checkNotRecursive = (root: Node): void => {
       for (const [i, n] of node.entries()) visit(n, `${path}/${i}`, stack)
       return
     }
-    if (!isRecord(node)) return
+    if (!isJsonObject(node)) return
     for (const [key, value] of Object.entries(node)) {
       if (key === "$defs" || key === "definitions") continue
       if (key === "$ref" && typeof value === "string") {
@@ -239,17 +239,18 @@ const mergeAllOf = (node: Node, path: string, ctx: Ctx, depth = 0): Node => {
   let merged: Node = { ...base }
   for (const [i, raw] of (allOf as unknown[]).entries()) {
     let branch = raw
-    if (isRecord(branch) && typeof branch.$ref === "string" && Object.keys(branch).length === 1)
+    if (isJsonObject(branch) && typeof branch.$ref === "string" && Object.keys(branch).length === 1)
       branch = resolvePointer(ctx.root, branch.$ref)
-    if (!isRecord(branch)) throw new NotStrict(`${path}/allOf/${i}`, "allOf branch is not a schema object")
+    if (!isJsonObject(branch))
+      throw new NotStrict(`${path}/allOf/${i}`, "allOf branch is not a schema object")
     const flat: Node = Array.isArray(branch.allOf)
       ? mergeAllOf(branch, `${path}/allOf/${i}`, ctx, depth + 1)
       : branch
     for (const [key, value] of Object.entries(flat)) {
-      if (key === "properties" && isRecord(value))
+      if (key === "properties" && isJsonObject(value))
         merged = {
           ...merged,
-          properties: { ...(isRecord(merged.properties) ? merged.properties : {}), ...value },
+          properties: { ...(isJsonObject(merged.properties) ? merged.properties : {}), ...value },
         }
       else if (key === "required" && Array.isArray(value))
         merged.required = [...new Set([...((merged.required as string[]) ?? []), ...(value as string[])])]
@@ -267,7 +268,7 @@ const typesOf = (node: Node): string[] =>
 
 const convert = (input: unknown, path: string, ctx: Ctx): unknown => {
   if (input === true || input === false) return input
-  if (!isRecord(input)) throw new NotStrict(path, "not a schema object")
+  if (!isJsonObject(input)) throw new NotStrict(path, "not a schema object")
   let node = input
   if (Array.isArray(node.allOf)) node = mergeAllOf(node, path, ctx)
   if (Array.isArray(node.oneOf)) {
@@ -282,7 +283,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): unknown => {
   const types = typesOf(node)
   const isObject =
     types.includes("object") ||
-    (types.length === 0 && (isRecord(node.properties) || node.additionalProperties !== undefined))
+    (types.length === 0 && (isJsonObject(node.properties) || node.additionalProperties !== undefined))
   for (const [key, value] of Object.entries(node)) {
     if (value === undefined || SILENT.has(key)) continue
     const at = `${path}/${esc(key)}`
@@ -301,12 +302,12 @@ const convert = (input: unknown, path: string, ctx: Ctx): unknown => {
     }
     if (TUPLE.has(key) || (key === "items" && Array.isArray(value)))
       throw new NotStrict(at, "tuples cannot be expressed in strict mode")
-    if (key === "properties" && isRecord(value)) {
+    if (key === "properties" && isJsonObject(value)) {
       const props: Node = {}
       for (const [name, sub] of Object.entries(value))
         setOwn(props, name, convert(sub, `${at}/${esc(name)}`, ctx))
       out.properties = props
-    } else if ((key === "$defs" || key === "definitions") && isRecord(value)) {
+    } else if ((key === "$defs" || key === "definitions") && isJsonObject(value)) {
       const defs: Node = {}
       for (const [name, sub] of Object.entries(value))
         setOwn(defs, name, convert(sub, `${at}/${esc(name)}`, ctx))
@@ -359,7 +360,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): unknown => {
       }
     } else if (key === "additionalProperties") {
       if (value === false) continue
-      if (!isRecord(node.properties) || Object.keys(node.properties).length === 0)
+      if (!isJsonObject(node.properties) || Object.keys(node.properties).length === 0)
         throw new NotStrict(
           at,
           "an object of any shape (a map without named properties) cannot be expressed in strict mode",
@@ -371,7 +372,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): unknown => {
         "additional properties are not allowed in strict mode; only the named properties can be sent",
       )
     } else if (key === "required" && Array.isArray(value)) {
-      const named = isRecord(node.properties) ? node.properties : {}
+      const named = isJsonObject(node.properties) ? node.properties : {}
       const kept = value.filter((r) => typeof r === "string" && Object.hasOwn(named, r))
       for (const r of value)
         if (!kept.includes(r))
@@ -425,7 +426,7 @@ export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
     message,
   }))
   try {
-    if (!isRecord(normalized.schema)) throw new NotStrict("", "not a schema object")
+    if (!isJsonObject(normalized.schema)) throw new NotStrict("", "not a schema object")
     const root = pruneDefinitions(normalized.schema as Node)
     checkNotRecursive(root)
     const converted = convert({ ...root, type: root.type ?? "object" }, "", { root, losses }) as Node
@@ -450,12 +451,15 @@ export const strictComplexity = (schema: JsonSchema): { optional: number; unions
       for (const n of node) visit(n)
       return
     }
-    if (!isRecord(node)) return
-    if (isRecord(node.properties)) {
+    if (!isJsonObject(node)) return
+    if (isJsonObject(node.properties)) {
       const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : [])
       for (const [name, sub] of Object.entries(node.properties)) {
         if (!required.has(name)) optional++
-        if (isRecord(sub) && (Array.isArray(sub.anyOf) || (Array.isArray(sub.type) && sub.type.length > 1)))
+        if (
+          isJsonObject(sub) &&
+          (Array.isArray(sub.anyOf) || (Array.isArray(sub.type) && sub.type.length > 1))
+        )
           unions++
       }
     }

@@ -4,8 +4,9 @@
  *
  * @since 0.2.0
  */
+import { isJsonObject } from "@toolplane/foundation"
 import { NotStrict } from "./internal/notStrict.js"
-import { esc, isRecord, type Node } from "./internal/schemaWalk.js"
+import { esc, type Node } from "./internal/schemaWalk.js"
 
 /**
  * The schema limits of strict mode.
@@ -31,9 +32,9 @@ interface Tally {
 export const checkStrictLimits = (schema: Node): void => {
   const tally: Tally = { properties: 0, enumValues: 0, chars: 0 }
   const visit = (node: unknown, path: string, depth: number): void => {
-    if (!isRecord(node)) return
+    if (!isJsonObject(node)) return
     let d = depth
-    if (isRecord(node.properties)) {
+    if (isJsonObject(node.properties)) {
       d = depth + 1
       if (d > STRICT_LIMITS.maxDepth)
         throw new NotStrict(path, `more than ${STRICT_LIMITS.maxDepth} levels of object nesting`)
@@ -55,7 +56,7 @@ export const checkStrictLimits = (schema: Node): void => {
         )
     }
     if (typeof node.const === "string") tally.chars += node.const.length
-    if (isRecord(node.$defs))
+    if (isJsonObject(node.$defs))
       for (const [name, sub] of Object.entries(node.$defs)) {
         tally.chars += name.length
         visit(sub, `${path}/$defs/${esc(name)}`, 0)

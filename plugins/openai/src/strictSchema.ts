@@ -32,13 +32,12 @@
  *
  * @since 0.1.0
  */
-import { type JsonSchema, setOwn } from "@toolplane/foundation"
+import { isJsonObject, type JsonSchema, setOwn } from "@toolplane/foundation"
 import { NotStrict } from "./internal/notStrict.js"
 import {
   allowsNull,
   esc,
   followRefs,
-  isRecord,
   mergeAllOf as mergeAllOfWith,
   mergeShared,
   type Node,
@@ -173,9 +172,9 @@ const nullable = (schema: Node): Node => {
 /** `false`, `{ not: {} }`, `{ not: true }`: a schema no value matches. */
 const neverMatches = (schema: unknown): boolean =>
   schema === false ||
-  (isRecord(schema) &&
+  (isJsonObject(schema) &&
     Object.keys(schema).every((k) => k === "not" || k === "description" || k === "title" || SILENT.has(k)) &&
-    (schema.not === true || (isRecord(schema.not) && Object.keys(schema.not).length === 0)))
+    (schema.not === true || (isJsonObject(schema.not) && Object.keys(schema.not).length === 0)))
 
 interface Ctx {
   readonly root: Node
@@ -257,7 +256,7 @@ const mergeBranch = (shared: Node, raw: unknown, at: string, ctx: Ctx): { node: 
     },
   })
   if (unresolved !== undefined) throw new NotStrict(`${at}/$ref`, `$ref "${unresolved}" does not resolve`)
-  if (!isRecord(branch)) throw new NotStrict(at, "union branch is not a schema object")
+  if (!isJsonObject(branch)) throw new NotStrict(at, "union branch is not a schema object")
   const own: Node = Array.isArray(branch.allOf) ? mergeAllOf(branch, at, ctx) : branch
   const node = mergeShared(shared, own, (key) => {
     throw new NotStrict(
@@ -274,13 +273,14 @@ const mergeAllOf = (node: Node, path: string, ctx: Ctx): Node =>
     node,
     (raw, i) => {
       let branch = raw
-      if (isRecord(branch) && typeof branch.$ref === "string" && Object.keys(branch).length === 1) {
+      if (isJsonObject(branch) && typeof branch.$ref === "string" && Object.keys(branch).length === 1) {
         const target = resolvePointer(ctx.root, branch.$ref)
         if (target === undefined || ctx.expanding.includes(branch.$ref))
           throw new NotStrict(`${path}/allOf/${i}`, `allOf branch ${branch.$ref} cannot be merged`)
         branch = target
       }
-      if (!isRecord(branch)) throw new NotStrict(`${path}/allOf/${i}`, "allOf branch is not a schema object")
+      if (!isJsonObject(branch))
+        throw new NotStrict(`${path}/allOf/${i}`, "allOf branch is not a schema object")
       return branch
     },
     (key, i) => {
@@ -291,13 +291,13 @@ const mergeAllOf = (node: Node, path: string, ctx: Ctx): Node =>
 const convert = (input: unknown, path: string, ctx: Ctx): Node => {
   if (
     input === true ||
-    (isRecord(input) &&
+    (isJsonObject(input) &&
       Object.keys(input).every((k) => k === "description" || k === "title" || SILENT.has(k)))
   )
     throw new NotStrict(path, "a schema that accepts any value cannot be expressed in strict mode")
   if (input === false)
     throw new NotStrict(path, "a schema that accepts nothing cannot be expressed in strict mode")
-  if (!isRecord(input)) throw new NotStrict(path, "not a schema object")
+  if (!isJsonObject(input)) throw new NotStrict(path, "not a schema object")
   let node: Node = input
   if (Array.isArray(node.allOf)) node = mergeAllOf(node, path, ctx)
   if (typeof node.$ref === "string") {
@@ -428,7 +428,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
       // type or a $ref keeps it)
       out.anyOf = indexed.map(([b, i]) =>
         convert(
-          node.type !== undefined && isRecord(b) && b.type === undefined && b.$ref === undefined
+          node.type !== undefined && isJsonObject(b) && b.type === undefined && b.$ref === undefined
             ? { ...b, type: node.type }
             : b,
           `${path}/${key}/${i}`,
@@ -440,10 +440,10 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
   }
   const isObject =
     (!union && is("object")) ||
-    (types.length === 0 && (isRecord(node.properties) || node.additionalProperties !== undefined))
+    (types.length === 0 && (isJsonObject(node.properties) || node.additionalProperties !== undefined))
   if (isObject) {
     if (types.length === 0) out.type = "object"
-    const props = isRecord(node.properties) ? node.properties : undefined
+    const props = isJsonObject(node.properties) ? node.properties : undefined
     const extra = node.additionalProperties
     if (props === undefined || Object.keys(props).length === 0) {
       if ((extra !== undefined && extra !== false) || node.patternProperties !== undefined)
@@ -510,7 +510,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
 const isObjectRoot = (schema: Node): boolean =>
   (schema.type === "object" ||
     (schema.type === undefined &&
-      (isRecord(schema.properties) ||
+      (isJsonObject(schema.properties) ||
         (schema.$ref === undefined &&
           schema.allOf === undefined &&
           schema.anyOf === undefined &&
@@ -534,24 +534,24 @@ const isObjectRoot = (schema: Node): boolean =>
 export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
   const losses: SchemaLoss[] = []
   try {
-    if (!isRecord(schema)) throw new NotStrict("", "not a schema object")
+    if (!isJsonObject(schema)) throw new NotStrict("", "not a schema object")
     let root: Node = schema
     // a root that only points into its definitions: inline the target at the root
     if (typeof root.$ref === "string" && root.$ref !== "#") {
       const target = resolvePointer(root, root.$ref)
-      if (isRecord(target) && !JSON.stringify(target).includes(`"${root.$ref}"`)) {
+      if (isJsonObject(target) && !JSON.stringify(target).includes(`"${root.$ref}"`)) {
         const { $ref: _r, ...rest } = root
         root = { ...target, ...rest }
       }
     }
     if (Array.isArray(root.allOf)) root = mergeAllOf(root, "", { root, losses, expanding: [] })
-    const defsSource = isRecord(root.$defs)
+    const defsSource = isJsonObject(root.$defs)
       ? root.$defs
-      : isRecord(root.definitions)
+      : isJsonObject(root.definitions)
         ? root.definitions
         : undefined
-    const defsKey = isRecord(root.$defs) ? "$defs" : "definitions"
-    if (isRecord(root.$defs) && isRecord(root.definitions))
+    const defsKey = isJsonObject(root.$defs) ? "$defs" : "definitions"
+    if (isJsonObject(root.$defs) && isJsonObject(root.definitions))
       throw new NotStrict("", "both $defs and definitions are used")
     const ctx: Ctx = {
       root: schema as Node,

@@ -10,12 +10,12 @@
  * after {@link withProtoAsPattern}, which says the same thing about `__proto__` in keywords Ajv does
  * apply to it. Every other schema compiles exactly as before.
  */
+
+import { isJsonObject } from "../jsonObject.js"
 import type { JsonSchema } from "../jsonSchema.js"
 import { setOwn } from "../ownProperty.js"
 
 type Node = Record<string, unknown>
-
-const isRecord = (v: unknown): v is Node => typeof v === "object" && v !== null && !Array.isArray(v)
 
 /** `__proto__`, `constructor`, `hasOwnProperty`, `toString`, ... (read once, before any user code). */
 const INHERITED: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype))
@@ -91,7 +91,7 @@ const takeProto = (node: Node): [unknown, Node] => {
 export const withProtoAsPattern = (schema: JsonSchema): JsonSchema => {
   const seen = new Map<object, unknown>()
   const visit = (input: unknown): unknown => {
-    if (!isRecord(input)) return input
+    if (!isJsonObject(input)) return input
     const done = seen.get(input)
     if (done !== undefined) return done
     seen.set(input, input)
@@ -102,7 +102,7 @@ export const withProtoAsPattern = (schema: JsonSchema): JsonSchema => {
     }
     for (const k of ONE) {
       const v = input[k]
-      if (!isRecord(v)) continue
+      if (!isJsonObject(v)) continue
       const out = visit(v)
       if (out !== v) edit()[k] = out
     }
@@ -114,7 +114,7 @@ export const withProtoAsPattern = (schema: JsonSchema): JsonSchema => {
     }
     for (const k of MAP) {
       const v = input[k]
-      if (!isRecord(v)) continue
+      if (!isJsonObject(v)) continue
       const out: Node = {}
       let changed = false
       for (const name of Object.keys(v)) {
@@ -125,16 +125,16 @@ export const withProtoAsPattern = (schema: JsonSchema): JsonSchema => {
       if (changed) edit()[k] = out
     }
     const properties = (node ?? input).properties
-    if (isRecord(properties) && Object.hasOwn(properties, "__proto__")) {
+    if (isJsonObject(properties) && Object.hasOwn(properties, "__proto__")) {
       const n = edit()
       const [sub, rest] = takeProto(properties)
       n.properties = rest
-      const patterns = isRecord(n.patternProperties) ? { ...n.patternProperties } : {}
+      const patterns = isJsonObject(n.patternProperties) ? { ...n.patternProperties } : {}
       setOwn(patterns, protoPattern(patterns), sub)
       n.patternProperties = patterns
     }
     const dependencies = (node ?? input).dependencies
-    if (isRecord(dependencies) && Object.hasOwn(dependencies, "__proto__")) {
+    if (isJsonObject(dependencies) && Object.hasOwn(dependencies, "__proto__")) {
       const n = edit()
       const [dep, rest] = takeProto(dependencies)
       n.dependencies = rest
