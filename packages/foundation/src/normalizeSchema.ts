@@ -7,6 +7,7 @@
  */
 
 import { isJsonObject } from "./jsonObject.js"
+import { escapeJsonPointer } from "./jsonPointer.js"
 import type { JsonSchema } from "./jsonSchema.js"
 import { setOwn } from "./ownProperty.js"
 
@@ -24,8 +25,6 @@ export interface SchemaNormalization {
 }
 
 type Node = Record<string, unknown>
-
-const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1")
 
 /** A branch that accepts nothing. */
 const matchesNothing = (s: unknown): boolean =>
@@ -158,13 +157,17 @@ export const normalizeJsonSchema = (
             lifted.push(name)
             note(
               "required",
-              `${path}/properties/${esc(name)}/required`,
+              `${path}/properties/${escapeJsonPointer(name)}/required`,
               `draft-03 "required: true" moved into the parent's "required" list`,
             )
           } else
-            note("required", `${path}/properties/${esc(name)}/required`, 'draft-03 "required: false" removed')
+            note(
+              "required",
+              `${path}/properties/${escapeJsonPointer(name)}/required`,
+              'draft-03 "required: false" removed',
+            )
         }
-        const converted = visit(sub, `${path}/${k}/${esc(name)}`, depth + 1)
+        const converted = visit(sub, `${path}/${k}/${escapeJsonPointer(name)}`, depth + 1)
         if (converted !== sub) changed = true
         setOwn(out, name, converted)
       }

@@ -12,6 +12,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from "ajv"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
 import { namesInheritedMember, withProtoAsPattern } from "./internal/prototypeNames.js"
+import { escapeJsonPointer } from "./jsonPointer.js"
 import { isStandardSchema, type JsonSchema, type SchemaSource } from "./jsonSchema.js"
 import { InvalidTool, type ValidationIssue } from "./toolError.js"
 
@@ -73,15 +74,13 @@ const compileWithAjv = (schema: JsonSchema): ValidateFunction => {
   return engine(schema, true).compile(withProtoAsPattern(schema) as Record<string, unknown>)
 }
 
-const escapePointer = (segment: string): string => segment.replace(/~/g, "~0").replace(/\//g, "~1")
-
 const ajvIssue = (error: ErrorObject): ValidationIssue => {
   const params = error.params as Record<string, unknown>
   switch (error.keyword) {
     case "required": {
       const missing = String(params.missingProperty)
       return {
-        path: `${error.instancePath}/${escapePointer(missing)}`,
+        path: `${error.instancePath}/${escapeJsonPointer(missing)}`,
         rule: "required",
         message: `missing required property "${missing}"`,
       }
@@ -89,7 +88,7 @@ const ajvIssue = (error: ErrorObject): ValidationIssue => {
     case "additionalProperties": {
       const extra = String(params.additionalProperty)
       return {
-        path: `${error.instancePath}/${escapePointer(extra)}`,
+        path: `${error.instancePath}/${escapeJsonPointer(extra)}`,
         rule: "additionalProperties",
         message: `unexpected property "${extra}"`,
       }
@@ -143,7 +142,7 @@ const pathToPointer = (path: StandardSchemaV1.Issue["path"]): string => {
   let out = ""
   for (const segment of path) {
     const key = typeof segment === "object" && segment !== null ? segment.key : segment
-    out += `/${escapePointer(String(key))}`
+    out += `/${escapeJsonPointer(String(key))}`
   }
   return out
 }

@@ -27,8 +27,14 @@
  *
  * @since 0.2.0
  */
-import { getOwn, isJsonObject, type JsonSchema, normalizeJsonSchema, setOwn } from "@toolplane/foundation"
-import { esc } from "./internal/json.js"
+import {
+  escapeJsonPointer,
+  getOwn,
+  isJsonObject,
+  type JsonSchema,
+  normalizeJsonSchema,
+  setOwn,
+} from "@toolplane/foundation"
 
 /**
  * One change to a schema that lost meaning (or was rewritten), as a JSON pointer into the source schema.
@@ -201,7 +207,11 @@ const pruneDefinitions = (root: Node): Node => {
   for (const key of ["$defs", "definitions"]) {
     if (!isJsonObject(root[key])) continue
     const kept = Object.entries(root[key] as Node).filter(([name]) =>
-      [...used].some((ref) => ref === `#/${key}/${esc(name)}` || ref.startsWith(`#/${key}/${esc(name)}/`)),
+      [...used].some(
+        (ref) =>
+          ref === `#/${key}/${escapeJsonPointer(name)}` ||
+          ref.startsWith(`#/${key}/${escapeJsonPointer(name)}/`),
+      ),
     )
     if (kept.length > 0) out[key] = Object.fromEntries(kept)
     else delete out[key]
@@ -227,7 +237,8 @@ const checkNotRecursive = (root: Node): void => {
         const target = resolvePointer(root, value)
         if (target === undefined) throw new NotStrict(`${path}/$ref`, `$ref "${value}" does not resolve`)
         visit(target, value.slice(1), [...stack, value])
-      } else if (typeof value === "object" && value !== null) visit(value, `${path}/${esc(key)}`, stack)
+      } else if (typeof value === "object" && value !== null)
+        visit(value, `${path}/${escapeJsonPointer(key)}`, stack)
     }
   }
   visit(root, "", ["#"])
@@ -256,7 +267,10 @@ const mergeAllOf = (node: Node, path: string, ctx: Ctx, depth = 0): Node => {
         merged.required = [...new Set([...((merged.required as string[]) ?? []), ...(value as string[])])]
       else if (key === "description" || key === "title") merged[key] ??= value
       else if (Object.hasOwn(merged, key) && JSON.stringify(merged[key]) !== JSON.stringify(value))
-        throw new NotStrict(`${path}/allOf/${i}/${esc(key)}`, `allOf branches disagree on "${key}"`)
+        throw new NotStrict(
+          `${path}/allOf/${i}/${escapeJsonPointer(key)}`,
+          `allOf branches disagree on "${key}"`,
+        )
       else setOwn(merged, key, value)
     }
   }
@@ -286,7 +300,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): unknown => {
     (types.length === 0 && (isJsonObject(node.properties) || node.additionalProperties !== undefined))
   for (const [key, value] of Object.entries(node)) {
     if (value === undefined || SILENT.has(key)) continue
-    const at = `${path}/${esc(key)}`
+    const at = `${path}/${escapeJsonPointer(key)}`
     if (
       types.length > 0 &&
       !types.includes("object") &&
@@ -305,12 +319,12 @@ const convert = (input: unknown, path: string, ctx: Ctx): unknown => {
     if (key === "properties" && isJsonObject(value)) {
       const props: Node = {}
       for (const [name, sub] of Object.entries(value))
-        setOwn(props, name, convert(sub, `${at}/${esc(name)}`, ctx))
+        setOwn(props, name, convert(sub, `${at}/${escapeJsonPointer(name)}`, ctx))
       out.properties = props
     } else if ((key === "$defs" || key === "definitions") && isJsonObject(value)) {
       const defs: Node = {}
       for (const [name, sub] of Object.entries(value))
-        setOwn(defs, name, convert(sub, `${at}/${esc(name)}`, ctx))
+        setOwn(defs, name, convert(sub, `${at}/${escapeJsonPointer(name)}`, ctx))
       out[key] = defs
     } else if (key === "items") {
       out.items = convert(value, at, ctx)

@@ -30,8 +30,14 @@
  * @since 0.2.0
  */
 import type { Type } from "@google/genai"
-import { getOwn, isJsonObject, type JsonSchema, normalizeJsonSchema, setOwn } from "@toolplane/foundation"
-import { esc } from "./internal/json.js"
+import {
+  escapeJsonPointer,
+  getOwn,
+  isJsonObject,
+  type JsonSchema,
+  normalizeJsonSchema,
+  setOwn,
+} from "@toolplane/foundation"
 
 /**
  * One change to a schema that lost meaning (or was rewritten), as a JSON pointer into the source schema.
@@ -241,7 +247,7 @@ const mergeAllOf = (node: Node, path: string, ctx: Ctx, refs: readonly string[] 
         lose(
           ctx,
           "allOf",
-          `${path}/allOf/${i}/${esc(key)}`,
+          `${path}/allOf/${i}/${escapeJsonPointer(key)}`,
           `allOf branches disagree on "${key}"; the first was kept`,
         )
       else setOwn(merged, key, value)
@@ -324,7 +330,7 @@ const convert = (input: unknown, path: string, ctx: Ctx, refs: readonly string[]
       lose(ctx, "examples", `${path}/examples`, "Gemini takes one example; the first was kept")
   }
   for (const [key, value] of Object.entries(node)) {
-    const at = `${path}/${esc(key)}`
+    const at = `${path}/${escapeJsonPointer(key)}`
     switch (key) {
       case "not":
       case "if":
@@ -586,11 +592,11 @@ const convert = (input: unknown, path: string, ctx: Ctx, refs: readonly string[]
           lose(
             ctx,
             "propertyName",
-            `${path}/properties/${esc(source)}`,
+            `${path}/properties/${escapeJsonPointer(source)}`,
             `property "${source}" was renamed "${name}" (Gemini property names allow only [a-zA-Z0-9_]); renamed back before the call`,
           )
         }
-        const c = convert(sub, `${path}/properties/${esc(source)}`, ctx, refs)
+        const c = convert(sub, `${path}/properties/${escapeJsonPointer(source)}`, ctx, refs)
         setOwn(outProps, name, c.schema)
         map.set(name, { source, shape: c.shape })
         if (required.has(source)) outRequired.push(name)

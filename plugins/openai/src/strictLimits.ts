@@ -4,9 +4,9 @@
  *
  * @since 0.2.0
  */
-import { isJsonObject } from "@toolplane/foundation"
+import { escapeJsonPointer, isJsonObject } from "@toolplane/foundation"
 import { NotStrict } from "./internal/notStrict.js"
-import { esc, type Node } from "./internal/schemaWalk.js"
+import type { Node } from "./internal/schemaWalk.js"
 
 /**
  * The schema limits of strict mode.
@@ -41,7 +41,7 @@ export const checkStrictLimits = (schema: Node): void => {
       for (const [name, sub] of Object.entries(node.properties)) {
         tally.properties++
         tally.chars += name.length
-        visit(sub, `${path}/properties/${esc(name)}`, d)
+        visit(sub, `${path}/properties/${escapeJsonPointer(name)}`, d)
       }
     }
     if (Array.isArray(node.enum)) {
@@ -59,7 +59,7 @@ export const checkStrictLimits = (schema: Node): void => {
     if (isJsonObject(node.$defs))
       for (const [name, sub] of Object.entries(node.$defs)) {
         tally.chars += name.length
-        visit(sub, `${path}/$defs/${esc(name)}`, 0)
+        visit(sub, `${path}/$defs/${escapeJsonPointer(name)}`, 0)
       }
     if (Array.isArray(node.anyOf))
       for (const [i, b] of node.anyOf.entries()) visit(b, `${path}/anyOf/${i}`, d)

@@ -32,17 +32,21 @@
  *
  * @since 0.1.0
  */
-import { isJsonObject, type JsonSchema, setOwn } from "@toolplane/foundation"
+import {
+  escapeJsonPointer,
+  isJsonObject,
+  type JsonSchema,
+  setOwn,
+  unescapeJsonPointer,
+} from "@toolplane/foundation"
 import { NotStrict } from "./internal/notStrict.js"
 import {
   allowsNull,
-  esc,
   followRefs,
   mergeAllOf as mergeAllOfWith,
   mergeShared,
   type Node,
   resolvePointer,
-  unesc,
 } from "./internal/schemaWalk.js"
 import { checkStrictLimits } from "./strictLimits.js"
 
@@ -205,12 +209,12 @@ const outputRef = (ref: string, ctx: Ctx): string => {
   if (ref === "#") return ref
   const m = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref)
   if (m && ctx.rootDefs === undefined) return rewriteRef(ref)
-  if (m && m[1] === ctx.defsKey && ctx.rootDefs?.has(unesc(m[2]!))) return `#/$defs/${m[2]}`
+  if (m && m[1] === ctx.defsKey && ctx.rootDefs?.has(unescapeJsonPointer(m[2]!))) return `#/$defs/${m[2]}`
   const hoisted = ctx.hoisted
   if (hoisted === undefined) return rewriteRef(ref)
   let name = hoisted.get(ref)
   if (name === undefined) {
-    const segments = ref.slice(2).split("/").map(unesc)
+    const segments = ref.slice(2).split("/").map(unescapeJsonPointer)
     const base = (segments[segments.length - 1] ?? "").replace(/[^A-Za-z0-9_-]/g, "_") || "def"
     const taken = new Set([...(ctx.rootDefs ?? []), ...hoisted.values()])
     name = base
@@ -260,7 +264,7 @@ const mergeBranch = (shared: Node, raw: unknown, at: string, ctx: Ctx): { node: 
   const own: Node = Array.isArray(branch.allOf) ? mergeAllOf(branch, at, ctx) : branch
   const node = mergeShared(shared, own, (key) => {
     throw new NotStrict(
-      `${at}/${esc(key)}`,
+      `${at}/${escapeJsonPointer(key)}`,
       `the union branch and the schema around the union disagree on "${key}"`,
     )
   })
@@ -284,7 +288,10 @@ const mergeAllOf = (node: Node, path: string, ctx: Ctx): Node =>
       return branch
     },
     (key, i) => {
-      throw new NotStrict(`${path}/allOf/${i}/${esc(key)}`, `allOf branches disagree on "${key}"`)
+      throw new NotStrict(
+        `${path}/allOf/${i}/${escapeJsonPointer(key)}`,
+        `allOf branches disagree on "${key}"`,
+      )
     },
   )
 
@@ -309,7 +316,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
     if (siblings.length === 0) return { $ref: outputRef(node.$ref, ctx) }
     if (ctx.expanding.includes(node.$ref)) {
       for (const k of siblings)
-        lose(ctx, k, `${path}/${esc(k)}`, `"${k}" next to a recursive $ref was dropped`)
+        lose(ctx, k, `${path}/${escapeJsonPointer(k)}`, `"${k}" next to a recursive $ref was dropped`)
       return { $ref: outputRef(node.$ref, ctx) }
     }
     const target = resolvePointer(ctx.root, node.$ref)
@@ -330,7 +337,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
       : []
   const is = (t: string) => types.includes(t) || (t === "number" && types.includes("integer"))
   for (const [key, value] of Object.entries(node)) {
-    const at = `${path}/${esc(key)}`
+    const at = `${path}/${escapeJsonPointer(key)}`
     switch (key) {
       case "type":
       case "enum":
@@ -467,7 +474,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
     const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : [])
     const outProps: Record<string, unknown> = {}
     for (const [name, sub] of Object.entries(props ?? {})) {
-      const at = `${path}/properties/${esc(name)}`
+      const at = `${path}/properties/${escapeJsonPointer(name)}`
       const converted = convert(sub, at, ctx)
       if (required.has(name)) setOwn(outProps, name, converted)
       else {
@@ -586,9 +593,9 @@ export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
     }
     const defs: Record<string, unknown> = {}
     for (const [name, sub] of Object.entries(defsSource ?? {})) {
-      ctx.expanding.push(`#/${defsKey}/${esc(name)}`)
+      ctx.expanding.push(`#/${defsKey}/${escapeJsonPointer(name)}`)
       try {
-        setOwn(defs, name, convert(sub, `/${defsKey}/${esc(name)}`, ctx))
+        setOwn(defs, name, convert(sub, `/${defsKey}/${escapeJsonPointer(name)}`, ctx))
       } finally {
         ctx.expanding.pop()
       }

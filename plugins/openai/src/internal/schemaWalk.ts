@@ -5,19 +5,16 @@
  * the first).
  */
 
-import { getOwn, isJsonObject, setOwn } from "@toolplane/foundation"
+import { getOwn, isJsonObject, setOwn, unescapeJsonPointer } from "@toolplane/foundation"
 
 export type Node = Record<string, unknown>
-
-export const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1")
-export const unesc = (s: string) => s.replace(/~1/g, "/").replace(/~0/g, "~")
 
 /** The node a local JSON pointer (`#`, `#/a/b`) names in `root`, or `undefined`. */
 export const resolvePointer = (root: Node, ref: string): unknown => {
   if (ref === "#") return root
   if (!ref.startsWith("#/")) return undefined
   let node: unknown = root
-  for (const seg of ref.slice(2).split("/").map(unesc)) {
+  for (const seg of ref.slice(2).split("/").map(unescapeJsonPointer)) {
     if (!isJsonObject(node)) return undefined
     node = getOwn(node, seg)
   }
