@@ -6,6 +6,7 @@
  * @since 0.2.0
  */
 
+import { SUBSCHEMA_LIST, SUBSCHEMA_MAP, SUBSCHEMA_ONE } from "./internal/schemaKeywords.js"
 import { isJsonObject } from "./jsonObject.js"
 import { escapeJsonPointer } from "./jsonPointer.js"
 import type { JsonSchema } from "./jsonSchema.js"
@@ -29,25 +30,6 @@ type Node = Record<string, unknown>
 /** A branch that accepts nothing. */
 const matchesNothing = (s: unknown): boolean =>
   s === false || (isJsonObject(s) && isJsonObject(s.not) && Object.keys(s.not).length === 0)
-
-/** Keywords whose value is one subschema. */
-const ONE = [
-  "items",
-  "additionalItems",
-  "additionalProperties",
-  "not",
-  "contains",
-  "propertyNames",
-  "if",
-  "then",
-  "else",
-  "unevaluatedItems",
-  "unevaluatedProperties",
-]
-/** Keywords whose value is a list of subschemas. */
-const MANY = ["allOf", "anyOf", "oneOf", "prefixItems"]
-/** Keywords whose value maps names to subschemas. */
-const MAP = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]
 
 /**
  * Rewrites the draft-03/draft-04 and generator idioms whose meaning is unambiguous, leaving everything
@@ -133,19 +115,19 @@ export const normalizeJsonSchema = (
       if (path === "" || !/\/properties\/[^/]+$/.test(path))
         note("required", `${path}/required`, `draft-03 "required: ${required}" outside properties removed`)
     }
-    for (const k of ONE) {
+    for (const k of SUBSCHEMA_ONE) {
       const v = get(k)
       if (!isJsonObject(v)) continue
       const out = visit(v, `${path}/${k}`, depth + 1)
       if (out !== v) edit()[k] = out
     }
-    for (const k of [...MANY, "items"]) {
+    for (const k of [...SUBSCHEMA_LIST, "items"]) {
       const v = get(k)
       if (!Array.isArray(v)) continue
       const out = v.map((s, i) => visit(s, `${path}/${k}/${i}`, depth + 1))
       if (out.some((s, i) => s !== v[i])) edit()[k] = out
     }
-    for (const k of MAP) {
+    for (const k of SUBSCHEMA_MAP) {
       const v = get(k)
       if (!isJsonObject(v)) continue
       let changed = false

@@ -14,6 +14,7 @@
 import { isJsonObject } from "../jsonObject.js"
 import type { JsonSchema } from "../jsonSchema.js"
 import { setOwn } from "../ownProperty.js"
+import { SUBSCHEMA_LIST, SUBSCHEMA_MAP, SUBSCHEMA_ONE } from "./schemaKeywords.js"
 
 type Node = Record<string, unknown>
 
@@ -48,24 +49,10 @@ export const namesInheritedMember = (schema: unknown): boolean => {
   return walk(schema)
 }
 
-/** Keywords whose value is one subschema. */
-const ONE = [
-  "items",
-  "additionalItems",
-  "additionalProperties",
-  "not",
-  "contains",
-  "propertyNames",
-  "if",
-  "then",
-  "else",
-  "unevaluatedItems",
-  "unevaluatedProperties",
-]
-/** Keywords whose value is a list of subschemas. */
-const MANY = ["allOf", "anyOf", "oneOf", "prefixItems", "items"]
-/** Keywords whose value maps names to subschemas. */
-const MAP = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"]
+/** Where subschemas are, draft-04 `items` lists and draft-07 `dependencies` included. */
+const ONE = SUBSCHEMA_ONE
+const MANY = [...SUBSCHEMA_LIST, "items"]
+const MAP = [...SUBSCHEMA_MAP, "dependencies"]
 
 /** A pattern matching exactly `__proto__` that the node's `patternProperties` does not use yet. */
 const protoPattern = (patterns: Node): string => {
