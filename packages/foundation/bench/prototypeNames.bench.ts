@@ -16,8 +16,8 @@
 import { benchSettings, compare, comparisonTable, heading, roundsLine } from "@toolplane/bench-kit"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
-import { z } from "zod"
 import { compileJsonSchema, type JsonSchema, toJsonSchema } from "../src/index.js"
+import { argumentCases } from "./argumentCases.js"
 
 const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (ajv: unknown) => void
 const ajvWith = (ownProperties: boolean): Ajv2020 => {
@@ -38,43 +38,7 @@ const own = ajvWith(true)
 const wrap = (fn: (value: unknown) => boolean) => (value: unknown) =>
   fn(value) ? { ok: true, value } : { ok: false, issues: [] }
 
-const small = z.object({ city: z.string().min(2), units: z.enum(["c", "f"]).default("c") })
-const nested = z.object({
-  query: z.string(),
-  filters: z
-    .array(
-      z.object({
-        field: z.string(),
-        op: z.enum(["eq", "lt", "gt"]),
-        value: z.union([z.string(), z.number()]),
-      }),
-    )
-    .max(20),
-  page: z.object({ size: z.number().int().min(1).max(100), after: z.string().optional() }),
-  tags: z.array(z.string()).optional(),
-})
-
-const cases = [
-  {
-    name: "small",
-    schema: toJsonSchema(small),
-    key: "city",
-    valid: { city: "Oslo", units: "c" },
-    invalid: { city: "O", units: "k" },
-  },
-  {
-    name: "nested",
-    schema: toJsonSchema(nested),
-    key: "query",
-    valid: {
-      query: "open issues",
-      filters: Array.from({ length: 8 }, (_, i) => ({ field: `f${i}`, op: "eq", value: i })),
-      page: { size: 50 },
-      tags: ["a", "b"],
-    },
-    invalid: { query: 1, filters: [{ field: "x", op: "ne", value: true }], page: { size: 0 } },
-  },
-]
+const cases = argumentCases.map((c) => ({ ...c, schema: toJsonSchema(c.schema) }))
 
 /** `value` (schema or arguments) with every key `from` renamed `to`, through JSON (so `__proto__` is own). */
 const renamed = <T>(value: T, from: string, to: string): T =>
