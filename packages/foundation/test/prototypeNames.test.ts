@@ -24,11 +24,9 @@ const json = (text: string): Record<string, unknown> => JSON.parse(text)
 
 const schemaJson = (text: string): JsonSchema => JSON.parse(text)
 
-const rejection = async (promise: Promise<unknown>): Promise<InvalidArguments> => {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
+/** The error a call failed with, checked to be InvalidArguments. */
+const invalid = async (call: Promise<unknown>): Promise<InvalidArguments> => {
+  const error = await call.catch((e: unknown) => e)
   expect(error).toBeInstanceOf(InvalidArguments)
   return error as InvalidArguments
 }
@@ -228,7 +226,7 @@ describe("through defineTool", () => {
   })
 
   it("fails with InvalidArguments naming the missing property", async () => {
-    const error = await rejection(tool.invoke({}))
+    const error = await invalid(tool.invoke({}))
     expect(error.toolId).toBe("demo/proto")
     expect(error.issues).toEqual([
       { path: "/constructor", rule: "required", message: 'missing required property "constructor"' },
@@ -237,7 +235,7 @@ describe("through defineTool", () => {
   })
 
   it("names a wrong __proto__ value and its path", async () => {
-    const error = await rejection(tool.invoke(json('{"constructor":"c","__proto__":"text"}')))
+    const error = await invalid(tool.invoke(json('{"constructor":"c","__proto__":"text"}')))
     expect(error.issues).toEqual([{ path: "/__proto__", rule: "type", message: "must be object" }])
   })
 })

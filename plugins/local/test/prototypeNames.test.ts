@@ -20,11 +20,9 @@ const json = (text: string): Record<string, unknown> => JSON.parse(text)
 const INPUT =
   '{"type":"object","properties":{"__proto__":{"type":"object","properties":{"polluted":{"type":"boolean"}}},"constructor":{"type":"string"},"toString":{"type":"number"}},"required":["constructor"],"additionalProperties":false}'
 
-const rejection = async (promise: Promise<unknown>): Promise<InvalidArguments> => {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
+/** The error a call failed with, checked to be InvalidArguments. */
+const invalid = async (call: Promise<unknown>): Promise<InvalidArguments> => {
+  const error = await call.catch((e: unknown) => e)
   expect(error).toBeInstanceOf(InvalidArguments)
   return error as InvalidArguments
 }
@@ -81,7 +79,7 @@ describe.each([
   it("rejects a missing required constructor with InvalidArguments naming it", async () => {
     const seen: unknown[] = []
     const runner = createRunner({ backends: [backendOf(seen)] })
-    const error = await rejection(runner.callTool({ name: "demo/proto", arguments: { toString: 1 } }))
+    const error = await invalid(runner.callTool({ name: "demo/proto", arguments: { toString: 1 } }))
     expect(error.issues).toEqual([
       { path: "/constructor", rule: "required", message: 'missing required property "constructor"' },
     ])
@@ -92,7 +90,7 @@ describe.each([
   it("checks __proto__ against its subschema, at its path", async () => {
     const seen: unknown[] = []
     const runner = createRunner({ backends: [backendOf(seen)] })
-    const error = await rejection(
+    const error = await invalid(
       runner.callTool({
         name: "demo/proto",
         arguments: json('{"constructor":"c","__proto__":{"polluted":"yes"}}'),
