@@ -103,7 +103,7 @@ export {
   toContext,
 } from "./executionContext.js"
 export { isJsonObject } from "./jsonObject.js"
-export { escapeJsonPointer, unescapeJsonPointer } from "./jsonPointer.js"
+export { escapeJsonPointer, resolveLocalRef, unescapeJsonPointer } from "./jsonPointer.js"
 export {
   type InferSchema,
   isStandardSchema,

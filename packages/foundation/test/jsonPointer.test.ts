@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { escapeJsonPointer, isJsonObject, unescapeJsonPointer } from "../src/index.js"
+import { escapeJsonPointer, isJsonObject, resolveLocalRef, unescapeJsonPointer } from "../src/index.js"
 
 describe("JSON helpers", () => {
   it("escapes and unescapes pointer segments (RFC 6901), ~ before /", () => {
@@ -18,5 +18,24 @@ describe("JSON helpers", () => {
       true,
     ])
     expect([null, [], [1], "s", 1, undefined, true].map(isJsonObject)).toEqual(Array(7).fill(false))
+  })
+})
+
+describe("resolveLocalRef", () => {
+  const root = JSON.parse(
+    '{"$defs":{"a/b":{"type":"string"},"__proto__":{"type":"number"},"list":[{"x":1}]},"type":"object"}',
+  )
+  it("follows local references through own properties, unescaping segments", () => {
+    expect(resolveLocalRef(root, "#")).toBe(root)
+    expect(resolveLocalRef(root, "#/$defs/a~1b")).toEqual({ type: "string" })
+    expect(resolveLocalRef(root, "#/$defs/__proto__")).toEqual({ type: "number" })
+    expect(resolveLocalRef(root, "#/type")).toBe("object")
+  })
+  it("gives undefined for inherited names, arrays, missing segments and remote references", () => {
+    expect(resolveLocalRef(root, "#/$defs/constructor")).toBeUndefined()
+    expect(resolveLocalRef(root, "#/$defs/list/0")).toBeUndefined()
+    expect(resolveLocalRef(root, "#/$defs/nope/x")).toBeUndefined()
+    expect(resolveLocalRef(root, "https://example.com/s.json#/a")).toBeUndefined()
+    expect(resolveLocalRef(root, "other.json")).toBeUndefined()
   })
 })

@@ -29,10 +29,10 @@
  */
 import {
   escapeJsonPointer,
-  getOwn,
   isJsonObject,
   type JsonSchema,
   normalizeJsonSchema,
+  resolveLocalRef,
   setOwn,
 } from "@toolplane/foundation"
 
@@ -167,20 +167,6 @@ interface Ctx {
 const lose = (ctx: Ctx, feature: string, path: string, message: string) =>
   ctx.losses.push({ feature, path, message })
 
-const resolvePointer = (root: Node, ref: string): unknown => {
-  if (ref === "#") return root
-  if (!ref.startsWith("#/")) return undefined
-  let node: unknown = root
-  for (const seg of ref
-    .slice(2)
-    .split("/")
-    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))) {
-    if (!isJsonObject(node)) return undefined
-    node = getOwn(node, seg)
-  }
-  return node
-}
-
 /**
  * Drops root definitions no `$ref` reachable from the root uses: they mean nothing, and a strict
  * grammar would still have to compile them.
@@ -197,7 +183,7 @@ const pruneDefinitions = (root: Node): Node => {
       if (key === "$defs" || key === "definitions") continue
       if (key === "$ref" && typeof value === "string" && !used.has(value)) {
         used.add(value)
-        visit(resolvePointer(root, value))
+        visit(resolveLocalRef(root, value))
       } else if (typeof value === "object" && value !== null && key !== "enum" && key !== "const")
         visit(value)
     }
@@ -234,7 +220,7 @@ const checkNotRecursive = (root: Node): void => {
           throw new NotStrict(`${path}/$ref`, `remote $ref "${value}" is not supported`)
         if (stack.includes(value))
           throw new NotStrict(`${path}/$ref`, `recursive schema (${value}) is not supported in strict mode`)
-        const target = resolvePointer(root, value)
+        const target = resolveLocalRef(root, value)
         if (target === undefined) throw new NotStrict(`${path}/$ref`, `$ref "${value}" does not resolve`)
         visit(target, value.slice(1), [...stack, value])
       } else if (typeof value === "object" && value !== null)
@@ -251,7 +237,7 @@ const mergeAllOf = (node: Node, path: string, ctx: Ctx, depth = 0): Node => {
   for (const [i, raw] of (allOf as unknown[]).entries()) {
     let branch = raw
     if (isJsonObject(branch) && typeof branch.$ref === "string" && Object.keys(branch).length === 1)
-      branch = resolvePointer(ctx.root, branch.$ref)
+      branch = resolveLocalRef(ctx.root, branch.$ref)
     if (!isJsonObject(branch))
       throw new NotStrict(`${path}/allOf/${i}`, "allOf branch is not a schema object")
     const flat: Node = Array.isArray(branch.allOf)

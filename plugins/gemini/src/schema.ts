@@ -32,10 +32,10 @@
 import type { Type } from "@google/genai"
 import {
   escapeJsonPointer,
-  getOwn,
   isJsonObject,
   type JsonSchema,
   normalizeJsonSchema,
+  resolveLocalRef,
   setOwn,
 } from "@toolplane/foundation"
 
@@ -159,20 +159,6 @@ interface Ctx {
 const lose = (ctx: Ctx, feature: string, path: string, message: string) =>
   ctx.losses.push({ feature, path, message })
 
-const resolvePointer = (root: Node, ref: string): unknown => {
-  if (ref === "#") return root
-  if (!ref.startsWith("#/")) return undefined
-  let node: unknown = root
-  for (const seg of ref
-    .slice(2)
-    .split("/")
-    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))) {
-    if (!isJsonObject(node)) return undefined
-    node = getOwn(node, seg)
-  }
-  return node
-}
-
 interface Out {
   schema: GeminiSchema
   shape: ArgumentShape
@@ -224,7 +210,7 @@ const mergeAllOf = (node: Node, path: string, ctx: Ctx, refs: readonly string[] 
         break
       }
       seen = [...seen, $ref as string]
-      const target = resolvePointer(ctx.root, $ref as string)
+      const target = resolveLocalRef(ctx.root, $ref as string)
       branch = isJsonObject(target) ? { ...target, ...rest } : undefined
     }
     if (!isJsonObject(branch)) {
@@ -300,7 +286,7 @@ const convert = (input: unknown, path: string, ctx: Ctx, refs: readonly string[]
       )
       return jsonString(description, `a nested ${ref.split("/").pop() || "value"}`)
     }
-    const target = resolvePointer(ctx.root, ref)
+    const target = resolveLocalRef(ctx.root, ref)
     if (!isJsonObject(target)) {
       lose(ctx, "$ref", `${path}/$ref`, `$ref "${ref}" does not resolve; the value is sent as JSON text`)
       return jsonString(description, "any JSON value")
@@ -649,7 +635,7 @@ export const toGeminiSchema = (schema: JsonSchema): GeminiSchemaResult => {
   let top: Node = root
   for (let hops = 0; typeof top.$ref === "string" && hops < 16; hops++) {
     const { $ref, ...rest } = top
-    const target = resolvePointer(root, $ref as string)
+    const target = resolveLocalRef(root, $ref as string)
     if (!isJsonObject(target)) break
     top = { ...target, ...rest }
   }

@@ -4,15 +4,8 @@
  *
  * @since 0.1.0
  */
-import { getOwn, isJsonObject, type JsonSchema, setOwn } from "@toolplane/foundation"
-import {
-  allowsNull,
-  followRefs,
-  mergeAllOf,
-  mergeShared,
-  type Node,
-  resolvePointer,
-} from "./internal/schemaWalk.js"
+import { getOwn, isJsonObject, type JsonSchema, resolveLocalRef, setOwn } from "@toolplane/foundation"
+import { allowsNull, followRefs, mergeAllOf, mergeShared, type Node } from "./internal/schemaWalk.js"
 import { WRAPPED_ROOT_PROPERTY } from "./strictSchema.js"
 
 /**
@@ -122,7 +115,7 @@ const acceptsNull = (schema: Node, root: Node): boolean => {
   if (allowsNull(schema)) return true
   if (Array.isArray(schema.oneOf) && schema.oneOf.some((s) => isJsonObject(s) && allowsNull(s))) return true
   if (typeof schema.$ref === "string") {
-    const target = resolvePointer(
+    const target = resolveLocalRef(
       root,
       schema.$ref.startsWith("#/$defs/") && !isJsonObject(root.$defs)
         ? schema.$ref.replace("#/$defs/", "#/definitions/")

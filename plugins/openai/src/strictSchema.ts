@@ -36,6 +36,7 @@ import {
   escapeJsonPointer,
   isJsonObject,
   type JsonSchema,
+  resolveLocalRef,
   setOwn,
   unescapeJsonPointer,
 } from "@toolplane/foundation"
@@ -46,7 +47,6 @@ import {
   mergeAllOf as mergeAllOfWith,
   mergeShared,
   type Node,
-  resolvePointer,
 } from "./internal/schemaWalk.js"
 import { checkStrictLimits } from "./strictLimits.js"
 
@@ -278,7 +278,7 @@ const mergeAllOf = (node: Node, path: string, ctx: Ctx): Node =>
     (raw, i) => {
       let branch = raw
       if (isJsonObject(branch) && typeof branch.$ref === "string" && Object.keys(branch).length === 1) {
-        const target = resolvePointer(ctx.root, branch.$ref)
+        const target = resolveLocalRef(ctx.root, branch.$ref)
         if (target === undefined || ctx.expanding.includes(branch.$ref))
           throw new NotStrict(`${path}/allOf/${i}`, `allOf branch ${branch.$ref} cannot be merged`)
         branch = target
@@ -311,7 +311,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
     if (!node.$ref.startsWith("#"))
       throw new NotStrict(`${path}/$ref`, `remote $ref "${node.$ref}" is not supported`)
     const siblings = Object.keys(node).filter((k) => k !== "$ref" && !SILENT.has(k))
-    if (resolvePointer(ctx.root, node.$ref) === undefined)
+    if (resolveLocalRef(ctx.root, node.$ref) === undefined)
       throw new NotStrict(`${path}/$ref`, `$ref "${node.$ref}" does not resolve`)
     if (siblings.length === 0) return { $ref: outputRef(node.$ref, ctx) }
     if (ctx.expanding.includes(node.$ref)) {
@@ -319,7 +319,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
         lose(ctx, k, `${path}/${escapeJsonPointer(k)}`, `"${k}" next to a recursive $ref was dropped`)
       return { $ref: outputRef(node.$ref, ctx) }
     }
-    const target = resolvePointer(ctx.root, node.$ref)
+    const target = resolveLocalRef(ctx.root, node.$ref)
     const { $ref: _r, ...rest } = node
     ctx.expanding.push(node.$ref)
     try {
@@ -545,7 +545,7 @@ export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
     let root: Node = schema
     // a root that only points into its definitions: inline the target at the root
     if (typeof root.$ref === "string" && root.$ref !== "#") {
-      const target = resolvePointer(root, root.$ref)
+      const target = resolveLocalRef(root, root.$ref)
       if (isJsonObject(target) && !JSON.stringify(target).includes(`"${root.$ref}"`)) {
         const { $ref: _r, ...rest } = root
         root = { ...target, ...rest }
@@ -604,7 +604,7 @@ export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
     for (let ref = ctx.pending!.shift(); ref !== undefined; ref = ctx.pending!.shift()) {
       ctx.expanding.push(ref)
       try {
-        setOwn(defs, ctx.hoisted!.get(ref)!, convert(resolvePointer(ctx.root, ref), ref.slice(1), ctx))
+        setOwn(defs, ctx.hoisted!.get(ref)!, convert(resolveLocalRef(ctx.root, ref), ref.slice(1), ctx))
       } finally {
         ctx.expanding.pop()
       }

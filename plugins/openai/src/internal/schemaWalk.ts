@@ -5,21 +5,9 @@
  * the first).
  */
 
-import { getOwn, isJsonObject, setOwn, unescapeJsonPointer } from "@toolplane/foundation"
+import { getOwn, isJsonObject, resolveLocalRef, setOwn } from "@toolplane/foundation"
 
 export type Node = Record<string, unknown>
-
-/** The node a local JSON pointer (`#`, `#/a/b`) names in `root`, or `undefined`. */
-export const resolvePointer = (root: Node, ref: string): unknown => {
-  if (ref === "#") return root
-  if (!ref.startsWith("#/")) return undefined
-  let node: unknown = root
-  for (const seg of ref.slice(2).split("/").map(unescapeJsonPointer)) {
-    if (!isJsonObject(node)) return undefined
-    node = getOwn(node, seg)
-  }
-  return node
-}
 
 /** Whether a schema (converted or source) accepts `null` by its type, enum, const or an `anyOf` branch. */
 export const allowsNull = (schema: Node): boolean => {
@@ -52,7 +40,7 @@ export const followRefs = (
   while (isJsonObject(node) && typeof node.$ref === "string" && refs.length < max) {
     const ref = node.$ref
     options.before?.(ref, refs)
-    const target = resolvePointer(root, options.pointer ? options.pointer(ref) : ref)
+    const target = resolveLocalRef(root, options.pointer ? options.pointer(ref) : ref)
     if (!isJsonObject(target)) return { node, refs, unresolved: ref }
     refs.push(ref)
     const { $ref: _r, ...siblings } = node
