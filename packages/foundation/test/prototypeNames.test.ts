@@ -163,6 +163,24 @@ describe("a property named __proto__", () => {
     expect(issuesOf(schema, json('{"a":1,"zz":1}')).map((i) => i.path)).toEqual(["/zz"])
   })
 
+  it("works in draft-07 schemas and under unevaluatedProperties: false", () => {
+    const draft07 = schemaJson(
+      '{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"__proto__":{"type":"integer"}},"required":["__proto__"],"additionalProperties":false}',
+    )
+    expect(issuesOf(draft07, json('{"__proto__":3}'))).toEqual([])
+    expect(issuesOf(draft07, json('{"__proto__":"3"}')).map((i) => [i.path, i.rule])).toEqual([
+      ["/__proto__", "type"],
+    ])
+    expect(issuesOf(draft07, {}).map((i) => [i.path, i.rule])).toEqual([["/__proto__", "required"]])
+    const unevaluated = schemaJson(
+      '{"type":"object","allOf":[{"properties":{"__proto__":{"type":"string"}}}],"unevaluatedProperties":false}',
+    )
+    expect(issuesOf(unevaluated, json('{"__proto__":"x"}'))).toEqual([])
+    expect(issuesOf(unevaluated, json('{"__proto__":"x","other":1}')).map((i) => [i.path, i.rule])).toEqual([
+      ["", "unevaluatedProperties"],
+    ])
+  })
+
   it("keeps patternProperties that also match it", () => {
     const schema = schemaJson(
       '{"type":"object","properties":{"__proto__":{"type":"string"}},"patternProperties":{"^__":{"maxLength":2}},"additionalProperties":false}',
