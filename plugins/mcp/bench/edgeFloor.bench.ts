@@ -35,7 +35,7 @@ const SIDES = (process.env.BENCH_EDGE_SIDES ?? "http,net,node,raw").split(",")
 /** One keep-alive connection sending POSTs one at a time and reading `content-length` answers. */
 class MiniClient {
   readonly #socket: Socket
-  #buffer = Buffer.alloc(0)
+  #buffer: Buffer = Buffer.alloc(0)
   #waiting: ((body: string) => void) | undefined
   constructor(port: number) {
     this.#socket = connect(port, "127.0.0.1")
@@ -110,7 +110,7 @@ const start = async (kind: string) => {
   return { kind, child, port: Number(url.port), request }
 }
 
-const servers = []
+const servers: Awaited<ReturnType<typeof start>>[] = []
 for (const kind of SIDES) {
   process.stderr.write(`starting ${kind}\n`)
   servers.push(await start(kind))

@@ -36,7 +36,7 @@ if (kind === "http") {
   })
 } else if (kind === "net") {
   const server = createNetServer((socket) => {
-    let buffer = Buffer.alloc(0)
+    let buffer: Buffer = Buffer.alloc(0)
     socket.on("data", (chunk: Buffer) => {
       buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk])
       for (;;) {

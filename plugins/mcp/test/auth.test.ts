@@ -56,7 +56,7 @@ const initialize = (url: string, authorization?: string) =>
     }),
   })
 
-describe.each(["node", "sdk"] as const)("serveHttp with JWT authentication (%s transport)", (transport) => {
+describe.each(["raw", "node", "sdk"] as const)("serveHttp with JWT authentication (%s transport)", (transport) => {
   let privateKey: KeyObjectLike
   let otherKey: KeyObjectLike
   let jwks: { keys: JWK[] }
