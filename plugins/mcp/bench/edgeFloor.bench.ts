@@ -15,18 +15,8 @@
 import { connect, type Socket } from "node:net"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import {
-  benchSettings,
-  type CpuLoadSample,
-  fmt,
-  heading,
-  interleaved,
-  loadWithCpu,
-  markdownTable,
-  median,
-  spawnNodeUntil,
-  stopProcess,
-} from "@toolplane/bench-kit"
+import { benchSettings, heading, loadWithCpu, spawnNodeUntil, stopProcess } from "@toolplane/bench-kit"
+import { measureSides, type SideResults, sidesTables } from "./loadSides.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const settings = benchSettings({ rounds: 3, roundMs: 2000, concurrency: [1, 32] })
@@ -85,7 +75,11 @@ const start = async (kind: string) => {
         jsonrpc: "2.0",
         id: 0,
         method: "initialize",
-        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } },
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "bench", version: "0" },
+        },
       }),
     })
     session = init.headers.get("mcp-session-id") ?? ""
@@ -112,14 +106,12 @@ const start = async (kind: string) => {
 
 const servers: Awaited<ReturnType<typeof start>>[] = []
 for (const kind of SIDES) {
-  process.stderr.write(`starting ${kind}\n`)
   servers.push(await start(kind))
 }
-const results = new Map<string, CpuLoadSample[]>()
+let results: SideResults
 try {
-  const cells = settings.concurrency.flatMap((c) => servers.map((server) => ({ c, server })))
-  await interleaved(settings.rounds, cells, async ({ c, server }) => {
-    process.stderr.write(`${server.kind} c=${c}\n`)
+  results = await measureSides(SIDES, settings, async (kind, c) => {
+    const server = servers.find((s) => s.kind === kind)!
     const clients = Array.from({ length: c }, () => new MiniClient(server.port))
     // Each call takes a free connection and gives it back: at most `c` calls are in flight.
     const free = [...clients]
@@ -132,16 +124,14 @@ try {
       }
     }
     try {
-      const sample = await loadWithCpu(call, {
+      return await loadWithCpu(call, {
         pid: server.child.pid,
         concurrency: c,
         ms: settings.roundMs,
         check: (body) => {
-          if (!body.includes('"text":"hello"')) throw new Error(`wrong answer from ${server.kind}: ${body}`)
+          if (!body.includes('"text":"hello"')) throw new Error(`wrong answer from ${kind}: ${body}`)
         },
       })
-      const key = `${server.kind}@${c}`
-      results.set(key, [...(results.get(key) ?? []), sample])
     } finally {
       for (const client of clients) client.close()
     }
@@ -163,24 +153,4 @@ console.log(
     `${settings.rounds} interleaved rounds × ${settings.roundMs} ms per cell, median of rounds; ratios are medians of per-round ratios to the first row`,
   ),
 )
-for (const c of settings.concurrency) {
-  const base = results.get(`${SIDES[0]}@${c}`)!
-  console.log(`\nconcurrency ${c}:\n`)
-  console.log(
-    markdownTable(
-      ["server", "calls/s", "p50 ms", "p99 ms", "server CPU µs/call", `CPU ÷ ${SIDES[0]} (rounds)`],
-      SIDES.map((kind) => {
-        const samples = results.get(`${kind}@${c}`)!
-        const ratios = samples.map((s, i) => s.cpuPerCall / base[i]!.cpuPerCall)
-        return [
-          LABELS[kind] ?? kind,
-          fmt(median(samples.map((s) => s.throughput))),
-          fmt(median(samples.map((s) => s.p50)), 3),
-          fmt(median(samples.map((s) => s.p99)), 3),
-          fmt(median(samples.map((s) => s.cpuPerCall))),
-          `${fmt(median(ratios), 2)} (${ratios.map((r) => r.toFixed(2)).join(", ")})`,
-        ]
-      }),
-    ),
-  )
-}
+console.log(sidesTables(results, LABELS))

@@ -475,7 +475,8 @@ export const serveHttp = async (
     req: IncomingMessage,
     res: ServerResponse,
     authInfo: AuthInfo | undefined,
-  ): Promise<void> => {    const header = req.headers["mcp-session-id"]
+  ): Promise<void> => {
+    const header = req.headers["mcp-session-id"]
     const sessionId = Array.isArray(header) ? header[0] : header
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId)

@@ -349,7 +349,10 @@ class RawConnection {
         return
       }
       head = parseHead(buffer, end, this.#edge.maxBodyBytes)
-      if (head === undefined) return this.#handOff()
+      if (head === undefined) {
+        this.#handOff()
+        return
+      }
       this.#head = head
       bodyStart = end + 4
       // The head is consumed: keep only what follows it.
