@@ -265,6 +265,7 @@ describe("serveHttp raw edge", () => {
     ],
     ["an obs-fold line", (port, session) => callRequest(port, session, 25, "x", "x-folded: a\r\n b\r\n")],
     ["a bare LF", (port, session) => callRequest(port, session, 26, "x", "x-bare: a\nx-other: b\r\n")],
+    ["bare LF line endings", (port, session) => callRequest(port, session, 33, "x").replaceAll("\r\n", "\n")],
     ["a header name with a space", (port, session) => callRequest(port, session, 27, "x", "x bad: a\r\n")],
     [
       "a control character in a value",

@@ -78,7 +78,7 @@ const trimOws = (text: string): string => {
  * request must go to `node:http` (see the module comment).
  */
 export const parseHead = (buffer: Buffer, end: number, maxBodyBytes: number): Head | undefined => {
-  if (hasBareLf(buffer, end)) return undefined
+  // Lines are split at CRLF: a bare CR or LF left in one fails the request line, name or value pattern.
   const lines = buffer.toString("latin1", 0, end).split("\r\n")
   const target = REQUEST_LINE.exec(lines[0]!)
   if (target === null) return undefined
