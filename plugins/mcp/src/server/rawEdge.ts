@@ -82,7 +82,9 @@ export const parseHead = (buffer: Buffer, end: number, maxBodyBytes: number): He
   const lines = buffer.toString("latin1", 0, end).split("\r\n")
   const target = REQUEST_LINE.exec(lines[0]!)
   if (target === null) return undefined
-  const headers: Record<string, string> = Object.create(null)
+  // A plain object, as node:http's `req.headers`; a name that is also an `Object.prototype` member
+  // (`constructor`, `__proto__`) reads as present, so such a request goes to node:http like a duplicate.
+  const headers: Record<string, string> = {}
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i]!
     const colon = line.indexOf(":")
