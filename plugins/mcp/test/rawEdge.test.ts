@@ -367,6 +367,33 @@ describe("serveHttp raw edge", () => {
     }
   })
 
+  it("closes a kept-alive connection left idle past keepAliveTimeout", async () => {
+    raw.httpServer.keepAliveTimeout = 300
+    try {
+      const started = Date.now()
+      const got = await exchange(raw.port, [callRequest(raw.port, rawSession, 47, "idle")], {
+        timeoutMs: 4000,
+      })
+      expect(texts(got.answers)).toEqual(["47:idle"])
+      expect(got.closed).toBe(true)
+      expect(Date.now() - started).toBeLessThan(3000)
+    } finally {
+      raw.httpServer.keepAliveTimeout = 65_000
+    }
+  })
+
+  it("answers 408 when a body does not arrive within requestTimeout", async () => {
+    raw.httpServer.requestTimeout = 300
+    try {
+      const whole = callRequest(raw.port, rawSession, 48, "slow body")
+      const got = await exchange(raw.port, [whole.slice(0, whole.length - 5)], { timeoutMs: 4000 })
+      expect(got.answers.map((a) => a.status)).toEqual([408])
+      expect(got.closed).toBe(true)
+    } finally {
+      raw.httpServer.requestTimeout = 300_000
+    }
+  })
+
   it("runs nothing for a client that goes away mid-body, and keeps serving", async () => {
     const before = counter.calls
     const whole = callRequest(raw.port, rawSession, 45, "cut")

@@ -335,7 +335,7 @@ class RawConnection {
   /** Parses and dispatches the next request, if it is complete (one at a time). */
   #parse(): void {
     if (this.#done || this.#active !== undefined) return
-    if (this.#size === 0) {
+    if (this.#size === 0 && this.#head === undefined) {
       this.started = 0
       this.idleSince = Date.now()
       return
