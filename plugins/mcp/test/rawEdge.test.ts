@@ -237,6 +237,8 @@ describe("serveHttp raw edge", () => {
     expect(rawAnswer.answers[0]!.status).toBe(200)
     expect(rawAnswer.answers[0]!.headers["content-type"]).toBe("application/json")
     expect(rawAnswer.answers[0]!.headers.date).toMatch(/GMT$/)
+    expect(rawAnswer.answers[0]!.headers["keep-alive"]).toBe(nodeAnswer.answers[0]!.headers["keep-alive"])
+    expect(rawAnswer.answers[0]!.headers["keep-alive"]).toBe("timeout=65")
     expect(rawAnswer.answers[0]!.body).toBe(nodeAnswer.answers[0]!.body)
   })
 

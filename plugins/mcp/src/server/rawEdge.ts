@@ -184,7 +184,8 @@ class RawResponse implements EdgeResponse {
       }
     }
     this.#headSent = true
-    return `${head}${this.closeAfter ? "connection: close\r\n" : ""}\r\n`
+    // As node:http: the idle timeout as a hint, so clients stop reusing a connection before it closes.
+    return `${head}${this.closeAfter ? "connection: close\r\n" : this.#connection.keepAliveLine()}\r\n`
   }
 
   flushHeaders(): void {
@@ -412,6 +413,10 @@ class RawConnection {
     if (socket.isPaused()) socket.resume()
   }
 
+  keepAliveLine(): string {
+    return this.#edge.keepAliveLine()
+  }
+
   /** Answers 408 and closes (a request not read in time). */
   timeOut(): void {
     this.#done = true
@@ -445,6 +450,19 @@ export class RawEdge {
     })
     this.#timer = setInterval(() => this.#check(), CHECK_MS)
     this.#timer.unref()
+  }
+
+  #keepAliveMs = -1
+  #keepAliveLine = ""
+
+  /** The `keep-alive: timeout=N` line of answers (none when connections are kept forever). */
+  keepAliveLine(): string {
+    const ms = this.httpServer.keepAliveTimeout
+    if (ms !== this.#keepAliveMs) {
+      this.#keepAliveMs = ms
+      this.#keepAliveLine = ms > 0 ? `keep-alive: timeout=${Math.floor(ms / 1000)}\r\n` : ""
+    }
+    return this.#keepAliveLine
   }
 
   forget(connection: RawConnection): void {
