@@ -315,11 +315,6 @@ class RawConnection {
 
   readonly #onError = (): void => {}
 
-  /** Whether a request is being read or answered. */
-  get busy(): boolean {
-    return this.#active !== undefined || this.#size > 0
-  }
-
   get hasHead(): boolean {
     return this.#head !== undefined
   }
