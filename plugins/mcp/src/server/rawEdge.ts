@@ -30,10 +30,10 @@ const READ_AHEAD = 64 * 1024
 /** How often timeouts are checked (`node:http` checks every 30 s by default). */
 const CHECK_MS = 1000
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
-/** A field value after the surrounding whitespace is removed: visible ASCII, SP, HTAB, obs-text. */
-const VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
-const REQUEST_LINE = /^POST (\/[\x21-\x7e]*) HTTP\/1\.1$/
+/** `tchar` of RFC 9110: the bytes a header name may have. */
+const TOKEN = new Uint8Array(256)
+for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+  TOKEN[c.charCodeAt(0)] = 1
 const CONTENT_LENGTH = /^\d{1,15}$/
 const CRLFCRLF = Buffer.from("\r\n\r\n")
 
@@ -65,37 +65,51 @@ const hasBareLf = (buffer: Buffer, end: number): boolean => {
   return false
 }
 
-const trimOws = (text: string): string => {
-  let start = 0
-  let end = text.length
-  while (start < end && (text.charCodeAt(start) === 32 || text.charCodeAt(start) === 9)) start++
-  while (end > start && (text.charCodeAt(end - 1) === 32 || text.charCodeAt(end - 1) === 9)) end--
-  return start === 0 && end === text.length ? text : text.slice(start, end)
-}
+const isOws = (c: number) => c === 32 || c === 9
 
 /**
  * The head of a hot-path request (`buffer[0, end)`, without the final CRLF CRLF), or `undefined` when the
- * request must go to `node:http` (see the module comment).
+ * request must go to `node:http` (see the module comment). One pass over the head's characters: the
+ * request target is visible ASCII, names are tokens, values visible characters, SP or HTAB (obs-text
+ * included) — so a CR or LF anywhere but in a line's CRLF fails the line.
  */
 export const parseHead = (buffer: Buffer, end: number, maxBodyBytes: number): Head | undefined => {
-  // Lines are split at CRLF: a bare CR or LF left in one fails the request line, name or value pattern.
-  const lines = buffer.toString("latin1", 0, end).split("\r\n")
-  const target = REQUEST_LINE.exec(lines[0]!)
-  if (target === null) return undefined
+  const text = buffer.toString("latin1", 0, end)
+  let eol = text.indexOf("\r\n")
+  if (eol < 0) eol = text.length
+  if (eol < 15 || !text.startsWith("POST /") || !text.endsWith(" HTTP/1.1", eol)) return undefined
+  const targetEnd = eol - 9
+  for (let i = 5; i < targetEnd; i++) {
+    const c = text.charCodeAt(i)
+    if (c < 0x21 || c > 0x7e) return undefined
+  }
   // A plain object, as node:http's `req.headers`; a name that is also an `Object.prototype` member
   // (`constructor`, `__proto__`) reads as present, so such a request goes to node:http like a duplicate.
   const headers: Record<string, string> = {}
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!
-    const colon = line.indexOf(":")
-    if (colon <= 0) return undefined
-    const name = line.slice(0, colon)
-    if (!TOKEN.test(name)) return undefined
-    const value = trimOws(line.slice(colon + 1))
-    if (!VALUE.test(value)) return undefined
-    const key = name.toLowerCase()
-    if (headers[key] !== undefined) return undefined
-    headers[key] = value
+  for (let at = eol + 2; at < text.length; ) {
+    let lineEnd = text.indexOf("\r\n", at)
+    if (lineEnd < 0) lineEnd = text.length
+    let colon = at
+    let upper = false
+    for (; colon < lineEnd; colon++) {
+      const c = text.charCodeAt(colon)
+      if (c === 58 /* : */) break
+      if (TOKEN[c] !== 1) return undefined
+      if (c >= 65 && c <= 90) upper = true
+    }
+    if (colon === at || colon === lineEnd) return undefined
+    let start = colon + 1
+    let stop = lineEnd
+    while (start < stop && isOws(text.charCodeAt(start))) start++
+    while (stop > start && isOws(text.charCodeAt(stop - 1))) stop--
+    for (let i = start; i < stop; i++) {
+      const c = text.charCodeAt(i)
+      if ((c < 32 && c !== 9) || c === 127) return undefined
+    }
+    const name = upper ? text.slice(at, colon).toLowerCase() : text.slice(at, colon)
+    if (headers[name] !== undefined) return undefined
+    headers[name] = text.slice(start, stop)
+    at = lineEnd + 2
   }
   const length = headers["content-length"]
   if (
@@ -110,7 +124,7 @@ export const parseHead = (buffer: Buffer, end: number, maxBodyBytes: number): He
     return undefined
   const connection = headers.connection?.toLowerCase()
   if (connection !== undefined && connection !== "keep-alive" && connection !== "close") return undefined
-  return { url: target[1]!, headers, length: Number(length), close: connection === "close" }
+  return { url: text.slice(5, targetEnd), headers, length: Number(length), close: connection === "close" }
 }
 
 /** A hot-path request: its head and whole body. */
