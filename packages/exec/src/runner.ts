@@ -364,10 +364,7 @@ class Runner implements ToolRunner {
       deadline === undefined ? { signal: scope.signal } : { signal: scope.signal, deadline },
     )
     try {
-      return await Promise.race([
-        this.#attempts(entry, call, scoped, scope.signal, deadline, span),
-        scope.aborted,
-      ])
+      return await scope.race(this.#attempts(entry, call, scoped, scope.signal, deadline, span))
     } finally {
       scope.dispose()
     }
