@@ -582,73 +582,76 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     return new Cancelled({ toolId, reason: reason instanceof Error ? reason.message : undefined })
   }
 
+  /** A call; fails with typed errors only (one async function: no wrapper promise per call). */
   const execute = async (call: BackendCall, ctx: ExecutionContext): Promise<BackendResult> => {
-    const toolId = call.toolId
-    if (!isToolId(toolId) || !toolId.startsWith(`${name}/`)) throw toolNotFound(toolId)
-    if (ctx.signal.aborted) throw abortError(toolId, ctx.signal)
-    const client =
-      connection.client ??
-      (await connection.connect({ failFast: true }).catch((error: ToolError) => {
-        throw new BackendUnavailable({ backend: name, toolId, reason: (error as BackendUnavailable).reason })
-      }))
-    const entry = entries.get(toolId.slice(name.length + 1))
-    if (!entry) throw toolNotFound(toolId)
-    if (!call.validated) {
-      entry.validator ??= compileJsonSchema(entry.tool.inputSchema, toolId)
-      let checked = entry.validator.validate(call.arguments ?? {})
-      if (checked instanceof Promise) checked = await checked
-      if (!checked.ok) throw new InvalidArguments({ toolId, issues: checked.issues })
-    }
-    const hasDeadline = ctx.deadline !== undefined
-    const timeoutMs = hasDeadline ? remainingMs(ctx) : (entry.tool.timeoutMs ?? callTimeoutMs)
-    if (timeoutMs <= 0) throw new Timeout({ toolId, timeoutMs: 0 })
-    // Timeouts are ours (not the SDK's) so that progress can restart them; a timed-out or cancelled call
-    // gets notifications/cancelled, so it stops on the server too.
-    const flight = new ToolCall(
-      ctx,
-      toolId,
-      timeoutMs,
-      hasDeadline ? undefined : timeouts.list(timeoutMs),
-      connection,
-    )
-    const meta: Record<string, unknown> = {}
-    if (typeof call.resume === "string") meta[CURSOR_META_KEY] = call.resume
-    const params = { name: entry.mcpName, arguments: call.arguments ?? {}, _meta: meta }
-    let result: BackendResult
-    inFlight.add(flight)
     try {
-      const raw = await flight.run(client, params)
-      const checked = checkResult(raw)
-      result = relayResult(toBackendResult(checked), checked)
-    } catch (error) {
+      const toolId = call.toolId
+      if (!isToolId(toolId) || !toolId.startsWith(`${name}/`)) throw toolNotFound(toolId)
       if (ctx.signal.aborted) throw abortError(toolId, ctx.signal)
-      if (flight.timedOut !== undefined) throw flight.timedOut
-      const typed = mcpFailureToToolError(error, { backend: name, toolId, timeoutMs })
-      if (typed._tag === "BackendUnavailable" && !(error instanceof McpError)) connection.suspect(error)
-      if (typed._tag === "ToolNotFound") refresh().catch(() => {})
-      // The server names the tool and its suggestions in its own MCP names; callers of this backend use ids.
-      throw typed._tag === "ToolNotFound" ? toolNotFound(toolId) : typed
-    } finally {
-      inFlight.delete(flight)
+      const client =
+        connection.client ??
+        (await connection.connect({ failFast: true }).catch((error: ToolError) => {
+          throw new BackendUnavailable({
+            backend: name,
+            toolId,
+            reason: (error as BackendUnavailable).reason,
+          })
+        }))
+      const entry = entries.get(toolId.slice(name.length + 1))
+      if (!entry) throw toolNotFound(toolId)
+      if (!call.validated) {
+        entry.validator ??= compileJsonSchema(entry.tool.inputSchema, toolId)
+        let checked = entry.validator.validate(call.arguments ?? {})
+        if (checked instanceof Promise) checked = await checked
+        if (!checked.ok) throw new InvalidArguments({ toolId, issues: checked.issues })
+      }
+      const hasDeadline = ctx.deadline !== undefined
+      const timeoutMs = hasDeadline ? remainingMs(ctx) : (entry.tool.timeoutMs ?? callTimeoutMs)
+      if (timeoutMs <= 0) throw new Timeout({ toolId, timeoutMs: 0 })
+      // Timeouts are ours (not the SDK's) so that progress can restart them; a timed-out or cancelled call
+      // gets notifications/cancelled, so it stops on the server too.
+      const flight = new ToolCall(
+        ctx,
+        toolId,
+        timeoutMs,
+        hasDeadline ? undefined : timeouts.list(timeoutMs),
+        connection,
+      )
+      const meta: Record<string, unknown> = {}
+      if (typeof call.resume === "string") meta[CURSOR_META_KEY] = call.resume
+      const params = { name: entry.mcpName, arguments: call.arguments ?? {}, _meta: meta }
+      let result: BackendResult
+      inFlight.add(flight)
+      try {
+        const raw = await flight.run(client, params)
+        const checked = checkResult(raw)
+        result = relayResult(toBackendResult(checked), checked)
+      } catch (error) {
+        if (ctx.signal.aborted) throw abortError(toolId, ctx.signal)
+        if (flight.timedOut !== undefined) throw flight.timedOut
+        const typed = mcpFailureToToolError(error, { backend: name, toolId, timeoutMs })
+        if (typed._tag === "BackendUnavailable" && !(error instanceof McpError)) connection.suspect(error)
+        if (typed._tag === "ToolNotFound") refresh().catch(() => {})
+        // The server names the tool and its suggestions in its own MCP names; callers of this backend use ids.
+        throw typed._tag === "ToolNotFound" ? toolNotFound(toolId) : typed
+      } finally {
+        inFlight.delete(flight)
+      }
+      if (result.isError && typedErrors === "throw") {
+        const carried = toolErrorFromResult(result)
+        if (carried) throw carried
+      }
+      return result
+    } catch (error) {
+      if (isToolError(error)) throw error
+      throw mcpFailureToToolError(error, { backend: name, toolId: call.toolId })
     }
-    if (result.isError && typedErrors === "throw") {
-      const carried = toolErrorFromResult(result)
-      if (carried) throw carried
-    }
-    return result
   }
 
   let closed = false
   const backend: McpBackend = {
     name,
-    execute: async (call, ctx) => {
-      try {
-        return await execute(call, ctx)
-      } catch (error) {
-        if (isToolError(error)) throw error
-        throw mcpFailureToToolError(error, { backend: name, toolId: call.toolId })
-      }
-    },
+    execute,
     toolSchemas: async () => {
       await ensureTools()
       return tools
