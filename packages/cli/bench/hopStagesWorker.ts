@@ -180,6 +180,9 @@ const httpFloor = async (): Promise<{ call: () => Promise<unknown>; close: () =>
     readonly socket: Socket
     buffer: Buffer
     done: (() => void) | undefined
+    /** The request in flight, sent again on a new socket when the server closed this one (idle timeout). */
+    sent: string | undefined
+    closed: boolean
   }
   const idle: Conn[] = []
   const all: Conn[] = []
@@ -187,8 +190,16 @@ const httpFloor = async (): Promise<{ call: () => Promise<unknown>; close: () =>
     new Promise((resolve) => {
       const socket = connect(Number(target.port), target.hostname, () => resolve(conn))
       socket.setNoDelay(true)
-      const conn: Conn = { socket, buffer: Buffer.alloc(0), done: undefined }
+      const conn: Conn = { socket, buffer: Buffer.alloc(0), done: undefined, sent: undefined, closed: false }
       all.push(conn)
+      socket.on("error", () => {})
+      socket.on("close", () => {
+        conn.closed = true
+        const i = idle.indexOf(conn)
+        if (i >= 0) idle.splice(i, 1)
+        const { done, sent } = conn
+        if (done !== undefined && sent !== undefined) void exchange(sent).then(done)
+      })
       socket.on("data", (chunk: Buffer) => {
         conn.buffer = conn.buffer.length === 0 ? chunk : Buffer.concat([conn.buffer, chunk])
         const end = conn.buffer.indexOf("\r\n\r\n")
@@ -200,18 +211,24 @@ const httpFloor = async (): Promise<{ call: () => Promise<unknown>; close: () =>
         conn.buffer = conn.buffer.subarray(end + 4 + length)
         const done = conn.done
         conn.done = undefined
+        conn.sent = undefined
         done?.()
       })
     })
+  const exchange = async (message: string): Promise<void> => {
+    let conn = idle.pop()
+    while (conn?.closed) conn = idle.pop()
+    conn ??= await open()
+    const c = conn
+    await new Promise<void>((resolve) => {
+      c.done = resolve
+      c.sent = message
+      c.socket.write(message)
+    })
+    if (!c.closed) idle.push(c)
+  }
   return {
-    call: async () => {
-      const conn = idle.pop() ?? (await open())
-      await new Promise<void>((resolve) => {
-        conn.done = resolve
-        conn.socket.write(post(requestLine(nextId++).slice(0, -1)))
-      })
-      idle.push(conn)
-    },
+    call: () => exchange(post(requestLine(nextId++).slice(0, -1))),
     close: () => {
       for (const c of all) c.socket.destroy()
     },
