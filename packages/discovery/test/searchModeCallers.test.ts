@@ -164,18 +164,23 @@ describe("search mode per caller", () => {
 })
 
 describe("search mode and tool-list changes", () => {
-  it("updates its index after a change (changes hook) without waiting for refreshMs", async () => {
-    let tools = catalog.slice(0, 5)
-    let listings = 0
+  /** A service whose tool list the test changes (`state.tools`), counting its listings. */
+  const changingService = (initial: Tool[]) => {
+    const state = { tools: initial, listings: 0 }
     const inner: ToolService = {
       async listTools() {
-        listings++
-        return { tools }
+        state.listings++
+        return { tools: state.tools }
       },
       async callTool(request) {
         return structuredResult({ ran: request.name })
       },
     }
+    return { inner, state }
+  }
+
+  it("updates its index after a change (changes hook) without waiting for refreshMs", async () => {
+    const { inner, state } = changingService(catalog.slice(0, 5))
     const listeners = new Set<() => void>()
     const svc = applyMiddleware(
       inner,
@@ -189,34 +194,24 @@ describe("search mode and tool-list changes", () => {
       }),
     )
     expect((await search(svc, "a", { query: "volcano eruption" })).total).toBe(0)
-    tools = [...tools, tool("geo/volcano", "Volcano eruption alerts")]
+    state.tools = [...state.tools, tool("geo/volcano", "Volcano eruption alerts")]
     expect((await search(svc, "a", { query: "volcano eruption" })).total).toBe(0) // cached for refreshMs
     for (const l of listeners) l()
     expect((await search(svc, "a", { query: "volcano eruption" })).hits[0]?.id).toBe("geo/volcano")
-    expect(listings).toBe(2)
+    expect(state.listings).toBe(2)
   })
 
   it("keeps its index when applied again to the same inner service (as gatewayStack does after a change)", async () => {
-    let tools = catalog.slice(0, 5)
-    let listings = 0
-    const inner: ToolService = {
-      async listTools() {
-        listings++
-        return { tools }
-      },
-      async callTool(request) {
-        return structuredResult({ ran: request.name })
-      },
-    }
+    const { inner, state } = changingService(catalog.slice(0, 5))
     const mode = searchMode({ visibility: "shared", refreshMs: 3_600_000 })
     const first = mode(inner)
     await search(first, "a", { query: "refund" })
-    tools = [...tools, tool("geo/volcano", "Volcano eruption alerts")]
+    state.tools = [...state.tools, tool("geo/volcano", "Volcano eruption alerts")]
     const again = mode(inner)
     expect((await search(again, "a", { query: "volcano" })).hits[0]?.id).toBe("geo/volcano")
     // the old service object shares the updated index
     expect((await search(first, "a", { query: "volcano" })).hits[0]?.id).toBe("geo/volcano")
-    expect(listings).toBe(2)
+    expect(state.listings).toBe(2)
   })
 })
 

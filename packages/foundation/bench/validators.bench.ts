@@ -6,44 +6,13 @@
  */
 import { Validator as CfValidator } from "@cfworker/json-schema"
 import { benchSettings, compare, fmt, heading, markdownTable, ratio, roundsLine } from "@toolplane/bench-kit"
-import { z } from "zod"
 import { compileJsonSchema, toJsonSchema, validatorFor } from "../src/index.js"
+import { argumentCases } from "./argumentCases.js"
 
-const small = z.object({ city: z.string().min(2), units: z.enum(["c", "f"]).default("c") })
-const nested = z.object({
-  query: z.string(),
-  filters: z
-    .array(
-      z.object({
-        field: z.string(),
-        op: z.enum(["eq", "lt", "gt"]),
-        value: z.union([z.string(), z.number()]),
-      }),
-    )
-    .max(20),
-  page: z.object({ size: z.number().int().min(1).max(100), after: z.string().optional() }),
-  tags: z.array(z.string()).optional(),
-})
-
-const cases = [
-  { name: "small/valid", schema: small, value: { city: "Oslo", units: "c" } },
-  { name: "small/invalid", schema: small, value: { city: "O", units: "k" } },
-  {
-    name: "nested/valid",
-    schema: nested,
-    value: {
-      query: "open issues",
-      filters: Array.from({ length: 8 }, (_, i) => ({ field: `f${i}`, op: "eq", value: i })),
-      page: { size: 50 },
-      tags: ["a", "b"],
-    },
-  },
-  {
-    name: "nested/invalid",
-    schema: nested,
-    value: { query: 1, filters: [{ field: "x", op: "ne", value: true }], page: { size: 0 } },
-  },
-]
+const cases = argumentCases.flatMap((c) => [
+  { name: `${c.name}/valid`, schema: c.schema, value: c.valid },
+  { name: `${c.name}/invalid`, schema: c.schema, value: c.invalid },
+])
 
 const settings = benchSettings({ rounds: 5, roundMs: 100 })
 

@@ -102,6 +102,8 @@ export {
   runWithContext,
   toContext,
 } from "./executionContext.js"
+export { isJsonObject } from "./jsonObject.js"
+export { escapeJsonPointer, resolveLocalRef, unescapeJsonPointer } from "./jsonPointer.js"
 export {
   type InferSchema,
   isStandardSchema,

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from "@standard-schema/spec"
+import { escapeJsonPointer } from "./jsonPointer.js"
 import { InvalidTool } from "./toolError.js"
 
 /**
@@ -190,8 +191,6 @@ const SUBSCHEMA_SINGLE = [
   "unevaluatedItems",
 ]
 
-const escapePointer = (segment: string): string => segment.replace(/~/g, "~0").replace(/\//g, "~1")
-
 /**
  * Walks a schema, nested schemas included, and lists every feature keyword in use (formats as
  * `format:NAME`). Adapters compare this list with what their protocol supports to emit feature-loss
@@ -207,7 +206,7 @@ export const schemaFeatures = (schema: unknown): SchemaFeatureUse[] => {
     for (const key of Object.keys(record)) {
       if (FEATURE_KEYWORDS.has(key)) {
         if (key === "additionalProperties" && typeof record[key] === "boolean") continue
-        out.push({ feature: key, path: `${path}/${escapePointer(key)}` })
+        out.push({ feature: key, path: `${path}/${escapeJsonPointer(key)}` })
       } else if (key === "format" && typeof record[key] === "string") {
         out.push({ feature: `format:${record[key]}`, path: `${path}/format` })
       }
@@ -215,7 +214,7 @@ export const schemaFeatures = (schema: unknown): SchemaFeatureUse[] => {
     for (const key of SUBSCHEMA_MAPS) {
       const map = record[key]
       if (typeof map === "object" && map !== null) {
-        for (const [name, sub] of Object.entries(map)) visit(sub, `${path}/${key}/${escapePointer(name)}`)
+        for (const [name, sub] of Object.entries(map)) visit(sub, `${path}/${key}/${escapeJsonPointer(name)}`)
       }
     }
     for (const key of SUBSCHEMA_ARRAYS) {

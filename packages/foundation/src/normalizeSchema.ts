@@ -5,6 +5,10 @@
  *
  * @since 0.2.0
  */
+
+import { SUBSCHEMA_LIST, SUBSCHEMA_MAP, SUBSCHEMA_ONE } from "./internal/schemaKeywords.js"
+import { isJsonObject } from "./jsonObject.js"
+import { escapeJsonPointer } from "./jsonPointer.js"
 import type { JsonSchema } from "./jsonSchema.js"
 import { setOwn } from "./ownProperty.js"
 
@@ -23,31 +27,9 @@ export interface SchemaNormalization {
 
 type Node = Record<string, unknown>
 
-const isRecord = (v: unknown): v is Node => typeof v === "object" && v !== null && !Array.isArray(v)
-const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1")
-
 /** A branch that accepts nothing. */
 const matchesNothing = (s: unknown): boolean =>
-  s === false || (isRecord(s) && isRecord(s.not) && Object.keys(s.not).length === 0)
-
-/** Keywords whose value is one subschema. */
-const ONE = [
-  "items",
-  "additionalItems",
-  "additionalProperties",
-  "not",
-  "contains",
-  "propertyNames",
-  "if",
-  "then",
-  "else",
-  "unevaluatedItems",
-  "unevaluatedProperties",
-]
-/** Keywords whose value is a list of subschemas. */
-const MANY = ["allOf", "anyOf", "oneOf", "prefixItems"]
-/** Keywords whose value maps names to subschemas. */
-const MAP = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]
+  s === false || (isJsonObject(s) && isJsonObject(s.not) && Object.keys(s.not).length === 0)
 
 /**
  * Rewrites the draft-03/draft-04 and generator idioms whose meaning is unambiguous, leaving everything
@@ -80,7 +62,7 @@ export const normalizeJsonSchema = (
   const note = (keyword: string, path: string, message: string) => changes.push({ keyword, path, message })
 
   const visit = (input: unknown, path: string, depth: number): unknown => {
-    if (!isRecord(input) || depth > 128) return input
+    if (!isJsonObject(input) || depth > 128) return input
     let node: Node | undefined
     const edit = (): Node => {
       if (node === undefined) node = { ...input }
@@ -133,37 +115,41 @@ export const normalizeJsonSchema = (
       if (path === "" || !/\/properties\/[^/]+$/.test(path))
         note("required", `${path}/required`, `draft-03 "required: ${required}" outside properties removed`)
     }
-    for (const k of ONE) {
+    for (const k of SUBSCHEMA_ONE) {
       const v = get(k)
-      if (!isRecord(v)) continue
+      if (!isJsonObject(v)) continue
       const out = visit(v, `${path}/${k}`, depth + 1)
       if (out !== v) edit()[k] = out
     }
-    for (const k of [...MANY, "items"]) {
+    for (const k of [...SUBSCHEMA_LIST, "items"]) {
       const v = get(k)
       if (!Array.isArray(v)) continue
       const out = v.map((s, i) => visit(s, `${path}/${k}/${i}`, depth + 1))
       if (out.some((s, i) => s !== v[i])) edit()[k] = out
     }
-    for (const k of MAP) {
+    for (const k of SUBSCHEMA_MAP) {
       const v = get(k)
-      if (!isRecord(v)) continue
+      if (!isJsonObject(v)) continue
       let changed = false
       const lifted: string[] = []
       const out: Node = {}
       for (const [name, sub] of Object.entries(v)) {
-        if (k === "properties" && isRecord(sub) && typeof sub.required === "boolean") {
+        if (k === "properties" && isJsonObject(sub) && typeof sub.required === "boolean") {
           if (sub.required) {
             lifted.push(name)
             note(
               "required",
-              `${path}/properties/${esc(name)}/required`,
+              `${path}/properties/${escapeJsonPointer(name)}/required`,
               `draft-03 "required: true" moved into the parent's "required" list`,
             )
           } else
-            note("required", `${path}/properties/${esc(name)}/required`, 'draft-03 "required: false" removed')
+            note(
+              "required",
+              `${path}/properties/${escapeJsonPointer(name)}/required`,
+              'draft-03 "required: false" removed',
+            )
         }
-        const converted = visit(sub, `${path}/${k}/${esc(name)}`, depth + 1)
+        const converted = visit(sub, `${path}/${k}/${escapeJsonPointer(name)}`, depth + 1)
         if (converted !== sub) changed = true
         setOwn(out, name, converted)
       }
@@ -195,7 +181,7 @@ export const normalizeJsonSchema = (
       const kept = branches.filter((b) => !matchesNothing(b))
       if (kept.length === 0) continue // the schema accepts nothing; say so by leaving it as it is
       const n = edit()
-      const only = kept.length === 1 && isRecord(kept[0]) ? kept[0] : undefined
+      const only = kept.length === 1 && isJsonObject(kept[0]) ? kept[0] : undefined
       const clash =
         only !== undefined &&
         Object.keys(only).some((key) => key in n && key !== k && key !== "description" && key !== "title")

@@ -6,6 +6,7 @@
  * @since 0.2.0
  */
 import type { FeatureLossWarning } from "./adapter.js"
+import { isJsonObject } from "./jsonObject.js"
 import type { Tool } from "./tool.js"
 import { mapToolNames, type ToolNameMap, type ToolNameRules } from "./toolNames.js"
 
@@ -59,9 +60,6 @@ export interface ToolExportPlan {
   readonly warnings: FeatureLossWarning[]
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v)
-
 /**
  * Plans a provider export (see the module). Never throws: an entry without an id is skipped with a
  * `tool` warning, a duplicate id is exported once.
@@ -87,7 +85,7 @@ export const planToolExport = (tools: readonly Tool[], options: ToolExportOption
   const warnings: FeatureLossWarning[] = []
   const seen = new Set<string>()
   const usable = tools.filter((t, i) => {
-    if (!isRecord(t) || typeof t.id !== "string") {
+    if (!isJsonObject(t) || typeof t.id !== "string") {
       warnings.push({
         feature: "tool",
         path: `/${i}`,
@@ -101,13 +99,13 @@ export const planToolExport = (tools: readonly Tool[], options: ToolExportOption
     seen.add(t.id)
     if (options.objectSchemasOnly !== true) return true
     const schema = t.inputSchema as unknown
-    if (isRecord(schema) && (schema.type === undefined || schema.type === "object")) return true
+    if (isJsonObject(schema) && (schema.type === undefined || schema.type === "object")) return true
     warnings.push(
       warn(
         t.id,
         "inputSchema",
-        isRecord(schema) ? "/inputSchema/type" : "/inputSchema",
-        `the input schema must be an object schema${isRecord(schema) ? `, got type ${JSON.stringify(schema.type)}` : ""}; the tool was skipped`,
+        isJsonObject(schema) ? "/inputSchema/type" : "/inputSchema",
+        `the input schema must be an object schema${isJsonObject(schema) ? `, got type ${JSON.stringify(schema.type)}` : ""}; the tool was skipped`,
       ),
     )
     return false
@@ -133,11 +131,11 @@ export const planToolExport = (tools: readonly Tool[], options: ToolExportOption
     const { annotations, outputSchema } = options.unsupported ?? {}
     if (
       annotations !== undefined &&
-      isRecord(tool.annotations) &&
+      isJsonObject(tool.annotations) &&
       Object.values(tool.annotations).some((v) => v !== null && v !== undefined)
     )
       about.push(warn(tool.id, "annotations", "/annotations", annotations))
-    if (outputSchema !== undefined && isRecord(tool.outputSchema))
+    if (outputSchema !== undefined && isJsonObject(tool.outputSchema))
       about.push(warn(tool.id, "outputSchema", "/outputSchema", outputSchema))
     return { tool, name, warnings: about }
   })

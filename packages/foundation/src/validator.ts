@@ -11,6 +11,8 @@ import type { StandardSchemaV1 } from "@standard-schema/spec"
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
+import { namesInheritedMember, withProtoAsPattern } from "./internal/prototypeNames.js"
+import { escapeJsonPointer } from "./jsonPointer.js"
 import { isStandardSchema, type JsonSchema, type SchemaSource } from "./jsonSchema.js"
 import { InvalidTool, type ValidationIssue } from "./toolError.js"
 
@@ -35,26 +37,42 @@ export interface Validator<T = unknown> {
 
 const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (ajv: unknown) => void
 
-let ajv2020: Ajv2020 | undefined
-let ajv07: Ajv | undefined
+/**
+ * The Ajv instances, made on first use: by dialect, and by whether presence means an own property
+ * (`ownProperties`, only for schemas naming an `Object.prototype` member or `__proto__`; it adds a
+ * `hasOwnProperty` call to every property test, so the common schema does without it).
+ */
+const engines = new Map<string, Ajv | Ajv2020>()
 
-const engine = (schema: JsonSchema): Ajv | Ajv2020 => {
+const engine = (schema: JsonSchema, ownProperties: boolean): Ajv | Ajv2020 => {
   const dialect = typeof schema.$schema === "string" ? schema.$schema : ""
-  if (dialect.includes("draft-07") || dialect.includes("draft-06") || dialect.includes("draft-04")) {
-    if (!ajv07) {
-      ajv07 = new Ajv({ allErrors: true, strict: false, validateSchema: true, addUsedSchema: false })
-      addFormats(ajv07)
+  const draft07 = dialect.includes("draft-07") || dialect.includes("draft-06") || dialect.includes("draft-04")
+  const key = `${draft07 ? "07" : "2020"}${ownProperties ? "/own" : ""}`
+  let ajv = engines.get(key)
+  if (!ajv) {
+    const options = {
+      allErrors: true,
+      strict: false,
+      validateSchema: true,
+      addUsedSchema: false,
+      ownProperties,
     }
-    return ajv07
+    ajv = draft07 ? new Ajv(options) : new Ajv2020(options)
+    addFormats(ajv)
+    engines.set(key, ajv)
   }
-  if (!ajv2020) {
-    ajv2020 = new Ajv2020({ allErrors: true, strict: false, validateSchema: true, addUsedSchema: false })
-    addFormats(ajv2020)
-  }
-  return ajv2020
+  return ajv
 }
 
-const escapePointer = (segment: string): string => segment.replace(/~/g, "~0").replace(/\//g, "~1")
+/**
+ * Compiles a schema. One that names an `Object.prototype` member or `__proto__` as a property (checked
+ * once here, never per call) compiles on the own-property engine, with `__proto__` restated where Ajv
+ * applies it (see `internal/prototypeNames.ts`); any other compiles exactly as it is.
+ */
+const compileWithAjv = (schema: JsonSchema): ValidateFunction => {
+  if (!namesInheritedMember(schema)) return engine(schema, false).compile(schema as Record<string, unknown>)
+  return engine(schema, true).compile(withProtoAsPattern(schema) as Record<string, unknown>)
+}
 
 const ajvIssue = (error: ErrorObject): ValidationIssue => {
   const params = error.params as Record<string, unknown>
@@ -62,7 +80,7 @@ const ajvIssue = (error: ErrorObject): ValidationIssue => {
     case "required": {
       const missing = String(params.missingProperty)
       return {
-        path: `${error.instancePath}/${escapePointer(missing)}`,
+        path: `${error.instancePath}/${escapeJsonPointer(missing)}`,
         rule: "required",
         message: `missing required property "${missing}"`,
       }
@@ -70,7 +88,7 @@ const ajvIssue = (error: ErrorObject): ValidationIssue => {
     case "additionalProperties": {
       const extra = String(params.additionalProperty)
       return {
-        path: `${error.instancePath}/${escapePointer(extra)}`,
+        path: `${error.instancePath}/${escapeJsonPointer(extra)}`,
         rule: "additionalProperties",
         message: `unexpected property "${extra}"`,
       }
@@ -100,7 +118,7 @@ export const compileJsonSchema = <T = unknown>(schema: JsonSchema, toolId = ""):
   let fn = compiled.get(schema)
   if (!fn) {
     try {
-      fn = engine(schema).compile(schema as Record<string, unknown>)
+      fn = compileWithAjv(schema)
     } catch (cause) {
       throw new InvalidTool({
         toolId,
@@ -124,7 +142,7 @@ const pathToPointer = (path: StandardSchemaV1.Issue["path"]): string => {
   let out = ""
   for (const segment of path) {
     const key = typeof segment === "object" && segment !== null ? segment.key : segment
-    out += `/${escapePointer(String(key))}`
+    out += `/${escapeJsonPointer(String(key))}`
   }
   return out
 }

@@ -4,7 +4,7 @@
  * the key kept as a data property (`obj[key] = v` on `{}` sets the prototype for `__proto__`, and `key in
  * obj` finds `constructor` on every object), and the converted result must be plain JSON.
  */
-import { makeTool, type Tool, type ToolService } from "@toolplane/foundation"
+import { escapeJsonPointer, makeTool, type Tool, type ToolService } from "@toolplane/foundation"
 
 /**
  * The keys an object literal already answers for (`__proto__` sets the prototype when assigned).
@@ -89,7 +89,7 @@ export const plainJsonViolations = (value: unknown, path = ""): string[] => {
   if (Object.getOwnPropertySymbols(value).length > 0) out.push(`${path}: symbol keys`)
   for (const key of Object.getOwnPropertyNames(value)) {
     if (array && key === "length") continue
-    const at = `${path}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`
+    const at = `${path}/${escapeJsonPointer(key)}`
     if (!Object.getOwnPropertyDescriptor(value, key)?.enumerable) out.push(`${at}: not enumerable`)
     else out.push(...plainJsonViolations((value as Record<string, unknown>)[key], at))
   }

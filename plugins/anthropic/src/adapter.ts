@@ -12,12 +12,12 @@ import {
   type Conversion,
   ConversionFailed,
   type FeatureLossWarning,
+  isJsonObject,
   normalizeJsonSchema,
   planToolExport,
   type Tool,
 } from "@toolplane/foundation"
 import { fromAnthropicTool } from "./import.js"
-import { isRecord } from "./internal/json.js"
 import type { ToolNameMap } from "./names.js"
 import { STRICT_LIMITS, strictComplexity, toStrictSchema } from "./strict.js"
 
@@ -111,14 +111,14 @@ const text = (v: unknown): string | undefined => (typeof v === "string" && v !==
 const descriptionOf = (tool: Tool): string | undefined =>
   text(tool.description) ??
   text(tool.title) ??
-  (isRecord(tool.annotations) ? text((tool.annotations as { title?: unknown }).title) : undefined)
+  (isJsonObject(tool.annotations) ? text((tool.annotations as { title?: unknown }).title) : undefined)
 
 /** A non-strict input schema: normalised, `$schema` dropped, root `type: "object"`. */
 const looseSchema = (
   tool: Tool,
   warnings: FeatureLossWarning[],
 ): { type: "object"; [key: string]: unknown } | undefined => {
-  if (!isRecord(tool.inputSchema)) {
+  if (!isJsonObject(tool.inputSchema)) {
     warnings.push(
       warn(
         tool.id,
@@ -179,7 +179,7 @@ export const toAnthropicTools = (
     warnings.push(...about)
     let inputSchema: AnthropicTool["input_schema"] | undefined
     let strict = false
-    if (options.strict === true && isRecord(tool.inputSchema)) {
+    if (options.strict === true && isJsonObject(tool.inputSchema)) {
       const result = toStrictSchema(tool.inputSchema)
       if (!result.ok) {
         warnings.push(
@@ -228,7 +228,7 @@ export const toAnthropicTools = (
         : options.deferLoading === true
     const description = descriptionOf(tool)
     const examples = Array.isArray(tool.exampleArgs)
-      ? tool.exampleArgs.filter((e) => isRecord(e)).map((e) => ({ ...e }))
+      ? tool.exampleArgs.filter((e) => isJsonObject(e)).map((e) => ({ ...e }))
       : []
     out.push({
       name,

@@ -12,6 +12,7 @@ import {
   callToolForModel,
   contentBlockText,
   type ExecutionContextInit,
+  isJsonObject,
   listAllTools,
   mapConcurrent,
   type ToolResult,
@@ -201,17 +202,14 @@ interface PendingCall {
   readonly input: unknown
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v)
-
 const callsOf = (response: unknown): PendingCall[] => {
   const content = Array.isArray(response)
     ? response
-    : isRecord(response) && Array.isArray(response.content)
+    : isJsonObject(response) && Array.isArray(response.content)
       ? response.content
       : []
   return content
-    .filter((b): b is ContentBlockLike => isRecord(b) && b.type === "tool_use")
+    .filter((b): b is ContentBlockLike => isJsonObject(b) && b.type === "tool_use")
     .map((b) => ({
       callId: typeof b.id === "string" ? b.id : "",
       name: typeof b.name === "string" ? b.name : "",
@@ -255,7 +253,7 @@ export const executeToolCalls = async (
       }
     const toolId = exported.id
     const input = call.input === undefined || call.input === null ? {} : call.input
-    if (!isRecord(input))
+    if (!isJsonObject(input))
       return {
         ...base,
         toolId,

@@ -27,8 +27,14 @@
  *
  * @since 0.2.0
  */
-import { getOwn, type JsonSchema, normalizeJsonSchema, setOwn } from "@toolplane/foundation"
-import { esc, isRecord } from "./internal/json.js"
+import {
+  escapeJsonPointer,
+  isJsonObject,
+  type JsonSchema,
+  normalizeJsonSchema,
+  resolveLocalRef,
+  setOwn,
+} from "@toolplane/foundation"
 
 /**
  * One change to a schema that lost meaning (or was rewritten), as a JSON pointer into the source schema.
@@ -161,20 +167,6 @@ interface Ctx {
 const lose = (ctx: Ctx, feature: string, path: string, message: string) =>
   ctx.losses.push({ feature, path, message })
 
-const resolvePointer = (root: Node, ref: string): unknown => {
-  if (ref === "#") return root
-  if (!ref.startsWith("#/")) return undefined
-  let node: unknown = root
-  for (const seg of ref
-    .slice(2)
-    .split("/")
-    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))) {
-    if (!isRecord(node)) return undefined
-    node = getOwn(node, seg)
-  }
-  return node
-}
-
 /**
  * Drops root definitions no `$ref` reachable from the root uses: they mean nothing, and a strict
  * grammar would still have to compile them.
@@ -186,12 +178,12 @@ const pruneDefinitions = (root: Node): Node => {
       for (const n of node) visit(n)
       return
     }
-    if (!isRecord(node)) return
+    if (!isJsonObject(node)) return
     for (const [key, value] of Object.entries(node)) {
       if (key === "$defs" || key === "definitions") continue
       if (key === "$ref" && typeof value === "string" && !used.has(value)) {
         used.add(value)
-        visit(resolvePointer(root, value))
+        visit(resolveLocalRef(root, value))
       } else if (typeof value === "object" && value !== null && key !== "enum" && key !== "const")
         visit(value)
     }
@@ -199,9 +191,13 @@ const pruneDefinitions = (root: Node): Node => {
   visit(root)
   const out: Node = { ...root }
   for (const key of ["$defs", "definitions"]) {
-    if (!isRecord(root[key])) continue
+    if (!isJsonObject(root[key])) continue
     const kept = Object.entries(root[key] as Node).filter(([name]) =>
-      [...used].some((ref) => ref === `#/${key}/${esc(name)}` || ref.startsWith(`#/${key}/${esc(name)}/`)),
+      [...used].some(
+        (ref) =>
+          ref === `#/${key}/${escapeJsonPointer(name)}` ||
+          ref.startsWith(`#/${key}/${escapeJsonPointer(name)}/`),
+      ),
     )
     if (kept.length > 0) out[key] = Object.fromEntries(kept)
     else delete out[key]
@@ -216,7 +212,7 @@ const checkNotRecursive = (root: Node): void => {
       for (const [i, n] of node.entries()) visit(n, `${path}/${i}`, stack)
       return
     }
-    if (!isRecord(node)) return
+    if (!isJsonObject(node)) return
     for (const [key, value] of Object.entries(node)) {
       if (key === "$defs" || key === "definitions") continue
       if (key === "$ref" && typeof value === "string") {
@@ -224,10 +220,11 @@ const checkNotRecursive = (root: Node): void => {
           throw new NotStrict(`${path}/$ref`, `remote $ref "${value}" is not supported`)
         if (stack.includes(value))
           throw new NotStrict(`${path}/$ref`, `recursive schema (${value}) is not supported in strict mode`)
-        const target = resolvePointer(root, value)
+        const target = resolveLocalRef(root, value)
         if (target === undefined) throw new NotStrict(`${path}/$ref`, `$ref "${value}" does not resolve`)
         visit(target, value.slice(1), [...stack, value])
-      } else if (typeof value === "object" && value !== null) visit(value, `${path}/${esc(key)}`, stack)
+      } else if (typeof value === "object" && value !== null)
+        visit(value, `${path}/${escapeJsonPointer(key)}`, stack)
     }
   }
   visit(root, "", ["#"])
@@ -239,23 +236,27 @@ const mergeAllOf = (node: Node, path: string, ctx: Ctx, depth = 0): Node => {
   let merged: Node = { ...base }
   for (const [i, raw] of (allOf as unknown[]).entries()) {
     let branch = raw
-    if (isRecord(branch) && typeof branch.$ref === "string" && Object.keys(branch).length === 1)
-      branch = resolvePointer(ctx.root, branch.$ref)
-    if (!isRecord(branch)) throw new NotStrict(`${path}/allOf/${i}`, "allOf branch is not a schema object")
+    if (isJsonObject(branch) && typeof branch.$ref === "string" && Object.keys(branch).length === 1)
+      branch = resolveLocalRef(ctx.root, branch.$ref)
+    if (!isJsonObject(branch))
+      throw new NotStrict(`${path}/allOf/${i}`, "allOf branch is not a schema object")
     const flat: Node = Array.isArray(branch.allOf)
       ? mergeAllOf(branch, `${path}/allOf/${i}`, ctx, depth + 1)
       : branch
     for (const [key, value] of Object.entries(flat)) {
-      if (key === "properties" && isRecord(value))
+      if (key === "properties" && isJsonObject(value))
         merged = {
           ...merged,
-          properties: { ...(isRecord(merged.properties) ? merged.properties : {}), ...value },
+          properties: { ...(isJsonObject(merged.properties) ? merged.properties : {}), ...value },
         }
       else if (key === "required" && Array.isArray(value))
         merged.required = [...new Set([...((merged.required as string[]) ?? []), ...(value as string[])])]
       else if (key === "description" || key === "title") merged[key] ??= value
       else if (Object.hasOwn(merged, key) && JSON.stringify(merged[key]) !== JSON.stringify(value))
-        throw new NotStrict(`${path}/allOf/${i}/${esc(key)}`, `allOf branches disagree on "${key}"`)
+        throw new NotStrict(
+          `${path}/allOf/${i}/${escapeJsonPointer(key)}`,
+          `allOf branches disagree on "${key}"`,
+        )
       else setOwn(merged, key, value)
     }
   }
@@ -267,7 +268,7 @@ const typesOf = (node: Node): string[] =>
 
 const convert = (input: unknown, path: string, ctx: Ctx): unknown => {
   if (input === true || input === false) return input
-  if (!isRecord(input)) throw new NotStrict(path, "not a schema object")
+  if (!isJsonObject(input)) throw new NotStrict(path, "not a schema object")
   let node = input
   if (Array.isArray(node.allOf)) node = mergeAllOf(node, path, ctx)
   if (Array.isArray(node.oneOf)) {
@@ -282,10 +283,10 @@ const convert = (input: unknown, path: string, ctx: Ctx): unknown => {
   const types = typesOf(node)
   const isObject =
     types.includes("object") ||
-    (types.length === 0 && (isRecord(node.properties) || node.additionalProperties !== undefined))
+    (types.length === 0 && (isJsonObject(node.properties) || node.additionalProperties !== undefined))
   for (const [key, value] of Object.entries(node)) {
     if (value === undefined || SILENT.has(key)) continue
-    const at = `${path}/${esc(key)}`
+    const at = `${path}/${escapeJsonPointer(key)}`
     if (
       types.length > 0 &&
       !types.includes("object") &&
@@ -301,15 +302,15 @@ const convert = (input: unknown, path: string, ctx: Ctx): unknown => {
     }
     if (TUPLE.has(key) || (key === "items" && Array.isArray(value)))
       throw new NotStrict(at, "tuples cannot be expressed in strict mode")
-    if (key === "properties" && isRecord(value)) {
+    if (key === "properties" && isJsonObject(value)) {
       const props: Node = {}
       for (const [name, sub] of Object.entries(value))
-        setOwn(props, name, convert(sub, `${at}/${esc(name)}`, ctx))
+        setOwn(props, name, convert(sub, `${at}/${escapeJsonPointer(name)}`, ctx))
       out.properties = props
-    } else if ((key === "$defs" || key === "definitions") && isRecord(value)) {
+    } else if ((key === "$defs" || key === "definitions") && isJsonObject(value)) {
       const defs: Node = {}
       for (const [name, sub] of Object.entries(value))
-        setOwn(defs, name, convert(sub, `${at}/${esc(name)}`, ctx))
+        setOwn(defs, name, convert(sub, `${at}/${escapeJsonPointer(name)}`, ctx))
       out[key] = defs
     } else if (key === "items") {
       out.items = convert(value, at, ctx)
@@ -359,7 +360,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): unknown => {
       }
     } else if (key === "additionalProperties") {
       if (value === false) continue
-      if (!isRecord(node.properties) || Object.keys(node.properties).length === 0)
+      if (!isJsonObject(node.properties) || Object.keys(node.properties).length === 0)
         throw new NotStrict(
           at,
           "an object of any shape (a map without named properties) cannot be expressed in strict mode",
@@ -371,7 +372,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): unknown => {
         "additional properties are not allowed in strict mode; only the named properties can be sent",
       )
     } else if (key === "required" && Array.isArray(value)) {
-      const named = isRecord(node.properties) ? node.properties : {}
+      const named = isJsonObject(node.properties) ? node.properties : {}
       const kept = value.filter((r) => typeof r === "string" && Object.hasOwn(named, r))
       for (const r of value)
         if (!kept.includes(r))
@@ -425,7 +426,7 @@ export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
     message,
   }))
   try {
-    if (!isRecord(normalized.schema)) throw new NotStrict("", "not a schema object")
+    if (!isJsonObject(normalized.schema)) throw new NotStrict("", "not a schema object")
     const root = pruneDefinitions(normalized.schema as Node)
     checkNotRecursive(root)
     const converted = convert({ ...root, type: root.type ?? "object" }, "", { root, losses }) as Node
@@ -450,12 +451,15 @@ export const strictComplexity = (schema: JsonSchema): { optional: number; unions
       for (const n of node) visit(n)
       return
     }
-    if (!isRecord(node)) return
-    if (isRecord(node.properties)) {
+    if (!isJsonObject(node)) return
+    if (isJsonObject(node.properties)) {
       const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : [])
       for (const [name, sub] of Object.entries(node.properties)) {
         if (!required.has(name)) optional++
-        if (isRecord(sub) && (Array.isArray(sub.anyOf) || (Array.isArray(sub.type) && sub.type.length > 1)))
+        if (
+          isJsonObject(sub) &&
+          (Array.isArray(sub.anyOf) || (Array.isArray(sub.type) && sub.type.length > 1))
+        )
           unions++
       }
     }

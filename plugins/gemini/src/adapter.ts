@@ -10,12 +10,12 @@ import {
   type Conversion,
   ConversionFailed,
   type FeatureLossWarning,
+  isJsonObject,
   normalizeJsonSchema,
   planToolExport,
   type Tool,
 } from "@toolplane/foundation"
 import { fromFunctionDeclaration } from "./import.js"
-import { isRecord } from "./internal/json.js"
 import { GEMINI_NAME_RULES, type ToolNameMap } from "./names.js"
 import { type ArgumentShape, type GeminiSchema, toGeminiArguments, toGeminiSchema } from "./schema.js"
 
@@ -94,7 +94,7 @@ const text = (v: unknown): string | undefined => (typeof v === "string" && v !==
 const descriptionOf = (tool: Tool): string | undefined =>
   text(tool.description) ??
   text(tool.title) ??
-  (isRecord(tool.annotations) ? text((tool.annotations as { title?: unknown }).title) : undefined)
+  (isJsonObject(tool.annotations) ? text((tool.annotations as { title?: unknown }).title) : undefined)
 
 const IDENTITY: ArgumentShape = { kind: "value" }
 
@@ -140,7 +140,7 @@ export const toGeminiTools = (tools: readonly Tool[], options: GeminiToolsOption
       const { schema, changes } = normalizeJsonSchema(tool.inputSchema)
       for (const c of changes) warnings.push(warn(tool.id, c.keyword, `/inputSchema${c.path}`, c.message))
       const { $schema: _s, ...rest } = schema as Record<string, unknown>
-      const examples = (tool.exampleArgs ?? []).filter((e) => isRecord(e))
+      const examples = (tool.exampleArgs ?? []).filter((e) => isJsonObject(e))
       declaration.parametersJsonSchema = {
         ...rest,
         type: "object",
@@ -152,7 +152,7 @@ export const toGeminiTools = (tools: readonly Tool[], options: GeminiToolsOption
         warnings.push(warn(tool.id, l.feature, `/inputSchema${l.path}`, l.message))
       shape = result.shape
       if (result.schema !== undefined) {
-        const example = tool.exampleArgs?.find((e) => isRecord(e))
+        const example = tool.exampleArgs?.find((e) => isJsonObject(e))
         declaration.parameters =
           example !== undefined && result.schema.example === undefined
             ? { ...result.schema, example: toGeminiArguments(shape, example) }

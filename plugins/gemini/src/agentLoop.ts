@@ -6,9 +6,13 @@
  *
  * @since 0.2.0
  */
-import { type ExecutionContextInit, listAllTools, type ToolService } from "@toolplane/foundation"
+import {
+  type ExecutionContextInit,
+  isJsonObject,
+  listAllTools,
+  type ToolService,
+} from "@toolplane/foundation"
 import { type GeminiToolSet, type GeminiToolsOptions, toGeminiTools } from "./adapter.js"
-import { isRecord } from "./internal/json.js"
 import { type ContentLike, executeToolCalls, type ToolCallOutcome } from "./runToolCalls.js"
 
 /**
@@ -126,7 +130,7 @@ export const runAgentLoop = async (options: AgentLoopOptions): Promise<AgentLoop
     })
     last = response
     const content = response.candidates?.[0]?.content
-    if (isRecord(content)) contents.push({ ...content, role: content.role ?? "model" })
+    if (isJsonObject(content)) contents.push({ ...content, role: content.role ?? "model" })
     const outcomes = await executeToolCalls(options.service, response, {
       tools: toolset,
       ...(options.context ? { context: options.context } : {}),

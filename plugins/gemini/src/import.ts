@@ -12,6 +12,7 @@ import {
   EMPTY_INPUT_SCHEMA,
   type ExecutionContext,
   type FeatureLossWarning,
+  isJsonObject,
   isToolError,
   type JsonSchema,
   makeTool,
@@ -20,7 +21,6 @@ import {
   ToolNotFound,
   toToolResult,
 } from "@toolplane/foundation"
-import { isRecord } from "./internal/json.js"
 
 /**
  * A Gemini function declaration as it appears in a request (structurally `FunctionDeclaration`).
@@ -58,7 +58,7 @@ const COUNTS = ["minItems", "maxItems", "minLength", "maxLength", "minProperties
  * @since 0.2.0
  */
 export const geminiSchemaToJsonSchema = (schema: unknown): JsonSchema => {
-  if (!isRecord(schema)) return {}
+  if (!isJsonObject(schema)) return {}
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(schema)) {
     if (value === null || value === undefined) continue
@@ -76,7 +76,7 @@ export const geminiSchemaToJsonSchema = (schema: unknown): JsonSchema => {
         out.examples = [value]
         break
       case "properties":
-        if (isRecord(value))
+        if (isJsonObject(value))
           out.properties = Object.fromEntries(
             Object.entries(value).map(([k, v]) => [k, geminiSchemaToJsonSchema(v)]),
           )
@@ -168,7 +168,7 @@ export const fromFunctionDeclarations = (
     }
   }
   natives.forEach((native, i) => {
-    if (isRecord(native) && Array.isArray(native.functionDeclarations)) {
+    if (isJsonObject(native) && Array.isArray(native.functionDeclarations)) {
       for (const [j, d] of native.functionDeclarations.entries()) one(d, `/${i}/functionDeclarations/${j}`)
       const others = Object.keys(native).filter((k) => k !== "functionDeclarations")
       for (const k of others)
@@ -179,7 +179,7 @@ export const fromFunctionDeclarations = (
           to: "canonical",
           message: `"${k}" is not a function tool and was skipped`,
         })
-    } else if (isRecord(native) && typeof native.name !== "string") {
+    } else if (isJsonObject(native) && typeof native.name !== "string") {
       const kind = Object.keys(native)[0] ?? "unknown"
       warnings.push({
         feature: `tool:${kind}`,

@@ -11,6 +11,7 @@ import {
   callToolForModel,
   contentBlockText,
   type ExecutionContextInit,
+  isJsonObject,
   listAllTools,
   mapConcurrent,
   type ToolResult,
@@ -18,7 +19,6 @@ import {
   unknownToolText,
 } from "@toolplane/foundation"
 import { type GeminiToolSet, toGeminiTools } from "./adapter.js"
-import { isRecord } from "./internal/json.js"
 import { restoreArguments } from "./schema.js"
 
 /**
@@ -168,12 +168,14 @@ interface PendingCall {
 
 const callsOf = (response: unknown): PendingCall[] => {
   let parts: unknown = response
-  if (isRecord(response) && Array.isArray(response.candidates))
+  if (isJsonObject(response) && Array.isArray(response.candidates))
     parts = (response.candidates[0] as { content?: { parts?: unknown } } | undefined)?.content?.parts
-  else if (isRecord(response) && Array.isArray(response.parts)) parts = response.parts
+  else if (isJsonObject(response) && Array.isArray(response.parts)) parts = response.parts
   if (!Array.isArray(parts)) return []
   return parts
-    .filter((p): p is { functionCall: Record<string, unknown> } => isRecord(p) && isRecord(p.functionCall))
+    .filter(
+      (p): p is { functionCall: Record<string, unknown> } => isJsonObject(p) && isJsonObject(p.functionCall),
+    )
     .map((p, i) => {
       const fc = p.functionCall
       const name = typeof fc.name === "string" ? fc.name : ""
@@ -220,7 +222,7 @@ export const executeToolCalls = async (
       }
     const toolId = exported.id
     const raw = call.args === undefined || call.args === null ? {} : call.args
-    if (!isRecord(raw))
+    if (!isJsonObject(raw))
       return {
         ...base,
         toolId,

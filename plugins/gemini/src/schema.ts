@@ -30,8 +30,14 @@
  * @since 0.2.0
  */
 import type { Type } from "@google/genai"
-import { getOwn, type JsonSchema, normalizeJsonSchema, setOwn } from "@toolplane/foundation"
-import { esc, isRecord } from "./internal/json.js"
+import {
+  escapeJsonPointer,
+  isJsonObject,
+  type JsonSchema,
+  normalizeJsonSchema,
+  resolveLocalRef,
+  setOwn,
+} from "@toolplane/foundation"
 
 /**
  * One change to a schema that lost meaning (or was rewritten), as a JSON pointer into the source schema.
@@ -153,20 +159,6 @@ interface Ctx {
 const lose = (ctx: Ctx, feature: string, path: string, message: string) =>
   ctx.losses.push({ feature, path, message })
 
-const resolvePointer = (root: Node, ref: string): unknown => {
-  if (ref === "#") return root
-  if (!ref.startsWith("#/")) return undefined
-  let node: unknown = root
-  for (const seg of ref
-    .slice(2)
-    .split("/")
-    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))) {
-    if (!isRecord(node)) return undefined
-    node = getOwn(node, seg)
-  }
-  return node
-}
-
 interface Out {
   schema: GeminiSchema
   shape: ArgumentShape
@@ -190,7 +182,7 @@ const jsonString = (description: string | undefined, what: string): Out => ({
 const typesOf = (node: Node): string[] => {
   if (typeof node.type === "string") return [node.type]
   if (Array.isArray(node.type)) return node.type.filter((t): t is string => typeof t === "string")
-  if (isRecord(node.properties) || node.additionalProperties !== undefined) return ["object"]
+  if (isJsonObject(node.properties) || node.additionalProperties !== undefined) return ["object"]
   if (node.items !== undefined || node.prefixItems !== undefined) return ["array"]
   const values = Array.isArray(node.enum) ? node.enum : "const" in node ? [node.const] : undefined
   if (values !== undefined) {
@@ -211,17 +203,17 @@ const mergeAllOf = (node: Node, path: string, ctx: Ctx, refs: readonly string[] 
   for (const [i, raw] of (allOf as unknown[]).entries()) {
     let branch = raw
     let seen = refs
-    while (isRecord(branch) && typeof branch.$ref === "string") {
+    while (isJsonObject(branch) && typeof branch.$ref === "string") {
       const { $ref, ...rest } = branch
       if (seen.includes($ref as string)) {
         branch = undefined
         break
       }
       seen = [...seen, $ref as string]
-      const target = resolvePointer(ctx.root, $ref as string)
-      branch = isRecord(target) ? { ...target, ...rest } : undefined
+      const target = resolveLocalRef(ctx.root, $ref as string)
+      branch = isJsonObject(target) ? { ...target, ...rest } : undefined
     }
-    if (!isRecord(branch)) {
+    if (!isJsonObject(branch)) {
       lose(
         ctx,
         "allOf",
@@ -232,8 +224,8 @@ const mergeAllOf = (node: Node, path: string, ctx: Ctx, refs: readonly string[] 
     }
     const flat = Array.isArray(branch.allOf) ? mergeAllOf(branch, `${path}/allOf/${i}`, ctx, seen) : branch
     for (const [key, value] of Object.entries(flat)) {
-      if (key === "properties" && isRecord(value))
-        merged.properties = { ...(isRecord(merged.properties) ? merged.properties : {}), ...value }
+      if (key === "properties" && isJsonObject(value))
+        merged.properties = { ...(isJsonObject(merged.properties) ? merged.properties : {}), ...value }
       else if (key === "required" && Array.isArray(value))
         merged.required = [...new Set([...((merged.required as string[]) ?? []), ...(value as string[])])]
       else if (key === "description" || key === "title") merged[key] ??= value
@@ -241,7 +233,7 @@ const mergeAllOf = (node: Node, path: string, ctx: Ctx, refs: readonly string[] 
         lose(
           ctx,
           "allOf",
-          `${path}/allOf/${i}/${esc(key)}`,
+          `${path}/allOf/${i}/${escapeJsonPointer(key)}`,
           `allOf branches disagree on "${key}"; the first was kept`,
         )
       else setOwn(merged, key, value)
@@ -260,13 +252,13 @@ const propertyName = (source: string, taken: ReadonlySet<string>): string => {
 }
 
 const convert = (input: unknown, path: string, ctx: Ctx, refs: readonly string[]): Out => {
-  if (input === true || (isRecord(input) && !TYPE_KEYS.some((k) => k in input))) {
+  if (input === true || (isJsonObject(input) && !TYPE_KEYS.some((k) => k in input))) {
     const description =
-      isRecord(input) && typeof input.description === "string" ? input.description : undefined
+      isJsonObject(input) && typeof input.description === "string" ? input.description : undefined
     lose(ctx, "any", path || "/", "a value of any type cannot be typed for Gemini; it is sent as JSON text")
     return jsonString(description, "any JSON value")
   }
-  if (!isRecord(input)) {
+  if (!isJsonObject(input)) {
     lose(ctx, "schema", path || "/", "a schema that accepts nothing cannot be expressed; sent as JSON text")
     return jsonString(undefined, "any JSON value")
   }
@@ -294,8 +286,8 @@ const convert = (input: unknown, path: string, ctx: Ctx, refs: readonly string[]
       )
       return jsonString(description, `a nested ${ref.split("/").pop() || "value"}`)
     }
-    const target = resolvePointer(ctx.root, ref)
-    if (!isRecord(target)) {
+    const target = resolveLocalRef(ctx.root, ref)
+    if (!isJsonObject(target)) {
       lose(ctx, "$ref", `${path}/$ref`, `$ref "${ref}" does not resolve; the value is sent as JSON text`)
       return jsonString(description, "any JSON value")
     }
@@ -324,7 +316,7 @@ const convert = (input: unknown, path: string, ctx: Ctx, refs: readonly string[]
       lose(ctx, "examples", `${path}/examples`, "Gemini takes one example; the first was kept")
   }
   for (const [key, value] of Object.entries(node)) {
-    const at = `${path}/${esc(key)}`
+    const at = `${path}/${escapeJsonPointer(key)}`
     switch (key) {
       case "not":
       case "if":
@@ -366,7 +358,7 @@ const convert = (input: unknown, path: string, ctx: Ctx, refs: readonly string[]
   }
   // constraint-only unions ({ anyOf: [{ required: [a] }, { required: [b] }] }) say nothing about types
   let branches = Array.isArray(node.anyOf) ? (node.anyOf as unknown[]) : undefined
-  if (branches?.every((b) => isRecord(b) && !TYPE_KEYS.some((k) => k in b))) {
+  if (branches?.every((b) => isJsonObject(b) && !TYPE_KEYS.some((k) => k in b))) {
     lose(
       ctx,
       "anyOf",
@@ -378,12 +370,12 @@ const convert = (input: unknown, path: string, ctx: Ctx, refs: readonly string[]
   if (branches !== undefined) {
     const { anyOf: _a, title: _t, description: _d, default: _f, examples: _e, ...shared } = node
     const nonNull = branches.filter(
-      (b) => !(isRecord(b) && (b.type === "null" || (b.const === null && !("type" in b)))),
+      (b) => !(isJsonObject(b) && (b.type === "null" || (b.const === null && !("type" in b)))),
     )
     const nullable = nonNull.length < branches.length
     const all = branches
     const outs = nonNull.map((b) =>
-      convert(isRecord(b) ? { ...shared, ...b } : b, `${path}/anyOf/${all.indexOf(b)}`, ctx, refs),
+      convert(isJsonObject(b) ? { ...shared, ...b } : b, `${path}/anyOf/${all.indexOf(b)}`, ctx, refs),
     )
     if (outs.length === 0) return { schema: { ...common, type: T("NULL") }, shape: VALUE }
     if (outs.length === 1) {
@@ -521,7 +513,7 @@ const convert = (input: unknown, path: string, ctx: Ctx, refs: readonly string[]
       } else if (
         node.items === undefined ||
         node.items === true ||
-        (isRecord(node.items) && !TYPE_KEYS.some((k) => k in (node.items as Node)))
+        (isJsonObject(node.items) && !TYPE_KEYS.some((k) => k in (node.items as Node)))
       ) {
         lose(
           ctx,
@@ -530,7 +522,7 @@ const convert = (input: unknown, path: string, ctx: Ctx, refs: readonly string[]
           "an array of any values cannot be typed for Gemini; each item is sent as JSON text",
         )
         items = jsonString(
-          isRecord(node.items) && typeof node.items.description === "string"
+          isJsonObject(node.items) && typeof node.items.description === "string"
             ? node.items.description
             : undefined,
           "any JSON value",
@@ -544,7 +536,7 @@ const convert = (input: unknown, path: string, ctx: Ctx, refs: readonly string[]
       break
     }
     case "object": {
-      const props = isRecord(node.properties) ? node.properties : {}
+      const props = isJsonObject(node.properties) ? node.properties : {}
       if (Object.keys(props).length === 0) {
         if (node.additionalProperties === false) {
           // an object that must be empty: nothing to send
@@ -586,11 +578,11 @@ const convert = (input: unknown, path: string, ctx: Ctx, refs: readonly string[]
           lose(
             ctx,
             "propertyName",
-            `${path}/properties/${esc(source)}`,
+            `${path}/properties/${escapeJsonPointer(source)}`,
             `property "${source}" was renamed "${name}" (Gemini property names allow only [a-zA-Z0-9_]); renamed back before the call`,
           )
         }
-        const c = convert(sub, `${path}/properties/${esc(source)}`, ctx, refs)
+        const c = convert(sub, `${path}/properties/${escapeJsonPointer(source)}`, ctx, refs)
         setOwn(outProps, name, c.schema)
         map.set(name, { source, shape: c.shape })
         if (required.has(source)) outRequired.push(name)
@@ -632,7 +624,7 @@ export const toGeminiSchema = (schema: JsonSchema): GeminiSchemaResult => {
   }))
   const root = normalized.schema as Node
   const ctx: Ctx = { root, losses }
-  if (!isRecord(root)) {
+  if (!isJsonObject(root)) {
     losses.push({
       feature: "inputSchema",
       path: "",
@@ -643,13 +635,13 @@ export const toGeminiSchema = (schema: JsonSchema): GeminiSchemaResult => {
   let top: Node = root
   for (let hops = 0; typeof top.$ref === "string" && hops < 16; hops++) {
     const { $ref, ...rest } = top
-    const target = resolvePointer(root, $ref as string)
-    if (!isRecord(target)) break
+    const target = resolveLocalRef(root, $ref as string)
+    if (!isJsonObject(target)) break
     top = { ...target, ...rest }
   }
   if (Array.isArray(top.allOf)) top = mergeAllOf(top, "", ctx)
-  const props = isRecord(top.properties) ? top.properties : {}
-  const open = top.additionalProperties === true || isRecord(top.additionalProperties)
+  const props = isJsonObject(top.properties) ? top.properties : {}
+  const open = top.additionalProperties === true || isJsonObject(top.additionalProperties)
   if (Object.keys(props).length === 0 && !open && !Array.isArray(top.anyOf) && !Array.isArray(top.oneOf))
     return { schema: undefined, losses, shape: { kind: "object", properties: new Map() } }
   if (Object.keys(props).length === 0) {
@@ -706,11 +698,11 @@ export const restoreArguments = (
     const only = shape.properties.get(WRAPPED_PROPERTY)
     if (only?.source === WRAPPED_ROOT) {
       const parsed = parseJson(args[WRAPPED_PROPERTY])
-      return isRecord(parsed) ? parsed : {}
+      return isJsonObject(parsed) ? parsed : {}
     }
   }
   const out = restore(shape, args)
-  return isRecord(out) ? out : { ...args }
+  return isJsonObject(out) ? out : { ...args }
 }
 
 const restore = (shape: ArgumentShape, value: unknown): unknown => {
@@ -722,7 +714,7 @@ const restore = (shape: ArgumentShape, value: unknown): unknown => {
     case "array":
       return Array.isArray(value) ? value.map((v) => restore(shape.items, v)) : value
     case "object": {
-      if (!isRecord(value)) return value
+      if (!isJsonObject(value)) return value
       const out: Record<string, unknown> = {}
       for (const [key, v] of Object.entries(value)) {
         const p = shape.properties.get(key)
@@ -734,12 +726,12 @@ const restore = (shape: ArgumentShape, value: unknown): unknown => {
     case "union": {
       const fits = (s: ArgumentShape): boolean =>
         s.kind === "object"
-          ? isRecord(value) && Object.keys(value).every((k) => s.properties.has(k))
+          ? isJsonObject(value) && Object.keys(value).every((k) => s.properties.has(k))
           : s.kind === "array"
             ? Array.isArray(value)
             : s.kind === "json"
               ? typeof value === "string"
-              : !isRecord(value) && !Array.isArray(value)
+              : !isJsonObject(value) && !Array.isArray(value)
       const branch = shape.branches.find(fits)
       return branch === undefined ? value : restore(branch, value)
     }
@@ -760,7 +752,7 @@ export const toGeminiArguments = (
   if (shape.kind === "object" && shape.properties.get(WRAPPED_PROPERTY)?.source === WRAPPED_ROOT)
     return { [WRAPPED_PROPERTY]: JSON.stringify(args) }
   const out = forward(shape, args)
-  return isRecord(out) ? out : {}
+  return isJsonObject(out) ? out : {}
 }
 
 const forward = (shape: ArgumentShape, value: unknown): unknown => {
@@ -772,7 +764,7 @@ const forward = (shape: ArgumentShape, value: unknown): unknown => {
     case "array":
       return Array.isArray(value) ? value.map((v) => forward(shape.items, v)) : value
     case "object": {
-      if (!isRecord(value)) return value
+      if (!isJsonObject(value)) return value
       const out: Record<string, unknown> = {}
       for (const [name, p] of shape.properties)
         if (Object.hasOwn(value, p.source)) setOwn(out, name, forward(p.shape, value[p.source]))
@@ -783,11 +775,11 @@ const forward = (shape: ArgumentShape, value: unknown): unknown => {
         s.kind === "object" ? new Set([...s.properties.values()].map((p) => p.source)) : undefined
       const fits = (s: ArgumentShape): boolean =>
         s.kind === "object"
-          ? isRecord(value) && Object.keys(value).every((k) => sources(s)!.has(k))
+          ? isJsonObject(value) && Object.keys(value).every((k) => sources(s)!.has(k))
           : s.kind === "array"
             ? Array.isArray(value)
             : s.kind === "value"
-              ? !isRecord(value) && !Array.isArray(value)
+              ? !isJsonObject(value) && !Array.isArray(value)
               : s.kind === "json"
       const branch = shape.branches.find(fits)
       return branch === undefined ? value : forward(branch, value)

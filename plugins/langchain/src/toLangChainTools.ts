@@ -10,6 +10,7 @@ import { DynamicStructuredTool } from "@langchain/core/tools"
 import {
   type ExecutionContextInit,
   type FeatureLossWarning,
+  isJsonObject,
   isToolError,
   listAllTools,
   type Tool,
@@ -45,9 +46,6 @@ export interface LangChainToolSet {
   /** Lossy renames and tools that could not be exported. */
   readonly warnings: FeatureLossWarning[]
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v)
 
 const signalOf = (init: ExecutionContextInit, signal: AbortSignal | undefined) =>
   signal === undefined
@@ -104,7 +102,7 @@ export const toLangChainTools = async (
             const result = await service.callTool({
               ...(toolCallId !== undefined ? { id: toolCallId } : {}),
               name: tool.id,
-              arguments: (isRecord(input) ? input : {}) as Record<string, unknown>,
+              arguments: (isJsonObject(input) ? input : {}) as Record<string, unknown>,
               context: {
                 ...init,
                 ...(toolCallId !== undefined ? { callId: toolCallId } : {}),

@@ -10,6 +10,7 @@ import {
   type Adapter,
   type Conversion,
   type FeatureLossWarning,
+  isJsonObject,
   normalizeJsonSchema,
   planToolExport,
   type Tool,
@@ -108,9 +109,6 @@ const warn = (tool: Tool, feature: string, path: string, message: string): Featu
   message,
 })
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v)
-
 interface Converted {
   readonly parameters: { [key: string]: unknown }
   readonly strict: boolean
@@ -120,7 +118,7 @@ interface Converted {
 
 const convertParameters = (tool: Tool, strict: boolean): Converted => {
   const warnings: FeatureLossWarning[] = []
-  if (!isRecord(tool.inputSchema)) throw new TypeError("the input schema is not an object")
+  if (!isJsonObject(tool.inputSchema)) throw new TypeError("the input schema is not an object")
   // schemas from the wild (draft-04 bounds and tuples, null keywords, ...): the same rewrites every
   // exporter and MCP import make, each reported
   const { schema: inputSchema, changes } = normalizeJsonSchema(tool.inputSchema)

@@ -7,15 +7,13 @@
  */
 import {
   type FeatureLossWarning,
+  isJsonObject,
   type JsonSchema,
   normalizeJsonSchema,
   planToolExport,
   type Tool,
   type ToolNameMap,
 } from "@toolplane/foundation"
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v)
 
 /**
  * The text a model reads about a tool: its description, else its title, else `undefined`. `null` or
@@ -38,7 +36,7 @@ export const toolDescription = (tool: Tool): string | undefined =>
  * @since 0.2.0
  */
 export const looseParameters = (schema: JsonSchema): { [key: string]: unknown } => {
-  if (!isRecord(schema)) throw new TypeError("the input schema is not an object")
+  if (!isJsonObject(schema)) throw new TypeError("the input schema is not an object")
   const { $schema: _s, ...rest } = schema
   return rest.type === undefined && rest.$ref === undefined ? { type: "object", ...rest } : { ...rest }
 }
@@ -97,7 +95,7 @@ export const functionTools = (tools: readonly Tool[], to: string): FunctionTools
   const entries: FunctionToolEntry[] = []
   for (const { tool, name, warnings: about } of plan.entries) {
     warnings.push(...about)
-    if (!isRecord(tool.inputSchema)) {
+    if (!isJsonObject(tool.inputSchema)) {
       warnings.push(warn(tool.id, "tool", "", "left out: the input schema is not an object"))
       continue
     }

@@ -4,16 +4,8 @@
  *
  * @since 0.1.0
  */
-import { getOwn, type JsonSchema, setOwn } from "@toolplane/foundation"
-import {
-  allowsNull,
-  followRefs,
-  isRecord,
-  mergeAllOf,
-  mergeShared,
-  type Node,
-  resolvePointer,
-} from "./internal/schemaWalk.js"
+import { getOwn, isJsonObject, type JsonSchema, resolveLocalRef, setOwn } from "@toolplane/foundation"
+import { allowsNull, followRefs, mergeAllOf, mergeShared, type Node } from "./internal/schemaWalk.js"
 import { WRAPPED_ROOT_PROPERTY } from "./strictSchema.js"
 
 /**
@@ -34,11 +26,11 @@ export const restoreArguments = (
 ): Record<string, unknown> => {
   const root = source as Node
   const pointer = (ref: string) =>
-    ref.startsWith("#/$defs/") && !isRecord(root.$defs) ? ref.replace("#/$defs/", "#/definitions/") : ref
+    ref.startsWith("#/$defs/") && !isJsonObject(root.$defs) ? ref.replace("#/$defs/", "#/definitions/") : ref
   /** Follows `$ref`s and merges `allOf`, with the walkers the conversion uses (a conflict keeps the first). */
   const resolve = (schema: unknown, depth: number): Node | undefined => {
     const { node: s } = followRefs(root, schema, { pointer })
-    if (!isRecord(s) || depth > 64) return undefined
+    if (!isJsonObject(s) || depth > 64) return undefined
     if (!Array.isArray(s.allOf)) return s
     return mergeAllOf(s, (raw) => resolve(raw, depth + 1))
   }
@@ -77,13 +69,13 @@ export const restoreArguments = (
   /** The alternative an object value was produced for: see {@link restoreArguments}. */
   const pick = (alts: Node[], value: unknown, depth: number): Node | undefined => {
     if (Array.isArray(value)) return alts.find((a) => a.items !== undefined)
-    if (!isRecord(value)) return undefined
+    if (!isJsonObject(value)) return undefined
     const covers = (a: Node) => {
-      const props = isRecord(a.properties) ? a.properties : {}
+      const props = isJsonObject(a.properties) ? a.properties : {}
       return Object.keys(value).every((k) => Object.hasOwn(props, k))
     }
     const fits = (a: Node) => {
-      const props = isRecord(a.properties) ? a.properties : {}
+      const props = isJsonObject(a.properties) ? a.properties : {}
       const required = Array.isArray(a.required) ? (a.required as string[]) : []
       return (
         covers(a) &&
@@ -104,13 +96,13 @@ export const restoreArguments = (
       if (!s) return value
     }
     if (Array.isArray(value)) return value.map((v) => restore(s.items, v, depth + 1))
-    if (!isRecord(value)) return value
-    const props = isRecord(s.properties) ? s.properties : {}
+    if (!isJsonObject(value)) return value
+    const props = isJsonObject(s.properties) ? s.properties : {}
     const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : [])
     const out: Record<string, unknown> = {}
     for (const [key, v] of Object.entries(value)) {
       const sub = getOwn(props, key)
-      if (v === null && !required.has(key) && isRecord(sub) && !acceptsNull(sub, root)) continue
+      if (v === null && !required.has(key) && isJsonObject(sub) && !acceptsNull(sub, root)) continue
       setOwn(out, key, sub === undefined ? v : restore(sub, v, depth + 1))
     }
     return out
@@ -121,15 +113,15 @@ export const restoreArguments = (
 
 const acceptsNull = (schema: Node, root: Node): boolean => {
   if (allowsNull(schema)) return true
-  if (Array.isArray(schema.oneOf) && schema.oneOf.some((s) => isRecord(s) && allowsNull(s))) return true
+  if (Array.isArray(schema.oneOf) && schema.oneOf.some((s) => isJsonObject(s) && allowsNull(s))) return true
   if (typeof schema.$ref === "string") {
-    const target = resolvePointer(
+    const target = resolveLocalRef(
       root,
-      schema.$ref.startsWith("#/$defs/") && !isRecord(root.$defs)
+      schema.$ref.startsWith("#/$defs/") && !isJsonObject(root.$defs)
         ? schema.$ref.replace("#/$defs/", "#/definitions/")
         : schema.$ref,
     )
-    return isRecord(target) && target !== schema && acceptsNull(target, root)
+    return isJsonObject(target) && target !== schema && acceptsNull(target, root)
   }
   return false
 }

@@ -10,6 +10,7 @@ import {
   callToolForModel,
   type ExecutionContextInit,
   formatToolError,
+  isJsonObject,
   listAllTools,
   mapConcurrent,
   type ToolError,
@@ -219,18 +220,17 @@ interface PendingCall {
   readonly unsupported?: string
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v)
-
 const callsOf = (response: unknown): { api: "chat" | "responses"; calls: PendingCall[] } => {
   if (Array.isArray(response)) return { api: "responses", calls: responseCalls(response) }
-  if (isRecord(response) && Array.isArray(response.output))
+  if (isJsonObject(response) && Array.isArray(response.output))
     return { api: "responses", calls: responseCalls(response.output) }
   let message: unknown = response
-  if (isRecord(response) && Array.isArray(response.choices))
+  if (isJsonObject(response) && Array.isArray(response.choices))
     message = (response.choices[0] as { message?: unknown })?.message
   const toolCalls =
-    isRecord(message) && Array.isArray(message.tool_calls) ? (message.tool_calls as ChatToolCallLike[]) : []
+    isJsonObject(message) && Array.isArray(message.tool_calls)
+      ? (message.tool_calls as ChatToolCallLike[])
+      : []
   return {
     api: "chat",
     calls: toolCalls.map((c) =>
@@ -248,7 +248,7 @@ const callsOf = (response: unknown): { api: "chat" | "responses"; calls: Pending
 
 const responseCalls = (items: readonly unknown[]): PendingCall[] =>
   items
-    .filter((i): i is ResponseItemLike => isRecord(i) && i.type === "function_call")
+    .filter((i): i is ResponseItemLike => isJsonObject(i) && i.type === "function_call")
     .map((i) => ({
       callId: typeof i.call_id === "string" ? i.call_id : "",
       // a function inside a namespace (tool search) is routed by "namespace.name"
@@ -309,7 +309,7 @@ export const executeToolCalls = async (
         output: `Error [INVALID_JSON] calling "${call.name}": the arguments are not valid JSON (${(error as Error).message}). Send the arguments as one JSON object matching the tool's parameters.`,
       }
     }
-    if (!isRecord(parsed))
+    if (!isJsonObject(parsed))
       return {
         ...base,
         toolId,
@@ -319,7 +319,7 @@ export const executeToolCalls = async (
     let args: Record<string, unknown>
     try {
       const restored = restoreArguments(exported.tool.inputSchema, parsed, { wrapped: exported.wrapped })
-      args = isRecord(restored) ? restored : parsed
+      args = isJsonObject(restored) ? restored : parsed
     } catch {
       args = parsed
     }

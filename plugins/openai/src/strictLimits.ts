@@ -4,8 +4,9 @@
  *
  * @since 0.2.0
  */
+import { escapeJsonPointer, isJsonObject } from "@toolplane/foundation"
 import { NotStrict } from "./internal/notStrict.js"
-import { esc, isRecord, type Node } from "./internal/schemaWalk.js"
+import type { Node } from "./internal/schemaWalk.js"
 
 /**
  * The schema limits of strict mode.
@@ -31,16 +32,16 @@ interface Tally {
 export const checkStrictLimits = (schema: Node): void => {
   const tally: Tally = { properties: 0, enumValues: 0, chars: 0 }
   const visit = (node: unknown, path: string, depth: number): void => {
-    if (!isRecord(node)) return
+    if (!isJsonObject(node)) return
     let d = depth
-    if (isRecord(node.properties)) {
+    if (isJsonObject(node.properties)) {
       d = depth + 1
       if (d > STRICT_LIMITS.maxDepth)
         throw new NotStrict(path, `more than ${STRICT_LIMITS.maxDepth} levels of object nesting`)
       for (const [name, sub] of Object.entries(node.properties)) {
         tally.properties++
         tally.chars += name.length
-        visit(sub, `${path}/properties/${esc(name)}`, d)
+        visit(sub, `${path}/properties/${escapeJsonPointer(name)}`, d)
       }
     }
     if (Array.isArray(node.enum)) {
@@ -55,10 +56,10 @@ export const checkStrictLimits = (schema: Node): void => {
         )
     }
     if (typeof node.const === "string") tally.chars += node.const.length
-    if (isRecord(node.$defs))
+    if (isJsonObject(node.$defs))
       for (const [name, sub] of Object.entries(node.$defs)) {
         tally.chars += name.length
-        visit(sub, `${path}/$defs/${esc(name)}`, 0)
+        visit(sub, `${path}/$defs/${escapeJsonPointer(name)}`, 0)
       }
     if (Array.isArray(node.anyOf))
       for (const [i, b] of node.anyOf.entries()) visit(b, `${path}/anyOf/${i}`, d)

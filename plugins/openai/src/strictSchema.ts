@@ -32,18 +32,21 @@
  *
  * @since 0.1.0
  */
-import { type JsonSchema, setOwn } from "@toolplane/foundation"
+import {
+  escapeJsonPointer,
+  isJsonObject,
+  type JsonSchema,
+  resolveLocalRef,
+  setOwn,
+  unescapeJsonPointer,
+} from "@toolplane/foundation"
 import { NotStrict } from "./internal/notStrict.js"
 import {
   allowsNull,
-  esc,
   followRefs,
-  isRecord,
   mergeAllOf as mergeAllOfWith,
   mergeShared,
   type Node,
-  resolvePointer,
-  unesc,
 } from "./internal/schemaWalk.js"
 import { checkStrictLimits } from "./strictLimits.js"
 
@@ -173,9 +176,9 @@ const nullable = (schema: Node): Node => {
 /** `false`, `{ not: {} }`, `{ not: true }`: a schema no value matches. */
 const neverMatches = (schema: unknown): boolean =>
   schema === false ||
-  (isRecord(schema) &&
+  (isJsonObject(schema) &&
     Object.keys(schema).every((k) => k === "not" || k === "description" || k === "title" || SILENT.has(k)) &&
-    (schema.not === true || (isRecord(schema.not) && Object.keys(schema.not).length === 0)))
+    (schema.not === true || (isJsonObject(schema.not) && Object.keys(schema.not).length === 0)))
 
 interface Ctx {
   readonly root: Node
@@ -206,12 +209,12 @@ const outputRef = (ref: string, ctx: Ctx): string => {
   if (ref === "#") return ref
   const m = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref)
   if (m && ctx.rootDefs === undefined) return rewriteRef(ref)
-  if (m && m[1] === ctx.defsKey && ctx.rootDefs?.has(unesc(m[2]!))) return `#/$defs/${m[2]}`
+  if (m && m[1] === ctx.defsKey && ctx.rootDefs?.has(unescapeJsonPointer(m[2]!))) return `#/$defs/${m[2]}`
   const hoisted = ctx.hoisted
   if (hoisted === undefined) return rewriteRef(ref)
   let name = hoisted.get(ref)
   if (name === undefined) {
-    const segments = ref.slice(2).split("/").map(unesc)
+    const segments = ref.slice(2).split("/").map(unescapeJsonPointer)
     const base = (segments[segments.length - 1] ?? "").replace(/[^A-Za-z0-9_-]/g, "_") || "def"
     const taken = new Set([...(ctx.rootDefs ?? []), ...hoisted.values()])
     name = base
@@ -257,11 +260,11 @@ const mergeBranch = (shared: Node, raw: unknown, at: string, ctx: Ctx): { node: 
     },
   })
   if (unresolved !== undefined) throw new NotStrict(`${at}/$ref`, `$ref "${unresolved}" does not resolve`)
-  if (!isRecord(branch)) throw new NotStrict(at, "union branch is not a schema object")
+  if (!isJsonObject(branch)) throw new NotStrict(at, "union branch is not a schema object")
   const own: Node = Array.isArray(branch.allOf) ? mergeAllOf(branch, at, ctx) : branch
   const node = mergeShared(shared, own, (key) => {
     throw new NotStrict(
-      `${at}/${esc(key)}`,
+      `${at}/${escapeJsonPointer(key)}`,
       `the union branch and the schema around the union disagree on "${key}"`,
     )
   })
@@ -274,45 +277,49 @@ const mergeAllOf = (node: Node, path: string, ctx: Ctx): Node =>
     node,
     (raw, i) => {
       let branch = raw
-      if (isRecord(branch) && typeof branch.$ref === "string" && Object.keys(branch).length === 1) {
-        const target = resolvePointer(ctx.root, branch.$ref)
+      if (isJsonObject(branch) && typeof branch.$ref === "string" && Object.keys(branch).length === 1) {
+        const target = resolveLocalRef(ctx.root, branch.$ref)
         if (target === undefined || ctx.expanding.includes(branch.$ref))
           throw new NotStrict(`${path}/allOf/${i}`, `allOf branch ${branch.$ref} cannot be merged`)
         branch = target
       }
-      if (!isRecord(branch)) throw new NotStrict(`${path}/allOf/${i}`, "allOf branch is not a schema object")
+      if (!isJsonObject(branch))
+        throw new NotStrict(`${path}/allOf/${i}`, "allOf branch is not a schema object")
       return branch
     },
     (key, i) => {
-      throw new NotStrict(`${path}/allOf/${i}/${esc(key)}`, `allOf branches disagree on "${key}"`)
+      throw new NotStrict(
+        `${path}/allOf/${i}/${escapeJsonPointer(key)}`,
+        `allOf branches disagree on "${key}"`,
+      )
     },
   )
 
 const convert = (input: unknown, path: string, ctx: Ctx): Node => {
   if (
     input === true ||
-    (isRecord(input) &&
+    (isJsonObject(input) &&
       Object.keys(input).every((k) => k === "description" || k === "title" || SILENT.has(k)))
   )
     throw new NotStrict(path, "a schema that accepts any value cannot be expressed in strict mode")
   if (input === false)
     throw new NotStrict(path, "a schema that accepts nothing cannot be expressed in strict mode")
-  if (!isRecord(input)) throw new NotStrict(path, "not a schema object")
+  if (!isJsonObject(input)) throw new NotStrict(path, "not a schema object")
   let node: Node = input
   if (Array.isArray(node.allOf)) node = mergeAllOf(node, path, ctx)
   if (typeof node.$ref === "string") {
     if (!node.$ref.startsWith("#"))
       throw new NotStrict(`${path}/$ref`, `remote $ref "${node.$ref}" is not supported`)
     const siblings = Object.keys(node).filter((k) => k !== "$ref" && !SILENT.has(k))
-    if (resolvePointer(ctx.root, node.$ref) === undefined)
+    if (resolveLocalRef(ctx.root, node.$ref) === undefined)
       throw new NotStrict(`${path}/$ref`, `$ref "${node.$ref}" does not resolve`)
     if (siblings.length === 0) return { $ref: outputRef(node.$ref, ctx) }
     if (ctx.expanding.includes(node.$ref)) {
       for (const k of siblings)
-        lose(ctx, k, `${path}/${esc(k)}`, `"${k}" next to a recursive $ref was dropped`)
+        lose(ctx, k, `${path}/${escapeJsonPointer(k)}`, `"${k}" next to a recursive $ref was dropped`)
       return { $ref: outputRef(node.$ref, ctx) }
     }
-    const target = resolvePointer(ctx.root, node.$ref)
+    const target = resolveLocalRef(ctx.root, node.$ref)
     const { $ref: _r, ...rest } = node
     ctx.expanding.push(node.$ref)
     try {
@@ -330,7 +337,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
       : []
   const is = (t: string) => types.includes(t) || (t === "number" && types.includes("integer"))
   for (const [key, value] of Object.entries(node)) {
-    const at = `${path}/${esc(key)}`
+    const at = `${path}/${escapeJsonPointer(key)}`
     switch (key) {
       case "type":
       case "enum":
@@ -428,7 +435,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
       // type or a $ref keeps it)
       out.anyOf = indexed.map(([b, i]) =>
         convert(
-          node.type !== undefined && isRecord(b) && b.type === undefined && b.$ref === undefined
+          node.type !== undefined && isJsonObject(b) && b.type === undefined && b.$ref === undefined
             ? { ...b, type: node.type }
             : b,
           `${path}/${key}/${i}`,
@@ -440,10 +447,10 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
   }
   const isObject =
     (!union && is("object")) ||
-    (types.length === 0 && (isRecord(node.properties) || node.additionalProperties !== undefined))
+    (types.length === 0 && (isJsonObject(node.properties) || node.additionalProperties !== undefined))
   if (isObject) {
     if (types.length === 0) out.type = "object"
-    const props = isRecord(node.properties) ? node.properties : undefined
+    const props = isJsonObject(node.properties) ? node.properties : undefined
     const extra = node.additionalProperties
     if (props === undefined || Object.keys(props).length === 0) {
       if ((extra !== undefined && extra !== false) || node.patternProperties !== undefined)
@@ -467,7 +474,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
     const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : [])
     const outProps: Record<string, unknown> = {}
     for (const [name, sub] of Object.entries(props ?? {})) {
-      const at = `${path}/properties/${esc(name)}`
+      const at = `${path}/properties/${escapeJsonPointer(name)}`
       const converted = convert(sub, at, ctx)
       if (required.has(name)) setOwn(outProps, name, converted)
       else {
@@ -510,7 +517,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): Node => {
 const isObjectRoot = (schema: Node): boolean =>
   (schema.type === "object" ||
     (schema.type === undefined &&
-      (isRecord(schema.properties) ||
+      (isJsonObject(schema.properties) ||
         (schema.$ref === undefined &&
           schema.allOf === undefined &&
           schema.anyOf === undefined &&
@@ -534,24 +541,24 @@ const isObjectRoot = (schema: Node): boolean =>
 export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
   const losses: SchemaLoss[] = []
   try {
-    if (!isRecord(schema)) throw new NotStrict("", "not a schema object")
+    if (!isJsonObject(schema)) throw new NotStrict("", "not a schema object")
     let root: Node = schema
     // a root that only points into its definitions: inline the target at the root
     if (typeof root.$ref === "string" && root.$ref !== "#") {
-      const target = resolvePointer(root, root.$ref)
-      if (isRecord(target) && !JSON.stringify(target).includes(`"${root.$ref}"`)) {
+      const target = resolveLocalRef(root, root.$ref)
+      if (isJsonObject(target) && !JSON.stringify(target).includes(`"${root.$ref}"`)) {
         const { $ref: _r, ...rest } = root
         root = { ...target, ...rest }
       }
     }
     if (Array.isArray(root.allOf)) root = mergeAllOf(root, "", { root, losses, expanding: [] })
-    const defsSource = isRecord(root.$defs)
+    const defsSource = isJsonObject(root.$defs)
       ? root.$defs
-      : isRecord(root.definitions)
+      : isJsonObject(root.definitions)
         ? root.definitions
         : undefined
-    const defsKey = isRecord(root.$defs) ? "$defs" : "definitions"
-    if (isRecord(root.$defs) && isRecord(root.definitions))
+    const defsKey = isJsonObject(root.$defs) ? "$defs" : "definitions"
+    if (isJsonObject(root.$defs) && isJsonObject(root.definitions))
       throw new NotStrict("", "both $defs and definitions are used")
     const ctx: Ctx = {
       root: schema as Node,
@@ -586,9 +593,9 @@ export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
     }
     const defs: Record<string, unknown> = {}
     for (const [name, sub] of Object.entries(defsSource ?? {})) {
-      ctx.expanding.push(`#/${defsKey}/${esc(name)}`)
+      ctx.expanding.push(`#/${defsKey}/${escapeJsonPointer(name)}`)
       try {
-        setOwn(defs, name, convert(sub, `/${defsKey}/${esc(name)}`, ctx))
+        setOwn(defs, name, convert(sub, `/${defsKey}/${escapeJsonPointer(name)}`, ctx))
       } finally {
         ctx.expanding.pop()
       }
@@ -597,7 +604,7 @@ export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
     for (let ref = ctx.pending!.shift(); ref !== undefined; ref = ctx.pending!.shift()) {
       ctx.expanding.push(ref)
       try {
-        setOwn(defs, ctx.hoisted!.get(ref)!, convert(resolvePointer(ctx.root, ref), ref.slice(1), ctx))
+        setOwn(defs, ctx.hoisted!.get(ref)!, convert(resolveLocalRef(ctx.root, ref), ref.slice(1), ctx))
       } finally {
         ctx.expanding.pop()
       }

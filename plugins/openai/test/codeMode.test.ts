@@ -3,7 +3,8 @@
  * `runToolCalls`. The model's messages are literal Chat Completions / Responses shapes (no hosted API).
  */
 import { approveWith, codeExecutor, createRunner } from "@toolplane/exec"
-import { defineBackend, defineTool, runDefinition, ToolNotFound } from "@toolplane/foundation"
+import { defineTool } from "@toolplane/foundation"
+import { definitionBackend } from "@toolplane/foundation/testing"
 import { quickJsSandbox } from "@toolplane/plugin-sandbox-quickjs"
 import { afterAll, describe, expect, it } from "vitest"
 import { z } from "zod"
@@ -23,18 +24,7 @@ const wipe = defineTool({
   handler: () => "wiped",
 })
 const defs = [add, wipe]
-const byId = new Map(defs.map((d) => [d.id, d]))
-const backend = defineBackend({
-  name: "local",
-  kind: "local",
-  toolSchemas: () => defs,
-  execute: (call, ctx) => {
-    const def = byId.get(call.toolId)
-    if (!def) throw new ToolNotFound({ toolId: call.toolId, suggestions: [] })
-    return runDefinition(def, call, ctx)
-  },
-  requiresApproval: (id) => id === "ops/wipe",
-})
+const backend = definitionBackend(defs, { name: "local", approval: (id) => id === "ops/wipe" })
 const runner = createRunner({
   backends: [backend],
   approver: approveWith(() => ({ approved: false, reason: "no" })),

@@ -5,13 +5,8 @@
  */
 import { executePlan, gatewayStack, makePlanner } from "@toolplane/compose"
 import { createRunner } from "@toolplane/exec"
-import {
-  defineBackend,
-  defineEnricher,
-  defineTool,
-  runDefinition,
-  type ToolService,
-} from "@toolplane/foundation"
+import { defineEnricher, defineTool, type ToolService } from "@toolplane/foundation"
+import { definitionBackend } from "@toolplane/foundation/testing"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
 import { runAgentLoop, runToolCalls } from "../src/index.js"
@@ -37,13 +32,7 @@ const setup = () => {
       return `contents of ${id}`
     },
   })
-  const defs = new Map([search, fetch].map((d) => [d.id, d]))
-  const backend = defineBackend({
-    name: "docs",
-    toolSchemas: () => [...defs.values()],
-    execute: (call, ctx) => runDefinition(defs.get(call.toolId)!, call, ctx),
-    requiresApproval: () => false,
-  })
+  const backend = definitionBackend([search, fetch], { name: "docs", kind: "custom" })
   const links = defineEnricher({
     name: "docs-links",
     categories: [],

@@ -7,16 +7,14 @@ import { fc, test as fcTest } from "@fast-check/vitest"
 import { approveWith, codeExecutor, createRunner } from "@toolplane/exec"
 import {
   type Backend,
-  defineBackend,
   defineTool,
-  runDefinition,
   SandboxError,
   SandboxLimit,
   SandboxMemory,
   SandboxTimeout,
   type ToolDefinition,
-  ToolNotFound,
 } from "@toolplane/foundation"
+import { definitionBackend } from "@toolplane/foundation/testing"
 import { afterAll, describe, expect, it } from "vitest"
 import { z } from "zod"
 import { quickJsSandbox } from "../src/index.js"
@@ -25,20 +23,7 @@ const backend = (
   name: string,
   defs: readonly ToolDefinition<any>[],
   approval: (id: string) => boolean = () => false,
-): Backend => {
-  const byId = new Map(defs.map((d) => [d.id, d]))
-  return defineBackend({
-    name,
-    kind: "local",
-    toolSchemas: () => defs,
-    execute: (call, ctx) => {
-      const def = byId.get(call.toolId)
-      if (!def) throw new ToolNotFound({ toolId: call.toolId, suggestions: [] })
-      return runDefinition(def, call, ctx)
-    },
-    requiresApproval: (id) => approval(id),
-  })
-}
+): Backend => definitionBackend(defs, { name, approval })
 
 const executed: string[] = []
 const issues = defineTool({

@@ -4,15 +4,8 @@
  */
 import { codeMode } from "@toolplane/compose"
 import { codeExecutor, createRunner } from "@toolplane/exec"
-import {
-  applyMiddleware,
-  defineBackend,
-  defineTool,
-  InvalidArguments,
-  runDefinition,
-  SandboxError,
-  ToolNotFound,
-} from "@toolplane/foundation"
+import { applyMiddleware, defineTool, InvalidArguments, SandboxError } from "@toolplane/foundation"
+import { definitionBackend } from "@toolplane/foundation/testing"
 import { afterAll, describe, expect, it } from "vitest"
 import { z } from "zod"
 import { quickJsSandbox } from "../src/index.js"
@@ -25,22 +18,7 @@ const defs = Array.from({ length: 40 }, (_, i) =>
     handler: ({ x }) => `tool_${i}(${x})`,
   }),
 )
-const byId = new Map(defs.map((d) => [d.id, d]))
-const runner = createRunner({
-  backends: [
-    defineBackend({
-      name: "bulk",
-      kind: "local",
-      toolSchemas: () => defs,
-      execute: (call, ctx) => {
-        const def = byId.get(call.toolId)
-        if (!def) throw new ToolNotFound({ toolId: call.toolId, suggestions: [] })
-        return runDefinition(def, call, ctx)
-      },
-      requiresApproval: () => false,
-    }),
-  ],
-})
+const runner = createRunner({ backends: [definitionBackend(defs, { name: "bulk" })] })
 const sandbox = quickJsSandbox({ maxWorkers: 1 })
 afterAll(() => sandbox.close())
 

@@ -9,7 +9,14 @@
  *
  * @since 0.1.0
  */
-import { ConfigError, type JsonSchema, type Middleware, type Tool } from "@toolplane/foundation"
+import {
+  ConfigError,
+  getOwn,
+  type JsonSchema,
+  type Middleware,
+  setOwn,
+  type Tool,
+} from "@toolplane/foundation"
 import { compileIdPatterns, type IdMatcher } from "../internal/glob.js"
 import { type ListingOptions, listingService, resolveListing } from "../internal/listing.js"
 import { memoizeByTool } from "../internal/memo.js"
@@ -64,7 +71,7 @@ const compileRules = (overrides: ArgumentOverrides): readonly Rule[] =>
         if (typeof o.rename !== "string" || o.rename === "")
           throw new ConfigError({ path: `${p}.rename`, reason: "must be a non-empty string" })
         if (hides) throw new ConfigError({ path: p, reason: "a hidden parameter cannot be renamed" })
-        if (o.rename in params && o.rename !== param)
+        if (Object.hasOwn(params, o.rename) && o.rename !== param)
           throw new ConfigError({
             path: `${p}.rename`,
             reason: `"${o.rename}" is also a configured parameter`,
@@ -110,13 +117,13 @@ export const overrideSchema = (
       delete properties[param]
       required = required.filter((r) => r !== param)
     } else if ("default" in o) {
-      properties[param] = { ...(properties[param] ?? {}), default: o.default } as JsonSchema
+      setOwn(properties, param, { ...(getOwn(properties, param) ?? {}), default: o.default })
       required = required.filter((r) => r !== param)
     }
   }
   for (const [param, o] of Object.entries(params)) {
-    if (o.rename === undefined || !(param in properties)) continue
-    properties[o.rename] = properties[param]!
+    if (o.rename === undefined || !Object.hasOwn(properties, param)) continue
+    setOwn(properties, o.rename, properties[param])
     delete properties[param]
     required = required.map((r) => (r === param ? o.rename! : r))
   }
@@ -137,16 +144,16 @@ export const overrideArguments = (
   for (const [param, o] of Object.entries(params)) {
     if (o.rename !== undefined) {
       delete out[param]
-      if (o.rename in args) {
-        out[param] = args[o.rename]
+      if (Object.hasOwn(args, o.rename)) {
+        setOwn(out, param, args[o.rename])
         delete out[o.rename]
       }
     }
   }
   for (const [param, o] of Object.entries(params)) {
-    if ("value" in o) out[param] = clone(o.value)
+    if ("value" in o) setOwn(out, param, clone(o.value))
     else if (o.hide === true) delete out[param]
-    else if ("default" in o && out[param] === undefined) out[param] = clone(o.default)
+    else if ("default" in o && getOwn(out, param) === undefined) setOwn(out, param, clone(o.default))
   }
   return out
 }
@@ -172,7 +179,7 @@ export const checkArgumentOverrides = (overrides: ArgumentOverrides, tools: read
     const properties = tool.inputSchema.properties ?? {}
     for (const [param, o] of Object.entries(params)) {
       const at = `argument_overrides(${tool.id}).${param}`
-      if (o.rename !== undefined && o.rename in properties && !(o.rename in params))
+      if (o.rename !== undefined && Object.hasOwn(properties, o.rename) && !Object.hasOwn(params, o.rename))
         throw new ConfigError({
           path: `${at}.rename`,
           reason: `"${tool.id}" already has a parameter "${o.rename}"`,

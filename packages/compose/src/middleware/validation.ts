@@ -11,6 +11,7 @@ import {
   compileJsonSchema,
   InvalidArguments,
   type InvalidArguments as InvalidArgumentsType,
+  isJsonObject,
   type Middleware,
   suggestToolIds,
   type Tool,
@@ -43,9 +44,6 @@ export interface ValidationOptions extends Pick<ListingOptions, "listingTtlMs" |
   /** Check arguments against the listed input schema. Default true. */
   readonly validateSchema?: boolean
 }
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** {@link sizeUpperBound} with an explicit stack, for values nested deeper than the recursion allows. */
 const sizeUpperBoundDeep = (value: unknown, budget: number): number => {
@@ -154,7 +152,7 @@ export const requestValidation = (options: ValidationOptions = {}): Middleware =
       listTools: (request) => next.listTools(request),
       callTool: (request): Promise<ToolResult> => {
         const args = request.arguments ?? {}
-        if (!isPlainObject(args))
+        if (!isJsonObject(args))
           return Promise.reject(
             new InvalidArguments({
               toolId: request.name,

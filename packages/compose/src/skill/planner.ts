@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { isToolId, suggestToolIds, type Tool } from "@toolplane/foundation"
+import { isJsonObject, isToolId, suggestToolIds, type Tool } from "@toolplane/foundation"
 import { SkillPlanError } from "./errors.js"
 import type { Guard } from "./guards.js"
 import {
@@ -103,11 +103,8 @@ export const makePlanner = (options: PlannerOptions = {}): Planner => {
   return Object.freeze({ plan: (skill: Skill) => planSkill(skill, tools, guards) })
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 const planSkill = (input: Skill, tools: ReturnType<typeof known>, guards: readonly Guard[]): Plan => {
-  const skillName = isPlainObject(input) && typeof input.name === "string" ? input.name : "(unnamed)"
+  const skillName = isJsonObject(input) && typeof input.name === "string" ? input.name : "(unnamed)"
   const fail = (
     reason: SkillPlanError["reason"],
     detail: string,
@@ -115,7 +112,7 @@ const planSkill = (input: Skill, tools: ReturnType<typeof known>, guards: readon
   ): never => {
     throw new SkillPlanError({ skill: skillName, reason, detail, ...extra })
   }
-  if (!isPlainObject(input)) fail("InvalidSkill", "a skill must be an object")
+  if (!isJsonObject(input)) fail("InvalidSkill", "a skill must be an object")
   if (typeof input.name !== "string" || input.name.trim() === "")
     fail("InvalidSkill", "a skill needs a non-empty name", { path: "name" })
   if (!Array.isArray(input.steps)) fail("InvalidSkill", "steps must be an array", { path: "steps" })
@@ -130,7 +127,7 @@ const planSkill = (input: Skill, tools: ReturnType<typeof known>, guards: readon
   const index = new Map<string, number>()
   skill.steps.forEach((step: SkillStep, i) => {
     const at = `steps[${i}]`
-    if (!isPlainObject(step)) fail("InvalidStep", "a step must be an object", { path: at })
+    if (!isJsonObject(step)) fail("InvalidStep", "a step must be an object", { path: at })
     if (typeof step.id !== "string" || !STEP_ID_RE.test(step.id))
       fail(
         "InvalidStep",
@@ -153,7 +150,7 @@ const planSkill = (input: Skill, tools: ReturnType<typeof known>, guards: readon
           path: `${at}.tool`,
         },
       )
-    if (step.inputs !== undefined && !isPlainObject(step.inputs))
+    if (step.inputs !== undefined && !isJsonObject(step.inputs))
       fail("InvalidStep", `step "${step.id}" inputs must be an object`, {
         stepId: step.id,
         path: `${at}.inputs`,

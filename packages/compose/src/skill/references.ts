@@ -13,7 +13,9 @@
  *
  * @since 0.1.0
  */
+
 import type { ToolResult } from "@toolplane/foundation"
+import { isJsonObject } from "@toolplane/foundation"
 
 /**
  * A reference found in a step's inputs.
@@ -68,9 +70,6 @@ export class MalformedReference extends Error {
 const child = (at: string, key: string): string =>
   /^[A-Za-z_$][\w$]*$/.test(key) ? `${at}.${key}` : `${at}[${JSON.stringify(key)}]`
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 const refOf = (value: Record<string, unknown>, path: string): Reference | undefined => {
   const keys = Object.keys(value)
   if (!keys.includes("$ref")) return undefined
@@ -99,7 +98,7 @@ export const collectReferences = (inputs: unknown, path = "inputs"): Reference[]
       for (const m of value.matchAll(TEMPLATE_RE)) out.push({ source: m[1]!, pointer: m[2] ?? "", path: at })
     } else if (Array.isArray(value)) {
       for (const [i, v] of value.entries()) walk(v, `${at}[${i}]`)
-    } else if (isPlainObject(value)) {
+    } else if (isJsonObject(value)) {
       if ("$literal" in value && Object.keys(value).length === 1) return
       const r = refOf(value, at)
       if (r) {
@@ -126,7 +125,7 @@ export const readPointer = (value: unknown, pointer: string): { found: boolean; 
     if (Array.isArray(current)) {
       if (!/^(0|[1-9]\d*)$/.test(key) || Number(key) >= current.length) return { found: false }
       current = current[Number(key)]
-    } else if (isPlainObject(current) && Object.hasOwn(current, key)) {
+    } else if (isJsonObject(current) && Object.hasOwn(current, key)) {
       current = current[key]
     } else return { found: false }
   }
@@ -182,7 +181,7 @@ export const resolveInputs = (
       })
     }
     if (Array.isArray(value)) return value.map((v, i) => walk(v, `${at}[${i}]`))
-    if (isPlainObject(value)) {
+    if (isJsonObject(value)) {
       if ("$literal" in value && Object.keys(value).length === 1) return value.$literal
       const r = refOf(value, at)
       if (r) return read(r)

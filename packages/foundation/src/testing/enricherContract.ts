@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest"
 import type { Enricher, FollowUpLink } from "../enricher.js"
+import { isJsonObject } from "../jsonObject.js"
 import type { JsonValue } from "../jsonSchema.js"
 import { makeTool, type Tool } from "../tool.js"
 import { isToolId } from "../toolId.js"
@@ -40,9 +41,6 @@ const deepFreeze = <A>(value: A): A => {
   }
   return value
 }
-
-const isPlainObject = (x: unknown): x is Record<string, unknown> =>
-  typeof x === "object" && x !== null && !Array.isArray(x)
 
 /**
  * Registers a vitest suite that checks an enricher honours the {@link Enricher} contract: a name and
@@ -106,7 +104,7 @@ export const enricherContract = (
         const before = JSON.stringify(input)
         const out = enricher.transformArgs(call.toolId, input)
         expect(JSON.stringify(input)).toBe(before)
-        expect(isPlainObject(out), `transformArgs(${call.toolId}) returned ${JSON.stringify(out)}`).toBe(true)
+        expect(isJsonObject(out), `transformArgs(${call.toolId}) returned ${JSON.stringify(out)}`).toBe(true)
       }
     })
 
@@ -127,7 +125,7 @@ export const enricherContract = (
           expect(f.expected, `projectArgs(${f.toolId}) had no opinion`).toBeUndefined()
           continue
         }
-        for (const args of projected) expect(isPlainObject(args)).toBe(true)
+        for (const args of projected) expect(isJsonObject(args)).toBe(true)
         if (f.expected !== undefined) expect(projected).toEqual(f.expected)
       }
     })

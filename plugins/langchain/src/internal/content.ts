@@ -1,6 +1,7 @@
 /** Toolplane results as LangChain tool message content, and LangChain tool outputs as results. */
 import {
   contentBlockText,
+  isJsonObject,
   type ToolResult,
   textResult,
   toolResultText,
@@ -27,16 +28,13 @@ export const toLangChainContent = (result: ToolResult): LangChainContent => {
   return toolResultText(result)
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v)
-
 /**
  * A LangChain tool's output as a result: a `ToolMessage` (or anything with `content`) by its content
  * (a failed message, `status: "error"`, as a failed result), a string as text, anything else as
  * structured content or JSON text.
  */
 export const fromLangChainOutput = (output: unknown): ToolResult => {
-  if (isRecord(output) && "content" in output && ("tool_call_id" in output || "lc_kwargs" in output)) {
+  if (isJsonObject(output) && "content" in output && ("tool_call_id" in output || "lc_kwargs" in output)) {
     const content = output.content
     const failed = output.status === "error"
     const text =
@@ -44,7 +42,7 @@ export const fromLangChainOutput = (output: unknown): ToolResult => {
         ? content
         : Array.isArray(content)
           ? content
-              .map((c) => (isRecord(c) && typeof c.text === "string" ? c.text : JSON.stringify(c)))
+              .map((c) => (isJsonObject(c) && typeof c.text === "string" ? c.text : JSON.stringify(c)))
               .join("\n")
           : JSON.stringify(content)
     return failed ? { ...textResult(text), isError: true } : textResult(text)

@@ -5,25 +5,9 @@
  * the first).
  */
 
-import { getOwn, setOwn } from "@toolplane/foundation"
+import { getOwn, isJsonObject, resolveLocalRef, setOwn } from "@toolplane/foundation"
 
 export type Node = Record<string, unknown>
-
-export const isRecord = (v: unknown): v is Node => typeof v === "object" && v !== null && !Array.isArray(v)
-export const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1")
-export const unesc = (s: string) => s.replace(/~1/g, "/").replace(/~0/g, "~")
-
-/** The node a local JSON pointer (`#`, `#/a/b`) names in `root`, or `undefined`. */
-export const resolvePointer = (root: Node, ref: string): unknown => {
-  if (ref === "#") return root
-  if (!ref.startsWith("#/")) return undefined
-  let node: unknown = root
-  for (const seg of ref.slice(2).split("/").map(unesc)) {
-    if (!isRecord(node)) return undefined
-    node = getOwn(node, seg)
-  }
-  return node
-}
 
 /** Whether a schema (converted or source) accepts `null` by its type, enum, const or an `anyOf` branch. */
 export const allowsNull = (schema: Node): boolean => {
@@ -31,7 +15,7 @@ export const allowsNull = (schema: Node): boolean => {
   if (t === "null" || (Array.isArray(t) && t.includes("null"))) return true
   if (Array.isArray(schema.enum) && schema.enum.includes(null)) return true
   if ("const" in schema && schema.const === null) return true
-  if (Array.isArray(schema.anyOf)) return schema.anyOf.some((s) => isRecord(s) && allowsNull(s))
+  if (Array.isArray(schema.anyOf)) return schema.anyOf.some((s) => isJsonObject(s) && allowsNull(s))
   return false
 }
 
@@ -53,11 +37,11 @@ export const followRefs = (
   let node = schema
   const refs: string[] = []
   const max = options.maxHops ?? 32
-  while (isRecord(node) && typeof node.$ref === "string" && refs.length < max) {
+  while (isJsonObject(node) && typeof node.$ref === "string" && refs.length < max) {
     const ref = node.$ref
     options.before?.(ref, refs)
-    const target = resolvePointer(root, options.pointer ? options.pointer(ref) : ref)
-    if (!isRecord(target)) return { node, refs, unresolved: ref }
+    const target = resolveLocalRef(root, options.pointer ? options.pointer(ref) : ref)
+    if (!isJsonObject(target)) return { node, refs, unresolved: ref }
     refs.push(ref)
     const { $ref: _r, ...siblings } = node
     node = { ...target, ...siblings }
@@ -82,8 +66,8 @@ export const mergeAllOf = (
     const branch = branchOf(raw, i)
     if (branch === undefined) continue
     for (const [key, value] of Object.entries(branch)) {
-      if (key === "properties" && isRecord(value)) {
-        merged.properties = { ...(isRecord(merged.properties) ? merged.properties : {}), ...value }
+      if (key === "properties" && isJsonObject(value)) {
+        merged.properties = { ...(isJsonObject(merged.properties) ? merged.properties : {}), ...value }
       } else if (key === "required" && Array.isArray(value)) {
         merged.required = [...new Set([...((merged.required as string[]) ?? []), ...(value as string[])])]
       } else if (key === "description" || key === "title") {
@@ -106,8 +90,8 @@ export const mergeShared = (shared: Node, branch: Node, conflict: (key: string) 
   const merged: Node = { ...branch }
   for (const [key, value] of Object.entries(shared)) {
     const mine = getOwn(merged, key)
-    if (key === "properties" && isRecord(value)) {
-      merged.properties = { ...value, ...(isRecord(mine) ? mine : {}) }
+    if (key === "properties" && isJsonObject(value)) {
+      merged.properties = { ...value, ...(isJsonObject(mine) ? mine : {}) }
     } else if (key === "required" && Array.isArray(value)) {
       merged.required = [...new Set([...value, ...(Array.isArray(mine) ? mine : [])])]
     } else if (key === "additionalProperties") {
