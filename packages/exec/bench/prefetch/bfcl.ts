@@ -76,6 +76,8 @@ const known = new Set([
   "log",
   "min-precision",
   "message-min-confidence",
+  "prefetch",
+  "annotations",
 ])
 for (const a of argv) if (a.startsWith("--") && !known.has(a.slice(2))) fail(`unknown flag ${a}`)
 
@@ -95,6 +97,16 @@ const logFile = flag("log")
 // The message source's `minConfidence` (default 0.25).
 const messageMinConfidence =
   flag("message-min-confidence") === undefined ? undefined : num("message-min-confidence", 0.25)
+// `--prefetch JSON`: more prefetch options for the runs with prefetch (merged over the flags above).
+const extraOptions = (() => {
+  const raw = flag("prefetch")
+  if (raw === undefined) return {}
+  try {
+    return JSON.parse(raw) as PrefetchOptions
+  } catch {
+    return fail(`--prefetch must be a JSON object of prefetch options, got ${raw}`)
+  }
+})()
 const log = (line: string) => {
   if (!asJson) process.stdout.write(`${line}\n`)
 }
@@ -162,7 +174,16 @@ interface Annotations {
   readonly links: Record<string, FollowUpLink[]>
   readonly hosts: Record<string, string>
 }
-const annotations = JSON.parse(readFileSync(join(HERE, "annotations.json"), "utf8")) as Annotations
+// `--annotations FILE`: another provider annotation file (default: this folder's annotations.json).
+const annotationsFile = flag("annotations")
+const annotations = JSON.parse(
+  readFileSync(
+    annotationsFile === undefined
+      ? join(HERE, "annotations.json")
+      : resolve(process.env.INIT_CWD ?? process.cwd(), annotationsFile),
+    "utf8",
+  ),
+) as Annotations
 const readOnly = new Set(Object.values(annotations.readOnly).flat())
 /** Functions the annotations mention at all; any other is unannotated and treated as not read-only. */
 const annotated = new Set([...readOnly, ...Object.values(annotations.writes).flat()])
@@ -339,7 +360,7 @@ if (sessions.length === 0) fail("no session can be run: every one needs a class 
 const CALLER = "bfcl-agent"
 
 /** One backend per mode: calls go to the Python instances of the session that mode is replaying. */
-const makeBackend = (mode: { session: string }) =>
+const makeBackend = (mode: { session: string; speculated: { tool: string; args: unknown }[] }) =>
   defineBackend({
     name: "bfcl",
     kind: "python",
@@ -348,6 +369,9 @@ const makeBackend = (mode: { session: string }) =>
     async execute(call, ctx) {
       // The simulated latency includes the Python round trip: the call takes tool-ms in all.
       const started = performance.now()
+      // The replay's own calls carry a session id; the prefetcher's speculative ones do not.
+      if (ctx.sessionId === undefined && logFile !== undefined)
+        mode.speculated.push({ tool: call.toolId.slice("bfcl/".length), args: call.arguments })
       const reply = await py.request("call", {
         session: mode.session,
         name: call.toolId.slice("bfcl/".length),
@@ -394,7 +418,7 @@ const provider = defineEnricher({
 interface Mode {
   readonly label: string
   readonly runner: ToolRunner
-  readonly target: { session: string }
+  readonly target: { session: string; speculated: { tool: string; args: unknown }[] }
   readonly results: string[][]
   readonly states: string[]
   calls: number
@@ -419,7 +443,7 @@ interface Mode {
 }
 
 const makeMode = (label: string, prefetch: PrefetchOptions | undefined): Mode => {
-  const target = { session: "" }
+  const target = { session: "", speculated: [] as { tool: string; args: unknown }[] }
   return {
     label,
     target,
@@ -545,6 +569,7 @@ const replay = async (mode: Mode, session: Session): Promise<void> => {
           readOnly: readOnly.has(call.name),
           result: value,
         })
+      const speculated = mode.target.speculated.splice(0)
       if (mode.label === "learning" && logFile !== undefined)
         mode.log.push({
           session: session.id,
@@ -555,6 +580,8 @@ const replay = async (mode: Mode, session: Session): Promise<void> => {
           reachable,
           reachableWithText,
           hit,
+          // The speculative calls started since the previous call (tool and arguments).
+          speculated,
         })
     }
   }
@@ -563,6 +590,11 @@ const replay = async (mode: Mode, session: Session): Promise<void> => {
   // outlives the session (it would read this session's state and could be served in the next one).
   await new Promise((resolve) => setImmediate(resolve))
   mode.runner.prefetch?.invalidate(CALLER)
+  // Speculative calls started after the session's last call belong to it (wasted).
+  const late = mode.target.speculated.splice(0)
+  const lastRow = mode.log[mode.log.length - 1]
+  if (mode.label === "learning" && lastRow !== undefined && lastRow.session === session.id)
+    (lastRow.speculated as unknown[]).push(...late)
   mode.results.push(out)
   mode.states.push(canonicalJson((await py.request("state", { session: mode.target.session })).state))
   await py.request("drop", { session: mode.target.session })
@@ -613,6 +645,7 @@ const modeList = [
     ttlMs: ttlMs * scale,
     ...(minPrecision === undefined ? {} : { minPrecision }),
     ...(messageMinConfidence === undefined ? {} : { messages: { minConfidence: messageMinConfidence } }),
+    ...extraOptions,
   }),
 ]
 log(

@@ -76,6 +76,9 @@ interface Feedback {
 interface CallerScope {
   /** Rule (`origin:previous>follow-up`) -> outcome of its prefetches. */
   readonly feedback: Map<string, Feedback>
+  /** The caller's prefetches issued and served, over all rules (the precision budget). */
+  issued: number
+  hits: number
   readonly callerId: string | undefined
   readonly pending: Map<string, Pending>
   /** Calls of this caller to tools that are not read-only, running now. */
@@ -90,6 +93,16 @@ interface Facts {
 }
 
 const ANONYMOUS = "\u0000anonymous"
+/**
+ * The precision budget's default floor: a rule estimated below it is never paid for by the caller's
+ * surplus (chosen by cross-validation on BFCL sessions, see the README).
+ */
+const BUDGET_FLOOR = 0.25
+/**
+ * The budget's default target above `minPrecision`: it spends only the surplus above `minPrecision` + this,
+ * so sampling noise does not take the caller's precision under `minPrecision` (cross-validated, README).
+ */
+const BUDGET_MARGIN = 0.05
 /** The `from` of proposals planned when a message arrives. */
 const TURN_START = "\u0000start"
 const noop = (): void => {}
@@ -121,6 +134,10 @@ export class PrefetchEngine implements Prefetcher {
   readonly #maxPerCall: number
   readonly #ttlMs: number
   readonly #minPrecision: number
+  /** Below `minPrecision`, the smallest rule estimate the precision budget may spend on (1: no budget). */
+  readonly #budgetFloor: number
+  /** The caller precision the budget keeps: only hits beyond it are spent. */
+  readonly #budgetTarget: number
   readonly #idempotent: boolean
   readonly #anonymous: boolean
   readonly #meters: PrefetchMeters | undefined
@@ -175,6 +192,13 @@ export class PrefetchEngine implements Prefetcher {
     this.#maxPerCall = Math.max(0, Math.floor(options.maxPerCall ?? 4))
     this.#ttlMs = Math.max(1, options.ttlMs ?? 5000)
     this.#minPrecision = Math.min(1, Math.max(0, options.minPrecision ?? 0.5))
+    const budget = options.precisionBudget ?? true
+    const settings = budget === true || budget === false ? undefined : budget
+    this.#budgetFloor = budget === false ? 1 : Math.min(1, Math.max(0, settings?.floor ?? BUDGET_FLOOR))
+    this.#budgetTarget = Math.min(
+      1,
+      Math.max(this.#minPrecision, settings?.target ?? this.#minPrecision + BUDGET_MARGIN),
+    )
     this.#idempotent = options.idempotent === true
     this.#anonymous = options.anonymous === true
     this.#meters = options.metrics === false ? undefined : prefetchMeters()
@@ -327,6 +351,8 @@ export class PrefetchEngine implements Prefetcher {
     if (scope === undefined) {
       scope = {
         feedback: new Map(),
+        issued: 0,
+        hits: 0,
         callerId: caller === ANONYMOUS ? undefined : caller,
         pending: new Map(),
         writes: 0,
@@ -510,6 +536,7 @@ export class PrefetchEngine implements Prefetcher {
     const saved = Math.max(0, (p.finished ?? asked) - p.started)
     this.#hits++
     p.rule.hits++
+    scope.hits++
     this.#timeSavedMs += saved
     if (this.#meters !== undefined) {
       this.#meters.hits.add(1, { "toolplane.tool.id": entry.id })
@@ -562,13 +589,23 @@ export class PrefetchEngine implements Prefetcher {
    * Precision feedback: a rule (declared link or learned pattern, from one tool to another) whose
    * prefetches of this caller are estimated to be used less often than `minPrecision` (by the rule of
    * succession, `(hits + 1) / (issued + 2)`, from the first prefetch on) is held back, with one probe
-   * every 8 proposals so it can recover when the caller's habits change.
+   * every 8 proposals so it can recover when the caller's habits change. The precision budget lets such a
+   * rule through anyway, if its estimate is at least the budget's floor, while the caller's prefetches so
+   * far were served more often than the budget's target (`minPrecision` + 0.05 by default) by at least the
+   * expected shortfall of this one: the caller's surplus of hits is spent on less likely calls, so the
+   * caller's precision settles near the target while more of its calls are served.
    */
   #ruleOf(scope: CallerScope, name: string): Feedback | undefined {
     let rule = scope.feedback.get(name)
     if (rule === undefined) scope.feedback.set(name, (rule = { issued: 0, hits: 0, held: 0 }))
     // The rule-of-succession estimate of the rule's precision (pending prefetches count as unused yet).
-    if ((rule.hits + 1) / (rule.issued + 2) < this.#minPrecision) {
+    const estimate = (rule.hits + 1) / (rule.issued + 2)
+    if (estimate < this.#minPrecision) {
+      if (
+        estimate >= this.#budgetFloor &&
+        scope.hits - this.#budgetTarget * scope.issued >= this.#budgetTarget - estimate
+      )
+        return rule
       if (++rule.held < 8) return undefined
       rule.held = 0
     }
@@ -652,6 +689,7 @@ export class PrefetchEngine implements Prefetcher {
     if (host !== undefined) this.#hosts.set(host, (this.#hosts.get(host) ?? 0) + 1)
     this.#issued++
     rule.issued++
+    scope.issued++
     this.#meters?.issued.add(1, { "toolplane.tool.id": entry.id })
     let pending: Pending | undefined
     const settle = () => {

@@ -71,6 +71,17 @@ export interface PrefetchOptions {
    */
   readonly minPrecision?: number
   /**
+   * Spend the caller's surplus precision: a rule estimated below `minPrecision` (but at least `floor`) is
+   * still issued while the caller's prefetches so far were served more often than `target` by at least
+   * the expected shortfall of this one, counted in prefetches: hits − `target` × issued ≥ `target` −
+   * estimate (pending prefetches count as unused). So the caller's overall precision is kept near `target`
+   * while calls of less certain rules are served too. `false`: every rule below `minPrecision` is held
+   * back. Default on, `floor` 0.25, `target` `minPrecision` + 0.05 (never below `minPrecision`).
+   *
+   * @since 0.2.0
+   */
+  readonly precisionBudget?: boolean | { readonly floor?: number; readonly target?: number }
+  /**
    * How long a prefetched result waits for the caller's call, from its start (ms). When it expires unused it
    * is dropped and, if still running, its signal is aborted. Default 5000.
    */
