@@ -1,8 +1,9 @@
 /**
  * The server side of a relayed call, by HTTP transport: two `toolplane serve --transport http` processes
- * fronting the same upstream MCP server (bench/upstream.ts, its own process), one with
- * `[server] http_transport = "sdk"` (the MCP SDK's StreamableHTTPServerTransport; baseline) and one with
- * `"node"` (the lean transport, the default). The official SDK client (this process) calls `echo` through
+ * fronting the same upstream MCP server (bench/upstream.ts, its own process), one with the baseline
+ * `[server] http_transport` and one with the candidate: by default `"node"` (the lean transport on
+ * node:http; baseline) and `"raw"` (the same behind the raw HTTP/1.1 edge, the default);
+ * `BENCH_HTTP_TRANSPORTS=sdk,node` compares others. The official SDK client (this process) calls `echo` through
  * each, at concurrency 1 and 32, rounds interleaved (@toolplane/bench-kit), medians of rounds. Reports
  * throughput, p50/p99 and the CPU time per call of each gateway process alone (/proc/<pid>/stat), the
  * figure that shows what the gateway costs when the client saturates the machine.
@@ -29,6 +30,16 @@ import {
 import { gatewayNodeArgs, tsNode } from "./gatewayCommand.js"
 
 const settings = benchSettings({ rounds: 3, roundMs: 2000, concurrency: [1, 32] })
+type HttpTransport = "raw" | "node" | "sdk"
+const [baseline, candidate] = (process.env.BENCH_HTTP_TRANSPORTS ?? "node,raw").split(",") as [
+  HttpTransport,
+  HttpTransport,
+]
+for (const t of [baseline, candidate])
+  if (t !== "raw" && t !== "node" && t !== "sdk")
+    throw new RangeError(
+      `BENCH_HTTP_TRANSPORTS must name two of raw, node, sdk; got ${process.env.BENCH_HTTP_TRANSPORTS}`,
+    )
 const here = dirname(fileURLToPath(import.meta.url))
 const cliDir = join(here, "..")
 
@@ -45,7 +56,7 @@ try {
   })
   children.push(upstream.child)
   const upstreamUrl = upstream.match
-  const gatewayOf = async (transport: "node" | "sdk") => {
+  const gatewayOf = async (transport: HttpTransport) => {
     const config = join(tmp, `${transport}.toml`)
     writeFileSync(
       config,
@@ -71,7 +82,7 @@ try {
     clients.push(client)
     return { child, client }
   }
-  const sides = { baseline: await gatewayOf("sdk"), candidate: await gatewayOf("node") }
+  const sides = { baseline: await gatewayOf(baseline), candidate: await gatewayOf(candidate) }
   const call = (client: Client) => () => client.callTool({ name: "echo", arguments: { text: "hello" } })
   const results = await compareLoad(
     (side, concurrency) =>
@@ -89,13 +100,18 @@ try {
 
   console.log(
     heading(
-      "toolplane serve by HTTP transport: sdk (baseline) vs node, fronting one MCP server over HTTP",
+      `toolplane serve by HTTP transport: ${baseline} (baseline) vs ${candidate}, fronting one MCP server over HTTP`,
       `${settings.rounds} interleaved rounds × ${settings.roundMs} ms per cell, median of rounds`,
     ),
   )
-  console.log(loadTable(results, { baseline: 'http_transport "sdk"', candidate: 'http_transport "node"' }))
+  console.log(
+    loadTable(results, {
+      baseline: `http_transport "${baseline}"`,
+      candidate: `http_transport "${candidate}"`,
+    }),
+  )
   console.log("\nCPU time per relayed call of the gateway process (µs, user + system, median of rounds):\n")
-  console.log(cpuTable(results, { baseline: "sdk", candidate: "node" }))
+  console.log(cpuTable(results, { baseline, candidate }))
 } finally {
   await Promise.all(clients.map((c) => c.close().catch(() => {})))
   await Promise.all(children.map((child) => stopProcess(child)))

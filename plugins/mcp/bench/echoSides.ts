@@ -11,10 +11,14 @@ import { type CpuLoadSample, loadWithCpu, spawnNodeUntil, stopProcess } from "@t
 
 const here = dirname(fileURLToPath(import.meta.url))
 
-type Side = "baseline" | "candidate"
-
-/** Starts `script` (a file of this folder) twice, with `args.baseline` and `args.candidate`, and connects a client to each. */
-export const startEchoSides = async (script: string, args: Readonly<Record<Side, string>>) => {
+/**
+ * Starts `script` (a file of this folder) once per side, with that side's argument (e.g. `args.baseline`
+ * and `args.candidate`), and connects a client to each.
+ */
+export const startEchoSides = async <Side extends string>(
+  script: string,
+  args: Readonly<Record<Side, string>>,
+) => {
   const start = async (arg: string) => {
     const { child, match } = await spawnNodeUntil(
       ["--conditions=@toolplane/source", "--import", "tsx", join(here, script), arg],
@@ -22,18 +26,21 @@ export const startEchoSides = async (script: string, args: Readonly<Record<Side,
     )
     return { child, url: match }
   }
-  const sides = { baseline: await start(args.baseline), candidate: await start(args.candidate) }
-  const clients = {
-    baseline: new Client({ name: "bench", version: "0" }),
-    candidate: new Client({ name: "bench", version: "0" }),
-  }
+  const names = Object.keys(args) as Side[]
+  const sides = {} as Record<Side, Awaited<ReturnType<typeof start>>>
+  const clients = {} as Record<Side, Client>
   const close = async () => {
-    await Promise.all([clients.baseline.close(), clients.candidate.close()])
-    await Promise.all(Object.values(sides).map((side) => stopProcess(side.child)))
+    await Promise.all(Object.values<Client>(clients).map((client) => client.close()))
+    await Promise.all(
+      Object.values<Awaited<ReturnType<typeof start>>>(sides).map((side) => stopProcess(side.child)),
+    )
   }
   try {
-    await clients.baseline.connect(new StreamableHTTPClientTransport(new URL(sides.baseline.url)))
-    await clients.candidate.connect(new StreamableHTTPClientTransport(new URL(sides.candidate.url)))
+    for (const name of names) sides[name] = await start(args[name])
+    for (const name of names) {
+      clients[name] = new Client({ name: "bench", version: "0" })
+      await clients[name].connect(new StreamableHTTPClientTransport(new URL(sides[name].url)))
+    }
   } catch (error) {
     await close()
     throw error

@@ -14,7 +14,7 @@ import {
 import { z } from "zod"
 import { serveHttp } from "../src/index.js"
 
-const transport = process.argv[2] === "sdk" ? "sdk" : "node"
+const transport = (["raw", "node", "sdk"] as const).find((t) => t === process.argv[2]) ?? "raw"
 const echo = defineTool({
   id: "demo/echo",
   description: "Echoes the text",

@@ -23,7 +23,7 @@ import { demoService } from "./fixtures/service.js"
 
 const HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" }
 
-describe.each(["node", "sdk"] as const)("serveHttp edge cases (%s transport)", (transport) => {
+describe.each(["raw", "node", "sdk"] as const)("serveHttp edge cases (%s transport)", (transport) => {
   const service = demoService()
   let server: McpHttpServerHandle
   let session: string

@@ -53,7 +53,7 @@ const listAll = async (client: Client): Promise<{ tools: McpTool[]; pages: numbe
   return { tools, pages }
 }
 
-const httpSetup = (transport: "node" | "sdk") => async (): Promise<Setup> => {
+const httpSetup = (transport: "raw" | "node" | "sdk") => async (): Promise<Setup> => {
   let notify = () => {}
   const service: DemoService = demoService({ pageSize: 5 })
   const handle = await serveHttp(service, {
@@ -81,6 +81,7 @@ const httpSetup = (transport: "node" | "sdk") => async (): Promise<Setup> => {
 }
 
 const setups: Record<string, () => Promise<Setup>> = {
+  "Streamable HTTP (raw transport)": httpSetup("raw"),
   "Streamable HTTP (node transport)": httpSetup("node"),
   "Streamable HTTP (sdk transport)": httpSetup("sdk"),
   stdio: async () => {

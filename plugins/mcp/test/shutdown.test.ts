@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest"
 import { serveHttp } from "../src/index.js"
 import { demoService } from "./fixtures/service.js"
 
-describe.each(["node", "sdk"] as const)("serveHttp shutdown (%s transport)", (transport) => {
+describe.each(["raw", "node", "sdk"] as const)("serveHttp shutdown (%s transport)", (transport) => {
   it("answers calls still running at close instead of leaving their clients waiting", async () => {
     const service = demoService()
     const handle = await serveHttp(service, { transport, shutdownGraceMs: 150 })

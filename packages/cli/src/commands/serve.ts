@@ -92,7 +92,7 @@ const untilSignal = (): Promise<string> =>
 export const serveCommand = defineCommand({
   name: "serve",
   summary:
-    "serve the configured gateway over MCP\n[--transport stdio|http] [--host 127.0.0.1] [--port N] [--http-transport node|sdk] [--require-all-backends]",
+    "serve the configured gateway over MCP\n[--transport stdio|http] [--host 127.0.0.1] [--port N] [--http-transport raw|node|sdk] [--require-all-backends]",
   maxPositionals: 0,
   flags: {
     transport: "string",
@@ -116,8 +116,8 @@ export const serveCommand = defineCommand({
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new UsageError(`--port must be an integer from 0 to 65535, got "${values.port}"`)
     const httpTransport = values["http-transport"] ?? ctx.config.server.http_transport
-    if (httpTransport !== "node" && httpTransport !== "sdk")
-      throw new UsageError(`--http-transport must be "node" or "sdk", got "${httpTransport}"`)
+    if (httpTransport !== "raw" && httpTransport !== "node" && httpTransport !== "sdk")
+      throw new UsageError(`--http-transport must be "raw", "node" or "sdk", got "${httpTransport}"`)
     if (ctx.invocation.positionals.length > 0)
       throw new UsageError(`unexpected argument "${ctx.invocation.positionals[0]}"`)
 
@@ -181,7 +181,7 @@ export const serveCommand = defineCommand({
             throw new ConfigError({
               path: "server.replicas",
               reason:
-                'replicas need http_transport = "node" (the SDK transport keeps sessions in one process)',
+                'replicas need http_transport = "raw" or "node" (the SDK transport keeps sessions in one process)',
               file: ctx.file,
             })
           if (sessionSecret === undefined)

@@ -248,8 +248,12 @@ export const ServerConfig = z.strictObject({
   tool_names: z.enum(["dotted", "name", "id"]).default("dotted"),
   /** HTTP authentication; required to serve a non-loopback address. */
   auth: AuthConfig.optional(),
-  /** The Streamable HTTP transport: the lean one on node:http (default) or the MCP SDK's (one process only). */
-  http_transport: z.enum(["node", "sdk"]).default("node"),
+  /**
+   * The Streamable HTTP transport: `raw` (default), the lean one behind a node:net edge that parses the
+   * plain POSTs of tool calls itself and hands everything else to node:http; `node`, the lean one with
+   * every request parsed by node:http; or `sdk`, the MCP SDK's (one process only).
+   */
+  http_transport: z.enum(["raw", "node", "sdk"]).default("raw"),
   /** Run as one of several replicas sharing a bus (see {@link ReplicasConfig}). */
   replicas: ReplicasConfig.optional(),
 })

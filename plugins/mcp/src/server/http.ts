@@ -19,7 +19,9 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { ConfigError, type ToolService } from "@toolplane/foundation"
 import { authenticate, type McpCaller, type McpHttpAuth } from "./auth.js"
 import { checkDnsRebinding, dnsRebindingPolicy, isLoopbackHost } from "./dnsRebinding.js"
+import type { EdgeRequest, EdgeResponse } from "./edgeExchange.js"
 import { type AuthInfo, jsonRpcError, NodeSessions } from "./nodeSessions.js"
+import { RawEdge } from "./rawEdge.js"
 import type { ReplicaBus } from "./replicaBus.js"
 import { McpExposure, type McpServeOptions, type McpServerHandle } from "./serve.js"
 import { sessionKey } from "./sessionToken.js"
@@ -77,14 +79,20 @@ export interface ServeHttpOptions extends McpServeOptions {
    */
   readonly resourceUrl?: string
   /**
-   * The HTTP transport: `"node"` (default), the lean one on `node:http` (one JSON write per answer, an
-   * SSE stream only when a call sends notifications or requests to the client; signed session ids, so
-   * replicas need no sticky sessions), or `"sdk"`, the MCP SDK's `StreamableHTTPServerTransport` (one
-   * process only; kept for comparison).
+   * The HTTP transport:
+   *
+   * - `"raw"` (default): the lean session transport behind a `node:net` edge that parses the hot path
+   *   itself (a plain `POST` with a `content-length` body: every `tools/call`) and hands every other
+   *   request and connection (GET streams, DELETE, chunked bodies, `Expect`, anything unusual or
+   *   malformed) to the `node:http` server, which serves them exactly as `"node"` does;
+   * - `"node"`: the same lean transport with every request parsed by `node:http` (one JSON write per
+   *   answer, an SSE stream only when a call sends notifications or requests to the client; signed
+   *   session ids, so replicas need no sticky sessions);
+   * - `"sdk"`: the MCP SDK's `StreamableHTTPServerTransport` (one process only; kept for comparison).
    *
    * @since 0.2.0
    */
-  readonly transport?: "node" | "sdk"
+  readonly transport?: "raw" | "node" | "sdk"
   /**
    * The secret session ids are signed with (node transport). Replicas behind one load balancer share
    * it (and a {@link ReplicaBus}), so any replica accepts any session. Default: a random key per
@@ -113,7 +121,11 @@ export interface McpHttpServerHandle extends McpServerHandle {
   readonly url: string
   readonly host: string
   readonly port: number
-  /** The underlying `node:http` server. */
+  /**
+   * The underlying `node:http` server. With the raw transport it does not listen itself: it serves the
+   * connections the raw edge hands over, and its `headersTimeout`, `requestTimeout` and
+   * `keepAliveTimeout` apply to the raw edge's connections too.
+   */
   readonly httpServer: HttpServer
 }
 
@@ -128,7 +140,7 @@ interface Session {
 /** The SDK transport's default body limit. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024
 
-const isJsonBody = (req: IncomingMessage): boolean => {
+const isJsonBody = (req: EdgeRequest): boolean => {
   const type = req.headers["content-type"]
   return type !== undefined && /^application\/json\s*(;|$)/i.test(type)
 }
@@ -358,10 +370,15 @@ export const serveHttp = async (
           enableJsonResponse: options.enableJsonResponse ?? false,
           ...(options.onError ? { onError: options.onError } : {}),
         })
-  if (options.transport !== undefined && options.transport !== "node" && options.transport !== "sdk")
+  if (
+    options.transport !== undefined &&
+    options.transport !== "raw" &&
+    options.transport !== "node" &&
+    options.transport !== "sdk"
+  )
     throw new ConfigError({
       path: "transport",
-      reason: `must be "node" or "sdk", got ${JSON.stringify(options.transport)}`,
+      reason: `must be "raw", "node" or "sdk", got ${JSON.stringify(options.transport)}`,
     })
   const sessions = new Map<string, Session>()
   /** `initialize` requests being handled (their sessions are not in `sessions` yet). */
@@ -403,7 +420,7 @@ export const serveHttp = async (
     return session
   }
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const handle = async (req: EdgeRequest, res: EdgeResponse): Promise<void> => {
     const rejected = checkDnsRebinding(req.headers, policy)
     if (rejected !== undefined) return jsonRpcError(res, 403, -32000, `Forbidden: ${rejected}`)
     const url = req.url ?? "/"
@@ -440,7 +457,7 @@ export const serveHttp = async (
         return
       }
       authInfo = authInfoOf(verdict.caller)
-      ;(req as IncomingMessage & { auth?: AuthInfo }).auth = authInfo
+      ;(req as EdgeRequest & { auth?: AuthInfo }).auth = authInfo
     }
     if (req.method === "POST") {
       inFlight++
@@ -450,6 +467,15 @@ export const serveHttp = async (
       })
     }
     if (lean) return lean.handle(req, res, authInfo)
+    return handleSdk(req as IncomingMessage, res as ServerResponse, authInfo)
+  }
+
+  /** The SDK transport (only ever with `node:http`'s own request and response). */
+  const handleSdk = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    authInfo: AuthInfo | undefined,
+  ): Promise<void> => {
     const header = req.headers["mcp-session-id"]
     const sessionId = Array.isArray(header) ? header[0] : header
     if (sessionId !== undefined) {
@@ -511,13 +537,18 @@ export const serveHttp = async (
     }
   }
 
-  const httpServer = createServer((req, res) => {
+  const serve = (req: EdgeRequest, res: EdgeResponse) => {
     handle(req, res).catch((error) => {
       options.onError?.(error)
       jsonRpcError(res, 500, -32603, "Internal error")
     })
-  })
+  }
+  const httpServer = createServer(serve)
   httpServer.keepAliveTimeout = 65_000
+  const raw =
+    lean && (options.transport ?? "raw") === "raw"
+      ? new RawEdge({ handle: serve, httpServer, maxBodyBytes: MAX_BODY_BYTES })
+      : undefined
 
   const sweep = setInterval(
     () => {
@@ -530,14 +561,16 @@ export const serveHttp = async (
   sweep.unref()
 
   await lean?.start()
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once("error", reject)
-    httpServer.listen(options.port ?? 0, host, () => {
-      httpServer.off("error", reject)
-      resolve()
+  if (raw) await raw.listen(options.port ?? 0, host)
+  else
+    await new Promise<void>((resolve, reject) => {
+      httpServer.once("error", reject)
+      httpServer.listen(options.port ?? 0, host, () => {
+        httpServer.off("error", reject)
+        resolve()
+      })
     })
-  })
-  const address = httpServer.address() as AddressInfo
+  const address = (raw ? raw.server : httpServer).address() as AddressInfo
   policy = dnsRebindingPolicy(host, policyOptions, address.port)
   const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address
   const origin = `http://${isLoopbackHost(host) || /^(0\.0\.0\.0|::)$/.test(address.address) ? (address.family === "IPv6" ? "[::1]" : "127.0.0.1") : urlHost}:${address.port}`
@@ -565,10 +598,14 @@ export const serveHttp = async (
         await Promise.all([...sessions.values()].map((s) => s.server.close().catch(() => {})))
         sessions.clear()
         await lean?.close()
-        await new Promise<void>((resolve) => {
-          httpServer.close(() => resolve())
-          httpServer.closeAllConnections()
-        })
+        await Promise.all([
+          raw?.close(),
+          new Promise<void>((resolve) => {
+            // Not listening with the raw edge (close then reports it, harmlessly); its connections are closed all the same.
+            httpServer.close(() => resolve())
+            httpServer.closeAllConnections()
+          }),
+        ])
       })()
       return closed
     },

@@ -15,7 +15,6 @@
  * @internal
  */
 import { randomBytes } from "node:crypto"
-import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
@@ -24,6 +23,7 @@ import {
   McpError,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js"
+import type { EdgeRequest, EdgeResponse } from "./edgeExchange.js"
 import type { ReplicaBus } from "./replicaBus.js"
 import { isDirectParams, type McpExposure } from "./serve.js"
 import {
@@ -69,7 +69,7 @@ const SSE_HEADERS = {
 
 /** Writes a JSON-RPC error answer with no id (a transport-level refusal). */
 export const jsonRpcError = (
-  res: ServerResponse,
+  res: EdgeResponse,
   status: number,
   code: number,
   message: string,
@@ -122,13 +122,13 @@ const isJsonType = (type: string | undefined) =>
 
 const sseEvent = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`
 
-const headerOf = (req: IncomingMessage, name: string): string | undefined => {
+const headerOf = (req: EdgeRequest, name: string): string | undefined => {
   const value = req.headers[name]
   return Array.isArray(value) ? value[0] : value
 }
 
 /** Reads and parses a JSON body from the Node stream; `undefined` when an error answer was sent. */
-const readJsonBody = (req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<unknown> =>
+const readJsonBody = (req: EdgeRequest, res: EdgeResponse, maxBytes: number): Promise<unknown> =>
   new Promise((resolve, reject) => {
     const tooLarge = () =>
       jsonRpcError(res, 413, -32000, `Payload Too Large: Request body must not exceed ${maxBytes} bytes`)
@@ -136,6 +136,16 @@ const readJsonBody = (req: IncomingMessage, res: ServerResponse, maxBytes: numbe
       tooLarge()
       req.resume()
       return resolve(undefined)
+    }
+    // The raw edge read the whole body already (never more than the cap).
+    const raw = req.rawBody
+    if (raw !== undefined) {
+      try {
+        return resolve(JSON.parse(raw.toString("utf8")))
+      } catch {
+        jsonRpcError(res, 400, -32700, "Parse error: Invalid JSON")
+        return resolve(undefined)
+      }
     }
     const chunks: Buffer[] = []
     let size = 0
@@ -165,7 +175,7 @@ const readJsonBody = (req: IncomingMessage, res: ServerResponse, maxBytes: numbe
 /** One POST with requests: its answers go out as one JSON write, or as an SSE stream once it has to. */
 class Exchange {
   readonly #session: NodeSession
-  readonly #res: ServerResponse
+  readonly #res: EdgeResponse
   readonly batch: boolean
   readonly #initialize: boolean
   readonly pending: Set<RequestId>
@@ -176,7 +186,7 @@ class Exchange {
 
   constructor(
     session: NodeSession,
-    res: ServerResponse,
+    res: EdgeResponse,
     ids: RequestId[],
     batch: boolean,
     initialize: boolean,
@@ -265,7 +275,7 @@ class NodeSession implements Transport {
   lastSeen = Date.now()
   /** Exchanges by the id of each request they wait for. */
   readonly #byRequest = new Map<RequestId, Exchange>()
-  #stream: ServerResponse | undefined
+  #stream: EdgeResponse | undefined
   #streamKeepAlive: ReturnType<typeof setInterval> | undefined
   #closed = false
   #replayed: (() => void) | undefined
@@ -392,8 +402,8 @@ class NodeSession implements Transport {
   receive(
     messages: readonly Message[],
     batch: boolean,
-    req: IncomingMessage,
-    res: ServerResponse,
+    req: EdgeRequest,
+    res: EdgeResponse,
     authInfo: AuthInfo | undefined,
   ): void {
     this.lastSeen = Date.now()
@@ -520,7 +530,7 @@ class NodeSession implements Transport {
   }
 
   /** Opens the session's GET stream (one per session on a replica). */
-  openStream(res: ServerResponse): void {
+  openStream(res: EdgeResponse): void {
     if (this.#stream) {
       jsonRpcError(res, 409, -32000, "Conflict: Only one SSE stream is allowed per session")
       return
@@ -676,7 +686,7 @@ export class NodeSessions {
   }
 
   /** Handles a request to the endpoint (DNS rebinding, auth and path were checked). */
-  async handle(req: IncomingMessage, res: ServerResponse, authInfo: AuthInfo | undefined): Promise<void> {
+  async handle(req: EdgeRequest, res: EdgeResponse, authInfo: AuthInfo | undefined): Promise<void> {
     const sessionId = headerOf(req, "mcp-session-id")
     const method = req.method
     if (method === "POST") return this.#post(req, res, sessionId, authInfo)
@@ -700,7 +710,7 @@ export class NodeSessions {
     res.end()
   }
 
-  #badVersion(req: IncomingMessage, res: ServerResponse): boolean {
+  #badVersion(req: EdgeRequest, res: EdgeResponse): boolean {
     const version = headerOf(req, "mcp-protocol-version")
     if (version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false
     jsonRpcError(
@@ -713,8 +723,8 @@ export class NodeSessions {
   }
 
   async #post(
-    req: IncomingMessage,
-    res: ServerResponse,
+    req: EdgeRequest,
+    res: EdgeResponse,
     sessionId: string | undefined,
     authInfo: AuthInfo | undefined,
   ): Promise<void> {

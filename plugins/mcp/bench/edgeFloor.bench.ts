@@ -1,0 +1,156 @@
+/**
+ * What the HTTP edge of `serveHttp` costs, against the floors: the same client (this process, one
+ * keep-alive socket per worker, a minimal HTTP/1.1 client so it stays light) POSTs the same MCP
+ * `tools/call` of an echo tool to, each in its own process (bench/edgeFloorServer.ts):
+ *
+ * - a bare `node:http` server answering a fixed JSON result (what node:http alone costs),
+ * - a bare `node:net` server with a minimal HTTP/1.1 parser (what parsing HTTP yourself costs),
+ * - `serveHttp` with `transport: "node"` (node:http edge) and `transport: "raw"` (the raw edge),
+ *
+ * at concurrency 1 and 32, rounds interleaved (@toolplane/bench-kit). Reports calls/s, p50, p99 and the
+ * CPU time per call of each server process (from /proc), the figure that shows what is removable.
+ *
+ * Run: `pnpm --filter @toolplane/plugin-mcp bench:edge` (BENCH_ROUNDS, BENCH_ROUND_MS, BENCH_CONCURRENCY).
+ */
+import { connect, type Socket } from "node:net"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { benchSettings, heading, loadWithCpu, spawnNodeUntil, stopProcess } from "@toolplane/bench-kit"
+import { measureSides, type SideResults, sidesTables } from "./loadSides.js"
+
+const here = dirname(fileURLToPath(import.meta.url))
+const settings = benchSettings({ rounds: 3, roundMs: 2000, concurrency: [1, 32] })
+const SIDES = (process.env.BENCH_EDGE_SIDES ?? "http,net,node,raw").split(",")
+
+/** One keep-alive connection sending POSTs one at a time and reading `content-length` answers. */
+class MiniClient {
+  readonly #socket: Socket
+  #buffer: Buffer = Buffer.alloc(0)
+  #waiting: ((body: string) => void) | undefined
+  constructor(port: number) {
+    this.#socket = connect(port, "127.0.0.1")
+    this.#socket.setNoDelay(true)
+    this.#socket.on("data", (chunk: Buffer) => {
+      this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk])
+      const end = this.#buffer.indexOf("\r\n\r\n")
+      if (end < 0) return
+      const head = this.#buffer.toString("latin1", 0, end)
+      const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? Number.NaN)
+      if (!Number.isFinite(length)) throw new Error(`no content-length: ${head}`)
+      if (this.#buffer.length < end + 4 + length) return
+      const body = this.#buffer.toString("utf8", end + 4, end + 4 + length)
+      this.#buffer = this.#buffer.subarray(end + 4 + length)
+      const wake = this.#waiting
+      this.#waiting = undefined
+      wake?.(body)
+    })
+  }
+  post(request: string): Promise<string> {
+    return new Promise((resolve) => {
+      this.#waiting = resolve
+      this.#socket.write(request)
+    })
+  }
+  close() {
+    this.#socket.destroy()
+  }
+}
+
+const start = async (kind: string) => {
+  const { child, match } = await spawnNodeUntil(
+    ["--conditions=@toolplane/source", "--import", "tsx", join(here, "edgeFloorServer.ts"), kind],
+    { pattern: /^(http:\/\/\S+)\n/ },
+  )
+  const url = new URL(match)
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  }
+  let session = ""
+  if (kind !== "http" && kind !== "net") {
+    const init = await fetch(url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "bench", version: "0" },
+        },
+      }),
+    })
+    session = init.headers.get("mcp-session-id") ?? ""
+    await init.text()
+    const initialized = await fetch(url, {
+      method: "POST",
+      headers: { ...headers, "mcp-session-id": session },
+      body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    })
+    await initialized.text()
+  }
+  let next = 1
+  const request = () => {
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: next++,
+      method: "tools/call",
+      params: { name: "demo.echo", arguments: { text: "hello" } },
+    })
+    return `POST ${url.pathname} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-protocol-version: 2025-06-18\r\n${session ? `mcp-session-id: ${session}\r\n` : ""}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  }
+  return { kind, child, port: Number(url.port), request }
+}
+
+const servers: Awaited<ReturnType<typeof start>>[] = []
+for (const kind of SIDES) {
+  servers.push(await start(kind))
+}
+let results: SideResults
+try {
+  results = await measureSides(SIDES, settings, async (kind, c) => {
+    const server = servers.find((s) => s.kind === kind)!
+    const clients = Array.from({ length: c }, () => new MiniClient(server.port))
+    // Each call takes a free connection and gives it back: at most `c` calls are in flight.
+    const free = [...clients]
+    const call = async () => {
+      const client = free.pop()!
+      try {
+        return await client.post(server.request())
+      } finally {
+        free.push(client)
+      }
+    }
+    try {
+      return await loadWithCpu(call, {
+        pid: server.child.pid,
+        concurrency: c,
+        ms: settings.roundMs,
+        check: (body) => {
+          if (!body.includes('"text":"hello"')) throw new Error(`wrong answer from ${kind}: ${body}`)
+        },
+      })
+    } finally {
+      for (const client of clients) client.close()
+    }
+  })
+} finally {
+  await Promise.all(servers.map((s) => stopProcess(s.child)))
+}
+
+const LABELS: Record<string, string> = {
+  http: "bare node:http",
+  net: "bare node:net + minimal parser",
+  node: 'serveHttp transport "node"',
+  raw: 'serveHttp transport "raw"',
+  sdk: 'serveHttp transport "sdk"',
+}
+console.log(
+  heading(
+    "serveHttp edge against the floors: one small JSON POST (tools/call of an echo tool) per call",
+    `${settings.rounds} interleaved rounds × ${settings.roundMs} ms per cell, median of rounds; ratios are medians of per-round ratios to the first row`,
+  ),
+)
+console.log(sidesTables(results, LABELS))
