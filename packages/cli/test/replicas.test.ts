@@ -75,7 +75,10 @@ const roundRobin = async (targets: readonly URL[]) => {
             res.end(
               JSON.stringify({
                 jsonrpc: "2.0",
-                error: { code: -32000, message: `bad gateway: ${error.code} (replica ${replica}, ${jsonrpc})` },
+                error: {
+                  code: -32000,
+                  message: `bad gateway: ${error.code} (replica ${replica}, ${jsonrpc})`,
+                },
                 id: null,
               }),
             )
