@@ -10,7 +10,7 @@
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createServer, type IncomingMessage, request, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import { type AddressInfo, connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -73,7 +73,14 @@ const roundRobin = async (targets: readonly URL[]) => {
           if (!res.headersSent) {
             res.writeHead(502, { "content-type": "application/json" })
             res.end(
-              JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "bad gateway" }, id: null }),
+              JSON.stringify({
+                jsonrpc: "2.0",
+                error: {
+                  code: -32000,
+                  message: `bad gateway: ${error.code} (replica ${replica}, ${jsonrpc})`,
+                },
+                id: null,
+              }),
             )
           } else res.destroy()
         })
@@ -105,6 +112,21 @@ const until = async (check: () => boolean, what: string, ms = 15_000) => {
     await new Promise((r) => setTimeout(r, 50))
   }
 }
+
+/**
+ * Whether nothing listens at `url` any more. A SIGKILLed process's listening socket can outlive its
+ * connections by a moment: a connection accepted into its backlog then is reset, not refused, and no
+ * load balancer can tell that from a replica failing mid-request.
+ */
+const refuses = (url: URL) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(Number(url.port), url.hostname)
+    socket.once("connect", () => {
+      socket.destroy()
+      resolve(false)
+    })
+    socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code === "ECONNREFUSED"))
+  })
 
 const unavailable = postgresUnavailable()
 
@@ -252,7 +274,12 @@ describe.skipIf(unavailable !== undefined)(
         JSON.stringify(outcome),
       ).toBe(true)
 
-      // The same session goes on, on the surviving replica.
+      // Once the dead replica's port refuses connections, the same session goes on, on the survivor.
+      const deadline = Date.now() + 10_000
+      while (!(await refuses(gateways[victim]!.url))) {
+        if (Date.now() > deadline) throw new Error("the killed replica's port still accepts connections")
+        await new Promise((r) => setTimeout(r, 20))
+      }
       for (let i = 0; i < 3; i++) {
         const text = textOf(await client.callTool({ name: "rep.echo", arguments: { message: `after${i}` } }))
         expect(text).toMatch(/^after\d from \d+$/)

@@ -364,10 +364,12 @@ class Runner implements ToolRunner {
       deadline === undefined ? { signal: scope.signal } : { signal: scope.signal, deadline },
     )
     try {
-      return await Promise.race([
-        this.#attempts(entry, call, scoped, scope.signal, deadline, span),
-        scope.aborted,
-      ])
+      // Without limits or retries an attempt is the backend call itself (no async frame of its own).
+      if (entry.limits === undefined && entry.retry === undefined) {
+        if (span !== undefined) span.attempt(1)
+        return await scope.race(entry.backend.execute(call, scoped))
+      }
+      return await scope.race(this.#attempts(entry, call, scoped, scope.signal, deadline, span))
     } finally {
       scope.dispose()
     }

@@ -21,6 +21,13 @@ export interface CallScope {
   readonly signal: AbortSignal
   /** Rejects with the typed abort error when `signal` aborts; never resolves. */
   readonly aborted: Promise<never>
+  /**
+   * Settles as `work` does, or rejects with the typed abort error as soon as `signal` aborts (what
+   * `Promise.race([work, aborted])` does, without the race's and `aborted`'s promises and listener).
+   *
+   * @since 0.2.0
+   */
+  race<A>(work: Promise<A>): Promise<A>
   /** Clears the timer and the caller listener. */
   dispose(): void
 }
@@ -44,6 +51,106 @@ const callerCancelled = (signal: AbortSignal, toolId: string): ToolError => {
   })
 }
 
+const onDeadline = (scope: Scope, timeoutMs: number): void => scope.timedOut(timeoutMs)
+
+/**
+ * One object per scope: the caller listener is the scope itself (`handleEvent`), the deadline timer
+ * passes it as an argument, and `race` keeps one reject function; no closures per call.
+ */
+class Scope implements CallScope {
+  readonly #controller = new AbortController()
+  readonly #caller: AbortSignal
+  readonly #toolId: string
+  #listening = false
+  #timer: ReturnType<typeof setTimeout> | undefined
+  #aborted: Promise<never> | undefined
+  #reject: ((error: unknown) => void) | undefined
+
+  constructor(caller: AbortSignal, toolId: string) {
+    this.#caller = caller
+    this.#toolId = toolId
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal
+  }
+
+  get aborted(): Promise<never> {
+    if (this.#aborted === undefined) {
+      const signal = this.#controller.signal
+      const toolId = this.#toolId
+      this.#aborted = new Promise<never>((_, reject) => {
+        if (signal.aborted) reject(abortError(signal, toolId))
+        else signal.addEventListener("abort", () => reject(abortError(signal, toolId)), { once: true })
+      })
+      this.#aborted.catch(noop)
+    }
+    return this.#aborted
+  }
+
+  listen(): void {
+    if (this.#caller.aborted) this.#abort(callerCancelled(this.#caller, this.#toolId))
+    else {
+      this.#caller.addEventListener("abort", this, { once: true })
+      this.#listening = true
+    }
+  }
+
+  arm(deadline: number): void {
+    if (this.#controller.signal.aborted) return
+    const ms = deadline - Date.now()
+    const timeoutMs = Math.max(0, Math.round(ms))
+    if (ms <= 0) this.#abort(new Timeout({ toolId: this.#toolId, timeoutMs }))
+    // setTimeout cannot wait longer than 2^31-1 ms (~24.8 days); such a deadline never fires in practice.
+    else if (ms <= 0x7fffffff) this.#timer = setTimeout(onDeadline, ms, this, timeoutMs)
+  }
+
+  /** The caller's signal aborted. */
+  handleEvent(): void {
+    this.#listening = false
+    this.#abort(callerCancelled(this.#caller, this.#toolId))
+  }
+
+  timedOut(timeoutMs: number): void {
+    this.#timer = undefined
+    this.#abort(new Timeout({ toolId: this.#toolId, timeoutMs }))
+  }
+
+  #abort(reason: ToolError): void {
+    const signal = this.#controller.signal
+    if (signal.aborted) return
+    // The backend's listeners run first (it stops its work); the race answers the caller at once.
+    this.#controller.abort(reason)
+    const reject = this.#reject
+    this.#reject = undefined
+    reject?.(abortError(signal, this.#toolId))
+  }
+
+  race<A>(work: Promise<A>): Promise<A> {
+    const signal = this.#controller.signal
+    if (signal.aborted) {
+      work.catch(noop)
+      return Promise.reject(abortError(signal, this.#toolId))
+    }
+    return new Promise<A>((resolve, reject) => {
+      this.#reject = reject
+      work.then(resolve, reject)
+    })
+  }
+
+  dispose(): void {
+    this.#reject = undefined
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer)
+      this.#timer = undefined
+    }
+    if (this.#listening) {
+      this.#listening = false
+      this.#caller.removeEventListener("abort", this)
+    }
+  }
+}
+
 /**
  * Opens the abort scope of a call.
  *
@@ -55,37 +162,8 @@ export const openScope = (
   deadline: number | undefined,
   callerCanCancel: boolean,
 ): CallScope => {
-  const controller = new AbortController()
-  const caller = ctx.signal
-  let timer: ReturnType<typeof setTimeout> | undefined
-  let onCallerAbort: (() => void) | undefined
-  if (callerCanCancel) {
-    if (caller.aborted) controller.abort(callerCancelled(caller, toolId))
-    else {
-      onCallerAbort = () => controller.abort(callerCancelled(caller, toolId))
-      caller.addEventListener("abort", onCallerAbort, { once: true })
-    }
-  }
-  if (deadline !== undefined && !controller.signal.aborted) {
-    const ms = deadline - Date.now()
-    const timeoutMs = Math.max(0, Math.round(ms))
-    if (ms <= 0) controller.abort(new Timeout({ toolId, timeoutMs }))
-    // setTimeout cannot wait longer than 2^31-1 ms (~24.8 days); such a deadline never fires in practice.
-    else if (ms <= 0x7fffffff)
-      timer = setTimeout(() => controller.abort(new Timeout({ toolId, timeoutMs })), ms)
-  }
-  const signal = controller.signal
-  const aborted = new Promise<never>((_, reject) => {
-    if (signal.aborted) reject(abortError(signal, toolId))
-    else signal.addEventListener("abort", () => reject(abortError(signal, toolId)), { once: true })
-  })
-  aborted.catch(noop)
-  return {
-    signal,
-    aborted,
-    dispose() {
-      if (timer !== undefined) clearTimeout(timer)
-      if (onCallerAbort) caller.removeEventListener("abort", onCallerAbort)
-    },
-  }
+  const scope = new Scope(ctx.signal, toolId)
+  if (callerCanCancel) scope.listen()
+  if (deadline !== undefined) scope.arm(deadline)
+  return scope
 }

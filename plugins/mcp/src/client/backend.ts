@@ -18,6 +18,7 @@ import {
   type LoggingLevel,
   LoggingMessageNotificationSchema,
   McpError,
+  type Progress as McpProgress,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js"
 import {
@@ -47,6 +48,7 @@ import {
 import { CURSOR_META_KEY } from "../adapter.js"
 import { isUnreachable, mcpFailureToToolError, toolErrorFromResult } from "../errors.js"
 import { relayResult } from "../internal/resultJson.js"
+import { type Expiring, type TimeoutList, TimeoutQueue } from "../internal/timeoutQueue.js"
 import {
   McpConnection,
   type McpConnectionStatus,
@@ -54,6 +56,7 @@ import {
   type McpStdioConfig,
   ORIGIN_META_KEY,
   type ReconnectOptions,
+  type SentRequest,
 } from "./connection.js"
 import { isCallToolResult, listRemoteTools, type RemoteTool, toBackendResult, toProgress } from "./mapping.js"
 import { mcpResourceSide } from "./resources.js"
@@ -186,6 +189,155 @@ interface InFlightCall {
   resume(): void
 }
 
+/**
+ * One `tools/call` in flight: the request the connection settles ({@link SentRequest}), the listener of the
+ * caller's signal (`handleEvent`), the call's timeout (an entry of the backend's {@link TimeoutQueue}, or a
+ * timer of its own under a deadline) and its place among the calls in flight, in one object: no
+ * `AbortController`, closures or map entries of its own per call.
+ */
+class ToolCall implements SentRequest, Expiring, InFlightCall {
+  requestId = -1
+  progressToken = ""
+  viaClient: AbortController | undefined = undefined
+  expiresAt = 0
+  previousExpiring: Expiring | undefined = undefined
+  nextExpiring: Expiring | undefined = undefined
+  expiringIn: TimeoutList | undefined = undefined
+  /** The calls in flight, in start order (a list through the calls). */
+  previousInFlight: ToolCall | undefined = undefined
+  nextInFlight: ToolCall | undefined = undefined
+  /** Set when the call timed out (the error it failed with). */
+  timedOut: Timeout | undefined = undefined
+  /** A deadline's own timer (a deadline is a hard limit, not restarted: not in the shared lists). */
+  #timer: ReturnType<typeof setTimeout> | undefined = undefined
+  #resolve: ((result: unknown) => void) | undefined = undefined
+  #reject: ((error: unknown) => void) | undefined = undefined
+
+  constructor(
+    readonly ctx: ExecutionContext,
+    readonly toolId: string,
+    readonly timeoutMs: number,
+    /** The shared timeout list of this call's length; `undefined` under a deadline. */
+    readonly timeouts: TimeoutList | undefined,
+    readonly connection: McpConnection,
+  ) {}
+
+  get token(): string {
+    return this.progressToken
+  }
+
+  /** Sends the call and waits for its raw result; rejects with the failure, or the abort or timeout reason. */
+  run(
+    client: Client,
+    params: Record<string, unknown> & { _meta: Record<string, unknown> },
+  ): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      // Aborted while connecting: an abort listener added now would never run.
+      if (this.ctx.signal.aborted) {
+        reject(this.ctx.signal.reason)
+        return
+      }
+      this.#resolve = resolve
+      this.#reject = reject
+      this.#arm()
+      this.ctx.signal.addEventListener("abort", this, { once: true })
+      this.connection.send(client, "tools/call", params, this)
+    })
+  }
+
+  resolveRequest(result: unknown): void {
+    const resolve = this.#resolve
+    this.#settled()
+    resolve?.(result)
+  }
+
+  rejectRequest(error: unknown): void {
+    const reject = this.#reject
+    this.#settled()
+    reject?.(error)
+  }
+
+  progress(params: McpProgress): void {
+    // Progress restarts the call timeout (a deadline stays as it is).
+    if (this.timeouts !== undefined && this.#resolve !== undefined) this.timeouts.arm(this)
+    this.ctx.reportProgress(toProgress(params))
+  }
+
+  /** The caller's signal aborted: the server gets notifications/cancelled (see McpConnection.cancel). */
+  handleEvent(): void {
+    this.connection.cancel(this, this.ctx.signal.reason)
+  }
+
+  /** The call timed out: cancelled on the server too. */
+  expire(): void {
+    this.#timer = undefined
+    if (this.#resolve === undefined) return
+    this.timedOut = new Timeout({ toolId: this.toolId, timeoutMs: this.timeoutMs })
+    this.connection.cancel(this, this.timedOut)
+  }
+
+  // While the caller answers a forwarded sampling/elicitation request, the call timeout (not a
+  // deadline) is suspended: a human may take longer than the server's work would.
+  suspend(): void {
+    if (this.timeouts !== undefined) this.timeouts.disarm(this)
+  }
+
+  resume(): void {
+    if (this.timeouts !== undefined && this.#resolve !== undefined) this.timeouts.arm(this)
+  }
+
+  #arm(): void {
+    if (this.timeouts !== undefined) this.timeouts.arm(this)
+    else this.#timer = setTimeout(expireCall, this.timeoutMs, this)
+  }
+
+  #settled(): void {
+    this.#resolve = undefined
+    this.#reject = undefined
+    this.ctx.signal.removeEventListener("abort", this)
+    if (this.timeouts !== undefined) this.timeouts.disarm(this)
+    else if (this.#timer !== undefined) {
+      clearTimeout(this.#timer)
+      this.#timer = undefined
+    }
+  }
+}
+
+const expireCall = (call: ToolCall): void => call.expire()
+
+/** The calls in flight of a backend, oldest first (linked through the calls). */
+class InFlightCalls implements Iterable<ToolCall> {
+  head: ToolCall | undefined
+  tail: ToolCall | undefined
+  size = 0
+
+  add(call: ToolCall): void {
+    call.previousInFlight = this.tail
+    call.nextInFlight = undefined
+    if (this.tail === undefined) this.head = call
+    else this.tail.nextInFlight = call
+    this.tail = call
+    this.size++
+  }
+
+  delete(call: ToolCall): void {
+    const { previousInFlight: previous, nextInFlight: next } = call
+    if (previous === undefined) {
+      if (this.head !== call) return
+      this.head = next
+    } else previous.nextInFlight = next
+    if (next === undefined) this.tail = previous
+    else next.previousInFlight = previous
+    call.previousInFlight = undefined
+    call.nextInFlight = undefined
+    this.size--
+  }
+
+  *[Symbol.iterator](): Iterator<ToolCall> {
+    for (let call = this.head; call !== undefined; call = call.nextInFlight) yield call
+  }
+}
+
 /** The origin mark a Streamable HTTP connection put in `_meta` (the call's progress token), removed. */
 const takeOrigin = (params: unknown): { origin?: string; params: Record<string, unknown> } => {
   const p = (params ?? {}) as Record<string, unknown>
@@ -207,7 +359,7 @@ const callerKey = (ctx: ExecutionContext): string => ctx.sessionId ?? ctx.caller
  * The calls in flight when they all belong to one caller (newest first); `undefined` when there are
  * none or they belong to several callers (a server request or log cannot be attributed then).
  */
-const callersOf = (inFlight: ReadonlySet<InFlightCall>): InFlightCall[] | undefined => {
+const callersOf = (inFlight: InFlightCalls): InFlightCall[] | undefined => {
   const calls = [...inFlight].reverse()
   if (calls.length === 0) return undefined
   const key = callerKey(calls[0]!.ctx)
@@ -216,7 +368,7 @@ const callersOf = (inFlight: ReadonlySet<InFlightCall>): InFlightCall[] | undefi
 
 /** Forwards a server's sampling or elicitation request to the caller of the call in flight. */
 const forwardToCaller = async (
-  inFlight: ReadonlySet<InFlightCall>,
+  inFlight: InFlightCalls,
   backend: string,
   kind: "createMessage" | "elicitInput",
   method: string,
@@ -286,7 +438,9 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
       ? (raw: unknown): CallToolResult => CallToolResultSchema.parse(raw)
       : (raw: unknown): CallToolResult => (isCallToolResult(raw) ? raw : CallToolResultSchema.parse(raw))
   /** Calls in flight, in start order, for forwarding the server's requests and logs to their callers. */
-  const inFlight = new Set<InFlightCall>()
+  const inFlight = new InFlightCalls()
+  /** Call timeouts without a deadline, one list per length (see `internal/timeoutQueue.ts`). */
+  const timeouts = new TimeoutQueue()
 
   const status = (): McpBackendStatus => ({
     ...connection.status(),
@@ -428,95 +582,76 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     return new Cancelled({ toolId, reason: reason instanceof Error ? reason.message : undefined })
   }
 
+  /** A call; fails with typed errors only (one async function: no wrapper promise per call). */
   const execute = async (call: BackendCall, ctx: ExecutionContext): Promise<BackendResult> => {
-    const toolId = call.toolId
-    if (!isToolId(toolId) || !toolId.startsWith(`${name}/`)) throw toolNotFound(toolId)
-    if (ctx.signal.aborted) throw abortError(toolId, ctx.signal)
-    const client =
-      connection.client ??
-      (await connection.connect({ failFast: true }).catch((error: ToolError) => {
-        throw new BackendUnavailable({ backend: name, toolId, reason: (error as BackendUnavailable).reason })
-      }))
-    const entry = entries.get(toolId.slice(name.length + 1))
-    if (!entry) throw toolNotFound(toolId)
-    if (!call.validated) {
-      entry.validator ??= compileJsonSchema(entry.tool.inputSchema, toolId)
-      let checked = entry.validator.validate(call.arguments ?? {})
-      if (checked instanceof Promise) checked = await checked
-      if (!checked.ok) throw new InvalidArguments({ toolId, issues: checked.issues })
-    }
-    const hasDeadline = ctx.deadline !== undefined
-    const timeoutMs = hasDeadline ? remainingMs(ctx) : (entry.tool.timeoutMs ?? callTimeoutMs)
-    if (timeoutMs <= 0) throw new Timeout({ toolId, timeoutMs: 0 })
-    // Timeouts are ours (not the SDK's) so that progress can restart them; aborting the signal makes
-    // the SDK send notifications/cancelled, so a timed-out call stops on the server too.
-    const timeout = new AbortController()
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const arm = () => {
-      clearTimeout(timer)
-      timer = setTimeout(() => timeout.abort(new Timeout({ toolId, timeoutMs })), timeoutMs)
-    }
-    const progress = connection.trackProgress((p) => {
-      if (!hasDeadline) arm()
-      ctx.reportProgress(toProgress(p))
-    })
-    // While the caller answers a forwarded sampling/elicitation request, the call timeout (not a
-    // deadline) is suspended: a human may take longer than the server's work would.
-    const flight: InFlightCall = {
-      ctx,
-      token: progress.token,
-      suspend: () => {
-        if (!hasDeadline) clearTimeout(timer)
-      },
-      resume: () => {
-        if (!hasDeadline) arm()
-      },
-    }
-    const meta: Record<string, unknown> = { progressToken: progress.token }
-    if (typeof call.resume === "string") meta[CURSOR_META_KEY] = call.resume
-    const params = { name: entry.mcpName, arguments: call.arguments ?? {}, _meta: meta }
-    let result: BackendResult
-    inFlight.add(flight)
-    // One controller for the caller's signal and the timeout (AbortSignal.any is costly per call).
-    const onAbort = () => timeout.abort(ctx.signal.reason)
-    ctx.signal.addEventListener("abort", onAbort, { once: true })
     try {
-      arm()
-      const raw = await connection.request(client, "tools/call", params, timeout.signal)
-      const checked = checkResult(raw)
-      result = relayResult(toBackendResult(checked), checked)
-    } catch (error) {
+      const toolId = call.toolId
+      if (!isToolId(toolId) || !toolId.startsWith(`${name}/`)) throw toolNotFound(toolId)
       if (ctx.signal.aborted) throw abortError(toolId, ctx.signal)
-      if (timeout.signal.aborted) throw timeout.signal.reason as Timeout
-      const typed = mcpFailureToToolError(error, { backend: name, toolId, timeoutMs })
-      if (typed._tag === "BackendUnavailable" && !(error instanceof McpError)) connection.suspect(error)
-      if (typed._tag === "ToolNotFound") refresh().catch(() => {})
-      // The server names the tool and its suggestions in its own MCP names; callers of this backend use ids.
-      throw typed._tag === "ToolNotFound" ? toolNotFound(toolId) : typed
-    } finally {
-      ctx.signal.removeEventListener("abort", onAbort)
-      inFlight.delete(flight)
-      clearTimeout(timer)
-      progress.done()
+      const client =
+        connection.client ??
+        (await connection.connect({ failFast: true }).catch((error: ToolError) => {
+          throw new BackendUnavailable({
+            backend: name,
+            toolId,
+            reason: (error as BackendUnavailable).reason,
+          })
+        }))
+      const entry = entries.get(toolId.slice(name.length + 1))
+      if (!entry) throw toolNotFound(toolId)
+      if (!call.validated) {
+        entry.validator ??= compileJsonSchema(entry.tool.inputSchema, toolId)
+        let checked = entry.validator.validate(call.arguments ?? {})
+        if (checked instanceof Promise) checked = await checked
+        if (!checked.ok) throw new InvalidArguments({ toolId, issues: checked.issues })
+      }
+      const hasDeadline = ctx.deadline !== undefined
+      const timeoutMs = hasDeadline ? remainingMs(ctx) : (entry.tool.timeoutMs ?? callTimeoutMs)
+      if (timeoutMs <= 0) throw new Timeout({ toolId, timeoutMs: 0 })
+      // Timeouts are ours (not the SDK's) so that progress can restart them; a timed-out or cancelled call
+      // gets notifications/cancelled, so it stops on the server too.
+      const flight = new ToolCall(
+        ctx,
+        toolId,
+        timeoutMs,
+        hasDeadline ? undefined : timeouts.list(timeoutMs),
+        connection,
+      )
+      const meta: Record<string, unknown> = {}
+      if (typeof call.resume === "string") meta[CURSOR_META_KEY] = call.resume
+      const params = { name: entry.mcpName, arguments: call.arguments ?? {}, _meta: meta }
+      let result: BackendResult
+      inFlight.add(flight)
+      try {
+        const raw = await flight.run(client, params)
+        const checked = checkResult(raw)
+        result = relayResult(toBackendResult(checked), checked)
+      } catch (error) {
+        if (ctx.signal.aborted) throw abortError(toolId, ctx.signal)
+        if (flight.timedOut !== undefined) throw flight.timedOut
+        const typed = mcpFailureToToolError(error, { backend: name, toolId, timeoutMs })
+        if (typed._tag === "BackendUnavailable" && !(error instanceof McpError)) connection.suspect(error)
+        if (typed._tag === "ToolNotFound") refresh().catch(() => {})
+        // The server names the tool and its suggestions in its own MCP names; callers of this backend use ids.
+        throw typed._tag === "ToolNotFound" ? toolNotFound(toolId) : typed
+      } finally {
+        inFlight.delete(flight)
+      }
+      if (result.isError && typedErrors === "throw") {
+        const carried = toolErrorFromResult(result)
+        if (carried) throw carried
+      }
+      return result
+    } catch (error) {
+      if (isToolError(error)) throw error
+      throw mcpFailureToToolError(error, { backend: name, toolId: call.toolId })
     }
-    if (result.isError && typedErrors === "throw") {
-      const carried = toolErrorFromResult(result)
-      if (carried) throw carried
-    }
-    return result
   }
 
   let closed = false
   const backend: McpBackend = {
     name,
-    execute: async (call, ctx) => {
-      try {
-        return await execute(call, ctx)
-      } catch (error) {
-        if (isToolError(error)) throw error
-        throw mcpFailureToToolError(error, { backend: name, toolId: call.toolId })
-      }
-    },
+    execute,
     toolSchemas: async () => {
       await ensureTools()
       return tools

@@ -175,17 +175,40 @@ export const ORIGIN_META_KEY = "toolplane.dev/origin"
 
 type Json = Record<string, unknown>
 
-/** A request sent past the SDK client's bookkeeping, waiting for its response. */
-interface PendingRequest {
-  readonly resolve: (result: unknown) => void
-  readonly reject: (error: unknown) => void
+/**
+ * A request sent with {@link McpConnection.send}, past the SDK client's bookkeeping: the connection
+ * settles it exactly once (unless its owner cancels it first) and hands it the progress notifications
+ * sent for its token. One object per call carries all of this (no closures, promises or maps of the
+ * connection's own per call).
+ *
+ * @internal
+ * @since 0.2.0
+ */
+export interface SentRequest {
+  /** The JSON-RPC id (set by `send`; `-1` when it went through the SDK client). */
+  requestId: number
+  /** The `_meta.progressToken` `send` gave the request. */
+  progressToken: string
+  /** While it goes through the SDK client (see `send`): aborting this cancels it. */
+  viaClient: AbortController | undefined
+  /** Its raw result (unvalidated). */
+  resolveRequest(result: unknown): void
+  /** An `McpError` (JSON-RPC error, closed connection), the transport's failure, or the cancel reason. */
+  rejectRequest(error: unknown): void
+  /** A progress notification for its token, as it arrives. */
+  progress(params: Progress): void
 }
+
+/** A progress token of a request sent directly: `tp-<id>`, so the id finds the request (no map of tokens). */
+const TOKEN_PREFIX = "tp-"
+/** Progress tokens of requests sent through the SDK client: `tp-c<n>`. */
+const CLIENT_TOKEN_PREFIX = "tp-c"
 
 /** The requests one connected client sent directly, by id (ids taken from the SDK client's own counter). */
 interface DirectSession {
   readonly client: Client
   readonly transport: Transport
-  readonly pending: Map<number, PendingRequest>
+  readonly pending: Map<number, SentRequest>
 }
 
 /** The SDK client's next request id (a private field; checked before use). */
@@ -282,7 +305,8 @@ export class McpConnection {
   #pending: Promise<Client> | undefined
   #probing = false
   #connectedAt = 0
-  readonly #progress = new Map<string, (params: Progress) => void>()
+  /** Requests sent through the SDK client, by progress token (see `send`). */
+  readonly #progress = new Map<string, SentRequest>()
   #progressSeq = 0
   readonly #waiters = new Set<{ resolve: (c: Client) => void; reject: (e: unknown) => void }>()
   #direct: DirectSession | undefined
@@ -302,63 +326,79 @@ export class McpConnection {
   }
 
   /**
-   * Registers a progress handler under a fresh token, to put in a request's `_meta.progressToken`.
-   * Progress is delivered synchronously as messages arrive: the SDK's own progress callbacks run a
-   * microtask late and lose the last notification when it arrives together with the response.
+   * Sends a request of `client`; `request` is settled with its raw `result` (unvalidated), an `McpError`
+   * for a JSON-RPC error, or a closed-connection `McpError` when the connection closes. Puts a fresh
+   * `progressToken` in `params._meta` (an object `params` owns) and routes the progress notifications for
+   * it to `request.progress`, synchronously as messages arrive (the SDK's own progress callbacks run a
+   * microtask late and lose the last notification when it arrives together with the response). The
+   * response is taken off the transport before the SDK client sees it: no zod type guards, no result
+   * schema, no timer of the SDK's (callers keep their own). The id comes from the SDK client's counter, so
+   * ids never clash with its own requests. Goes through `client.request` when that counter is not there
+   * (another SDK version) or `client` is not the current connection's.
    */
-  trackProgress(handler: (progress: Progress) => void): { token: string; done: () => void } {
-    const token = `tp-${++this.#progressSeq}`
-    this.#progress.set(token, handler)
-    return { token, done: () => this.#progress.delete(token) }
+  send(client: Client, method: string, params: Json & { _meta: Json }, request: SentRequest): void {
+    const direct = this.#direct
+    const ids = client as unknown as WithRequestIds
+    if (direct === undefined || direct.client !== client || typeof ids._requestMessageId !== "number") {
+      const token = `${CLIENT_TOKEN_PREFIX}${++this.#progressSeq}`
+      params._meta.progressToken = token
+      request.requestId = -1
+      request.progressToken = token
+      const controller = new AbortController()
+      request.viaClient = controller
+      this.#progress.set(token, request)
+      client
+        .request({ method, params } as never, RAW_RESULT, {
+          signal: controller.signal,
+          timeout: MAX_TIMER_MS,
+        })
+        .then(
+          (result) => request.resolveRequest(result),
+          (error: unknown) => request.rejectRequest(error),
+        )
+        .finally(() => {
+          this.#progress.delete(token)
+          request.viaClient = undefined
+        })
+      return
+    }
+    const id = ids._requestMessageId
+    ids._requestMessageId = id + 1
+    const token = `${TOKEN_PREFIX}${id}`
+    params._meta.progressToken = token
+    request.requestId = id
+    request.progressToken = token
+    direct.pending.set(id, request)
+    direct.transport.send({ jsonrpc: "2.0", id, method, params }).catch((error: unknown) => {
+      if (direct.pending.get(id) !== request) return
+      direct.pending.delete(id)
+      request.rejectRequest(error)
+    })
   }
 
   /**
-   * Sends a request of `client` and resolves with its raw `result` (unvalidated), rejecting with an
-   * `McpError` for a JSON-RPC error, with `signal.reason` when `signal` aborts (after sending
-   * `notifications/cancelled`), and with a closed-connection `McpError` when the connection closes. The
-   * response is taken off the transport before the SDK client sees it: no zod type guards, no result
-   * schema, no timer of the SDK's (callers keep their own). The id comes from the SDK client's counter,
-   * so ids never clash with its own requests. Falls back to `client.request` when that counter is not
-   * there (another SDK version) or `client` is not the current connection's.
+   * Cancels a request `send` sent and not settled yet: it is forgotten, the server gets
+   * `notifications/cancelled` with `reason`, and the request is rejected with `reason`. Does nothing for
+   * a request that was settled.
    */
-  request(client: Client, method: string, params: Json, signal: AbortSignal): Promise<unknown> {
+  cancel(request: SentRequest, reason: unknown): void {
+    if (request.viaClient !== undefined) {
+      // The SDK client sends notifications/cancelled and rejects with the reason.
+      request.viaClient.abort(reason)
+      return
+    }
     const direct = this.#direct
-    const ids = client as unknown as WithRequestIds
-    if (direct === undefined || direct.client !== client || typeof ids._requestMessageId !== "number")
-      return client.request({ method, params } as never, RAW_RESULT, { signal, timeout: MAX_TIMER_MS })
-    if (signal.aborted) return Promise.reject(signal.reason)
-    const id = ids._requestMessageId
-    ids._requestMessageId = id + 1
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        if (!direct.pending.delete(id)) return
-        direct.transport
-          .send({
-            jsonrpc: "2.0",
-            method: "notifications/cancelled",
-            params: { requestId: id, reason: String(signal.reason) },
-          })
-          .catch(() => {})
-        reject(signal.reason)
-      }
-      direct.pending.set(id, {
-        resolve: (result) => {
-          signal.removeEventListener("abort", onAbort)
-          resolve(result)
-        },
-        reject: (error) => {
-          signal.removeEventListener("abort", onAbort)
-          reject(error)
-        },
+    const id = request.requestId
+    if (direct === undefined || direct.pending.get(id) !== request) return
+    direct.pending.delete(id)
+    direct.transport
+      .send({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: id, reason: String(reason) },
       })
-      signal.addEventListener("abort", onAbort, { once: true })
-      direct.transport.send({ jsonrpc: "2.0", id, method, params }).catch((error: unknown) => {
-        const pending = direct.pending.get(id)
-        if (pending === undefined) return
-        direct.pending.delete(id)
-        pending.reject(error)
-      })
-    })
+      .catch(() => {})
+    request.rejectRequest(reason)
   }
 
   status(): McpConnectionStatus {
@@ -552,14 +592,14 @@ export class McpConnection {
         const pending = direct.pending.get(key)
         if (pending !== undefined) {
           direct.pending.delete(key)
-          if (m.error === undefined) pending.resolve(m.result)
+          if (m.error === undefined) pending.resolveRequest(m.result)
           else {
             const e = (typeof m.error === "object" && m.error !== null ? m.error : {}) as {
               code?: unknown
               message?: unknown
               data?: unknown
             }
-            pending.reject(
+            pending.rejectRequest(
               McpError.fromError(
                 typeof e.code === "number" ? e.code : ErrorCode.InternalError,
                 typeof e.message === "string" ? e.message : "invalid error response",
@@ -572,11 +612,16 @@ export class McpConnection {
       }
       if ((message as { method?: string }).method === "notifications/progress" && !("id" in message)) {
         const params = (message as { params?: Progress & { progressToken?: unknown } }).params
-        const handler =
-          typeof params?.progressToken === "string" ? this.#progress.get(params.progressToken) : undefined
-        if (handler) {
+        const token = params?.progressToken
+        const request =
+          typeof token !== "string" || !token.startsWith(TOKEN_PREFIX)
+            ? undefined
+            : token.startsWith(CLIENT_TOKEN_PREFIX)
+              ? this.#progress.get(token)
+              : direct.pending.get(Number(token.slice(TOKEN_PREFIX.length)))
+        if (request !== undefined && request.progressToken === token) {
           try {
-            handler(params!)
+            request.progress(params!)
           } catch {
             // A progress listener's failure is not the connection's.
           }
@@ -591,7 +636,7 @@ export class McpConnection {
         const closed = McpError.fromError(ErrorCode.ConnectionClosed, "Connection closed")
         const pending = [...direct.pending.values()]
         direct.pending.clear()
-        for (const p of pending) p.reject(closed)
+        for (const p of pending) p.rejectRequest(closed)
       }
       if (this.#client === client && this.#state === "connected") this.#lost(client, "connection closed")
     }

@@ -170,13 +170,15 @@ export const isCallToolResult = (value: unknown): value is CallToolResult => {
 export const toBackendResult = (result: CallToolResult): BackendResult => {
   const meta = result._meta as Record<string, unknown> | undefined
   const next = meta?.[NEXT_CURSOR_META_KEY]
-  return {
+  // Assigned in this order (the key order of the result as encoded); no spread of a literal per field.
+  const out: { -readonly [K in keyof BackendResult]: BackendResult[K] } = {
     content: (result.content ?? []) as unknown as ContentBlock[],
-    ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
-    ...(result.isError ? { isError: true } : {}),
-    ...(meta !== undefined ? { _meta: meta } : {}),
-    ...(typeof next === "string" ? { continuation: next } : {}),
   }
+  if (result.structuredContent !== undefined) out.structuredContent = result.structuredContent
+  if (result.isError) out.isError = true
+  if (meta !== undefined) out._meta = meta
+  if (typeof next === "string") out.continuation = next
+  return out
 }
 
 /**

@@ -69,10 +69,14 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 /** Visible characters, spaces, tabs and obs-text: no CR, LF, NUL or other controls. */
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: [^\r\n]*)?$/
+const DIGITS = /^\d{1,15}$/
 
 /** Whether `name: value` can be written into a request head as it is (no header injection). */
 export const isValidHeader = (name: string, value: string): boolean =>
   TOKEN.test(name) && FIELD_VALUE.test(value)
+
+/** The headers of an exchange whose head has not arrived: one empty map for all (the parser makes a new one). */
+const NO_HEADERS: Map<string, string> = new Map()
 
 type BodyMode = "none" | "length" | "chunked" | "close"
 type ChunkState = "size" | "data" | "dataEnd" | "trailer"
@@ -80,7 +84,8 @@ type ChunkState = "size" | "data" | "dataEnd" | "trailer"
 /** One request and its answer on one connection. */
 class Exchange implements Http1Response {
   status = 0
-  headers = new Map<string, string>()
+  /** Until the head is parsed, the shared empty map (never written to). */
+  headers: Map<string, string> = NO_HEADERS
   readonly message: string | Buffer
   readonly resolveHead: (response: Http1Response) => void
   readonly rejectHead: (error: Error) => void
@@ -376,10 +381,15 @@ class Connection {
       // Both framings: the length is ignored, and the connection is not trusted for another request.
       if (cl !== undefined) keepAlive = false
     } else if (cl !== undefined) {
-      const values = cl.split(",").map((v) => v.trim())
-      if (values.some((v) => !/^\d{1,15}$/.test(v)) || values.some((v) => v !== values[0]))
-        return `bad content-length ${JSON.stringify(cl.slice(0, 100))}`
-      exchange.remaining = Number(values[0])
+      // One plain length (the common case) needs no split; repeated equal lengths are accepted.
+      let length = cl
+      if (!DIGITS.test(cl)) {
+        const values = cl.split(",").map((v) => v.trim())
+        if (values.some((v) => !DIGITS.test(v)) || values.some((v) => v !== values[0]))
+          return `bad content-length ${JSON.stringify(cl.slice(0, 100))}`
+        length = values[0]!
+      }
+      exchange.remaining = Number(length)
       exchange.mode = exchange.remaining === 0 ? "none" : "length"
     } else {
       exchange.mode = "close"
