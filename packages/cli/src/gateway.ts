@@ -680,8 +680,8 @@ const learnOptions = (
   }
 }
 
-/** The runner's prefetch options from `[prefetch]`, or `undefined` when it is off. */
-const prefetchOptions = (config: GatewayConfig, singleClient: boolean): PrefetchOptions | undefined => {
+/** The runner's prefetch options from `[prefetch]`, or `undefined` when it is off. @internal */
+export const prefetchOptions = (config: GatewayConfig, singleClient: boolean): PrefetchOptions | undefined => {
   const p = config.prefetch
   if (!p.enabled) return undefined
   return {
@@ -698,5 +698,6 @@ const prefetchOptions = (config: GatewayConfig, singleClient: boolean): Prefetch
     ...(p.per_host === undefined ? {} : { perHost: p.per_host }),
     ...(p.max_per_call === undefined ? {} : { maxPerCall: p.max_per_call }),
     ...(p.ttl_ms === undefined ? {} : { ttlMs: p.ttl_ms }),
+    ...(p.precision_budget === undefined ? {} : { precisionBudget: p.precision_budget }),
   }
 }

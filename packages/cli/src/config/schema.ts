@@ -125,6 +125,19 @@ export const PrefetchConfig = z.strictObject({
   per_host: z.number().int().min(0).optional(),
   max_per_call: z.number().int().min(0).optional(),
   ttl_ms: z.number().int().positive().optional(),
+  /**
+   * The precision budget (on by default): `false` holds back every rule estimated under `min_precision`;
+   * `{ floor = 0.25, target = 0.55 }` sets the smallest estimate it pays for and the precision it keeps.
+   */
+  precision_budget: z
+    .union([
+      z.boolean(),
+      z.strictObject({
+        floor: z.number().min(0).max(1).optional(),
+        target: z.number().min(0).max(1).optional(),
+      }),
+    ])
+    .optional(),
 })
 
 /**
