@@ -681,7 +681,10 @@ const learnOptions = (
 }
 
 /** The runner's prefetch options from `[prefetch]`, or `undefined` when it is off. @internal */
-export const prefetchOptions = (config: GatewayConfig, singleClient: boolean): PrefetchOptions | undefined => {
+export const prefetchOptions = (
+  config: GatewayConfig,
+  singleClient: boolean,
+): PrefetchOptions | undefined => {
   const p = config.prefetch
   if (!p.enabled) return undefined
   return {
