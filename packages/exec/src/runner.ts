@@ -51,7 +51,7 @@ import type { Approver } from "./approver.js"
 import { type CallAllOptions, type CallAllResult, callAll } from "./callAll.js"
 import { callContext, NEVER_ABORTED } from "./context.js"
 import type { RunnerOptions } from "./options.js"
-import { isInterruptOnly } from "./pipeline/abort.js"
+import { abortError, isInterruptOnly } from "./pipeline/abort.js"
 import { approvalGate } from "./pipeline/approve.js"
 import { signContinuation, verifyContinuation } from "./pipeline/continuation.js"
 import { openScope } from "./pipeline/deadline.js"
@@ -357,7 +357,7 @@ class Runner implements ToolRunner {
     if (scope.signal.aborted) {
       // Cancelled or past its deadline before it started: never reach the backend or spend a token.
       scope.dispose()
-      return scope.aborted
+      return Promise.reject(abortError(scope.signal, entry.id))
     }
     const scoped = deriveContext(
       ctx,

@@ -19,11 +19,9 @@ import { abortError } from "./abort.js"
 export interface CallScope {
   /** Aborts on the caller's cancellation or at the deadline; its reason is a typed error. */
   readonly signal: AbortSignal
-  /** Rejects with the typed abort error when `signal` aborts; never resolves. */
-  readonly aborted: Promise<never>
   /**
-   * Settles as `work` does, or rejects with the typed abort error as soon as `signal` aborts (what
-   * `Promise.race([work, aborted])` does, without the race's and `aborted`'s promises and listener).
+   * Settles as `work` does, or rejects with the typed abort error as soon as `signal` aborts (at once
+   * when it already has), without a `Promise.race` or a listener of its own.
    *
    * @since 0.2.0
    */
@@ -63,7 +61,6 @@ class Scope implements CallScope {
   readonly #toolId: string
   #listening = false
   #timer: ReturnType<typeof setTimeout> | undefined
-  #aborted: Promise<never> | undefined
   #reject: ((error: unknown) => void) | undefined
 
   constructor(caller: AbortSignal, toolId: string) {
@@ -73,19 +70,6 @@ class Scope implements CallScope {
 
   get signal(): AbortSignal {
     return this.#controller.signal
-  }
-
-  get aborted(): Promise<never> {
-    if (this.#aborted === undefined) {
-      const signal = this.#controller.signal
-      const toolId = this.#toolId
-      this.#aborted = new Promise<never>((_, reject) => {
-        if (signal.aborted) reject(abortError(signal, toolId))
-        else signal.addEventListener("abort", () => reject(abortError(signal, toolId)), { once: true })
-      })
-      this.#aborted.catch(noop)
-    }
-    return this.#aborted
   }
 
   listen(): void {

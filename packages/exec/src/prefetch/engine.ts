@@ -518,7 +518,7 @@ export class PrefetchEngine implements Prefetcher {
         // The caller may cancel or time out while waiting: then the speculative call is aborted too.
         const guard = openScope(ctx, entry.id, ctx.deadline, cancellable)
         try {
-          result = await Promise.race([p.promise, guard.aborted])
+          result = await guard.race(p.promise)
         } catch (error) {
           this.#discard(p)
           throw error
