@@ -192,8 +192,8 @@ interface InFlightCall {
 /**
  * One `tools/call` in flight: the request the connection settles ({@link SentRequest}), the listener of the
  * caller's signal (`handleEvent`), the call's timeout (an entry of the backend's {@link TimeoutQueue}, or a
- * timer of its own under a deadline) and its place among the calls in flight, in one object: no
- * `AbortController`, closures or map entries of its own per call.
+ * timer of its own under a deadline), in one object: no `AbortController` or closures of its own per
+ * call.
  */
 class ToolCall implements SentRequest, Expiring, InFlightCall {
   requestId = -1
@@ -203,9 +203,6 @@ class ToolCall implements SentRequest, Expiring, InFlightCall {
   previousExpiring: Expiring | undefined = undefined
   nextExpiring: Expiring | undefined = undefined
   expiringIn: TimeoutList | undefined = undefined
-  /** The calls in flight, in start order (a list through the calls). */
-  previousInFlight: ToolCall | undefined = undefined
-  nextInFlight: ToolCall | undefined = undefined
   /** Set when the call timed out (the error it failed with). */
   timedOut: Timeout | undefined = undefined
   /** A deadline's own timer (a deadline is a hard limit, not restarted: not in the shared lists). */
@@ -305,39 +302,6 @@ class ToolCall implements SentRequest, Expiring, InFlightCall {
 
 const expireCall = (call: ToolCall): void => call.expire()
 
-/** The calls in flight of a backend, oldest first (linked through the calls). */
-class InFlightCalls implements Iterable<ToolCall> {
-  head: ToolCall | undefined
-  tail: ToolCall | undefined
-  size = 0
-
-  add(call: ToolCall): void {
-    call.previousInFlight = this.tail
-    call.nextInFlight = undefined
-    if (this.tail === undefined) this.head = call
-    else this.tail.nextInFlight = call
-    this.tail = call
-    this.size++
-  }
-
-  delete(call: ToolCall): void {
-    const { previousInFlight: previous, nextInFlight: next } = call
-    if (previous === undefined) {
-      if (this.head !== call) return
-      this.head = next
-    } else previous.nextInFlight = next
-    if (next === undefined) this.tail = previous
-    else next.previousInFlight = previous
-    call.previousInFlight = undefined
-    call.nextInFlight = undefined
-    this.size--
-  }
-
-  *[Symbol.iterator](): Iterator<ToolCall> {
-    for (let call = this.head; call !== undefined; call = call.nextInFlight) yield call
-  }
-}
-
 /** The origin mark a Streamable HTTP connection put in `_meta` (the call's progress token), removed. */
 const takeOrigin = (params: unknown): { origin?: string; params: Record<string, unknown> } => {
   const p = (params ?? {}) as Record<string, unknown>
@@ -359,7 +323,7 @@ const callerKey = (ctx: ExecutionContext): string => ctx.sessionId ?? ctx.caller
  * The calls in flight when they all belong to one caller (newest first); `undefined` when there are
  * none or they belong to several callers (a server request or log cannot be attributed then).
  */
-const callersOf = (inFlight: InFlightCalls): InFlightCall[] | undefined => {
+const callersOf = (inFlight: ReadonlySet<InFlightCall>): InFlightCall[] | undefined => {
   const calls = [...inFlight].reverse()
   if (calls.length === 0) return undefined
   const key = callerKey(calls[0]!.ctx)
@@ -368,7 +332,7 @@ const callersOf = (inFlight: InFlightCalls): InFlightCall[] | undefined => {
 
 /** Forwards a server's sampling or elicitation request to the caller of the call in flight. */
 const forwardToCaller = async (
-  inFlight: InFlightCalls,
+  inFlight: ReadonlySet<InFlightCall>,
   backend: string,
   kind: "createMessage" | "elicitInput",
   method: string,
@@ -438,7 +402,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
       ? (raw: unknown): CallToolResult => CallToolResultSchema.parse(raw)
       : (raw: unknown): CallToolResult => (isCallToolResult(raw) ? raw : CallToolResultSchema.parse(raw))
   /** Calls in flight, in start order, for forwarding the server's requests and logs to their callers. */
-  const inFlight = new InFlightCalls()
+  const inFlight = new Set<ToolCall>()
   /** Call timeouts without a deadline, one list per length (see `internal/timeoutQueue.ts`). */
   const timeouts = new TimeoutQueue()
 
