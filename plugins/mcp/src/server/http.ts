@@ -21,7 +21,7 @@ import { authenticate, type McpCaller, type McpHttpAuth } from "./auth.js"
 import { checkDnsRebinding, dnsRebindingPolicy, isLoopbackHost } from "./dnsRebinding.js"
 import type { EdgeRequest, EdgeResponse } from "./edgeExchange.js"
 import { type AuthInfo, jsonRpcError, NodeSessions } from "./nodeSessions.js"
-import { RawEdge } from "./rawEdge.js"
+import { listenOn, RawEdge } from "./rawEdge.js"
 import type { ReplicaBus } from "./replicaBus.js"
 import { McpExposure, type McpServeOptions, type McpServerHandle } from "./serve.js"
 import { sessionKey } from "./sessionToken.js"
@@ -562,14 +562,7 @@ export const serveHttp = async (
 
   await lean?.start()
   if (raw) await raw.listen(options.port ?? 0, host)
-  else
-    await new Promise<void>((resolve, reject) => {
-      httpServer.once("error", reject)
-      httpServer.listen(options.port ?? 0, host, () => {
-        httpServer.off("error", reject)
-        resolve()
-      })
-    })
+  else await listenOn(httpServer, options.port ?? 0, host)
   const address = (raw ? raw.server : httpServer).address() as AddressInfo
   policy = dnsRebindingPolicy(host, policyOptions, address.port)
   const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address

@@ -438,6 +438,16 @@ class RawConnection {
   }
 }
 
+/** Listens on `port` and `host`; rejects with the server's error (a port in use) instead of throwing it later. */
+export const listenOn = (server: NetServer, port: number, host: string): Promise<void> =>
+  new Promise((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(port, host, () => {
+      server.off("error", reject)
+      resolve()
+    })
+  })
+
 /**
  * The raw edge: listens, serves the hot path, hands the rest to `options.httpServer` (which does not
  * listen itself).
@@ -496,17 +506,11 @@ export class RawEdge {
     }
   }
 
-  listen(port: number, host: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.server.once("error", reject)
-      this.server.listen(port, host, () => {
-        this.server.off("error", reject)
-        // `node:http` tracks connections (for `closeAllConnections` and its header and request
-        // timeouts) from its "listening" event on: the connections handed to it need that too.
-        this.httpServer.emit("listening")
-        resolve()
-      })
-    })
+  async listen(port: number, host: string): Promise<void> {
+    await listenOn(this.server, port, host)
+    // `node:http` tracks connections (for `closeAllConnections` and its header and request timeouts)
+    // from its "listening" event on: the connections handed to it need that too.
+    this.httpServer.emit("listening")
   }
 
   /** Stops listening and closes every connection it owns (those handed over belong to `httpServer`). */
