@@ -127,6 +127,16 @@ const headerOf = (req: EdgeRequest, name: string): string | undefined => {
   return Array.isArray(value) ? value[0] : value
 }
 
+/** The JSON of a body, or `undefined` after answering 400 when it is not JSON. */
+const parseBody = (body: Buffer, res: EdgeResponse): unknown => {
+  try {
+    return JSON.parse(body.toString("utf8"))
+  } catch {
+    jsonRpcError(res, 400, -32700, "Parse error: Invalid JSON")
+    return undefined
+  }
+}
+
 /** Reads and parses a JSON body from the Node stream; `undefined` when an error answer was sent. */
 const readJsonBody = (req: EdgeRequest, res: EdgeResponse, maxBytes: number): Promise<unknown> =>
   new Promise((resolve, reject) => {
@@ -139,14 +149,7 @@ const readJsonBody = (req: EdgeRequest, res: EdgeResponse, maxBytes: number): Pr
     }
     // The raw edge read the whole body already (never more than the cap).
     const raw = req.rawBody
-    if (raw !== undefined) {
-      try {
-        return resolve(JSON.parse(raw.toString("utf8")))
-      } catch {
-        jsonRpcError(res, 400, -32700, "Parse error: Invalid JSON")
-        return resolve(undefined)
-      }
-    }
+    if (raw !== undefined) return resolve(parseBody(raw, res))
     const chunks: Buffer[] = []
     let size = 0
     req.on("data", (chunk: Buffer) => {
@@ -159,16 +162,7 @@ const readJsonBody = (req: EdgeRequest, res: EdgeResponse, maxBytes: number): Pr
         tooLarge()
         return resolve(undefined)
       }
-      try {
-        resolve(
-          JSON.parse(
-            chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"),
-          ),
-        )
-      } catch {
-        jsonRpcError(res, 400, -32700, "Parse error: Invalid JSON")
-        resolve(undefined)
-      }
+      resolve(parseBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), res))
     })
   })
 
