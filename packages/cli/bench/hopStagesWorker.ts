@@ -92,6 +92,14 @@ const cpuUs = (): number => {
 
 const ARGS = { text: "hello" } as const
 let nextId = 1_000_000
+/** The floors' `initialize` request (id 0), the same on the pipe and on the socket. */
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "floor", version: "1" } },
+}
+
 const requestLine = (id: number): string =>
   `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: ARGS, _meta: { progressToken: `tp-${id}` } } })}\n`
 
@@ -119,16 +127,7 @@ const stdioFloor = async (): Promise<{ call: () => Promise<unknown>; close: () =
   const send = (message: unknown) => child.stdin!.write(`${JSON.stringify(message)}\n`)
   await new Promise<void>((resolve) => {
     waiting.set(0, resolve)
-    send({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "floor", version: "1" },
-      },
-    })
+    send(INITIALIZE)
   })
   send({ jsonrpc: "2.0", method: "notifications/initialized" })
   return {
@@ -148,16 +147,7 @@ const httpFloor = async (): Promise<{ call: () => Promise<unknown>; close: () =>
   const init = await fetch(target, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "floor", version: "1" },
-      },
-    }),
+    body: JSON.stringify(INITIALIZE),
   })
   const session = init.headers.get("mcp-session-id")!
   await init.text()
