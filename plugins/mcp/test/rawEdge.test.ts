@@ -10,6 +10,7 @@ import { connect, type Socket } from "node:net"
 import type { ToolService } from "@toolplane/foundation"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type McpHttpServerHandle, serveHttp } from "../src/index.js"
+import { parseHead, requestHeaders } from "../src/server/rawEdge.js"
 import { demoService } from "./fixtures/service.js"
 
 const VERSION = "2025-11-25"
@@ -467,5 +468,157 @@ describe("serveHttp raw edge", () => {
       })
       expect(await res.text()).toContain(`"text":"f${id}"`)
     }
+  })
+})
+
+describe("serveHttp raw edge: the request's header record", () => {
+  const { service } = countingService()
+  const seen: { raw: Record<string, unknown>[]; node: Record<string, unknown>[] } = { raw: [], node: [] }
+  let raw: McpHttpServerHandle
+  let node: McpHttpServerHandle
+  let rawSession: string
+  let nodeSession: string
+
+  beforeAll(async () => {
+    // A `context` option reads `info.headers`: the record the raw edge builds on demand.
+    const capture = (into: Record<string, unknown>[]) => (info: { headers?: Record<string, unknown> }) => {
+      into.push({ ...info.headers })
+      return {}
+    }
+    raw = await serveHttp(service, { transport: "raw", context: capture(seen.raw) })
+    node = await serveHttp(service, { transport: "node", context: capture(seen.node) })
+    rawSession = await initialize(raw.url)
+    nodeSession = await initialize(node.url)
+  })
+
+  afterAll(async () => {
+    await Promise.all([raw.close(), node.close()])
+  })
+
+  /** The record each server's `context` saw for the same extra header lines (host and session named alike). */
+  const records = async (extra: string) => {
+    const got: Record<string, unknown>[][] = []
+    for (const [server, session, into] of [
+      [raw, rawSession, seen.raw],
+      [node, nodeSession, seen.node],
+    ] as const) {
+      into.length = 0
+      const answer = await exchange(server.port, [callRequest(server.port, session, 7, "h", extra)], {
+        count: 1,
+      })
+      expect(texts(answer.answers)).toEqual(["7:h"])
+      got.push(
+        into.map((record) =>
+          Object.fromEntries(
+            Object.entries(record).map(([k, v]) => [
+              k,
+              k === "host" ? "HOST" : k === "mcp-session-id" ? "SESSION" : v,
+            ]),
+          ),
+        ),
+      )
+    }
+    return { raw: got[0]!, node: got[1]! }
+  }
+
+  const cases: readonly [string, string][] = [
+    ["plain headers", ""],
+    [
+      "mixed-case names, padded, empty and tab-delimited values, obs-text",
+      "X-Custom:   spaced  value  \r\nx-empty:\r\nX-Tab:\tv\t\r\nx-latin: caf\u00e9\r\nUser-Agent: raw/1\r\n",
+    ],
+    ["a header repeated in another case (node:http joins it)", "X-Dup: a\r\nx-dup: b\r\n"],
+    [
+      "forty headers with a repeat after the thirty-second",
+      `${Array.from({ length: 40 }, (_, i) => `x-h${i}: ${i}\r\n`).join("")}X-H3: again\r\n`,
+    ],
+    ["a header named like an Object.prototype member", "constructor: c\r\n"],
+  ]
+
+  it.each(cases)("is the same record as node:http's for %s", async (_what, extra) => {
+    const { raw: rawRecords, node: nodeRecords } = await records(extra)
+    expect(rawRecords).toHaveLength(1)
+    // Same names, values and order.
+    expect(rawRecords.map((r) => Object.entries(r))).toEqual(nodeRecords.map((r) => Object.entries(r)))
+  })
+})
+
+describe("parseHead", () => {
+  const head = (lines: readonly string[], maxBody = 1000) => {
+    const text = `POST /mcp?x=1 HTTP/1.1\r\n${lines.join("\r\n")}`
+    const buffer = Buffer.from(`${text}\r\n\r\n`, "latin1")
+    return parseHead(buffer, text.length, maxBody)
+  }
+
+  it("recognises the headers the request handling reads, in any case, and builds the record on demand", () => {
+    const parsed = head([
+      "HOST: a:1",
+      "Accept: application/json, text/event-stream",
+      "Content-Type:  application/json ",
+      "MCP-Session-Id: s1",
+      "mcp-protocol-version: 2025-11-25",
+      "Authorization: Bearer t",
+      "Origin: http://a:1",
+      "X-Other: o",
+      "Content-Length: 12",
+      "Connection: Close",
+    ])!
+    expect(parsed.url).toBe("/mcp?x=1")
+    expect(parsed.length).toBe(12)
+    expect(parsed.close).toBe(true)
+    expect(parsed.known).toEqual({
+      host: "a:1",
+      origin: "http://a:1",
+      accept: "application/json, text/event-stream",
+      contentType: "application/json",
+      contentLength: "12",
+      sessionId: "s1",
+      protocolVersion: "2025-11-25",
+      authorization: "Bearer t",
+    })
+    expect(Object.entries(requestHeaders(parsed))).toEqual([
+      ["host", "a:1"],
+      ["accept", "application/json, text/event-stream"],
+      ["content-type", "application/json"],
+      ["mcp-session-id", "s1"],
+      ["mcp-protocol-version", "2025-11-25"],
+      ["authorization", "Bearer t"],
+      ["origin", "http://a:1"],
+      ["x-other", "o"],
+      ["content-length", "12"],
+      ["connection", "Close"],
+    ])
+  })
+
+  it.each([
+    ["no host", ["content-length: 1"]],
+    ["no content-length", ["host: a"]],
+    ["a repeated header", ["host: a", "content-length: 1", "X-A: 1", "x-a: 2"]],
+    ["a repeated known header", ["host: a", "content-length: 1", "Host: b"]],
+    [
+      "a repeat among many headers",
+      ["host: a", "content-length: 1", ...Array.from({ length: 50 }, (_, i) => `x-${i}: v`), "X-7: w"],
+    ],
+    ["__proto__", ["host: a", "content-length: 1", "__proto__: x"]],
+    ["constructor", ["host: a", "content-length: 1", "Constructor: x"]],
+    ["transfer-encoding", ["host: a", "content-length: 1", "Transfer-Encoding: chunked"]],
+    ["expect", ["host: a", "content-length: 1", "expect: 100-continue"]],
+    ["upgrade", ["host: a", "content-length: 1", "upgrade: websocket"]],
+    ["connection: upgrade", ["host: a", "content-length: 1", "connection: upgrade"]],
+    ["a signed content-length", ["host: a", "content-length: +1"]],
+    ["an empty content-length", ["host: a", "content-length:"]],
+    ["sixteen digits", ["host: a", "content-length: 0000000000000001"]],
+    ["a body over the cap", ["host: a", "content-length: 1001"]],
+  ])("hands over a head with %s", (_what, lines) => {
+    expect(head(lines)).toBeUndefined()
+  })
+
+  it("keeps many distinct headers, and two names with the same hash are no repeat", () => {
+    // "x-an" and "X-C0" hash alike (31 × "a" + "n" = 31 × "c" + "0"), before and past the set threshold.
+    const early = head(["host: a", "content-length: 0", "x-an: 1", "X-C0: 2"])!
+    expect(requestHeaders(early)).toEqual({ host: "a", "content-length": "0", "x-an": "1", "x-c0": "2" })
+    const many = Array.from({ length: 60 }, (_, i) => `x-${i}: ${i}`)
+    const late = head(["host: a", "content-length: 0", ...many, "x-an: 1", "X-C0: 2"])!
+    expect(Object.keys(requestHeaders(late))).toHaveLength(64)
   })
 })

@@ -8,11 +8,45 @@
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http"
 
+/**
+ * The request headers the request handling reads on every request, as fixed fields (the first value of a
+ * repeated header, as `headers` gives it): the raw edge recognises them while it checks the head, so the
+ * full `headers` record is only built when something asks for it (an auth hook or a `context` option).
+ */
+export interface KnownHeaders {
+  readonly host: string | undefined
+  readonly origin: string | undefined
+  readonly accept: string | undefined
+  readonly contentType: string | undefined
+  readonly contentLength: string | undefined
+  readonly sessionId: string | undefined
+  readonly protocolVersion: string | undefined
+  readonly authorization: string | undefined
+}
+
+const first = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value[0] : value
+
+/** The known headers of a `node:http` request (read from its `headers`). */
+export const knownHeaders = (headers: IncomingHttpHeaders): KnownHeaders => ({
+  host: headers.host,
+  origin: headers.origin,
+  accept: first(headers.accept),
+  contentType: first(headers["content-type"]),
+  contentLength: first(headers["content-length"]),
+  sessionId: first(headers["mcp-session-id"]),
+  protocolVersion: first(headers["mcp-protocol-version"]),
+  authorization: first(headers.authorization),
+})
+
 /** A request: `node:http`'s `IncomingMessage`, or a raw-edge request with its whole body in `rawBody`. */
 export interface EdgeRequest {
   readonly method?: string | undefined
   readonly url?: string | undefined
+  /** Every header (a raw-edge request builds this record on first read). */
   readonly headers: IncomingHttpHeaders
+  /** The headers read on every request, when the edge recognised them already (raw edge). */
+  readonly known?: KnownHeaders
   /** The whole body, when the edge has read it already (raw edge); then the stream methods are unused. */
   readonly rawBody?: Buffer
   resume(): unknown

@@ -19,7 +19,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { ConfigError, type ToolService } from "@toolplane/foundation"
 import { authenticate, type McpCaller, type McpHttpAuth } from "./auth.js"
 import { checkDnsRebinding, dnsRebindingPolicy, isLoopbackHost } from "./dnsRebinding.js"
-import type { EdgeRequest, EdgeResponse } from "./edgeExchange.js"
+import { type EdgeRequest, type EdgeResponse, type KnownHeaders, knownHeaders } from "./edgeExchange.js"
 import { type AuthInfo, jsonRpcError, NodeSessions } from "./nodeSessions.js"
 import { listenOn, RawEdge } from "./rawEdge.js"
 import type { ReplicaBus } from "./replicaBus.js"
@@ -420,8 +420,14 @@ export const serveHttp = async (
     return session
   }
 
-  const handle = async (req: EdgeRequest, res: EdgeResponse): Promise<void> => {
-    const rejected = checkDnsRebinding(req.headers, policy)
+  /**
+   * Handles a request: synchronously as far as it can (a raw-edge POST to a session known here is answered
+   * or dispatched without a promise); a promise when something has to wait (auth, a body still to read,
+   * a session to open or rebuild), for `serve` to catch.
+   */
+  const handle = (req: EdgeRequest, res: EdgeResponse): Promise<void> | undefined => {
+    const known = req.known ?? knownHeaders(req.headers)
+    const rejected = checkDnsRebinding(known, policy)
     if (rejected !== undefined) return jsonRpcError(res, 403, -32000, `Forbidden: ${rejected}`)
     const url = req.url ?? "/"
     const query = url.indexOf("?")
@@ -440,34 +446,50 @@ export const serveHttp = async (
     }
     if (requestPath !== path) return jsonRpcError(res, 404, -32000, "Not found")
     if (closing) return jsonRpcError(res, 503, -32000, "Server is shutting down")
-    let authInfo: AuthInfo | undefined
-    if (auth) {
-      const header = req.headers.authorization
-      const verdict = await authenticate(auth, Array.isArray(header) ? header[0] : header, metadataUrl)
-      if (!verdict.ok) {
-        req.resume()
-        if (res.headersSent) return
-        res.writeHead(verdict.status, {
-          "content-type": "application/json",
-          "www-authenticate": verdict.challenge,
-        })
-        res.end(
-          JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: verdict.message }, id: null }),
-        )
-        return
-      }
-      authInfo = authInfoOf(verdict.caller)
-      ;(req as EdgeRequest & { auth?: AuthInfo }).auth = authInfo
-    }
+    if (auth) return handleAuthenticated(auth, req, res, known)
+    return handleEndpoint(req, res, known, undefined)
+  }
+
+  /** A request to the endpoint once its caller is known. */
+  const handleEndpoint = (
+    req: EdgeRequest,
+    res: EdgeResponse,
+    known: KnownHeaders,
+    authInfo: AuthInfo | undefined,
+  ): Promise<void> | undefined => {
     if (req.method === "POST") {
       inFlight++
-      res.once("close", () => {
-        inFlight--
-        if (inFlight === 0) for (const wake of drained.splice(0)) wake()
-      })
+      res.once("close", requestClosed)
     }
-    if (lean) return lean.handle(req, res, authInfo)
+    if (lean) return lean.handle(req, res, known, authInfo)
     return handleSdk(req as IncomingMessage, res as ServerResponse, authInfo)
+  }
+
+  const requestClosed = () => {
+    inFlight--
+    if (inFlight === 0) for (const wake of drained.splice(0)) wake()
+  }
+
+  const handleAuthenticated = async (
+    auth: McpHttpAuth,
+    req: EdgeRequest,
+    res: EdgeResponse,
+    known: KnownHeaders,
+  ): Promise<void> => {
+    const verdict = await authenticate(auth, known.authorization, metadataUrl)
+    if (!verdict.ok) {
+      req.resume()
+      if (res.headersSent) return
+      res.writeHead(verdict.status, {
+        "content-type": "application/json",
+        "www-authenticate": verdict.challenge,
+      })
+      res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: verdict.message }, id: null }))
+      return
+    }
+    const authInfo = authInfoOf(verdict.caller)
+    ;(req as EdgeRequest & { auth?: AuthInfo }).auth = authInfo
+    return handleEndpoint(req, res, known, authInfo)
   }
 
   /** The SDK transport (only ever with `node:http`'s own request and response). */
@@ -537,11 +559,19 @@ export const serveHttp = async (
     }
   }
 
+  const failed = (res: EdgeResponse, error: unknown) => {
+    options.onError?.(error)
+    jsonRpcError(res, 500, -32603, "Internal error")
+  }
   const serve = (req: EdgeRequest, res: EdgeResponse) => {
-    handle(req, res).catch((error) => {
-      options.onError?.(error)
-      jsonRpcError(res, 500, -32603, "Internal error")
-    })
+    let pending: Promise<void> | undefined
+    try {
+      pending = handle(req, res)
+    } catch (error) {
+      failed(res, error)
+      return
+    }
+    pending?.catch((error) => failed(res, error))
   }
   const httpServer = createServer(serve)
   httpServer.keepAliveTimeout = 65_000

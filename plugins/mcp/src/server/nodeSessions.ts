@@ -23,7 +23,7 @@ import {
   McpError,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js"
-import type { EdgeRequest, EdgeResponse } from "./edgeExchange.js"
+import type { EdgeRequest, EdgeResponse, KnownHeaders } from "./edgeExchange.js"
 import type { ReplicaBus } from "./replicaBus.js"
 import { isDirectParams, type McpExposure } from "./serve.js"
 import {
@@ -74,7 +74,7 @@ export const jsonRpcError = (
   code: number,
   message: string,
   headers?: Record<string, string>,
-): void => {
+): undefined => {
   if (res.headersSent) return
   const body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null })
   res.writeHead(status, {
@@ -122,11 +122,6 @@ const isJsonType = (type: string | undefined) =>
 
 const sseEvent = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`
 
-const headerOf = (req: EdgeRequest, name: string): string | undefined => {
-  const value = req.headers[name]
-  return Array.isArray(value) ? value[0] : value
-}
-
 /** The JSON of a body, or `undefined` after answering 400 when it is not JSON. */
 const parseBody = (body: Buffer, res: EdgeResponse): unknown => {
   try {
@@ -137,19 +132,12 @@ const parseBody = (body: Buffer, res: EdgeResponse): unknown => {
   }
 }
 
+const tooLarge = (res: EdgeResponse, maxBytes: number) =>
+  jsonRpcError(res, 413, -32000, `Payload Too Large: Request body must not exceed ${maxBytes} bytes`)
+
 /** Reads and parses a JSON body from the Node stream; `undefined` when an error answer was sent. */
 const readJsonBody = (req: EdgeRequest, res: EdgeResponse, maxBytes: number): Promise<unknown> =>
   new Promise((resolve, reject) => {
-    const tooLarge = () =>
-      jsonRpcError(res, 413, -32000, `Payload Too Large: Request body must not exceed ${maxBytes} bytes`)
-    if (Number(req.headers["content-length"]) > maxBytes) {
-      tooLarge()
-      req.resume()
-      return resolve(undefined)
-    }
-    // The raw edge read the whole body already (never more than the cap).
-    const raw = req.rawBody
-    if (raw !== undefined) return resolve(parseBody(raw, res))
     const chunks: Buffer[] = []
     let size = 0
     req.on("data", (chunk: Buffer) => {
@@ -159,7 +147,7 @@ const readJsonBody = (req: EdgeRequest, res: EdgeResponse, maxBytes: number): Pr
     req.on("error", reject)
     req.on("end", () => {
       if (size > maxBytes) {
-        tooLarge()
+        tooLarge(res, maxBytes)
         return resolve(undefined)
       }
       resolve(parseBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), res))
@@ -401,7 +389,13 @@ class NodeSession implements Transport {
     authInfo: AuthInfo | undefined,
   ): void {
     this.lastSeen = Date.now()
-    const extra = { requestInfo: { headers: req.headers }, ...(authInfo ? { authInfo } : {}) }
+    // The headers record is read through the request when a handler asks for it (the raw edge builds it then).
+    const requestInfo = {
+      get headers() {
+        return req.headers
+      },
+    }
+    const extra = authInfo ? { requestInfo, authInfo } : { requestInfo }
     let ids: RequestId[] | undefined
     let initialize = false
     for (const m of messages)
@@ -679,20 +673,38 @@ export class NodeSessions {
     return opening
   }
 
-  /** Handles a request to the endpoint (DNS rebinding, auth and path were checked). */
-  async handle(req: EdgeRequest, res: EdgeResponse, authInfo: AuthInfo | undefined): Promise<void> {
-    const sessionId = headerOf(req, "mcp-session-id")
+  /**
+   * Handles a request to the endpoint (DNS rebinding, auth and path were checked). A POST whose body the
+   * raw edge read, to a session known here, is answered or dispatched synchronously; otherwise a promise.
+   */
+  handle(
+    req: EdgeRequest,
+    res: EdgeResponse,
+    known: KnownHeaders,
+    authInfo: AuthInfo | undefined,
+  ): Promise<void> | undefined {
     const method = req.method
-    if (method === "POST") return this.#post(req, res, sessionId, authInfo)
+    if (method === "POST") return this.#post(req, res, known, authInfo)
+    return this.#getOrDelete(req, res, known, authInfo)
+  }
+
+  async #getOrDelete(
+    req: EdgeRequest,
+    res: EdgeResponse,
+    known: KnownHeaders,
+    authInfo: AuthInfo | undefined,
+  ): Promise<void> {
+    const sessionId = known.sessionId
+    const method = req.method
     if (method !== "GET" && method !== "DELETE") {
       req.resume()
       return jsonRpcError(res, 405, -32000, "Method not allowed.", { allow: "GET, POST, DELETE" })
     }
-    if (method === "GET" && !headerOf(req, "accept")?.includes("text/event-stream"))
+    if (method === "GET" && !known.accept?.includes("text/event-stream"))
       return jsonRpcError(res, 406, -32000, "Not Acceptable: Client must accept text/event-stream")
     if (sessionId === undefined)
       return jsonRpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required")
-    if (this.#badVersion(req, res)) return
+    if (this.#badVersion(known, res)) return
     const session = await this.#session(sessionId, authInfo?.clientId)
     if (session === "full") return jsonRpcError(res, 503, -32000, "Too many sessions")
     if (session === undefined) return jsonRpcError(res, 404, -32001, "Session not found")
@@ -704,8 +716,8 @@ export class NodeSessions {
     res.end()
   }
 
-  #badVersion(req: EdgeRequest, res: EdgeResponse): boolean {
-    const version = headerOf(req, "mcp-protocol-version")
+  #badVersion(known: KnownHeaders, res: EdgeResponse): boolean {
+    const version = known.protocolVersion
     if (version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false
     jsonRpcError(
       res,
@@ -716,13 +728,13 @@ export class NodeSessions {
     return true
   }
 
-  async #post(
+  #post(
     req: EdgeRequest,
     res: EdgeResponse,
-    sessionId: string | undefined,
+    known: KnownHeaders,
     authInfo: AuthInfo | undefined,
-  ): Promise<void> {
-    if (!acceptsBoth(headerOf(req, "accept"))) {
+  ): Promise<void> | undefined {
+    if (!acceptsBoth(known.accept)) {
       req.resume()
       return jsonRpcError(
         res,
@@ -731,12 +743,43 @@ export class NodeSessions {
         "Not Acceptable: Client must accept both application/json and text/event-stream",
       )
     }
-    if (!isJsonType(headerOf(req, "content-type"))) {
+    if (!isJsonType(known.contentType)) {
       req.resume()
       return jsonRpcError(res, 415, -32000, "Unsupported Media Type: Content-Type must be application/json")
     }
+    const maxBytes = this.#options.maxBodyBytes
+    if (Number(known.contentLength) > maxBytes) {
+      tooLarge(res, maxBytes)
+      req.resume()
+      return
+    }
+    // The raw edge read the whole body already (never more than the cap).
+    const raw = req.rawBody
+    if (raw === undefined) return this.#readPost(req, res, known, authInfo)
+    const body = parseBody(raw, res)
+    if (body === undefined) return
+    return this.#messages(body, req, res, known, authInfo)
+  }
+
+  async #readPost(
+    req: EdgeRequest,
+    res: EdgeResponse,
+    known: KnownHeaders,
+    authInfo: AuthInfo | undefined,
+  ): Promise<void> {
     const body = await readJsonBody(req, res, this.#options.maxBodyBytes)
     if (body === undefined) return
+    return this.#messages(body, req, res, known, authInfo)
+  }
+
+  /** A POST's parsed body: checked, then given to its session (known here: no promise). */
+  #messages(
+    body: unknown,
+    req: EdgeRequest,
+    res: EdgeResponse,
+    known: KnownHeaders,
+    authInfo: AuthInfo | undefined,
+  ): Promise<void> | undefined {
     const batch = Array.isArray(body)
     const messages = (batch ? body : [body]) as unknown[]
     if (messages.length === 0)
@@ -748,46 +791,76 @@ export class NodeSessions {
       if (!isMessage(m)) return jsonRpcError(res, 400, -32700, "Parse error: Invalid JSON-RPC message")
       if (m.method === "initialize" && m.id !== undefined) initialize = m
     }
-    const clientId = authInfo?.clientId
-    if (initialize) {
-      if (sessionId !== undefined) {
-        const known = await this.#session(sessionId, clientId)
-        return known === undefined
-          ? jsonRpcError(res, 404, -32001, "Session not found")
-          : jsonRpcError(res, 400, -32600, "Invalid Request: Server already initialized")
-      }
-      if (messages.length > 1)
-        return jsonRpcError(res, 400, -32600, "Invalid Request: Only one initialization request is allowed")
-      if (this.#sessions.size + this.#pending >= this.#options.maxSessions)
-        return jsonRpcError(res, 503, -32000, "Too many sessions")
-      const params = (initialize.params ?? {}) as Record<string, unknown>
-      const capabilities = params.capabilities
-      const id = signSessionId(this.#options.key, {
-        v: typeof params.protocolVersion === "string" ? params.protocolVersion : "",
-        c:
-          typeof capabilities === "object" && capabilities !== null
-            ? (capabilities as Record<string, unknown>)
-            : {},
-        i: compactClientInfo(params.clientInfo),
-        ...(clientId !== undefined ? { u: clientId } : {}),
-        n: sessionNonce(),
-      })
-      this.#pending++
-      let session: NodeSession
-      try {
-        session = await this.#open(id, clientId)
-      } finally {
-        this.#pending--
-      }
-      session.receive(messages as Message[], batch, req, res, authInfo)
-      return
-    }
+    const sessionId = known.sessionId
+    if (initialize)
+      return this.#initialize(initialize, messages as Message[], batch, req, res, known, authInfo)
     if (sessionId === undefined)
       return jsonRpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required")
-    if (this.#badVersion(req, res)) return
-    const session = await this.#session(sessionId, clientId)
+    if (this.#badVersion(known, res)) return
+    const clientId = authInfo?.clientId
+    const here = this.#sessions.get(sessionId)
+    if (here === undefined)
+      return this.#toSession(sessionId, messages as Message[], batch, req, res, authInfo)
+    if (here.clientId !== clientId) return jsonRpcError(res, 404, -32001, "Session not found")
+    here.receive(messages as Message[], batch, req, res, authInfo)
+    return
+  }
+
+  /** A POST for a session not open here: rebuilt from its signed id (or refused). */
+  async #toSession(
+    sessionId: string,
+    messages: Message[],
+    batch: boolean,
+    req: EdgeRequest,
+    res: EdgeResponse,
+    authInfo: AuthInfo | undefined,
+  ): Promise<void> {
+    const session = await this.#session(sessionId, authInfo?.clientId)
     if (session === "full") return jsonRpcError(res, 503, -32000, "Too many sessions")
     if (session === undefined) return jsonRpcError(res, 404, -32001, "Session not found")
-    session.receive(messages as Message[], batch, req, res, authInfo)
+    session.receive(messages, batch, req, res, authInfo)
+  }
+
+  async #initialize(
+    initialize: Message,
+    messages: Message[],
+    batch: boolean,
+    req: EdgeRequest,
+    res: EdgeResponse,
+    known: KnownHeaders,
+    authInfo: AuthInfo | undefined,
+  ): Promise<void> {
+    const sessionId = known.sessionId
+    const clientId = authInfo?.clientId
+    if (sessionId !== undefined) {
+      const session = await this.#session(sessionId, clientId)
+      return session === undefined
+        ? jsonRpcError(res, 404, -32001, "Session not found")
+        : jsonRpcError(res, 400, -32600, "Invalid Request: Server already initialized")
+    }
+    if (messages.length > 1)
+      return jsonRpcError(res, 400, -32600, "Invalid Request: Only one initialization request is allowed")
+    if (this.#sessions.size + this.#pending >= this.#options.maxSessions)
+      return jsonRpcError(res, 503, -32000, "Too many sessions")
+    const params = (initialize.params ?? {}) as Record<string, unknown>
+    const capabilities = params.capabilities
+    const id = signSessionId(this.#options.key, {
+      v: typeof params.protocolVersion === "string" ? params.protocolVersion : "",
+      c:
+        typeof capabilities === "object" && capabilities !== null
+          ? (capabilities as Record<string, unknown>)
+          : {},
+      i: compactClientInfo(params.clientInfo),
+      ...(clientId !== undefined ? { u: clientId } : {}),
+      n: sessionNonce(),
+    })
+    this.#pending++
+    let session: NodeSession
+    try {
+      session = await this.#open(id, clientId)
+    } finally {
+      this.#pending--
+    }
+    session.receive(messages, batch, req, res, authInfo)
   }
 }

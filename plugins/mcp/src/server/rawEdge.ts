@@ -23,7 +23,7 @@
  */
 import { type Server as HttpServer, maxHeaderSize, type OutgoingHttpHeaders, STATUS_CODES } from "node:http"
 import { createServer, type Server as NetServer, type Socket } from "node:net"
-import type { EdgeRequest, EdgeResponse } from "./edgeExchange.js"
+import type { EdgeRequest, EdgeResponse, KnownHeaders } from "./edgeExchange.js"
 
 /** Bytes read ahead while a request is answered before the socket is paused (pipelining). */
 const READ_AHEAD = 64 * 1024
@@ -34,7 +34,6 @@ const CHECK_MS = 1000
 const TOKEN = new Uint8Array(256)
 for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
   TOKEN[c.charCodeAt(0)] = 1
-const CONTENT_LENGTH = /^\d{1,15}$/
 const CRLFCRLF = Buffer.from("\r\n\r\n")
 
 let dateSecond = -1
@@ -53,7 +52,10 @@ const httpDate = (): string => {
 /** A parsed request head of the hot path. */
 interface Head {
   readonly url: string
-  readonly headers: Record<string, string>
+  /** The head's text, and per header line the offsets of its name and value (four numbers a line). */
+  readonly text: string
+  readonly lines: readonly number[]
+  readonly known: KnownHeaders
   readonly length: number
   readonly close: boolean
 }
@@ -67,11 +69,62 @@ const hasBareLf = (buffer: Buffer, end: number): boolean => {
 
 const isOws = (c: number) => c === 32 || c === 9
 
+/** A header name's hash, over its lower-case characters (see {@link parseHead}). */
+const nameHash = (name: string): number => {
+  let h = 0
+  for (let i = 0; i < name.length; i++) h = (Math.imul(h, 31) + name.charCodeAt(i)) | 0
+  return h
+}
+
+/** Whether `text[at, at + name.length)` is `name` (lower case), ignoring ASCII case. */
+const sameName = (text: string, at: number, name: string): boolean => {
+  for (let i = 0; i < name.length; i++) {
+    let c = text.charCodeAt(at + i)
+    if (c >= 65 && c <= 90) c += 32
+    if (c !== name.charCodeAt(i)) return false
+  }
+  return true
+}
+
+/** Whether the names of two header lines (same length) are equal, ignoring ASCII case. */
+const sameNames = (text: string, a: number, b: number, length: number): boolean => {
+  for (let i = 0; i < length; i++) {
+    let x = text.charCodeAt(a + i)
+    let y = text.charCodeAt(b + i)
+    if (x >= 65 && x <= 90) x += 32
+    if (y >= 65 && y <= 90) y += 32
+    if (x !== y) return false
+  }
+  return true
+}
+
+// The header names the hot path reads (and the `Object.prototype` members a header record cannot hold).
+const HOST = nameHash("host")
+const ORIGIN = nameHash("origin")
+const ACCEPT = nameHash("accept")
+const EXPECT = nameHash("expect")
+const UPGRADE = nameHash("upgrade")
+const CONNECTION = nameHash("connection")
+const CONTENT_TYPE = nameHash("content-type")
+const CONTENT_LENGTH = nameHash("content-length")
+const SESSION_ID = nameHash("mcp-session-id")
+const AUTHORIZATION = nameHash("authorization")
+const TRANSFER_ENCODING = nameHash("transfer-encoding")
+const PROTOCOL_VERSION = nameHash("mcp-protocol-version")
+const CONSTRUCTOR = nameHash("constructor")
+const PROTO = nameHash("__proto__")
+/** Past this many header lines, names are checked for repeats in a set instead of against each other. */
+const FEW_LINES = 32
+
 /**
  * The head of a hot-path request (`buffer[0, end)`, without the final CRLF CRLF), or `undefined` when the
  * request must go to `node:http` (see the module comment). One pass over the head's characters: the
  * request target is visible ASCII, names are tokens, values visible characters, SP or HTAB (obs-text
  * included) — so a CR or LF anywhere but in a line's CRLF fails the line.
+ *
+ * No header record is built here: the headers the request handling reads are recognised by length and
+ * a hash of their lower-case name into fixed fields, repeats are found by comparing the hashes of the
+ * lines' names, and the full record (`requestHeaders`) is made from the kept offsets when asked for.
  */
 export const parseHead = (buffer: Buffer, end: number, maxBodyBytes: number): Head | undefined => {
   const text = buffer.toString("latin1", 0, end)
@@ -83,19 +136,29 @@ export const parseHead = (buffer: Buffer, end: number, maxBodyBytes: number): He
     const c = text.charCodeAt(i)
     if (c < 0x21 || c > 0x7e) return undefined
   }
-  // A plain object, as node:http's `req.headers`; a name that is also an `Object.prototype` member
-  // (`constructor`, `__proto__`) reads as present, so such a request goes to node:http like a duplicate.
-  const headers: Record<string, string> = {}
+  const lines: number[] = []
+  const hashes: number[] = []
+  let seen: Set<string> | undefined
+  let host: string | undefined
+  let origin: string | undefined
+  let accept: string | undefined
+  let contentType: string | undefined
+  let contentLength: string | undefined
+  let sessionId: string | undefined
+  let protocolVersion: string | undefined
+  let authorization: string | undefined
+  let connection: string | undefined
   for (let at = eol + 2; at < text.length; ) {
     let lineEnd = text.indexOf("\r\n", at)
     if (lineEnd < 0) lineEnd = text.length
     let colon = at
-    let upper = false
+    let hash = 0
     for (; colon < lineEnd; colon++) {
-      const c = text.charCodeAt(colon)
+      let c = text.charCodeAt(colon)
       if (c === 58 /* : */) break
       if (TOKEN[c] !== 1) return undefined
-      if (c >= 65 && c <= 90) upper = true
+      if (c >= 65 && c <= 90) c += 32
+      hash = (Math.imul(hash, 31) + c) | 0
     }
     if (colon === at || colon === lineEnd) return undefined
     let start = colon + 1
@@ -106,37 +169,137 @@ export const parseHead = (buffer: Buffer, end: number, maxBodyBytes: number): He
       const c = text.charCodeAt(i)
       if ((c < 32 && c !== 9) || c === 127) return undefined
     }
-    const name = upper ? text.slice(at, colon).toLowerCase() : text.slice(at, colon)
-    if (headers[name] !== undefined) return undefined
-    headers[name] = text.slice(start, stop)
+    const size = colon - at
+    // A repeated name goes to node:http (which joins or drops repeats by name), as does a name that is an
+    // `Object.prototype` member (a plain record reads it as present).
+    if (seen === undefined) {
+      for (let i = 0; i < hashes.length; i++)
+        if (hashes[i] === hash) {
+          const other = lines[i * 4]!
+          if (lines[i * 4 + 1]! - other === size && sameNames(text, other, at, size)) return undefined
+        }
+      if (hashes.length === FEW_LINES) {
+        seen = new Set()
+        for (let i = 0; i < lines.length; i += 4) seen.add(text.slice(lines[i], lines[i + 1]).toLowerCase())
+      }
+    }
+    if (seen !== undefined) {
+      const name = text.slice(at, colon).toLowerCase()
+      if (seen.has(name)) return undefined
+      seen.add(name)
+    }
+    hashes.push(hash)
+    lines.push(at, colon, start, stop)
+    switch (size) {
+      case 4:
+        if (hash === HOST && sameName(text, at, "host")) host = text.slice(start, stop)
+        break
+      case 6:
+        if (hash === ACCEPT && sameName(text, at, "accept")) accept = text.slice(start, stop)
+        else if (hash === ORIGIN && sameName(text, at, "origin")) origin = text.slice(start, stop)
+        else if (hash === EXPECT && sameName(text, at, "expect")) return undefined
+        break
+      case 7:
+        if (hash === UPGRADE && sameName(text, at, "upgrade")) return undefined
+        break
+      case 9:
+        if (hash === PROTO && sameName(text, at, "__proto__")) return undefined
+        break
+      case 10:
+        if (hash === CONNECTION && sameName(text, at, "connection")) connection = text.slice(start, stop)
+        break
+      case 11:
+        if (hash === CONSTRUCTOR && sameName(text, at, "constructor")) return undefined
+        break
+      case 12:
+        if (hash === CONTENT_TYPE && sameName(text, at, "content-type")) contentType = text.slice(start, stop)
+        break
+      case 13:
+        if (hash === AUTHORIZATION && sameName(text, at, "authorization"))
+          authorization = text.slice(start, stop)
+        break
+      case 14:
+        if (hash === CONTENT_LENGTH && sameName(text, at, "content-length"))
+          contentLength = text.slice(start, stop)
+        else if (hash === SESSION_ID && sameName(text, at, "mcp-session-id"))
+          sessionId = text.slice(start, stop)
+        break
+      case 17:
+        if (hash === TRANSFER_ENCODING && sameName(text, at, "transfer-encoding")) return undefined
+        break
+      case 20:
+        if (hash === PROTOCOL_VERSION && sameName(text, at, "mcp-protocol-version"))
+          protocolVersion = text.slice(start, stop)
+        break
+    }
     at = lineEnd + 2
   }
-  const length = headers["content-length"]
-  if (
-    headers.host === undefined ||
-    length === undefined ||
-    !CONTENT_LENGTH.test(length) ||
-    Number(length) > maxBodyBytes ||
-    headers["transfer-encoding"] !== undefined ||
-    headers.expect !== undefined ||
-    headers.upgrade !== undefined
-  )
-    return undefined
-  const connection = headers.connection?.toLowerCase()
-  if (connection !== undefined && connection !== "keep-alive" && connection !== "close") return undefined
-  return { url: text.slice(5, targetEnd), headers, length: Number(length), close: connection === "close" }
+  if (host === undefined || contentLength === undefined) return undefined
+  // One to fifteen decimal digits, no larger than the body cap.
+  const digits = contentLength.length
+  if (digits === 0 || digits > 15) return undefined
+  let length = 0
+  for (let i = 0; i < digits; i++) {
+    const c = contentLength.charCodeAt(i) - 48
+    if (c < 0 || c > 9) return undefined
+    length = length * 10 + c
+  }
+  if (length > maxBodyBytes) return undefined
+  let close = false
+  if (connection !== undefined) {
+    const value = connection.toLowerCase()
+    if (value === "close") close = true
+    else if (value !== "keep-alive") return undefined
+  }
+  return {
+    url: text.slice(5, targetEnd),
+    text,
+    lines,
+    known: {
+      host,
+      origin,
+      accept,
+      contentType,
+      contentLength,
+      sessionId,
+      protocolVersion,
+      authorization,
+    },
+    length,
+    close,
+  }
+}
+
+/**
+ * The header record of a parsed head: a plain object, as `node:http`'s `req.headers` (lower-case names,
+ * values without surrounding whitespace, in the order of the lines).
+ */
+export const requestHeaders = (head: Head): Record<string, string> => {
+  const { text, lines } = head
+  const headers: Record<string, string> = {}
+  for (let i = 0; i < lines.length; i += 4)
+    headers[text.slice(lines[i], lines[i + 1]).toLowerCase()] = text.slice(lines[i + 2], lines[i + 3])
+  return headers
 }
 
 /** A hot-path request: its head and whole body. */
 class RawRequest implements EdgeRequest {
   readonly method = "POST"
   readonly url: string
-  readonly headers: Record<string, string>
+  readonly known: KnownHeaders
   readonly rawBody: Buffer
-  constructor(url: string, headers: Record<string, string>, body: Buffer) {
-    this.url = url
-    this.headers = headers
+  readonly #head: Head
+  #headers: Record<string, string> | undefined
+  constructor(head: Head, body: Buffer) {
+    this.url = head.url
+    this.known = head.known
+    this.#head = head
     this.rawBody = body
+  }
+  /** Every header, built on first read (the hot path reads `known`). */
+  get headers(): Record<string, string> {
+    this.#headers ??= requestHeaders(this.#head)
+    return this.#headers
   }
   resume(): void {}
   on(): void {}
@@ -380,7 +543,7 @@ class RawConnection {
     this.started = 0
     const res = new RawResponse(this, this.#socket, head.close)
     this.#active = res
-    this.#edge.handle(new RawRequest(head.url, head.headers, body), res)
+    this.#edge.handle(new RawRequest(head, body), res)
   }
 
   /** The response in progress was written: close, or go on with the next request. */

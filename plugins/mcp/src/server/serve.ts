@@ -411,15 +411,18 @@ export class McpExposure {
   }
 
   #context(extra: Extra, init: ExecutionContextInit): ExecutionContext {
-    const info = requestInfoOf(extra)
-    const custom = this.options.context?.(info) ?? {}
+    // The request info (and with it the headers record, which the raw edge builds on demand) only for a
+    // `context` option that reads it.
+    const custom = this.options.context?.(requestInfoOf(extra)) ?? {}
+    const sessionId = extra.sessionId
+    const clientId = extra.authInfo?.clientId
     return makeContext({
-      ...(info.sessionId !== undefined ? { sessionId: info.sessionId } : {}),
-      ...(info.clientId !== undefined ? { callerId: info.clientId } : {}),
+      ...(sessionId !== undefined ? { sessionId } : {}),
+      ...(clientId !== undefined ? { callerId: clientId } : {}),
       ...custom,
       ...init,
       metadata: {
-        ...(info.scopes !== undefined ? { [CALLER_SCOPES_KEY]: info.scopes } : {}),
+        ...(extra.authInfo ? { [CALLER_SCOPES_KEY]: extra.authInfo.scopes } : {}),
         ...(custom.metadata ?? {}),
         ...(init.metadata ?? {}),
       },
