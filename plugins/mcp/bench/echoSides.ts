@@ -3,7 +3,7 @@
  * (baseline and candidate, each printing its URL on stdout), an SDK client connected to each over
  * Streamable HTTP, and the closed-loop `echo` load against one side with that process's CPU per call.
  */
-import { dirname, join } from "node:path"
+import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -13,16 +13,19 @@ const here = dirname(fileURLToPath(import.meta.url))
 
 /**
  * Starts `script` (a file of this folder) once per side, with that side's argument (e.g. `args.baseline`
- * and `args.candidate`), and connects a client to each.
+ * and `args.candidate`), and connects a client to each. A side listed in `checkouts` runs that checkout's
+ * own copy of the script (its `plugins/mcp/bench` folder, so its own source), e.g. a worktree of `main`.
  */
 export const startEchoSides = async <Side extends string>(
   script: string,
   args: Readonly<Record<Side, string>>,
+  checkouts: { readonly [side in Side]?: string } = {},
 ) => {
-  const start = async (arg: string) => {
+  const start = async (arg: string, checkout: string | undefined) => {
+    const folder = checkout === undefined ? here : join(resolve(checkout), "plugins/mcp/bench")
     const { child, match } = await spawnNodeUntil(
-      ["--conditions=@toolplane/source", "--import", "tsx", join(here, script), arg],
-      { pattern: /^(http:\/\/\S+)\n/ },
+      ["--conditions=@toolplane/source", "--import", "tsx", join(folder, script), arg],
+      { pattern: /^(http:\/\/\S+)\n/, cwd: folder },
     )
     return { child, url: match }
   }
@@ -36,7 +39,7 @@ export const startEchoSides = async <Side extends string>(
     )
   }
   try {
-    for (const name of names) sides[name] = await start(args[name])
+    for (const name of names) sides[name] = await start(args[name], checkouts[name])
     for (const name of names) {
       clients[name] = new Client({ name: "bench", version: "0" })
       await clients[name].connect(new StreamableHTTPClientTransport(new URL(sides[name].url)))

@@ -10,17 +10,40 @@
  * at concurrency 1 and 32, rounds interleaved (@toolplane/bench-kit). Reports calls/s, p50, p99 and the
  * CPU time per call of each server process (from /proc), the figure that shows what is removable.
  *
- * Run: `pnpm --filter @toolplane/plugin-mcp bench:edge` (BENCH_ROUNDS, BENCH_ROUND_MS, BENCH_CONCURRENCY).
+ * With `BENCH_BASE_CHECKOUT=<another checkout>` (e.g. a `git worktree` of `main`, `pnpm install` done), the
+ * sides default to `http,raw-base,raw`: a side named `<kind>-base` is that checkout's own server script
+ * with its own source, in the same interleaved rounds (the script is this folder's when it lacks one).
+ *
+ * Run: `pnpm --filter @toolplane/plugin-mcp bench:edge` (BENCH_ROUNDS, BENCH_ROUND_MS, BENCH_CONCURRENCY,
+ * BENCH_EDGE_SIDES, BENCH_BASE_CHECKOUT).
  */
+import { existsSync } from "node:fs"
 import { connect, type Socket } from "node:net"
-import { dirname, join } from "node:path"
+import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { benchSettings, heading, loadWithCpu, spawnNodeUntil, stopProcess } from "@toolplane/bench-kit"
 import { measureSides, type SideResults, sidesTables } from "./loadSides.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const settings = benchSettings({ rounds: 3, roundMs: 2000, concurrency: [1, 32] })
-const SIDES = (process.env.BENCH_EDGE_SIDES ?? "http,net,node,raw").split(",")
+const baseCheckout = process.env.BENCH_BASE_CHECKOUT
+const SIDES = (
+  process.env.BENCH_EDGE_SIDES ?? (baseCheckout ? "http,raw-base,raw" : "http,net,node,raw")
+).split(",")
+
+/** The server script and working folder of a side: this checkout's, or the base checkout's (`-base`). */
+const serverOf = (side: string): { kind: string; script: string; cwd: string } => {
+  if (!side.endsWith("-base")) return { kind: side, script: join(here, "edgeFloorServer.ts"), cwd: here }
+  if (!baseCheckout) throw new Error(`side ${side} needs BENCH_BASE_CHECKOUT`)
+  const folder = join(resolve(baseCheckout), "plugins/mcp/bench")
+  const own = join(folder, "edgeFloorServer.ts")
+  return {
+    kind: side.slice(0, -"-base".length),
+    // The base's own copy imports the base's source; this folder's would import this checkout's.
+    script: existsSync(own) ? own : join(here, "edgeFloorServer.ts"),
+    cwd: folder,
+  }
+}
 
 /** One keep-alive connection sending POSTs one at a time and reading `content-length` answers. */
 class MiniClient {
@@ -56,10 +79,11 @@ class MiniClient {
   }
 }
 
-const start = async (kind: string) => {
+const start = async (side: string) => {
+  const { kind, script, cwd } = serverOf(side)
   const { child, match } = await spawnNodeUntil(
-    ["--conditions=@toolplane/source", "--import", "tsx", join(here, "edgeFloorServer.ts"), kind],
-    { pattern: /^(http:\/\/\S+)\n/ },
+    ["--conditions=@toolplane/source", "--import", "tsx", script, kind],
+    { pattern: /^(http:\/\/\S+)\n/, cwd },
   )
   const url = new URL(match)
   const headers: Record<string, string> = {
@@ -101,7 +125,7 @@ const start = async (kind: string) => {
     })
     return `POST ${url.pathname} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-protocol-version: 2025-06-18\r\n${session ? `mcp-session-id: ${session}\r\n` : ""}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
   }
-  return { kind, child, port: Number(url.port), request }
+  return { kind: side, child, port: Number(url.port), request }
 }
 
 const servers: Awaited<ReturnType<typeof start>>[] = []
@@ -146,6 +170,8 @@ const LABELS: Record<string, string> = {
   node: 'serveHttp transport "node"',
   raw: 'serveHttp transport "raw"',
   sdk: 'serveHttp transport "sdk"',
+  "node-base": 'serveHttp transport "node" (base checkout)',
+  "raw-base": 'serveHttp transport "raw" (base checkout)',
 }
 console.log(
   heading(

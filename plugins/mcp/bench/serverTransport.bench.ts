@@ -8,28 +8,56 @@
  * client saturates the machine. Rounds interleave the sides; medians of rounds, ratios to "node" are
  * medians of per-round ratios.
  *
- * Run: `pnpm --filter @toolplane/plugin-mcp bench:transport` (BENCH_ROUNDS, BENCH_ROUND_MS, BENCH_CONCURRENCY).
+ * With `BENCH_BASE_CHECKOUT=<another checkout>` (e.g. a `git worktree` of `main`, `pnpm install` done), the
+ * sides default to `raw-base,raw`: `raw-base` is that checkout's own server script and source, in the same
+ * interleaved rounds (BENCH_TRANSPORT_SIDES picks others, e.g. `raw-base,raw,node`).
+ *
+ * Run: `pnpm --filter @toolplane/plugin-mcp bench:transport` (BENCH_ROUNDS, BENCH_ROUND_MS, BENCH_CONCURRENCY,
+ * BENCH_TRANSPORT_SIDES, BENCH_BASE_CHECKOUT).
  */
 import { benchSettings, heading } from "@toolplane/bench-kit"
 import { startEchoSides } from "./echoSides.js"
 import { measureSides, sidesTables } from "./loadSides.js"
 
 const settings = benchSettings({ rounds: 3, roundMs: 2000, concurrency: [1, 32] })
+const baseCheckout = process.env.BENCH_BASE_CHECKOUT
+type Side = "node" | "raw" | "sdk" | "raw-base" | "node-base"
+const ARGS: Record<Side, string> = {
+  node: "node",
+  raw: "raw",
+  sdk: "sdk",
+  "raw-base": "raw",
+  "node-base": "node",
+}
+const SIDES = (process.env.BENCH_TRANSPORT_SIDES ?? (baseCheckout ? "raw-base,raw" : "node,raw,sdk")).split(
+  ",",
+) as Side[]
+const LABELS: Record<Side, string> = {
+  node: 'transport "node"',
+  raw: 'transport "raw"',
+  sdk: 'transport "sdk"',
+  "raw-base": 'transport "raw" (base checkout)',
+  "node-base": 'transport "node" (base checkout)',
+}
 
-const sides = await startEchoSides("transportServer.ts", { node: "node", raw: "raw", sdk: "sdk" })
+const sides = await startEchoSides(
+  "transportServer.ts",
+  Object.fromEntries(SIDES.map((side) => [side, ARGS[side]])) as Record<Side, string>,
+  baseCheckout
+    ? Object.fromEntries(SIDES.filter((side) => side.endsWith("-base")).map((side) => [side, baseCheckout]))
+    : {},
+)
 try {
-  const results = await measureSides(["node", "raw", "sdk"] as const, settings, (side, concurrency) =>
-    sides.echoLoad(side as "node", "demo.echo", "hello", concurrency, settings.roundMs),
+  const results = await measureSides(SIDES, settings, (side, concurrency) =>
+    sides.echoLoad(side as Side, "demo.echo", "hello", concurrency, settings.roundMs),
   )
   console.log(
     heading(
-      "serveHttp server transport: node (baseline), raw and sdk, tools/call over Streamable HTTP on loopback",
+      `serveHttp server transport: ${SIDES.join(", ")} (ratios to the first), tools/call over Streamable HTTP on loopback`,
       `${settings.rounds} interleaved rounds × ${settings.roundMs} ms per cell, median of rounds`,
     ),
   )
-  console.log(
-    sidesTables(results, { node: 'transport "node"', raw: 'transport "raw"', sdk: 'transport "sdk"' }),
-  )
+  console.log(sidesTables(results, LABELS))
 } finally {
   await sides.close()
 }

@@ -25,7 +25,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import type { EdgeRequest, EdgeResponse, KnownHeaders } from "./edgeExchange.js"
 import type { ReplicaBus } from "./replicaBus.js"
-import { isDirectParams, type McpExposure } from "./serve.js"
+import { CALL_CONTROLLER, CallController, isDirectParams, type McpExposure } from "./serve.js"
 import {
   compactClientInfo,
   type SessionClaims,
@@ -262,7 +262,7 @@ class NodeSession implements Transport {
   #closed = false
   #replayed: (() => void) | undefined
   /** Requests dispatched without the SDK's protocol layer, by id (their cancellation). */
-  readonly #direct = new Map<RequestId, AbortController>()
+  readonly #direct = new Map<RequestId, CallController>()
   onmessage?: Transport["onmessage"]
   onclose?: () => void
   onerror?: (error: Error) => void
@@ -327,7 +327,7 @@ class NodeSession implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
-    for (const controller of this.#direct.values()) controller.abort("the session closed")
+    for (const controller of this.#direct.values()) controller.cancel("the session closed")
     this.#direct.clear()
     for (const exchange of new Set(this.#byRequest.values())) exchange.abort()
     this.#byRequest.clear()
@@ -358,7 +358,7 @@ class NodeSession implements Transport {
   /** Cancels a request of this session handled here (its handler's signal aborts). */
   cancelLocal(id: RequestId, reason: string): void {
     this.#byRequest.delete(id)
-    this.#direct.get(id)?.abort(reason)
+    this.#direct.get(id)?.cancel(reason)
     this.onmessage?.({
       jsonrpc: "2.0",
       method: "notifications/cancelled",
@@ -369,7 +369,7 @@ class NodeSession implements Transport {
   /** A client's `notifications/cancelled` posted to another replica: cancels the request if it runs here. */
   cancelled(m: Message): void {
     const params = m.params as { requestId?: unknown; reason?: unknown } | undefined
-    if (isId(params?.requestId)) this.#direct.get(params.requestId)?.abort(params.reason)
+    if (isId(params?.requestId)) this.#direct.get(params.requestId)?.cancel(params.reason)
     this.onmessage?.(m as unknown as JSONRPCMessage)
   }
 
@@ -435,7 +435,7 @@ class NodeSession implements Transport {
       const params = m.params as { requestId?: unknown; reason?: unknown } | undefined
       const target = params?.requestId
       if (isId(target)) {
-        this.#direct.get(target)?.abort(params?.reason)
+        this.#direct.get(target)?.cancel(params?.reason)
         if (!this.#byRequest.has(target)) this.#owner.publish({ k: "cancel", s: this.sessionId, m })
       }
     }
@@ -460,33 +460,38 @@ class NodeSession implements Transport {
     // A single `tools/call` is answered with its result's JSON text (the upstream's own text when an MCP
     // backend's result reached here unchanged); batches keep their answers as messages.
     const asText = method === "tools/call" && this.#byRequest.get(id)?.batch === false
-    const controller = new AbortController()
-    const signal = controller.signal
+    // The request's controller is the call's own (`CALL_CONTROLLER`): the call's signal, aborted by the
+    // client's cancellation, its disconnection or the session's end (`cancel`, after which nothing is
+    // answered), or by a shutdown (`abort`, and the call still answers).
+    const controller = new CallController()
     this.#direct.set(id, controller)
     const server = this.server
     const full = {
       ...extra,
-      signal,
+      signal: controller.signal,
       sessionId: this.sessionId,
       requestId: id,
       _meta: (m.params as { _meta?: unknown } | undefined)?._meta,
       sendNotification: async (notification: never) => {
-        if (!signal.aborted) await server.notification(notification, { relatedRequestId: id })
+        if (!controller.cancelled) await server.notification(notification, { relatedRequestId: id })
       },
       sendRequest: async (request: never, schema: never, options?: object) => {
-        if (signal.aborted) throw new McpError(ErrorCode.ConnectionClosed, "Request was cancelled")
+        if (controller.cancelled) throw new McpError(ErrorCode.ConnectionClosed, "Request was cancelled")
         return server.request(request, schema, { ...options, relatedRequestId: id })
       },
+      [CALL_CONTROLLER]: controller,
     }
     ;(asText ? handlers.callToolJson(m.params, full as never) : handlers[method](m.params, full as never))
       .then(
         (result) => {
-          if (signal.aborted) return
+          if (this.#direct.get(id) === controller) this.#direct.delete(id)
+          if (controller.cancelled) return
           if (asText) return this.#answerText(id, result as string)
           return this.send({ jsonrpc: "2.0", id, result } as JSONRPCMessage)
         },
         (error: { code?: unknown; message?: unknown; data?: unknown }) => {
-          if (signal.aborted) return
+          if (this.#direct.get(id) === controller) this.#direct.delete(id)
+          if (controller.cancelled) return
           const message =
             typeof error?.message === "string"
               ? error.message.replace(/^(MCP error -?\d+: )+/, "")
@@ -503,9 +508,6 @@ class NodeSession implements Transport {
         },
       )
       .catch((error) => this.onerror?.(error as Error))
-      .finally(() => {
-        if (this.#direct.get(id) === controller) this.#direct.delete(id)
-      })
     return true
   }
 
