@@ -11,8 +11,9 @@
  * CPU time per call of each server process (from /proc), the figure that shows what is removable.
  *
  * With `BENCH_BASE_CHECKOUT=<another checkout>` (e.g. a `git worktree` of `main`, `pnpm install` done), the
- * sides default to `http,raw-base,raw`: a side named `<kind>-base` is that checkout's own server script
- * with its own source, in the same interleaved rounds (the script is this folder's when it lacks one).
+ * sides default to `raw-base,raw,http` (ratios to the base): a side named `<kind>-base` is that checkout's own server script
+ * with its own source, in the same interleaved rounds; a
+ * side `<kind>@<folder>` does the same with any checkout (e.g. a worktree of an intermediate commit).
  *
  * Run: `pnpm --filter @toolplane/plugin-mcp bench:edge` (BENCH_ROUNDS, BENCH_ROUND_MS, BENCH_CONCURRENCY,
  * BENCH_EDGE_SIDES, BENCH_BASE_CHECKOUT).
@@ -28,21 +29,24 @@ const here = dirname(fileURLToPath(import.meta.url))
 const settings = benchSettings({ rounds: 3, roundMs: 2000, concurrency: [1, 32] })
 const baseCheckout = process.env.BENCH_BASE_CHECKOUT
 const SIDES = (
-  process.env.BENCH_EDGE_SIDES ?? (baseCheckout ? "http,raw-base,raw" : "http,net,node,raw")
+  process.env.BENCH_EDGE_SIDES ?? (baseCheckout ? "raw-base,raw,http" : "http,net,node,raw")
 ).split(",")
 
-/** The server script and working folder of a side: this checkout's, or the base checkout's (`-base`). */
+/**
+ * The server script and working folder of a side: this checkout's, the base checkout's (`<kind>-base`), or
+ * any other checkout's (`<kind>@<folder>`, e.g. a worktree of an intermediate commit).
+ */
 const serverOf = (side: string): { kind: string; script: string; cwd: string } => {
-  if (!side.endsWith("-base")) return { kind: side, script: join(here, "edgeFloorServer.ts"), cwd: here }
-  if (!baseCheckout) throw new Error(`side ${side} needs BENCH_BASE_CHECKOUT`)
-  const folder = join(resolve(baseCheckout), "plugins/mcp/bench")
+  const at = side.indexOf("@")
+  const checkout = at > 0 ? side.slice(at + 1) : side.endsWith("-base") ? baseCheckout : undefined
+  if (at < 0 && !side.endsWith("-base"))
+    return { kind: side, script: join(here, "edgeFloorServer.ts"), cwd: here }
+  if (!checkout) throw new Error(`side ${side} needs BENCH_BASE_CHECKOUT`)
+  const folder = join(resolve(checkout), "plugins/mcp/bench")
   const own = join(folder, "edgeFloorServer.ts")
-  return {
-    kind: side.slice(0, -"-base".length),
-    // The base's own copy imports the base's source; this folder's would import this checkout's.
-    script: existsSync(own) ? own : join(here, "edgeFloorServer.ts"),
-    cwd: folder,
-  }
+  // The checkout's own copy imports its own source (this folder's would import this checkout's).
+  if (!existsSync(own)) throw new Error(`${own} is missing: copy bench/edgeFloorServer.ts there`)
+  return { kind: at > 0 ? side.slice(0, at) : side.slice(0, -"-base".length), script: own, cwd: folder }
 }
 
 /** One keep-alive connection sending POSTs one at a time and reading `content-length` answers. */
