@@ -546,8 +546,8 @@ describe("serveHttp raw edge: the request's header record", () => {
 describe("parseHead", () => {
   const head = (lines: readonly string[], maxBody = 1000) => {
     const text = `POST /mcp?x=1 HTTP/1.1\r\n${lines.join("\r\n")}`
-    const buffer = Buffer.from(`${text}\r\n\r\n`, "latin1")
-    return parseHead(buffer, text.length, maxBody)
+    // As the edge calls it: the head, its CRLF CRLF, and what follows (a body).
+    return parseHead(`${text}\r\n\r\n{"x":1}\r\n`, text.length, maxBody)
   }
 
   it("recognises the headers the request handling reads, in any case, and builds the record on demand", () => {

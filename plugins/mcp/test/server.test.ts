@@ -315,6 +315,18 @@ describe("serveHttp protections", () => {
     expect(res.status).toBe(403)
   })
 
+  it("checks Origin and another Host after a Host was accepted (the accepted Host is remembered alone)", async () => {
+    const host = `127.0.0.1:${handle.port}`
+    // Accepted once without Origin, the same Host is still checked with an Origin, and other Hosts are checked.
+    expect((await rawPost(handle.url, host)).status).toBe(200)
+    expect((await rawPost(handle.url, host, { Origin: "https://evil.example" })).status).toBe(403)
+    expect((await rawPost(handle.url, host, { Origin: "null" })).status).toBe(403)
+    expect((await rawPost(handle.url, "evil.example")).status).toBe(403)
+    expect((await rawPost(handle.url, host)).status).toBe(200)
+    expect((await rawPost(handle.url, "evil.example")).status).toBe(403)
+    expect((await rawPost(handle.url, host, { Origin: `http://${host}` })).status).toBe(200)
+  })
+
   it("answers 404 for an unknown session and another path", async () => {
     expect((await rawPost(handle.url, `127.0.0.1:${handle.port}`, { "mcp-session-id": "nope" })).status).toBe(
       404,

@@ -355,6 +355,8 @@ export const serveHttp = async (
   }
   // Set once listening: a wildcard bind accepts its own names with the bound port.
   let policy = dnsRebindingPolicy(host, policyOptions, options.port || undefined)
+  /** The last `Host` the policy accepted in a request without `Origin` (reset with the policy). */
+  let acceptedHost: string | undefined
   const sessionIdleMs = options.sessionIdleMs ?? 30 * 60_000
   const maxSessions = options.maxSessions ?? 10_000
   const exposure = new McpExposure(service, options)
@@ -427,8 +429,13 @@ export const serveHttp = async (
    */
   const handle = (req: EdgeRequest, res: EdgeResponse): Promise<void> | undefined => {
     const known = req.known ?? knownHeaders(req.headers)
-    const rejected = checkDnsRebinding(known, policy)
-    if (rejected !== undefined) return jsonRpcError(res, 403, -32000, `Forbidden: ${rejected}`)
+    // The verdict depends on the headers and the policy alone: a Host accepted without an Origin stays so.
+    const host = known.host
+    if (host === undefined || host !== acceptedHost || known.origin !== undefined) {
+      const rejected = checkDnsRebinding(known, policy)
+      if (rejected !== undefined) return jsonRpcError(res, 403, -32000, `Forbidden: ${rejected}`)
+      if (known.origin === undefined) acceptedHost = host
+    }
     const url = req.url ?? "/"
     const query = url.indexOf("?")
     const requestPath = query < 0 ? url : url.slice(0, query)
@@ -595,6 +602,7 @@ export const serveHttp = async (
   else await listenOn(httpServer, options.port ?? 0, host)
   const address = (raw ? raw.server : httpServer).address() as AddressInfo
   policy = dnsRebindingPolicy(host, policyOptions, address.port)
+  acceptedHost = undefined
   const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address
   const origin = `http://${isLoopbackHost(host) || /^(0\.0\.0\.0|::)$/.test(address.address) ? (address.family === "IPv6" ? "[::1]" : "127.0.0.1") : urlHost}:${address.port}`
   metadataUrl = `${origin}${METADATA_PATH}${path}`

@@ -34,7 +34,6 @@ const CHECK_MS = 1000
 const TOKEN = new Uint8Array(256)
 for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
   TOKEN[c.charCodeAt(0)] = 1
-const CRLFCRLF = Buffer.from("\r\n\r\n")
 
 let dateSecond = -1
 let dateText = ""
@@ -117,7 +116,8 @@ const PROTO = nameHash("__proto__")
 const FEW_LINES = 32
 
 /**
- * The head of a hot-path request (`buffer[0, end)`, without the final CRLF CRLF), or `undefined` when the
+ * The head of a hot-path request (`text[0, end)`, the latin1 text of the bytes read, followed by the CRLF
+ * CRLF that ends the head, and maybe more), or `undefined` when the
  * request must go to `node:http` (see the module comment). One pass over the head's characters: the
  * request target is visible ASCII, names are tokens, values visible characters, SP or HTAB (obs-text
  * included) — so a CR or LF anywhere but in a line's CRLF fails the line.
@@ -126,10 +126,9 @@ const FEW_LINES = 32
  * a hash of their lower-case name into fixed fields, repeats are found by comparing the hashes of the
  * lines' names, and the full record (`requestHeaders`) is made from the kept offsets when asked for.
  */
-export const parseHead = (buffer: Buffer, end: number, maxBodyBytes: number): Head | undefined => {
-  const text = buffer.toString("latin1", 0, end)
-  let eol = text.indexOf("\r\n")
-  if (eol < 0) eol = text.length
+export const parseHead = (text: string, end: number, maxBodyBytes: number): Head | undefined => {
+  // `text[end, end + 4)` is the CRLF CRLF that ends the head: every line's CRLF is found at or before it.
+  const eol = text.indexOf("\r\n")
   if (eol < 15 || !text.startsWith("POST /") || !text.endsWith(" HTTP/1.1", eol)) return undefined
   const targetEnd = eol - 9
   for (let i = 5; i < targetEnd; i++) {
@@ -148,9 +147,8 @@ export const parseHead = (buffer: Buffer, end: number, maxBodyBytes: number): He
   let protocolVersion: string | undefined
   let authorization: string | undefined
   let connection: string | undefined
-  for (let at = eol + 2; at < text.length; ) {
-    let lineEnd = text.indexOf("\r\n", at)
-    if (lineEnd < 0) lineEnd = text.length
+  for (let at = eol + 2; at < end; ) {
+    const lineEnd = text.indexOf("\r\n", at)
     let colon = at
     let hash = 0
     for (; colon < lineEnd; colon++) {
@@ -515,30 +513,39 @@ class RawConnection {
     }
     if (this.started === 0) this.started = Date.now()
     let head = this.#head
+    let buffer: Buffer
     let bodyStart = 0
     if (head === undefined) {
-      const buffer = this.#flat()
-      const end = buffer.indexOf(CRLFCRLF)
-      if (end < 0 || end + 4 > maxHeaderSize) {
-        if (end >= 0 || buffer.length > maxHeaderSize || hasBareLf(buffer, buffer.length)) this.#handOff()
+      buffer = this.#flat()
+      // The head is looked for in its latin1 text (what it is parsed from), within node:http's limit.
+      const text = buffer.toString("latin1", 0, Math.min(buffer.length, maxHeaderSize))
+      const end = text.indexOf("\r\n\r\n")
+      if (end < 0) {
+        if (buffer.length > maxHeaderSize || hasBareLf(buffer, buffer.length)) this.#handOff()
         return
       }
-      head = parseHead(buffer, end, this.#edge.maxBodyBytes)
+      head = parseHead(text, end, this.#edge.maxBodyBytes)
       if (head === undefined) {
         this.#handOff()
         return
       }
-      this.#head = head
       bodyStart = end + 4
-      // The head is consumed: keep only what follows it.
-      this.#chunks = [buffer.subarray(bodyStart)]
-      this.#size -= bodyStart
+      if (buffer.length - bodyStart < head.length) {
+        // The body is still coming: keep only what follows the head.
+        this.#head = head
+        this.#chunks = [buffer.subarray(bodyStart)]
+        this.#size -= bodyStart
+        return
+      }
+    } else {
+      if (this.#size < head.length) return
+      buffer = this.#flat()
     }
-    if (this.#size < head.length) return
-    const buffer = this.#flat()
-    const body = buffer.subarray(0, head.length)
-    this.#size -= head.length
-    this.#chunks = this.#size > 0 ? [buffer.subarray(head.length)] : []
+    const bodyEnd = bodyStart + head.length
+    const body = buffer.subarray(bodyStart, bodyEnd)
+    this.#size -= bodyEnd
+    if (this.#size > 0) this.#chunks = [buffer.subarray(bodyEnd)]
+    else this.#chunks.length = 0
     this.#head = undefined
     this.started = 0
     const res = new RawResponse(this, this.#socket, head.close)

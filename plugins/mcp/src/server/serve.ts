@@ -34,6 +34,7 @@ import {
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js"
 import {
+  type ClientRequests,
   type ExecutionContext,
   type ExecutionContextInit,
   isToolError,
@@ -193,25 +194,19 @@ export const mcpLog = (ctx: ExecutionContext, level: LoggingLevel, data: unknown
   ctx.log({ level, data, ...(logger !== undefined ? { logger } : {}) })
 
 /** Sampling and elicitation requests back to the calling client, offered only when it declared them. */
-const clientRequests = (server: Server, extra: Extra): ExecutionContextInit["client"] => {
-  const capabilities = server.getClientCapabilities() ?? {}
-  return {
-    ...(capabilities.sampling
-      ? {
-          createMessage: async (params: Readonly<Record<string, unknown>>) =>
-            extra.sendRequest(
-              { method: "sampling/createMessage", params: params as never },
-              CreateMessageResultSchema,
-            ),
-        }
-      : {}),
-    ...(capabilities.elicitation
-      ? {
-          elicitInput: async (params: Readonly<Record<string, unknown>>) =>
-            extra.sendRequest({ method: "elicitation/create", params: params as never }, ElicitResultSchema),
-        }
-      : {}),
-  }
+const clientRequests = (server: Server, extra: Extra): ClientRequests => {
+  const capabilities = server.getClientCapabilities()
+  const client: { -readonly [K in keyof ClientRequests]: ClientRequests[K] } = {}
+  if (capabilities?.sampling)
+    client.createMessage = async (params: Readonly<Record<string, unknown>>) =>
+      extra.sendRequest(
+        { method: "sampling/createMessage", params: params as never },
+        CreateMessageResultSchema,
+      )
+  if (capabilities?.elicitation)
+    client.elicitInput = async (params: Readonly<Record<string, unknown>>) =>
+      extra.sendRequest({ method: "elicitation/create", params: params as never }, ElicitResultSchema)
+  return client
 }
 
 const LEVELS: readonly LoggingLevel[] = [
