@@ -154,14 +154,32 @@ const readJsonBody = (req: EdgeRequest, res: EdgeResponse, maxBytes: number): Pr
     })
   })
 
+/**
+ * The SDK's `extra.requestInfo` of a POST's messages: its `headers` are read through the request when a
+ * handler asks for them (a raw-edge request builds its header record then, not on every call).
+ */
+class RequestInfo {
+  readonly #req: EdgeRequest
+  constructor(req: EdgeRequest) {
+    this.#req = req
+  }
+  get headers(): EdgeRequest["headers"] {
+    return this.#req.headers
+  }
+}
+
 /** One POST with requests: its answers go out as one JSON write, or as an SSE stream once it has to. */
 class Exchange {
   readonly #session: NodeSession
   readonly #res: EdgeResponse
   readonly batch: boolean
   readonly #initialize: boolean
-  readonly pending: Set<RequestId>
-  readonly #answers: unknown[] = []
+  /** The ids still to answer: the one of most POSTs in `#one`, a batch's in `#many`. */
+  #one: RequestId | undefined
+  readonly #many: Set<RequestId> | undefined
+  /** A batch's answers so far; a single request's answer message. */
+  #answers: unknown[] | undefined
+  #answer: unknown
   #streaming = false
   #keepAlive: ReturnType<typeof setInterval> | undefined
   finished = false
@@ -177,7 +195,32 @@ class Exchange {
     this.#res = res
     this.batch = batch
     this.#initialize = initialize
-    this.pending = new Set(ids)
+    if (ids.length === 1) this.#one = ids[0]
+    else this.#many = new Set(ids)
+  }
+
+  /** How many of its requests are still to answer. */
+  get remaining(): number {
+    return this.#many !== undefined ? this.#many.size : this.#one !== undefined ? 1 : 0
+  }
+
+  /** Calls `f` with each id still to answer, in the order of the requests. */
+  forEachPending(f: (id: RequestId) => void): void {
+    if (this.#many !== undefined) for (const id of this.#many) f(id)
+    else if (this.#one !== undefined) f(this.#one)
+  }
+
+  /** Whether `id` was still to answer (it is not any more). */
+  #take(id: RequestId): boolean {
+    if (this.#many !== undefined) return this.#many.delete(id)
+    if (this.#one === undefined || this.#one !== id) return false
+    this.#one = undefined
+    return true
+  }
+
+  #clear(): void {
+    this.#one = undefined
+    this.#many?.clear()
   }
 
   /** A notification or request related to one of this POST's requests; false when it cannot be sent. */
@@ -198,11 +241,12 @@ class Exchange {
    * is (the relay fast path of a single request; a batch's answers are encoded together).
    */
   answer(id: RequestId, message: unknown, text?: string): void {
-    if (this.finished || !this.pending.delete(id)) return
+    if (this.finished || !this.#take(id)) return
     if (this.#streaming)
       this.#res.write(text !== undefined ? `event: message\ndata: ${text}\n\n` : sseEvent(message))
-    else this.#answers.push(text !== undefined && this.batch ? JSON.parse(text) : message)
-    if (this.pending.size > 0) return
+    else if (this.batch) (this.#answers ??= []).push(text !== undefined ? JSON.parse(text) : message)
+    else this.#answer = message
+    if (this.remaining > 0) return
     this.finished = true
     clearInterval(this.#keepAlive)
     if (this.#streaming) {
@@ -213,7 +257,7 @@ class Exchange {
       ? JSON.stringify(this.#answers)
       : text !== undefined
         ? text
-        : JSON.stringify(this.#answers[0])
+        : JSON.stringify(this.#answer)
     // The session id goes out with the `initialize` answer (where the client learns it), not with every one.
     this.#res.writeHead(
       200,
@@ -233,8 +277,8 @@ class Exchange {
     clearInterval(this.#keepAlive)
     if (this.finished) return
     this.finished = true
-    for (const id of this.pending) this.#session.cancelLocal(id, "the client disconnected")
-    this.pending.clear()
+    this.forEachPending((id) => this.#session.cancelLocal(id, "the client disconnected"))
+    this.#clear()
   }
 
   /** Ends the response without answers (the session is closing). */
@@ -242,7 +286,7 @@ class Exchange {
     clearInterval(this.#keepAlive)
     if (this.finished) return
     this.finished = true
-    this.pending.clear()
+    this.#clear()
     if (this.#res.headersSent) this.#res.end()
     else jsonRpcError(this.#res, 404, -32001, "Session not found")
   }
@@ -389,12 +433,7 @@ class NodeSession implements Transport {
     authInfo: AuthInfo | undefined,
   ): void {
     this.lastSeen = Date.now()
-    // The headers record is read through the request when a handler asks for it (the raw edge builds it then).
-    const requestInfo = {
-      get headers() {
-        return req.headers
-      },
-    }
+    const requestInfo = new RequestInfo(req)
     const extra = authInfo ? { requestInfo, authInfo } : { requestInfo }
     let ids: RequestId[] | undefined
     let initialize = false
@@ -412,7 +451,10 @@ class NodeSession implements Transport {
     const exchange = new Exchange(this, res, ids, batch, initialize)
     for (const id of ids) this.#byRequest.set(id, exchange)
     res.once("close", () => {
-      for (const id of exchange.pending) if (this.#byRequest.get(id) === exchange) this.#byRequest.delete(id)
+      if (exchange.remaining > 0)
+        exchange.forEachPending((id) => {
+          if (this.#byRequest.get(id) === exchange) this.#byRequest.delete(id)
+        })
       exchange.closed()
     })
     for (const m of messages) this.#inbound(m, extra)

@@ -53,7 +53,7 @@ interface Head {
   readonly url: string
   /** The head's text, and per header line the offsets of its name and value (four numbers a line). */
   readonly text: string
-  readonly lines: readonly number[]
+  readonly lines: Uint32Array
   readonly known: KnownHeaders
   readonly length: number
   readonly close: boolean
@@ -114,6 +114,10 @@ const CONSTRUCTOR = nameHash("constructor")
 const PROTO = nameHash("__proto__")
 /** Past this many header lines, names are checked for repeats in a set instead of against each other. */
 const FEW_LINES = 32
+/** The name hashes of the lines parsed so far (scratch space: `parseHead` runs to its end at once). */
+const HASHES = new Int32Array(FEW_LINES)
+/** Per line parsed so far, its name's and value's offsets (scratch; a line takes at least four bytes). */
+const LINES = new Uint32Array(maxHeaderSize + 8)
 
 /**
  * The head of a hot-path request (`text[0, end)`, the latin1 text of the bytes read, followed by the CRLF
@@ -135,8 +139,7 @@ export const parseHead = (text: string, end: number, maxBodyBytes: number): Head
     const c = text.charCodeAt(i)
     if (c < 0x21 || c > 0x7e) return undefined
   }
-  const lines: number[] = []
-  const hashes: number[] = []
+  let count = 0
   let seen: Set<string> | undefined
   let host: string | undefined
   let origin: string | undefined
@@ -171,14 +174,15 @@ export const parseHead = (text: string, end: number, maxBodyBytes: number): Head
     // A repeated name goes to node:http (which joins or drops repeats by name), as does a name that is an
     // `Object.prototype` member (a plain record reads it as present).
     if (seen === undefined) {
-      for (let i = 0; i < hashes.length; i++)
-        if (hashes[i] === hash) {
-          const other = lines[i * 4]!
-          if (lines[i * 4 + 1]! - other === size && sameNames(text, other, at, size)) return undefined
+      for (let i = 0; i < count; i++)
+        if (HASHES[i] === hash) {
+          const other = LINES[i * 4]!
+          if (LINES[i * 4 + 1]! - other === size && sameNames(text, other, at, size)) return undefined
         }
-      if (hashes.length === FEW_LINES) {
+      if (count < FEW_LINES) HASHES[count] = hash
+      else {
         seen = new Set()
-        for (let i = 0; i < lines.length; i += 4) seen.add(text.slice(lines[i], lines[i + 1]).toLowerCase())
+        for (let i = 0; i < count * 4; i += 4) seen.add(text.slice(LINES[i], LINES[i + 1]).toLowerCase())
       }
     }
     if (seen !== undefined) {
@@ -186,8 +190,12 @@ export const parseHead = (text: string, end: number, maxBodyBytes: number): Head
       if (seen.has(name)) return undefined
       seen.add(name)
     }
-    hashes.push(hash)
-    lines.push(at, colon, start, stop)
+    const o = count * 4
+    LINES[o] = at
+    LINES[o + 1] = colon
+    LINES[o + 2] = start
+    LINES[o + 3] = stop
+    count++
     switch (size) {
       case 4:
         if (hash === HOST && sameName(text, at, "host")) host = text.slice(start, stop)
@@ -252,7 +260,7 @@ export const parseHead = (text: string, end: number, maxBodyBytes: number): Head
   return {
     url: text.slice(5, targetEnd),
     text,
-    lines,
+    lines: LINES.slice(0, count * 4),
     known: {
       host,
       origin,
@@ -318,7 +326,10 @@ class RawResponse implements EdgeResponse {
   writableFinished = false
   /** Close the connection once this response is written (the request or the response said so). */
   closeAfter: boolean
-  #onClose: (() => void)[] | undefined
+  /** Close listeners: the first two in fields (the request handling adds two), more in a list. */
+  #onClose1: (() => void) | undefined
+  #onClose2: (() => void) | undefined
+  #onCloseMore: (() => void)[] | undefined
   #closed = false
 
   constructor(connection: RawConnection, socket: Socket, closeAfter: boolean) {
@@ -411,7 +422,9 @@ class RawResponse implements EdgeResponse {
   once(event: "close" | "drain", listener: () => void): this {
     if (event === "drain") this.#socket.once("drain", listener)
     else if (this.#closed) queueMicrotask(listener)
-    else (this.#onClose ??= []).push(listener)
+    else if (this.#onClose1 === undefined) this.#onClose1 = listener
+    else if (this.#onClose2 === undefined) this.#onClose2 = listener
+    else (this.#onCloseMore ??= []).push(listener)
     return this
   }
 
@@ -424,9 +437,13 @@ class RawResponse implements EdgeResponse {
   closed(): void {
     if (this.#closed) return
     this.#closed = true
-    const listeners = this.#onClose
-    this.#onClose = undefined
-    if (listeners) for (const listener of listeners) listener()
+    const first = this.#onClose1
+    const second = this.#onClose2
+    const more = this.#onCloseMore
+    this.#onClose1 = this.#onClose2 = this.#onCloseMore = undefined
+    first?.()
+    second?.()
+    if (more) for (const listener of more) listener()
   }
 }
 

@@ -656,7 +656,8 @@ export class McpExposure {
       if (own !== undefined) this.#calls.add(own)
       const signal = own !== undefined ? own.signal : tracked!.signal
       try {
-        const id = await this.#resolveId(params.name)
+        // A name the naming policy maps by itself needs no listing: no promise to wait for.
+        const id = canonicalIdOf(params.name, naming) ?? (await this.#resolveId(params.name))
         const context = this.#context(extra, {
           signal,
           ...(progressToken !== undefined
