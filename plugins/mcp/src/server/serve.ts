@@ -434,18 +434,31 @@ export class McpExposure {
   }
 
   #context(extra: Extra, init: ExecutionContextInit): ExecutionContext {
+    const sessionId = extra.sessionId
+    const authInfo = extra.authInfo
+    const clientId = authInfo?.clientId
+    const make = this.options.context
+    if (make === undefined && init.metadata === undefined) {
+      // No `context` option: the same context as below, built with fewer temporary objects.
+      const merged: { -readonly [K in keyof ExecutionContextInit]: ExecutionContextInit[K] } = {
+        ...init,
+        metadata: authInfo ? { [CALLER_SCOPES_KEY]: authInfo.scopes } : {},
+        signal: init.signal ?? extra.signal,
+      }
+      if (sessionId !== undefined && !Object.hasOwn(init, "sessionId")) merged.sessionId = sessionId
+      if (clientId !== undefined && !Object.hasOwn(init, "callerId")) merged.callerId = clientId
+      return makeContext(merged)
+    }
     // The request info (and with it the headers record, which the raw edge builds on demand) only for a
     // `context` option that reads it.
-    const custom = this.options.context?.(requestInfoOf(extra)) ?? {}
-    const sessionId = extra.sessionId
-    const clientId = extra.authInfo?.clientId
+    const custom = make?.(requestInfoOf(extra)) ?? {}
     return makeContext({
       ...(sessionId !== undefined ? { sessionId } : {}),
       ...(clientId !== undefined ? { callerId: clientId } : {}),
       ...custom,
       ...init,
       metadata: {
-        ...(extra.authInfo ? { [CALLER_SCOPES_KEY]: extra.authInfo.scopes } : {}),
+        ...(authInfo ? { [CALLER_SCOPES_KEY]: authInfo.scopes } : {}),
         ...(custom.metadata ?? {}),
         ...(init.metadata ?? {}),
       },
@@ -658,53 +671,54 @@ export class McpExposure {
       try {
         // A name the naming policy maps by itself needs no listing: no promise to wait for.
         const id = canonicalIdOf(params.name, naming) ?? (await this.#resolveId(params.name))
-        const context = this.#context(extra, {
-          signal,
-          ...(progressToken !== undefined
-            ? {
-                onProgress: (raw) => {
-                  // Progress must only increase: a retried call starts counting again, so its progress is
-                  // continued from where the caller last was (and its total dropped) instead of going back.
-                  if (raw.progress < lastRaw) offset = lastSent
-                  lastRaw = raw.progress
-                  const progress = offset + raw.progress
-                  if (progress <= lastSent && lastSent !== Number.NEGATIVE_INFINITY) return
-                  lastSent = progress
-                  const p =
-                    offset > 0
-                      ? { progress, ...(raw.message !== undefined ? { message: raw.message } : {}) }
-                      : raw
-                  extra
-                    .sendNotification({
-                      method: "notifications/progress",
-                      params: {
-                        progressToken,
-                        progress: p.progress,
-                        ...(p.total !== undefined ? { total: p.total } : {}),
-                        ...(p.message !== undefined ? { message: p.message } : {}),
-                      },
-                    })
-                    .catch(() => {})
-                },
+        const onProgress: ExecutionContextInit["onProgress"] =
+          progressToken === undefined
+            ? undefined
+            : (raw) => {
+                // Progress must only increase: a retried call starts counting again, so its progress is
+                // continued from where the caller last was (and its total dropped) instead of going back.
+                if (raw.progress < lastRaw) offset = lastSent
+                lastRaw = raw.progress
+                const progress = offset + raw.progress
+                if (progress <= lastSent && lastSent !== Number.NEGATIVE_INFINITY) return
+                lastSent = progress
+                const p =
+                  offset > 0
+                    ? { progress, ...(raw.message !== undefined ? { message: raw.message } : {}) }
+                    : raw
+                extra
+                  .sendNotification({
+                    method: "notifications/progress",
+                    params: {
+                      progressToken,
+                      progress: p.progress,
+                      ...(p.total !== undefined ? { total: p.total } : {}),
+                      ...(p.message !== undefined ? { message: p.message } : {}),
+                    },
+                  })
+                  .catch(() => {})
               }
-            : {}),
-          onLog: ({ level, data, logger }) => {
-            if (LEVELS.indexOf(level) < minLevel) return
-            extra
-              .sendNotification({
-                method: "notifications/message",
-                params: { level, data, ...(logger !== undefined ? { logger } : {}) },
-              })
-              .catch(() => {})
-          },
-          client: clientRequests(server, extra),
-        })
-        const result = await this.service.callTool({
-          name: id,
-          arguments: (params.arguments ?? {}) as Record<string, unknown>,
-          ...(typeof cursor === "string" ? { cursor } : {}),
-          context,
-        })
+        const onLog: ExecutionContextInit["onLog"] = ({ level, data, logger }) => {
+          if (LEVELS.indexOf(level) < minLevel) return
+          extra
+            .sendNotification({
+              method: "notifications/message",
+              params: { level, data, ...(logger !== undefined ? { logger } : {}) },
+            })
+            .catch(() => {})
+        }
+        const client = clientRequests(server, extra)
+        // The init and the request literal by literal (no spread of optional members): fewer objects per call.
+        const context = this.#context(
+          extra,
+          onProgress !== undefined ? { signal, onProgress, onLog, client } : { signal, onLog, client },
+        )
+        const args = (params.arguments ?? {}) as Record<string, unknown>
+        const result = await this.service.callTool(
+          typeof cursor === "string"
+            ? { name: id, arguments: args, cursor, context }
+            : { name: id, arguments: args, context },
+        )
         return ok(result)
       } catch (caught) {
         let error = caught
