@@ -15,19 +15,36 @@
  * with its own source, in the same interleaved rounds; a
  * side `<kind>@<folder>` does the same with any checkout (e.g. a worktree of an intermediate commit).
  *
+ * With BENCH_EDGE_HEAP=1 it first measures the V8 heap bytes each server allocates per call (see
+ * `measureHeap`): a figure the machine's load does not move.
+ *
  * Run: `pnpm --filter @toolplane/plugin-mcp bench:edge` (BENCH_ROUNDS, BENCH_ROUND_MS, BENCH_CONCURRENCY,
- * BENCH_EDGE_SIDES, BENCH_BASE_CHECKOUT).
+ * BENCH_EDGE_SIDES, BENCH_BASE_CHECKOUT, BENCH_EDGE_HEAP).
  */
 import { existsSync } from "node:fs"
 import { connect, type Socket } from "node:net"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
-import { benchSettings, heading, loadWithCpu, spawnNodeUntil, stopProcess } from "@toolplane/bench-kit"
+import {
+  benchSettings,
+  fmt,
+  heading,
+  loadWithCpu,
+  markdownTable,
+  median,
+  spawnNodeUntil,
+  stopProcess,
+} from "@toolplane/bench-kit"
 import { measureSides, type SideResults, sidesTables } from "./loadSides.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const settings = benchSettings({ rounds: 3, roundMs: 2000, concurrency: [1, 32] })
 const baseCheckout = process.env.BENCH_BASE_CHECKOUT
+/** BENCH_EDGE_HEAP=1: also measure heap bytes allocated per call (the servers get a big young generation). */
+const HEAP = process.env.BENCH_EDGE_HEAP === "1"
+const HEAP_ARGS = HEAP ? ["--expose-gc", "--min-semi-space-size=64", "--max-semi-space-size=64"] : []
+const HEAP_CALLS = 2000
+const HEAP_WINDOWS = 5
 const SIDES = (
   process.env.BENCH_EDGE_SIDES ?? (baseCheckout ? "raw-base,raw,http" : "http,net,node,raw")
 ).split(",")
@@ -86,7 +103,7 @@ class MiniClient {
 const start = async (side: string) => {
   const { kind, script, cwd } = serverOf(side)
   const { child, match } = await spawnNodeUntil(
-    ["--conditions=@toolplane/source", "--import", "tsx", script, kind],
+    [...HEAP_ARGS, "--conditions=@toolplane/source", "--import", "tsx", script, kind],
     { pattern: /^(http:\/\/\S+)\n/, cwd },
   )
   const url = new URL(match)
@@ -132,12 +149,60 @@ const start = async (side: string) => {
   return { kind: side, child, port: Number(url.port), request }
 }
 
-const servers: Awaited<ReturnType<typeof start>>[] = []
+type Side = Awaited<ReturnType<typeof start>>
+const servers: Side[] = []
+
+/**
+ * One reading of the server's V8 heap (`gc` first: after two full collections) and how many collections
+ * it has seen, from the server script's heap probe (BENCH_EDGE_HEAP).
+ */
+const heapReading = (server: Side, gc: boolean): Promise<{ used: number; collections: number }> =>
+  new Promise((resolve) => {
+    let seen = ""
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString("utf8")
+      const match = /heap (\d+) (\d+)\n/.exec(seen)
+      if (!match) return
+      server.child.stdout!.off("data", onData)
+      resolve({ used: Number(match[1]), collections: Number(match[2]) })
+    }
+    server.child.stdout!.on("data", onData)
+    server.child.kill(gc ? "SIGHUP" : "SIGUSR2")
+  })
+
+/**
+ * V8 heap bytes allocated per call by each side's server: calls one at a time between two readings of its
+ * heap with no collection between them (young generation sized so; a window with one is measured again),
+ * after a warm-up; medians of `HEAP_WINDOWS` windows of `HEAP_CALLS` calls. Deterministic where CPU time
+ * is not: what a change allocates less shows here whatever the machine's load.
+ */
+const measureHeap = async (): Promise<Map<string, number[]>> => {
+  const bytes = new Map<string, number[]>()
+  for (const server of servers) {
+    const client = new MiniClient(server.port)
+    try {
+      for (let i = 0; i < 10_000; i++) await client.post(server.request())
+      const samples: number[] = []
+      for (let attempt = 0; samples.length < HEAP_WINDOWS && attempt < HEAP_WINDOWS * 3; attempt++) {
+        const before = await heapReading(server, true)
+        for (let i = 0; i < HEAP_CALLS; i++) await client.post(server.request())
+        const after = await heapReading(server, false)
+        if (after.collections === before.collections) samples.push((after.used - before.used) / HEAP_CALLS)
+      }
+      bytes.set(server.kind, samples)
+    } finally {
+      client.close()
+    }
+  }
+  return bytes
+}
 for (const kind of SIDES) {
   servers.push(await start(kind))
 }
 let results: SideResults
+let heap: Map<string, number[]> | undefined
 try {
+  if (HEAP) heap = await measureHeap()
   results = await measureSides(SIDES, settings, async (kind, c) => {
     const server = servers.find((s) => s.kind === kind)!
     const clients = Array.from({ length: c }, () => new MiniClient(server.port))
@@ -184,3 +249,23 @@ console.log(
   ),
 )
 console.log(sidesTables(results, LABELS))
+if (heap) {
+  const first = median(heap.get(SIDES[0]!) ?? [])
+  console.log(
+    `\nV8 heap bytes allocated per call by each server (concurrency 1, ${HEAP_WINDOWS} windows of ${HEAP_CALLS} calls without a collection, medians):\n`,
+  )
+  console.log(
+    markdownTable(
+      ["side", "bytes/call", `÷ ${LABELS[SIDES[0]!] ?? SIDES[0]}`, "windows"],
+      SIDES.map((side) => {
+        const samples = heap.get(side) ?? []
+        return [
+          LABELS[side] ?? side,
+          fmt(median(samples)),
+          fmt(median(samples) / first, 2),
+          samples.map((b) => Math.round(b)).join(", "),
+        ]
+      }),
+    ),
+  )
+}

@@ -10,11 +10,31 @@
  */
 import { createServer } from "node:http"
 import { createServer as createNetServer } from "node:net"
+import { PerformanceObserver } from "node:perf_hooks"
+import { getHeapStatistics } from "node:v8"
 import { defineTool, type ToolService, toolOf } from "@toolplane/foundation"
 import { z } from "zod"
 import { serveHttp } from "../src/index.js"
 
 const kind = process.argv[2] ?? "node"
+
+// The heap probe of `edgeFloor.bench.ts` (BENCH_EDGE_HEAP): SIGHUP collects twice then prints the V8 heap's
+// used bytes and the count of collections seen; SIGUSR2 prints them without collecting.
+let collections = 0
+new PerformanceObserver((list) => {
+  collections += list.getEntries().length
+}).observe({ entryTypes: ["gc"] })
+const printHeap = () => process.stdout.write(`heap ${getHeapStatistics().used_heap_size} ${collections}\n`)
+process.on("SIGHUP", () => {
+  const gc = (globalThis as { gc?: () => void }).gc
+  gc?.()
+  gc?.()
+  // The forced collections are reported asynchronously: count them before the window starts.
+  setTimeout(() => {
+    printHeap()
+  }, 50)
+})
+process.on("SIGUSR2", printHeap)
 const answer = (id: string) =>
   `{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"hello"}]}}`
 /** The request id of a JSON-RPC body, as its JSON text (the bare servers do not parse the rest). */
