@@ -292,6 +292,51 @@ class Exchange {
   }
 }
 
+/**
+ * The `extra` of a request dispatched without the SDK's protocol layer: what its handler reads (the
+ * request's signal, ids, `_meta`, request info and auth), and notifications and requests to the client
+ * related to it, sent while the client has not cancelled it. One object per call, its methods shared.
+ */
+class DirectExtra {
+  readonly requestInfo: unknown
+  readonly authInfo?: AuthInfo
+  readonly signal: AbortSignal
+  readonly sessionId: string
+  readonly requestId: RequestId
+  readonly _meta: unknown
+  readonly [CALL_CONTROLLER]: CallController
+  readonly #server: Server
+
+  constructor(
+    server: Server,
+    sessionId: string,
+    requestId: RequestId,
+    controller: CallController,
+    meta: unknown,
+    extra: { requestInfo: unknown; authInfo?: AuthInfo },
+  ) {
+    this.requestInfo = extra.requestInfo
+    if (extra.authInfo !== undefined) this.authInfo = extra.authInfo
+    this.signal = controller.signal
+    this.sessionId = sessionId
+    this.requestId = requestId
+    this._meta = meta
+    this[CALL_CONTROLLER] = controller
+    this.#server = server
+  }
+
+  async sendNotification(notification: never): Promise<void> {
+    if (!this[CALL_CONTROLLER].cancelled)
+      await this.#server.notification(notification, { relatedRequestId: this.requestId })
+  }
+
+  async sendRequest(request: never, schema: never, options?: object): Promise<unknown> {
+    if (this[CALL_CONTROLLER].cancelled)
+      throw new McpError(ErrorCode.ConnectionClosed, "Request was cancelled")
+    return this.#server.request(request, schema, { ...options, relatedRequestId: this.requestId })
+  }
+}
+
 /** One session on this replica: the SDK server's transport. */
 class NodeSession implements Transport {
   readonly sessionId: string
@@ -507,22 +552,14 @@ class NodeSession implements Transport {
     // answered), or by a shutdown (`abort`, and the call still answers).
     const controller = new CallController()
     this.#direct.set(id, controller)
-    const server = this.server
-    const full = {
-      ...extra,
-      signal: controller.signal,
-      sessionId: this.sessionId,
-      requestId: id,
-      _meta: (m.params as { _meta?: unknown } | undefined)?._meta,
-      sendNotification: async (notification: never) => {
-        if (!controller.cancelled) await server.notification(notification, { relatedRequestId: id })
-      },
-      sendRequest: async (request: never, schema: never, options?: object) => {
-        if (controller.cancelled) throw new McpError(ErrorCode.ConnectionClosed, "Request was cancelled")
-        return server.request(request, schema, { ...options, relatedRequestId: id })
-      },
-      [CALL_CONTROLLER]: controller,
-    }
+    const full = new DirectExtra(
+      this.server,
+      this.sessionId,
+      id,
+      controller,
+      (m.params as { _meta?: unknown } | undefined)?._meta,
+      extra,
+    )
     ;(asText ? handlers.callToolJson(m.params, full as never) : handlers[method](m.params, full as never))
       .then(
         (result) => {

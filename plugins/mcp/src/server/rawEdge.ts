@@ -37,6 +37,7 @@ for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijkl
 
 let dateSecond = -1
 let dateText = ""
+let okLine = ""
 /** The `date` header value, formatted once a second. */
 const httpDate = (): string => {
   const now = Date.now()
@@ -44,8 +45,17 @@ const httpDate = (): string => {
   if (second !== dateSecond) {
     dateSecond = second
     dateText = new Date(now).toUTCString()
+    okLine = ""
   }
   return dateText
+}
+
+/** A response's status line and `date` header (a 200's made once a second). */
+const statusLines = (status: number): string => {
+  const date = httpDate()
+  if (status !== 200) return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Unknown"}\r\ndate: ${date}\r\n`
+  if (okLine === "") okLine = `HTTP/1.1 200 OK\r\ndate: ${date}\r\n`
+  return okLine
 }
 
 /** A parsed request head of the hot path. */
@@ -348,7 +358,7 @@ class RawResponse implements EdgeResponse {
 
   #head(body: number | undefined): string {
     const headers = this.#headers
-    let head = `HTTP/1.1 ${this.#status} ${STATUS_CODES[this.#status] ?? "Unknown"}\r\ndate: ${httpDate()}\r\n`
+    let head = statusLines(this.#status)
     let length = false
     if (headers !== undefined)
       for (const key in headers) {
