@@ -159,6 +159,14 @@ describe("Http1Pool against a raw TCP server (malformed and dying answers)", () 
 
   it.each([
     ["a bad status line", "HTTP/2 200 OK\r\ncontent-length: 0", /bad status line/],
+    ["an HTTP/1.2 status line", "HTTP/1.2 200 OK\r\ncontent-length: 0", /bad status line/],
+    [
+      "a status code that is no number",
+      "HTTP/1.1 2x0 OK\r\ncontent-length: 0",
+      /bad status line "HTTP\/1.1 2x0 OK"/,
+    ],
+    ["a reason phrase without its space", "HTTP/1.1 200OK\r\ncontent-length: 0", /bad status line/],
+    ["a bare CR in the reason phrase", "HTTP/1.1 200 O\rK\r\ncontent-length: 0", /bad status line/],
     ["a bad header line", "HTTP/1.1 200 OK\r\nno colon here\r\ncontent-length: 0", /bad header line/],
     ["a header line without a name", "HTTP/1.1 200 OK\r\n: x\r\ncontent-length: 0", /bad header line ": x"/],
     [
@@ -210,6 +218,13 @@ describe("Http1Pool against a raw TCP server (malformed and dying answers)", () 
     // The body was taken: the socket went back to the pool.
     const again = await pool.request(post("{}"))
     expect(again.textNow()).toBe("ok")
+  })
+
+  it("reads a status line without a reason phrase", async () => {
+    const server = await rawServer((_r, socket) => socket.write(answer("HTTP/1.1 204\r\nx: y")))
+    const res = await poolFor(server.port).request(post("{}"))
+    expect(res.status).toBe(204)
+    expect(res.textNow()).toBe("")
   })
 
   it("leaves a body that has not arrived to text()", async () => {

@@ -77,7 +77,40 @@ for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijkl
   TOKEN_CHAR[c.charCodeAt(0)] = 1
 /** Visible characters, spaces, tabs and obs-text: no CR, LF, NUL or other controls. */
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
-const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: [^\r\n]*)?$/
+const isDigit = (c: number): boolean => c >= 48 && c <= 57
+
+/**
+ * The status code of an `HTTP/1.0` or `HTTP/1.1` status line (`HTTP/1.x NNN`, then nothing or a space and
+ * a reason phrase without CR or LF), else -1. By hand: a regular expression was the largest part of
+ * parsing a small answer's head.
+ */
+const statusCodeOf = (line: string): number => {
+  const minor = line.charCodeAt(7)
+  if (
+    !line.startsWith("HTTP/1.") ||
+    (minor !== 48 && minor !== 49) ||
+    line.charCodeAt(8) !== 32 ||
+    !isDigit(line.charCodeAt(9)) ||
+    !isDigit(line.charCodeAt(10)) ||
+    !isDigit(line.charCodeAt(11))
+  )
+    return -1
+  if (line.length > 12 && (line.charCodeAt(12) !== 32 || line.includes("\r") || line.includes("\n")))
+    return -1
+  return Number(line.slice(9, 12))
+}
+
+/** The last `keep-alive` header value seen and its `timeout` in seconds (servers send the same one). */
+let lastKeepAlive = ""
+let lastKeepAliveTimeout: number | undefined
+const keepAliveTimeoutOf = (value: string): number | undefined => {
+  if (value !== lastKeepAlive) {
+    const match = /timeout=(\d+)/.exec(value)
+    lastKeepAlive = value
+    lastKeepAliveTimeout = match ? Number(match[1]) : undefined
+  }
+  return lastKeepAliveTimeout
+}
 const DIGITS = /^\d{1,15}$/
 
 /** Whether `name: value` can be written into a request head as it is (no header injection). */
@@ -362,10 +395,10 @@ class Connection {
     let eol = text.indexOf("\r\n")
     if (eol < 0) eol = text.length
     const statusLine = eol === text.length ? text : text.slice(0, eol)
-    const status = STATUS_LINE.exec(statusLine)
-    if (!status) return `bad status line ${JSON.stringify(statusLine.slice(0, 100))}`
-    const minor = status[1]
-    exchange.status = Number(status[2])
+    const status = statusCodeOf(statusLine)
+    if (status < 0) return `bad status line ${JSON.stringify(statusLine.slice(0, 100))}`
+    const minor = statusLine.charCodeAt(7) === 49 ? "1" : "0"
+    exchange.status = status
     if (exchange.status === 101) return "unexpected protocol switch (101)"
     // A Map: header names are arbitrary keys (an object would go to dictionary mode on every answer).
     // One pass over the lines, no split and no regular expression per line.
@@ -425,8 +458,8 @@ class Connection {
     }
     exchange.keepAlive = keepAlive
     const keepAliveHint = headers.get("keep-alive")
-    const hint = keepAliveHint === undefined ? null : /timeout=(\d+)/.exec(keepAliveHint)
-    if (hint) this.idleLimit = Math.min(this.idleLimit, Math.max(0, Number(hint[1]) * 1000 - 1000))
+    const timeout = keepAliveHint === undefined ? undefined : keepAliveTimeoutOf(keepAliveHint)
+    if (timeout !== undefined) this.idleLimit = Math.min(this.idleLimit, Math.max(0, timeout * 1000 - 1000))
     return undefined
   }
 
