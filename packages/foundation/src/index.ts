@@ -162,6 +162,7 @@ export {
   type ToolFields,
   type ToolIdentity,
   type ToolSpec,
+  toolDescription,
 } from "./tool.js"
 export type { BackendCall, ToolCall } from "./toolCall.js"
 export {

@@ -254,6 +254,35 @@ export const renameTool = (tool: Tool, id: string): Tool => {
   return { ...tool, id, namespace, name }
 }
 
+const nonEmptyText = (value: unknown): string | undefined =>
+  typeof value === "string" && value !== "" ? value : undefined
+
+/**
+ * The text a model reads about a tool: its `description`, else its `title`, else its annotations'
+ * `title`, else `undefined`. Empty strings and `null` (as some MCP servers send them) count as absent.
+ * Every protocol adapter describes a tool with this, so a tool reads the same to every model.
+ *
+ * @example
+ * ```ts
+ * import { makeTool, toolDescription } from "@toolplane/foundation"
+ *
+ * const tool = makeTool({ id: "crm/find", description: "", annotations: { title: "Find a customer" } })
+ * console.log(toolDescription(tool)) // "Find a customer"
+ * ```
+ *
+ * @since 0.2.0
+ */
+export const toolDescription = (tool: Tool): string | undefined => {
+  const annotations: unknown = tool.annotations
+  return (
+    nonEmptyText(tool.description) ??
+    nonEmptyText(tool.title) ??
+    (typeof annotations === "object" && annotations !== null
+      ? nonEmptyText((annotations as { readonly title?: unknown }).title)
+      : undefined)
+  )
+}
+
 /**
  * Orders tools by id (the deterministic listing order everywhere in Toolplane).
  *

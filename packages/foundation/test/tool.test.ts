@@ -1,6 +1,14 @@
 import { fc, test } from "@fast-check/vitest"
 import { describe, expect, it } from "vitest"
-import { InvalidTool, makeTool, normalizeTag, normalizeTags, renameTool } from "../src/index.js"
+import {
+  InvalidTool,
+  makeTool,
+  normalizeTag,
+  normalizeTags,
+  renameTool,
+  type Tool,
+  toolDescription,
+} from "../src/index.js"
 
 const invalid = (fn: () => unknown): InvalidTool => {
   try {
@@ -85,5 +93,28 @@ describe("tags", () => {
       expect(normalizeTag(t)).toBe(t)
     }
     expect(normalizeTags(out)).toEqual(out)
+  })
+})
+
+describe("toolDescription", () => {
+  const base = { id: "crm/find", namespace: "crm", name: "find", inputSchema: { type: "object" } }
+  it("prefers the description, then the title, then the annotations' title", () => {
+    expect(
+      toolDescription(
+        makeTool({ id: "crm/find", description: "D", title: "T", annotations: { title: "A" } }),
+      ),
+    ).toBe("D")
+    expect(toolDescription(makeTool({ id: "crm/find", title: "T", annotations: { title: "A" } }))).toBe("T")
+    expect(toolDescription(makeTool({ id: "crm/find", annotations: { title: "A" } }))).toBe("A")
+    expect(toolDescription(makeTool({ id: "crm/find" }))).toBeUndefined()
+  })
+
+  it("skips empty strings and the nulls some servers send", () => {
+    const wire = { ...base, description: "", title: null, annotations: { title: "A" } } as unknown as Tool
+    expect(toolDescription(wire)).toBe("A")
+    expect(
+      toolDescription({ ...base, description: null, annotations: null } as unknown as Tool),
+    ).toBeUndefined()
+    expect(toolDescription({ ...base, annotations: { title: 3 } } as unknown as Tool)).toBeUndefined()
   })
 })

@@ -16,6 +16,7 @@ import {
   normalizeJsonSchema,
   planToolExport,
   type Tool,
+  toolDescription,
 } from "@toolplane/foundation"
 import { fromAnthropicTool } from "./import.js"
 import type { ToolNameMap } from "./names.js"
@@ -104,14 +105,6 @@ const warn = (toolId: string, feature: string, path: string, message: string): F
   toolId,
   message,
 })
-
-const text = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined)
-
-/** The description a model reads: description, else title, else the annotations' title. */
-const descriptionOf = (tool: Tool): string | undefined =>
-  text(tool.description) ??
-  text(tool.title) ??
-  (isJsonObject(tool.annotations) ? text((tool.annotations as { title?: unknown }).title) : undefined)
 
 /** A non-strict input schema: normalised, `$schema` dropped, root `type: "object"`. */
 const looseSchema = (
@@ -226,7 +219,7 @@ export const toAnthropicTools = (
       typeof options.deferLoading === "function"
         ? options.deferLoading(tool) === true
         : options.deferLoading === true
-    const description = descriptionOf(tool)
+    const description = toolDescription(tool)
     const examples = Array.isArray(tool.exampleArgs)
       ? tool.exampleArgs.filter((e) => isJsonObject(e)).map((e) => ({ ...e }))
       : []

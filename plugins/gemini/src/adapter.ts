@@ -14,6 +14,7 @@ import {
   normalizeJsonSchema,
   planToolExport,
   type Tool,
+  toolDescription,
 } from "@toolplane/foundation"
 import { fromFunctionDeclaration } from "./import.js"
 import { GEMINI_NAME_RULES, type ToolNameMap } from "./names.js"
@@ -89,13 +90,6 @@ const warn = (toolId: string, feature: string, path: string, message: string): F
   message,
 })
 
-const text = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined)
-
-const descriptionOf = (tool: Tool): string | undefined =>
-  text(tool.description) ??
-  text(tool.title) ??
-  (isJsonObject(tool.annotations) ? text((tool.annotations as { title?: unknown }).title) : undefined)
-
 const IDENTITY: ArgumentShape = { kind: "value" }
 
 /**
@@ -130,7 +124,7 @@ export const toGeminiTools = (tools: readonly Tool[], options: GeminiToolsOption
   const byName = new Map<string, ExportedTool>()
   for (const { tool, name, warnings: about } of entries) {
     warnings.push(...about)
-    const description = descriptionOf(tool)
+    const description = toolDescription(tool)
     const declaration: GeminiFunctionDeclaration = {
       name,
       ...(description !== undefined ? { description } : {}),

@@ -14,8 +14,9 @@ import {
   normalizeJsonSchema,
   planToolExport,
   type Tool,
+  toolDescription,
 } from "@toolplane/foundation"
-import { looseParameters, toolDescription } from "./functionTool.js"
+import { looseParameters } from "./functionTool.js"
 import { fromOpenAITool } from "./import.js"
 import type { ToolNameMap } from "./names.js"
 import { STRICT_FORMATS, toStrictSchema } from "./strictSchema.js"

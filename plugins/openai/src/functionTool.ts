@@ -13,20 +13,8 @@ import {
   planToolExport,
   type Tool,
   type ToolNameMap,
+  toolDescription,
 } from "@toolplane/foundation"
-
-/**
- * The text a model reads about a tool: its description, else its title, else `undefined`. `null` or
- * empty fields (as some servers send them) count as absent.
- *
- * @since 0.2.0
- */
-export const toolDescription = (tool: Tool): string | undefined =>
-  typeof tool.description === "string" && tool.description !== ""
-    ? tool.description
-    : typeof tool.title === "string" && tool.title !== ""
-      ? tool.title
-      : undefined
 
 /**
  * A tool's input schema as non-strict function parameters: without `$schema` (providers reject some

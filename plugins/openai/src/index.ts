@@ -37,7 +37,6 @@ export {
   type FunctionTools,
   functionTools,
   looseParameters,
-  toolDescription,
 } from "./functionTool.js"
 export {
   fromOpenAITool,

@@ -1,6 +1,6 @@
-import { makeTool, type Tool } from "@toolplane/foundation"
+import { makeTool, type Tool, toolDescription } from "@toolplane/foundation"
 import { describe, expect, it } from "vitest"
-import { functionTools, looseParameters, toolDescription } from "../src/index.js"
+import { functionTools, looseParameters } from "../src/index.js"
 
 describe("functionTools (the groundwork of the AI SDK and LangChain exports)", () => {
   it("maps names once per id, normalises schemas and warns for every loss", () => {
@@ -43,5 +43,11 @@ describe("functionTools (the groundwork of the AI SDK and LangChain exports)", (
     expect(looseParameters({ $ref: "#/$defs/a" })).toEqual({ $ref: "#/$defs/a" })
     expect(() => looseParameters(null as never)).toThrow(TypeError)
     expect(toolDescription(makeTool({ id: "a/b", title: "T", inputSchema: { type: "object" } }))).toBe("T")
+  })
+
+  it("describes a tool that has only an annotations title by that title, as Anthropic and Gemini do", () => {
+    const tool = makeTool({ id: "a/b", annotations: { title: "Find a customer" } })
+    const { entries } = functionTools([tool], "OpenAI")
+    expect(entries[0]!.description).toBe("Find a customer")
   })
 })
