@@ -34,14 +34,17 @@
  * Warm-up: before the first round every contender makes BENCH_WARMUP_CALLS calls (default 20,000; 0 turns
  * it off) at the run's highest concurrency, in chunks of 5,000 interleaved across contenders, and a table
  * shows each contender's CPU per call per chunk next to its measured value. Without it a process still
- * JIT-compiling is charged for that: toolplane's CPU per call falls by about a quarter over its first 20-30k
- * calls. Each cell also runs 300 ms outside its measured window (loadWithCpu) as before.
+ * JIT-compiling is charged for that: in one run, three copies of toolplane serve (stdio upstream) warmed
+ * with 0 / 5,000 / 20,000 calls then spent 390 / 310 / 239 µs per call at c=1 in the same rounds (mcp-hub
+ * 586 / 537 / 447). Each cell also runs 300 ms outside its measured window (loadWithCpu) as before.
  *
  * Env (bench kit): BENCH_ROUNDS (default 3), BENCH_ROUND_MS (per cell and round, default 1500),
- * BENCH_CONCURRENCY (default "1,32"), BENCH_WARMUP_CALLS (default 20000); BENCH_BASE_CLI (the `packages/cli` folder of a second, built checkout,
- * e.g. of `main`: its `toolplane serve` runs too, as "toolplane serve (base)", for a before/after in one
- * run; its node flags come from BENCH_BASE_NODE_ARGS, else BENCH_GATEWAY_NODE_ARGS); BENCH_PEERS_ONLY (comma-separated contender keys, e.g.
- * "direct,floor-http,floor-stdio,toolplane-http,toolplane-stdio,mcp-hub-http,mcp-hub-stdio"; default all; direct always runs); BENCH_GATEWAY_NODE_ARGS (extra node flags for the toolplane
+ * BENCH_CONCURRENCY (default "1,32"), BENCH_WARMUP_CALLS (default 20000); BENCH_BASE_CLI (the
+ * `packages/cli` folder of a second, built checkout, e.g. of `main`: its `toolplane serve` runs too, as
+ * "toolplane serve (base)", for a before/after in one run; its node flags come from BENCH_BASE_NODE_ARGS,
+ * else BENCH_GATEWAY_NODE_ARGS); BENCH_PEERS_ONLY (comma-separated contender keys, e.g.
+ * "direct,floor-http,floor-stdio,toolplane-http,toolplane-stdio,mcp-hub-http,mcp-hub-stdio"; default all;
+ * direct always runs); BENCH_GATEWAY_NODE_ARGS (extra node flags for the toolplane
  * processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"); BENCH_GATEWAY_BUILD ("source", default, or
  * "dist" after `pnpm build`; see gatewayCommand.ts).
  */
