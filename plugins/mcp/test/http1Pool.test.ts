@@ -159,7 +159,26 @@ describe("Http1Pool against a raw TCP server (malformed and dying answers)", () 
 
   it.each([
     ["a bad status line", "HTTP/2 200 OK\r\ncontent-length: 0", /bad status line/],
+    ["an HTTP/1.2 status line", "HTTP/1.2 200 OK\r\ncontent-length: 0", /bad status line/],
+    [
+      "a status code that is no number",
+      "HTTP/1.1 2x0 OK\r\ncontent-length: 0",
+      /bad status line "HTTP\/1.1 2x0 OK"/,
+    ],
+    ["a reason phrase without its space", "HTTP/1.1 200OK\r\ncontent-length: 0", /bad status line/],
+    ["a bare CR in the reason phrase", "HTTP/1.1 200 O\rK\r\ncontent-length: 0", /bad status line/],
     ["a bad header line", "HTTP/1.1 200 OK\r\nno colon here\r\ncontent-length: 0", /bad header line/],
+    ["a header line without a name", "HTTP/1.1 200 OK\r\n: x\r\ncontent-length: 0", /bad header line ": x"/],
+    [
+      "a header name that is no token",
+      "HTTP/1.1 200 OK\r\nBad Name: x\r\ncontent-length: 0",
+      /bad header name "bad name"/,
+    ],
+    [
+      "a colon only on the next line",
+      "HTTP/1.1 200 OK\r\nno-colon\r\ncontent-length: 0",
+      /bad header line "no-colon"/,
+    ],
     ["a non-numeric content-length", "HTTP/1.1 200 OK\r\ncontent-length: 12x", /bad content-length/],
     [
       "conflicting content-lengths",
@@ -184,6 +203,38 @@ describe("Http1Pool against a raw TCP server (malformed and dying answers)", () 
     )
     const res2 = await poolFor(extra.port).request(post("{}"))
     expect((await failure(res2.text())).message).toMatch(/data after the end/)
+  })
+
+  it("folds header names to lower case, joins repeated values, and takes a body that came with its head at once", async () => {
+    const server = await rawServer((_r, socket) =>
+      socket.write(answer("HTTP/1.1 200 OK\r\nX-Tag:  a \r\nx-tag: b\r\nContent-Length: 2", "ok")),
+    )
+    const pool = poolFor(server.port)
+    const res = await pool.request(post("{}"))
+    expect(res.header("x-tag")).toBe("a, b")
+    expect(res.header("content-length")).toBe("2")
+    expect(res.header("X-Tag")).toBeUndefined()
+    expect(res.textNow()).toBe("ok")
+    // The body was taken: the socket went back to the pool.
+    const again = await pool.request(post("{}"))
+    expect(again.textNow()).toBe("ok")
+  })
+
+  it("reads a status line without a reason phrase", async () => {
+    const server = await rawServer((_r, socket) => socket.write(answer("HTTP/1.1 204\r\nx: y")))
+    const res = await poolFor(server.port).request(post("{}"))
+    expect(res.status).toBe(204)
+    expect(res.textNow()).toBe("")
+  })
+
+  it("leaves a body that has not arrived to text()", async () => {
+    const server = await rawServer((_r, socket) => {
+      socket.write("HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhe")
+      setTimeout(() => socket.write("llo"), 50)
+    })
+    const res = await poolFor(server.port).request(post("{}"))
+    expect(res.textNow()).toBeUndefined()
+    expect(await res.text()).toBe("hello")
   })
 
   it("caps the response head", async () => {

@@ -153,6 +153,7 @@ const fromIncoming = (res: IncomingMessage): Answer => ({
     return Array.isArray(value) ? value.join(", ") : value
   },
   text: () => readText(res),
+  textNow: () => undefined,
   stream: (onText, onEnd) => {
     res.setEncoding("utf8")
     res.on("data", onText)
@@ -364,7 +365,8 @@ export class NodeStreamableHttpTransport implements Transport {
       if (type === "text/event-stream") {
         this.#readStream(res, { origin, reconnectable: false })
       } else if (type === "application/json") {
-        const text = await res.text()
+        // Most answers arrive with their head: no promise for the body then.
+        const text = res.textNow() ?? (await res.text())
         const data = JSON.parse(text) as unknown
         if (Array.isArray(data)) for (const m of data) this.#deliver(m, origin)
         else this.#deliver(data, origin, undefined, text)

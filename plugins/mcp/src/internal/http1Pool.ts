@@ -58,6 +58,11 @@ export interface Http1Response {
   header(name: string): string | undefined
   /** The whole body as UTF-8 (rejects past `maxBodyBytes` or when the connection fails first). */
   text(): Promise<string>
+  /**
+   * The whole body as UTF-8, taken now, when it has already arrived complete (it usually comes with the
+   * head); `undefined` otherwise, and then the body is still there for `text`, `stream` or `discard`.
+   */
+  textNow(): string | undefined
   /** The body as UTF-8 text as it arrives; `onEnd` once, with the error when the body did not end well. */
   stream(onText: (text: string) => void, onEnd: (error?: Error) => void): void
   /** Reads and drops the body (the socket stays reusable). */
@@ -66,9 +71,46 @@ export interface Http1Response {
 
 const CRLFCRLF = Buffer.from("\r\n\r\n")
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+/** `tchar` of RFC 9110 by char code (1: allowed in a header name). */
+const TOKEN_CHAR = new Uint8Array(256)
+for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+  TOKEN_CHAR[c.charCodeAt(0)] = 1
 /** Visible characters, spaces, tabs and obs-text: no CR, LF, NUL or other controls. */
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
-const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: [^\r\n]*)?$/
+const isDigit = (c: number): boolean => c >= 48 && c <= 57
+
+/**
+ * The status code of an `HTTP/1.0` or `HTTP/1.1` status line (`HTTP/1.x NNN`, then nothing or a space and
+ * a reason phrase without CR or LF), else -1. By hand: a regular expression was the largest part of
+ * parsing a small answer's head.
+ */
+const statusCodeOf = (line: string): number => {
+  const minor = line.charCodeAt(7)
+  if (
+    !line.startsWith("HTTP/1.") ||
+    (minor !== 48 && minor !== 49) ||
+    line.charCodeAt(8) !== 32 ||
+    !isDigit(line.charCodeAt(9)) ||
+    !isDigit(line.charCodeAt(10)) ||
+    !isDigit(line.charCodeAt(11))
+  )
+    return -1
+  if (line.length > 12 && (line.charCodeAt(12) !== 32 || line.includes("\r") || line.includes("\n")))
+    return -1
+  return Number(line.slice(9, 12))
+}
+
+/** The last `keep-alive` header value seen and its `timeout` in seconds (servers send the same one). */
+let lastKeepAlive = ""
+let lastKeepAliveTimeout: number | undefined
+const keepAliveTimeoutOf = (value: string): number | undefined => {
+  if (value !== lastKeepAlive) {
+    const match = /timeout=(\d+)/.exec(value)
+    lastKeepAlive = value
+    lastKeepAliveTimeout = match ? Number(match[1]) : undefined
+  }
+  return lastKeepAliveTimeout
+}
 const DIGITS = /^\d{1,15}$/
 
 /** Whether `name: value` can be written into a request head as it is (no header injection). */
@@ -134,6 +176,12 @@ class Exchange implements Http1Response {
       this.resolveText = resolve
       this.rejectText = reject
     })
+  }
+
+  textNow(): string | undefined {
+    if (!this.ended || this.error) return undefined
+    this.sink = "text"
+    return this.#joined()
   }
 
   stream(onText: (text: string) => void, onEnd: (error?: Error) => void): void {
@@ -344,23 +392,36 @@ class Connection {
 
   /** Returns a reason when the head is malformed. */
   #parseHead(exchange: Exchange, text: string): string | undefined {
-    const lines = text.split("\r\n")
-    const status = STATUS_LINE.exec(lines[0]!)
-    if (!status) return `bad status line ${JSON.stringify(lines[0]!.slice(0, 100))}`
-    const minor = status[1]
-    exchange.status = Number(status[2])
+    let eol = text.indexOf("\r\n")
+    if (eol < 0) eol = text.length
+    const statusLine = eol === text.length ? text : text.slice(0, eol)
+    const status = statusCodeOf(statusLine)
+    if (status < 0) return `bad status line ${JSON.stringify(statusLine.slice(0, 100))}`
+    const minor = statusLine.charCodeAt(7) === 49 ? "1" : "0"
+    exchange.status = status
     if (exchange.status === 101) return "unexpected protocol switch (101)"
     // A Map: header names are arbitrary keys (an object would go to dictionary mode on every answer).
+    // One pass over the lines, no split and no regular expression per line.
     const headers = new Map<string, string>()
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!
-      const colon = line.indexOf(":")
-      if (colon <= 0) return `bad header line ${JSON.stringify(line.slice(0, 100))}`
-      const name = line.slice(0, colon).toLowerCase()
-      if (!TOKEN.test(name)) return `bad header name ${JSON.stringify(name.slice(0, 100))}`
-      const value = line.slice(colon + 1).trim()
+    for (let at = eol + 2; at < text.length; ) {
+      let end = text.indexOf("\r\n", at)
+      if (end < 0) end = text.length
+      const found = text.indexOf(":", at)
+      const colon = found < 0 || found >= end ? -1 : found
+      if (colon <= at) return `bad header line ${JSON.stringify(text.slice(at, Math.min(end, at + 100)))}`
+      let upper = false
+      for (let i = at; i < colon; i++) {
+        const c = text.charCodeAt(i)
+        if (TOKEN_CHAR[c] !== 1)
+          return `bad header name ${JSON.stringify(text.slice(at, colon).toLowerCase().slice(0, 100))}`
+        if (c >= 65 && c <= 90) upper = true
+      }
+      const raw = text.slice(at, colon)
+      const name = upper ? raw.toLowerCase() : raw
+      const value = text.slice(colon + 1, end).trim()
       const seen = headers.get(name)
       headers.set(name, seen === undefined ? value : `${seen}, ${value}`)
+      at = end + 2
     }
     exchange.headers = headers
     if (exchange.status < 200) return undefined
@@ -397,8 +458,8 @@ class Connection {
     }
     exchange.keepAlive = keepAlive
     const keepAliveHint = headers.get("keep-alive")
-    const hint = keepAliveHint === undefined ? null : /timeout=(\d+)/.exec(keepAliveHint)
-    if (hint) this.idleLimit = Math.min(this.idleLimit, Math.max(0, Number(hint[1]) * 1000 - 1000))
+    const timeout = keepAliveHint === undefined ? undefined : keepAliveTimeoutOf(keepAliveHint)
+    if (timeout !== undefined) this.idleLimit = Math.min(this.idleLimit, Math.max(0, timeout * 1000 - 1000))
     return undefined
   }
 
