@@ -14,7 +14,9 @@ export {
 } from "./load.js"
 export { clockTicks, parseProcStat, processCpuUs } from "./procCpu.js"
 export {
+  type CallsCpuSample,
   type CpuLoadSample,
+  callsWithCpu,
   cpuTable,
   loadWithCpu,
   spawnNodeUntil,

@@ -114,6 +114,56 @@ export const loadWithCpu = async <A>(
 }
 
 /**
+ * What {@link callsWithCpu} measured: how many calls, how long they took, and the CPU µs process `pid`
+ * spent per call (NaN without `/proc` or without a pid).
+ *
+ * @since 0.2.0
+ */
+export interface CallsCpuSample {
+  readonly calls: number
+  readonly ms: number
+  readonly cpuPerCall: number
+}
+
+/**
+ * Makes exactly `calls` calls of `call` from `concurrency` workers (call, await, call again) and reports
+ * the CPU time process `pid` spent per call meanwhile. A warm-up by a number of calls rather than by time
+ * (`BENCH_WARMUP_CALLS`): every contender gets the same count however fast it is, so JIT-compiled code and
+ * pools settle the same way; called in chunks, its samples show whether the CPU per call has levelled off.
+ * `check` sees every result and throws on a wrong one.
+ *
+ * @since 0.2.0
+ */
+export const callsWithCpu = async <A>(
+  call: () => Promise<A>,
+  options: {
+    readonly pid: number | undefined
+    readonly calls: number
+    readonly concurrency: number
+    readonly check?: (result: A) => void
+  },
+): Promise<CallsCpuSample> => {
+  let left = options.calls
+  const worker = async () => {
+    while (left > 0) {
+      left--
+      const result = await call()
+      options.check?.(result)
+    }
+  }
+  const before = processCpuUs(options.pid)
+  const started = performance.now()
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, options.calls)) }, worker))
+  const ms = performance.now() - started
+  const after = processCpuUs(options.pid)
+  const cpuPerCall =
+    before === undefined || after === undefined || options.calls === 0
+      ? Number.NaN
+      : (after - before) / options.calls
+  return { calls: options.calls, ms, cpuPerCall }
+}
+
+/**
  * The CPU-per-call table of a load comparison: per concurrency, each side's CPU µs per call (median of
  * rounds) and candidate ÷ baseline (median of per-round ratios).
  *

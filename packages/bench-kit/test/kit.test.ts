@@ -36,10 +36,22 @@ describe("median and percentile", () => {
 describe("benchSettings", () => {
   const defaults = { rounds: 8, roundMs: 300, concurrency: [1, 32] }
   it("takes the defaults, overridden by BENCH_ROUNDS, BENCH_ROUND_MS and BENCH_CONCURRENCY", () => {
-    expect(benchSettings(defaults, {})).toEqual(defaults)
+    expect(benchSettings(defaults, {})).toEqual({ ...defaults, warmupCalls: 0 })
     expect(
       benchSettings(defaults, { BENCH_ROUNDS: "3", BENCH_ROUND_MS: "50", BENCH_CONCURRENCY: "4,8" }),
-    ).toEqual({ rounds: 3, roundMs: 50, concurrency: [4, 8] })
+    ).toEqual({ rounds: 3, roundMs: 50, concurrency: [4, 8], warmupCalls: 0 })
+  })
+
+  it("reads BENCH_WARMUP_CALLS over the benchmark's default, 0 allowed", () => {
+    expect(benchSettings({ ...defaults, warmupCalls: 20_000 }, {}).warmupCalls).toBe(20_000)
+    expect(benchSettings({ ...defaults, warmupCalls: 20_000 }, { BENCH_WARMUP_CALLS: "0" }).warmupCalls).toBe(
+      0,
+    )
+    expect(benchSettings(defaults, { BENCH_WARMUP_CALLS: "5000" }).warmupCalls).toBe(5000)
+    expect(() => benchSettings(defaults, { BENCH_WARMUP_CALLS: "-1" })).toThrow(
+      'BENCH_WARMUP_CALLS must be a non-negative integer, got "-1"',
+    )
+    expect(() => benchSettings(defaults, { BENCH_WARMUP_CALLS: "5k" })).toThrow("BENCH_WARMUP_CALLS")
   })
 
   it("rejects malformed values and retired variables, naming them", () => {

@@ -4,7 +4,7 @@
  */
 import { existsSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import { cpuTable, loadWithCpu, spawnNodeUntil, stopProcess } from "../src/processLoad.js"
+import { callsWithCpu, cpuTable, loadWithCpu, spawnNodeUntil, stopProcess } from "../src/processLoad.js"
 
 describe("bench harness: processes under load", () => {
   it("waits for the line that names a process's address, and stops it", async () => {
@@ -39,6 +39,52 @@ describe("bench harness: processes under load", () => {
       expect(sample.cpuPerCall).toBeGreaterThan(1000)
       const none = await loadWithCpu(busy, { pid: undefined, concurrency: 1, ms: 20, warmupMs: 0 })
       expect(none.cpuPerCall).toBeNaN()
+    },
+  )
+
+  it("makes exactly the number of calls asked for, from at most `concurrency` workers", async () => {
+    let made = 0
+    let inFlight = 0
+    let most = 0
+    const call = async () => {
+      made++
+      most = Math.max(most, ++inFlight)
+      await new Promise((r) => setTimeout(r, 1))
+      inFlight--
+      return made
+    }
+    const sample = await callsWithCpu(call, { pid: undefined, calls: 101, concurrency: 8 })
+    expect(made).toBe(101)
+    expect(most).toBe(8)
+    expect(sample.calls).toBe(101)
+    expect(sample.ms).toBeGreaterThan(0)
+    expect(sample.cpuPerCall).toBeNaN()
+    made = 0
+    expect((await callsWithCpu(call, { pid: undefined, calls: 0, concurrency: 8 })).calls).toBe(0)
+    expect(made).toBe(0)
+    await expect(
+      callsWithCpu(call, {
+        pid: undefined,
+        calls: 5,
+        concurrency: 1,
+        check: (n) => {
+          if (n === 3) throw new Error("wrong answer 3")
+        },
+      }),
+    ).rejects.toThrow("wrong answer 3")
+  })
+
+  it.skipIf(!existsSync("/proc/self/stat"))(
+    "charges the CPU the process spent during those calls per call",
+    async () => {
+      const busy = async () => {
+        const until = performance.now() + 2
+        while (performance.now() < until) {}
+      }
+      const sample = await callsWithCpu(busy, { pid: process.pid, calls: 50, concurrency: 1 })
+      // Each call spins 2 ms on this process's CPU.
+      expect(sample.cpuPerCall).toBeGreaterThan(1000)
+      expect(sample.ms).toBeGreaterThanOrEqual(100)
     },
   )
 

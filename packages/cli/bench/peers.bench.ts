@@ -11,6 +11,11 @@
  * - direct: the SDK upstream served directly over Streamable HTTP with JSON answers — the baseline of
  *   every ratio, in both sections. Its CPU column is the server itself.
  * - direct (stdio): the SDK client talking stdio to the upstream (stdio section, for reference).
+ * - floors (`floorRelay.ts`, plain node): what the cheapest relay costs on this machine in the same rounds,
+ *   so a gateway's CPU can be read as "CPU above floor". "floor: layer-4 relay" (`floor-http`) pairs each
+ *   client connection with its own upstream connection and pipes bytes; "floor: minimal stdio relay"
+ *   (`floor-stdio`) frames HTTP/1.1 by hand and matches answers by JSON-RPC id. Not products: minimal on
+ *   purpose.
  * - toolplane serve: the real CLI, `serve --transport http`, config fronting the upstream.
  * - mcp-hub: serves the older HTTP+SSE transport at `/mcp` (the SDK's SSE client transport), names tools
  *   `up__echo`, listens on all interfaces; HOME/XDG folders point at a temporary directory whose
@@ -24,13 +29,22 @@
  *
  * A contender that fails during a round (a call errs or takes over 30 s) is dropped from the remaining
  * rounds and listed with the reason; the others go on. After the tables, the issue's goals are checked
- * against this run's numbers.
+ * against this run's numbers, next to the floors' own CPU and each contender's CPU above its floor.
+ *
+ * Warm-up: before the first round every contender makes BENCH_WARMUP_CALLS calls (default 20,000; 0 turns
+ * it off) at the run's highest concurrency, in chunks of 5,000 interleaved across contenders, and a table
+ * shows each contender's CPU per call per chunk next to its measured value. Without it a process still
+ * JIT-compiling is charged for that: in one run, three copies of toolplane serve (stdio upstream) warmed
+ * with 0 / 5,000 / 20,000 calls then spent 390 / 310 / 239 µs per call at c=1 in the same rounds (mcp-hub
+ * 586 / 537 / 447). Each cell also runs 300 ms outside its measured window (loadWithCpu) as before.
  *
  * Env (bench kit): BENCH_ROUNDS (default 3), BENCH_ROUND_MS (per cell and round, default 1500),
- * BENCH_CONCURRENCY (default "1,32"); BENCH_BASE_CLI (the `packages/cli` folder of a second, built checkout,
- * e.g. of `main`: its `toolplane serve` runs too, as "toolplane serve (base)", for a before/after in one
- * run; its node flags come from BENCH_BASE_NODE_ARGS, else BENCH_GATEWAY_NODE_ARGS); BENCH_PEERS_ONLY (comma-separated contender keys, e.g.
- * "direct,toolplane-http"; default all); BENCH_GATEWAY_NODE_ARGS (extra node flags for the toolplane
+ * BENCH_CONCURRENCY (default "1,32"), BENCH_WARMUP_CALLS (default 20000); BENCH_BASE_CLI (the
+ * `packages/cli` folder of a second, built checkout, e.g. of `main`: its `toolplane serve` runs too, as
+ * "toolplane serve (base)", for a before/after in one run; its node flags come from BENCH_BASE_NODE_ARGS,
+ * else BENCH_GATEWAY_NODE_ARGS); BENCH_PEERS_ONLY (comma-separated contender keys, e.g.
+ * "direct,floor-http,floor-stdio,toolplane-http,toolplane-stdio,mcp-hub-http,mcp-hub-stdio"; default all;
+ * direct always runs); BENCH_GATEWAY_NODE_ARGS (extra node flags for the toolplane
  * processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"); BENCH_GATEWAY_BUILD ("source", default, or
  * "dist" after `pnpm build`; see gatewayCommand.ts).
  */
@@ -47,7 +61,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
   benchSettings,
+  type CallsCpuSample,
   type CpuLoadSample,
+  callsWithCpu,
   fmt,
   heading,
   interleaved,
@@ -58,13 +74,16 @@ import {
 } from "@toolplane/bench-kit"
 import { gatewayBuild, gatewayNodeArgs, tsNode } from "./gatewayCommand.js"
 
-const settings = benchSettings({ rounds: 3, roundMs: 1500, concurrency: [1, 32] })
+const settings = benchSettings({ rounds: 3, roundMs: 1500, concurrency: [1, 32], warmupCalls: 20_000 })
+/** Warm-up calls are made in chunks of this many, interleaved across contenders. */
+const WARMUP_CHUNK = 5_000
 const only = process.env.BENCH_PEERS_ONLY?.split(",").map((s) => s.trim())
 const here = dirname(fileURLToPath(import.meta.url))
 const cliDir = join(here, "..")
 const tmp = mkdtempSync(join(tmpdir(), "toolplane-peers-"))
 
 const upstreamFile = join(here, "upstream.ts")
+const floorFile = join(here, "floorRelay.ts")
 /** The stdio upstream every stdio contender spawns. */
 const stdioUpstream = { command: process.execPath, args: tsNode(upstreamFile, "--stdio") }
 const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`
@@ -138,6 +157,21 @@ interface Contender {
   readonly start: (upstreamUrl: string) => Promise<Running>
 }
 
+/** The URL a process prints on stderr as `… at http://…` (toolplane serve, the floors). */
+const urlOnStderr = (proc: { child: ChildProcess; output: () => string }) =>
+  new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL after 60 s: ${proc.output()}`)), 60_000)
+    const look = () => {
+      const match = / at (http:\/\/\S+)\n/.exec(proc.output())
+      if (match) {
+        clearTimeout(timer)
+        resolve(match[1]!)
+      }
+    }
+    proc.child.stderr!.on("data", look)
+    proc.child.once("exit", (code) => reject(new Error(`exited (${code}): ${proc.output()}`)))
+  })
+
 const baseCli = process.env.BENCH_BASE_CLI
 const toolplane =
   (upstream: "http" | "stdio", base = false) =>
@@ -164,19 +198,20 @@ const toolplane =
           ]
         : gatewayNodeArgs(args),
     )
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL after 60 s: ${proc.output()}`)), 60_000)
-      const look = () => {
-        const match = / at (http:\/\/\S+)\n/.exec(proc.output())
-        if (match) {
-          clearTimeout(timer)
-          resolve(match[1]!)
-        }
-      }
-      proc.child.stderr!.on("data", look)
-      proc.child.once("exit", (code) => reject(new Error(`exited (${code}): ${proc.output()}`)))
-    })
-    return { ...(await httpClient(url)), cpuPid: proc.child.pid }
+    return { ...(await httpClient(await urlOnStderr(proc))), cpuPid: proc.child.pid }
+  }
+
+/** A floor relay (`floorRelay.ts`, plain node: type stripping, no loader) fronting the upstream. */
+const floor =
+  (upstream: "http" | "stdio") =>
+  async (upstreamUrl: string): Promise<Running> => {
+    const proc = spawnChild(process.execPath, [
+      floorFile,
+      ...(upstream === "http"
+        ? ["--http", upstreamUrl]
+        : ["--stdio", stdioUpstream.command, ...stdioUpstream.args]),
+    ])
+    return { ...(await httpClient(await urlOnStderr(proc))), cpuPid: proc.child.pid }
   }
 
 const mcpHub =
@@ -285,6 +320,7 @@ const contenders: Contender[] = [
     upstream: "http",
     start: async (url) => ({ ...(await httpClient(url)), cpuPid: upstreamPid }),
   },
+  { key: "floor-http", label: "floor: layer-4 relay", upstream: "http", start: floor("http") },
   { key: "toolplane-http", label: "toolplane serve", upstream: "http", start: toolplane("http") },
   ...(baseCli
     ? [
@@ -307,6 +343,7 @@ const contenders: Contender[] = [
       return { ...running, cpuPid: transport.pid ?? undefined }
     },
   },
+  { key: "floor-stdio", label: "floor: minimal stdio relay", upstream: "stdio", start: floor("stdio") },
   { key: "toolplane-stdio", label: "toolplane serve", upstream: "stdio", start: toolplane("stdio") },
   ...(baseCli
     ? [
@@ -331,21 +368,40 @@ const contenders: Contender[] = [
 
 type Sample = CpuLoadSample
 
+const echo = (run: Running) => () =>
+  run.client.callTool({ name: run.tool, arguments: { text: "hello" } }, undefined, { timeout: 30_000 })
+const checkEcho = (result: Awaited<ReturnType<ReturnType<typeof echo>>>) => {
+  if ((result.content as { text?: string }[])[0]?.text !== "hello")
+    throw new Error(`wrong answer: ${JSON.stringify(result)}`)
+}
+
 /** One cell: warm-up outside the measured window, then calls/s, latency and the charged process's CPU per call. */
 const measure = (run: Running, concurrency: number): Promise<Sample> =>
-  loadWithCpu(
-    () =>
-      run.client.callTool({ name: run.tool, arguments: { text: "hello" } }, undefined, { timeout: 30_000 }),
-    {
-      pid: run.cpuPid,
-      concurrency,
-      ms: settings.roundMs,
-      check: (result) => {
-        if ((result.content as { text?: string }[])[0]?.text !== "hello")
-          throw new Error(`wrong answer: ${JSON.stringify(result)}`)
-      },
-    },
-  )
+  loadWithCpu(echo(run), { pid: run.cpuPid, concurrency, ms: settings.roundMs, check: checkEcho })
+
+/** The steady-state warm-up's concurrency: the run's highest (fastest; exercises the concurrent paths too). */
+const warmupConcurrency = Math.max(...settings.concurrency)
+
+/** One chunk of a contender's warm-up: `calls` calls and the CPU its process spent per call. */
+const warmUp = (run: Running, calls: number): Promise<CallsCpuSample> =>
+  callsWithCpu(echo(run), { pid: run.cpuPid, calls, concurrency: warmupConcurrency, check: checkEcho })
+
+/** The floor of a contender's section: `floor-http` or `floor-stdio`. */
+const floorOf = (key: string) =>
+  `floor-${contenders.find((c) => c.key === key)?.upstream ?? (key.endsWith("stdio") ? "stdio" : "http")}`
+
+/**
+ * A contender's CPU per call above its section's floor at one concurrency: per round, its CPU minus the
+ * floor's in the same round, then the median. Undefined when either was not measured.
+ */
+const aboveFloor = (key: string, concurrency: number): number | undefined => {
+  const mine = samples.get(`${key}@${concurrency}`)
+  const floorKey = floorOf(key)
+  const base = samples.get(`${floorKey}@${concurrency}`)
+  if (!mine || !base || failed.has(key) || failed.has(floorKey)) return undefined
+  const diff = median(mine.map((s, i) => s.cpuPerCall - base[i]!.cpuPerCall))
+  return Number.isNaN(diff) ? undefined : diff
+}
 
 /** Per contender and concurrency: median calls/s, median ratio to direct, median gateway CPU per call. */
 const summary = (key: string, concurrency: number) => {
@@ -356,6 +412,7 @@ const summary = (key: string, concurrency: number) => {
     throughput: median(mine.map((s) => s.throughput)),
     ratio: median(mine.map((s, i) => s.throughput / base[i]!.throughput)),
     cpu: median(mine.map((s) => s.cpuPerCall)),
+    aboveFloor: aboveFloor(key, concurrency),
   }
 }
 
@@ -391,7 +448,12 @@ const goals = (): (string | number)[][] => {
       const ours = summary(`toolplane-${upstreamKind}`, concurrency)
       if (!ours) continue
       for (const c of contenders) {
-        if (c.upstream !== upstreamKind || c.key.startsWith("direct") || c.key.startsWith("toolplane"))
+        if (
+          c.upstream !== upstreamKind ||
+          c.key.startsWith("direct") ||
+          c.key.startsWith("toolplane") ||
+          c.key.startsWith("floor")
+        )
           continue
         const peer = summary(c.key, concurrency)
         if (!peer) continue
@@ -411,6 +473,53 @@ const goals = (): (string | number)[][] => {
     compared ? (behind.length === 0 ? "ahead in every case" : `behind: ${behind.join("; ")}`) : "—",
     verdict(compared ? behind.length === 0 : undefined),
   ])
+  // Against the floors: what a bare relay costs here, and what each contender spends above it.
+  const floorCells: string[] = []
+  for (const upstreamKind of ["http", "stdio"] as const)
+    for (const concurrency of settings.concurrency) {
+      const f = summary(`floor-${upstreamKind}`, concurrency)
+      if (!f || Number.isNaN(f.cpu)) continue
+      floorCells.push(
+        `${upstreamKind} c=${concurrency}: ${fmt(f.cpu)} µs (${f.cpu >= 150 ? "at or above 150" : `150 leaves ${fmt(150 - f.cpu)} above it`})`,
+      )
+    }
+  rows.push([
+    "reference, not a goal: the floor's own CPU per call (a bare relay on this machine, same rounds)",
+    floorCells.join("; ") || "— (floors not run)",
+    floorCells.length ? "reference" : "not measured",
+  ])
+  const aboveCells: string[] = []
+  const behindAbove: string[] = []
+  for (const upstreamKind of ["http", "stdio"] as const)
+    for (const concurrency of settings.concurrency) {
+      const ours = summary(`toolplane-${upstreamKind}`, concurrency)?.aboveFloor
+      if (ours === undefined) continue
+      const peers = contenders
+        .filter(
+          (c) =>
+            c.upstream === upstreamKind &&
+            !c.key.startsWith("direct") &&
+            !c.key.startsWith("toolplane") &&
+            !c.key.startsWith("floor"),
+        )
+        .flatMap((c) => {
+          const above = summary(c.key, concurrency)?.aboveFloor
+          return above === undefined ? [] : [{ label: c.label, above }]
+        })
+      if (peers.length === 0) continue
+      aboveCells.push(
+        `${upstreamKind} c=${concurrency}: toolplane ${fmt(ours)}; ${peers.map((p) => `${p.label} ${fmt(p.above)}`).join(", ")}`,
+      )
+      for (const p of peers)
+        if (p.above <= ours) behindAbove.push(`${p.label} (${upstreamKind}, c=${concurrency})`)
+    }
+  rows.push([
+    "toolplane's CPU above floor below every peer's (µs/call)",
+    aboveCells.length
+      ? `${aboveCells.join("; ")}${behindAbove.length ? `; not below: ${behindAbove.join(", ")}` : ""}`
+      : "—",
+    verdict(aboveCells.length ? behindAbove.length === 0 : undefined),
+  ])
   return rows
 }
 
@@ -421,6 +530,8 @@ const upstream = spawnChild(process.execPath, tsNode(upstreamFile, "--json"))
 const running = new Map<string, Running>()
 const failed = new Map<string, string>()
 const samples = new Map<string, Sample[]>()
+/** Per contender, its warm-up chunks in order. */
+const warmups = new Map<string, CallsCpuSample[]>()
 try {
   const upstreamUrl = await new Promise<string>((resolve, reject) => {
     upstream.child.stdout!.on("data", () => {
@@ -445,6 +556,29 @@ try {
   }
   if (!running.has("direct")) throw new Error(`the direct baseline did not start: ${failed.get("direct")}`)
 
+  if (settings.warmupCalls > 0) {
+    const chunks = Math.ceil(settings.warmupCalls / WARMUP_CHUNK)
+    log(
+      `warm-up: ${settings.warmupCalls} calls per contender at c=${warmupConcurrency}, ${chunks} chunk(s) interleaved`,
+    )
+    await interleaved(chunks, [...running.keys()], async (key, round) => {
+      if (failed.has(key)) return
+      const calls = Math.min(WARMUP_CHUNK, settings.warmupCalls - round * WARMUP_CHUNK)
+      try {
+        const list = warmups.get(key) ?? []
+        list.push(await warmUp(running.get(key)!, calls))
+        warmups.set(key, list)
+      } catch (error) {
+        if (key === "direct") throw error
+        failed.set(
+          key,
+          `failed during the warm-up: ${(error as Error).message.replace(/\s+/g, " ").slice(0, 300)}`,
+        )
+        log(`${key} dropped: ${failed.get(key)}`)
+      }
+    })
+  }
+
   const cells = [...running.keys()].flatMap((key) =>
     settings.concurrency.map((concurrency) => ({ key, concurrency })),
   )
@@ -468,7 +602,7 @@ try {
   console.log(
     heading(
       "Gateway versus peers: MCP tools/call (SDK client, one echo call per request) on loopback",
-      `toolplane serve from ${gatewayBuild()}; ${settings.rounds} interleaved rounds × ${settings.roundMs} ms per cell, median of rounds; ratios are the median of per-round ratios to direct (Streamable HTTP, JSON answers) at the same concurrency`,
+      `toolplane serve from ${gatewayBuild()}; ${settings.warmupCalls} warm-up calls per contender at c=${warmupConcurrency} first; ${settings.rounds} interleaved rounds × ${settings.roundMs} ms per cell, median of rounds; ratios are the median of per-round ratios to direct (Streamable HTTP, JSON answers) at the same concurrency; CPU above floor is the median of per-round differences to the section's floor at the same concurrency`,
     ),
   )
   for (const upstreamKind of ["http", "stdio"] as const) {
@@ -477,7 +611,7 @@ try {
     for (const c of contenders.filter((x) => x.upstream === upstreamKind)) {
       if (only && !only.includes(c.key) && c.key !== "direct") continue
       if (failed.has(c.key)) {
-        rows.push([c.label, "—", "could not run", "", "", "", failed.get(c.key)!])
+        rows.push([c.label, "—", "could not run", "", "", "", failed.get(c.key)!, ""])
         continue
       }
       for (const concurrency of settings.concurrency) {
@@ -485,6 +619,7 @@ try {
         const base = samples.get(id("direct", concurrency))!
         const ratios = mine.map((s, i) => s.throughput / base[i]!.throughput)
         const cpu = median(mine.map((s) => s.cpuPerCall))
+        const above = aboveFloor(c.key, concurrency)
         rows.push([
           c.label,
           concurrency,
@@ -493,14 +628,28 @@ try {
           fmt(median(mine.map((s) => s.p99)), 2),
           `${fmt(median(ratios), 2)} (${ratios.map((r) => r.toFixed(2)).join(", ")})`,
           Number.isNaN(cpu) ? "n/a" : `${fmt(cpu)}${c.key.startsWith("direct") ? " (server)" : ""}`,
+          c.key.startsWith("floor")
+            ? "0 (the floor)"
+            : above === undefined
+              ? "—"
+              : `${fmt(above)}${c.key.startsWith("direct") ? " (server)" : ""}`,
         ])
       }
     }
     console.log(
       markdownTable(
-        ["contender", "c", "calls/s", "p50 ms", "p99 ms", "÷ direct (rounds)", "gateway CPU µs/call"],
+        [
+          "contender",
+          "c",
+          "calls/s",
+          "p50 ms",
+          "p99 ms",
+          "÷ direct (rounds)",
+          "gateway CPU µs/call",
+          "CPU above floor µs/call",
+        ],
         rows,
-        [1, 2, 3, 4, 5, 6],
+        [1, 2, 3, 4, 5, 6, 7],
       ),
     )
   }
@@ -533,6 +682,40 @@ try {
         ],
         rows,
         [1, 2, 3, 4],
+      ),
+    )
+  }
+  if (warmups.size > 0) {
+    console.log(
+      `\n### Warm-up: CPU µs/call per chunk of ${fmt(WARMUP_CHUNK)} calls at c=${warmupConcurrency}, then the measured rounds\n`,
+    )
+    const chunks = Math.ceil(settings.warmupCalls / WARMUP_CHUNK)
+    const span = (i: number) =>
+      `calls ${fmt((i * WARMUP_CHUNK) / 1000)}k–${fmt(Math.min((i + 1) * WARMUP_CHUNK, settings.warmupCalls) / 1000, settings.warmupCalls % 1000 ? 1 : 0)}k`
+    const rows: (string | number)[][] = []
+    for (const c of contenders) {
+      const list = warmups.get(c.key)
+      if (!list || failed.has(c.key)) continue
+      const measured = samples.get(id(c.key, warmupConcurrency))
+      rows.push([
+        c.label,
+        c.upstream,
+        ...Array.from({ length: chunks }, (_, i) =>
+          list[i] === undefined || Number.isNaN(list[i]!.cpuPerCall) ? "n/a" : fmt(list[i]!.cpuPerCall),
+        ),
+        measured ? fmt(median(measured.map((s) => s.cpuPerCall))) : "—",
+      ])
+    }
+    console.log(
+      markdownTable(
+        [
+          "contender",
+          "upstream",
+          ...Array.from({ length: chunks }, (_, i) => span(i)),
+          `measured rounds, c=${warmupConcurrency} (median)`,
+        ],
+        rows,
+        Array.from({ length: chunks + 1 }, (_, i) => i + 2),
       ),
     )
   }
