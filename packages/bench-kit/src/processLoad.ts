@@ -82,6 +82,10 @@ export const stopProcess = (child: ChildProcess, graceMs = 5_000): Promise<void>
     child.kill("SIGTERM")
   })
 
+/** CPU µs per call between two readings of a process's CPU time; NaN without both or without calls. */
+const cpuPerCallOf = (before: number | undefined, after: number | undefined, calls: number): number =>
+  before === undefined || after === undefined || calls === 0 ? Number.NaN : (after - before) / calls
+
 /**
  * A closed loop of `call` (after `warmupMs`, default 300, of the same load outside the measured window)
  * and the CPU time `pid` spent per completed call during it.
@@ -107,10 +111,7 @@ export const loadWithCpu = async <A>(
     warmupMs: 0,
     ...(options.check ? { check: options.check } : {}),
   })
-  const after = processCpuUs(options.pid)
-  const cpuPerCall =
-    before === undefined || after === undefined ? Number.NaN : (after - before) / sample.calls
-  return { ...sample, cpuPerCall }
+  return { ...sample, cpuPerCall: cpuPerCallOf(before, processCpuUs(options.pid), sample.calls) }
 }
 
 /**
@@ -155,11 +156,7 @@ export const callsWithCpu = async <A>(
   const started = performance.now()
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, options.calls)) }, worker))
   const ms = performance.now() - started
-  const after = processCpuUs(options.pid)
-  const cpuPerCall =
-    before === undefined || after === undefined || options.calls === 0
-      ? Number.NaN
-      : (after - before) / options.calls
+  const cpuPerCall = cpuPerCallOf(before, processCpuUs(options.pid), options.calls)
   return { calls: options.calls, ms, cpuPerCall }
 }
 

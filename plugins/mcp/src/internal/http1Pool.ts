@@ -71,8 +71,12 @@ export interface Http1Response {
 
 const CRLFCRLF = Buffer.from("\r\n\r\n")
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
-/** `tchar` of RFC 9110 by char code (1: allowed in a header name). */
-const TOKEN_CHAR = new Uint8Array(256)
+/**
+ * `tchar` of RFC 9110 by char code (1: allowed in a header name); the raw edge checks request heads with it.
+ *
+ * @internal
+ */
+export const TOKEN_CHAR = new Uint8Array(256)
 for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
   TOKEN_CHAR[c.charCodeAt(0)] = 1
 /** Visible characters, spaces, tabs and obs-text: no CR, LF, NUL or other controls. */

@@ -23,17 +23,13 @@
  */
 import { type Server as HttpServer, maxHeaderSize, type OutgoingHttpHeaders, STATUS_CODES } from "node:http"
 import { createServer, type Server as NetServer, type Socket } from "node:net"
+import { TOKEN_CHAR } from "../internal/http1Pool.js"
 import type { EdgeRequest, EdgeResponse, KnownHeaders } from "./edgeExchange.js"
 
 /** Bytes read ahead while a request is answered before the socket is paused (pipelining). */
 const READ_AHEAD = 64 * 1024
 /** How often timeouts are checked (`node:http` checks every 30 s by default). */
 const CHECK_MS = 1000
-
-/** `tchar` of RFC 9110: the bytes a header name may have. */
-const TOKEN = new Uint8Array(256)
-for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-  TOKEN[c.charCodeAt(0)] = 1
 
 let dateSecond = -1
 let dateText = ""
@@ -167,7 +163,7 @@ export const parseHead = (text: string, end: number, maxBodyBytes: number): Head
     for (; colon < lineEnd; colon++) {
       let c = text.charCodeAt(colon)
       if (c === 58 /* : */) break
-      if (TOKEN[c] !== 1) return undefined
+      if (TOKEN_CHAR[c] !== 1) return undefined
       if (c >= 65 && c <= 90) c += 32
       hash = (Math.imul(hash, 31) + c) | 0
     }
