@@ -1,5 +1,5 @@
 /**
- * Gateway overhead (issue 5): the official MCP SDK client calls a trivial `echo` tool over Streamable HTTP
+ * Gateway overhead: the official MCP SDK client calls a trivial `echo` tool over Streamable HTTP
  * on loopback (a) on an MCP server directly and (b) through `toolplane serve` fronting that server, at
  * concurrency 1 and 32. Prints throughput and p50/p99 latency of both and the ratio gateway ÷ direct.
  *

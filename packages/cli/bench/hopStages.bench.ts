@@ -1,5 +1,5 @@
 /**
- * Where a relayed call's gateway CPU goes after the edge hands it over (issue 16), stage by stage, in
+ * Where a relayed call's gateway CPU goes after the edge hands it over, stage by stage, in
  * process: a worker (`hopStagesWorker.ts`) holds the gateway stack `toolplane serve` builds, fronting the
  * SDK upstream (`upstream.ts`) over stdio and over Streamable HTTP, and runs one cell at a time:
  *

@@ -1,5 +1,5 @@
 /**
- * Gateway versus peers (issue 16): the official MCP SDK client makes one `echo` tool call per request
+ * Gateway versus peers: the official MCP SDK client makes one `echo` tool call per request
  * through each MCP gateway users pick, all fronting the same SDK upstream (`bench/upstream.ts`), once over
  * HTTP and once over stdio, at concurrency 1 and 32, in one run of interleaved rounds. Per case it prints
  * calls/s, p50, p99, throughput ÷ direct (median of per-round ratios) and the CPU time per call of the
@@ -719,7 +719,7 @@ try {
       ),
     )
   }
-  console.log("\n### Goals (issue 16), this run\n")
+  console.log("\n### Goals, this run\n")
   console.log(markdownTable(["goal", "measured", "verdict"], goals(), []))
 } finally {
   log("stopping")

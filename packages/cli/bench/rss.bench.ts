@@ -1,5 +1,5 @@
 /**
- * Memory of the gateway under sustained load (issue 16): the SDK client drives BENCH_RSS_CALLS (default
+ * Memory of the gateway under sustained load: the SDK client drives BENCH_RSS_CALLS (default
  * 100,000) `echo` calls through `toolplane serve --transport http` fronting the SDK upstream
  * (`bench/upstream.ts`) over stdio and over Streamable HTTP, at concurrency BENCH_RSS_CONCURRENCY (default
  * 32), and every BENCH_RSS_EVERY calls (default 10,000) asks the gateway for its memory after a full GC

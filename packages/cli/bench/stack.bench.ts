@@ -1,5 +1,5 @@
 /**
- * Stack overhead over the real runner (issue 4): per-call cost of an in-process tool served by
+ * Stack overhead over the real runner: per-call cost of an in-process tool served by
  * `@toolplane/plugin-local`'s `localBackend` through exec's `createRunner` (the baseline: the bare runner,
  * its full pipeline), versus the same runner wrapped in compose's `gatewayStack`:
  *

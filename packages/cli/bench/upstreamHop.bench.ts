@@ -1,10 +1,10 @@
 /**
- * The upstream hop alone (issue 16): `mcpBackend` in this process calls the `echo` tool of the SDK
+ * The upstream hop alone: `mcpBackend` in this process calls the `echo` tool of the SDK
  * upstream (`bench/upstream.ts`, its own process) over stdio and over Streamable HTTP, at concurrency 1
  * and 32, in three configurations per upstream:
  *
  * - SDK: the SDK's client transport (`transport: "sdk"` / `"fetch"`) and the SDK's zod schema for every
- *   result (`validateResults: "schema"`): closest to the hop before issue 16 (every row sends
+ *   result (`validateResults: "schema"`): closest to the hop before the relay fast path (every row sends
  *   `tools/call` past the SDK client's bookkeeping, which is not optional);
  * - SDK transport + shape check: the SDK transport with the default structural result check;
  * - Toolplane: the defaults (lean `"node"` transport, structural check, upstream text kept for relaying).

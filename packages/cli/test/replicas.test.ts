@@ -1,5 +1,5 @@
 /**
- * Replicas behind a plain round-robin proxy (issue 14, part 1): two `toolplane serve` processes with
+ * Replicas behind a plain round-robin proxy: two `toolplane serve` processes with
  * the same config and cursor secret and a PostgreSQL replica bus, a round-robin HTTP proxy in front
  * (node:http, loopback, no sticky sessions; like common load balancers it tries the next replica when
  * a connection is refused). The MCP SDK client goes through the proxy: it lists every page (page size

@@ -77,7 +77,7 @@ const minFirst = Number(process.env.MIN_FIRST ?? 0)
 const run = (o: Record<string, unknown>): { worst: number; each: number[] } => {
   const each = datasets.map((d) => score(d, o))
   const ratios = each.map((s, i) => s / refs[i]!)
-  // OBJ=goals: how far the worst of issue 12's two zero-shot goals is met (ToolLens N@5 / 38, MetaTool's
+  // OBJ=goals: how far the worst of the two zero-shot goals is met (ToolLens N@5 / 38, MetaTool's
   // ratio to wink / 1.15), the MCP servers' ratio breaking ties
   const value =
     process.env.OBJ === "mean"

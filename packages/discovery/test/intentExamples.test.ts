@@ -1,5 +1,5 @@
 /**
- * Intent examples that cannot hijack the ranking: the measured cases of issue 12, over catalogs built
+ * Intent examples that cannot hijack the ranking: the measured hijacking cases, over catalogs built
  * from the real MCP servers the example gateway and users run (listed over stdio with the MCP SDK).
  */
 import { mkdtempSync, rmSync } from "node:fs"

@@ -2,7 +2,7 @@
  * The Effect face's call (`EffectToolRunner.callTool`, a span and an interruptible call per request)
  * versus the plain runner call (`ToolRunner.callTool`) on the same runner, in the same run: interleaved
  * rounds, medians. Each case runs batches of calls inside one Effect program / one async loop, as an
- * application would. With `BENCH_BASELINE=<checkout>` (e.g. `/work/main`) the same two cases also run
+ * application would. With `BENCH_BASELINE=<checkout>` (a path to another checkout) the same two cases also run
  * against that checkout's exec and foundation sources, so the plain path can be compared with the
  * previous implementation in the same process.
  *

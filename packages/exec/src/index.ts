@@ -23,7 +23,7 @@ export {
   EffectApprover,
 } from "./approver.js"
 export { type CallAllOptions, type CallAllResult, callAll } from "./callAll.js"
-// Sandbox contract and code mode (issue 17)
+// Sandbox contract and code mode
 export {
   callPath,
   type DeclareOptions,

@@ -366,6 +366,6 @@ console.log(
   ),
 )
 console.log(
-  `\nGoals (issue 17): warm start p50 ≤ 1000 µs: ${median(warmP50) <= 1000 ? "PASS" : "MISS"} (${fmt(median(warmP50), 1)} µs); ` +
+  `\nGoals: warm start p50 ≤ 1000 µs: ${median(warmP50) <= 1000 ? "PASS" : "MISS"} (${fmt(median(warmP50), 1)} µs); ` +
     `bridged call overhead ≤ 50 µs: ${median(bridgeOverhead) <= 50 ? "PASS" : "MISS"} (bare bridge ${fmt(median(bridgeOverhead), 1)} µs; code mode ${fmt(median(overhead), 1)} µs per tool call)`,
 )
