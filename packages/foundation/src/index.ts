@@ -213,6 +213,13 @@ export {
   type ToolExportPlan,
 } from "./toolExport.js"
 export {
+  type PinnedToolDefinition,
+  pinnedToolDefinition,
+  type ToolDefinitionChange,
+  toolDefinitionChanges,
+  toolDefinitionHash,
+} from "./toolDefinitionPin.js"
+export {
   checkName,
   checkNamespace,
   formatToolId,
