@@ -166,6 +166,13 @@ export {
 } from "./tool.js"
 export type { BackendCall, ToolCall } from "./toolCall.js"
 export {
+  type PinnedToolDefinition,
+  pinnedToolDefinition,
+  type ToolDefinitionChange,
+  toolDefinitionChanges,
+  toolDefinitionHash,
+} from "./toolDefinitionPin.js"
+export {
   ApprovalDenied,
   ApprovalRequired,
   BackendUnavailable,
@@ -212,13 +219,6 @@ export {
   type ToolExportOptions,
   type ToolExportPlan,
 } from "./toolExport.js"
-export {
-  type PinnedToolDefinition,
-  pinnedToolDefinition,
-  type ToolDefinitionChange,
-  toolDefinitionChanges,
-  toolDefinitionHash,
-} from "./toolDefinitionPin.js"
 export {
   checkName,
   checkNamespace,

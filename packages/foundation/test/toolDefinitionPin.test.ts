@@ -64,7 +64,10 @@ describe("toolDefinitionHash", () => {
         },
       },
       "required parameter": { ...base, inputSchema: { ...base.inputSchema, required: ["path", "encoding"] } },
-      "output schema": { ...base, outputSchema: { type: "object", properties: { text: { type: "number" } } } },
+      "output schema": {
+        ...base,
+        outputSchema: { type: "object", properties: { text: { type: "number" } } },
+      },
       annotation: { ...base, annotations: { readOnlyHint: false, openWorldHint: false } },
       "added annotation": { ...base, annotations: { ...base.annotations, destructiveHint: true } },
     }
