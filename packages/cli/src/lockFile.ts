@@ -122,7 +122,7 @@ export const parseLockFile = (source: string, file: string): LockFile => {
       if (computed !== tool.hash)
         fail(
           [...t, "hash"],
-          `does not match the recorded definition (computed ${computed}): the entry was edited by hand or is corrupt; restore the file from version control, or run toolplane lock --accept ${id} to record what the backend serves now`,
+          `does not match the recorded definition (computed ${computed}): the entry was edited by hand or is corrupt; restore the file from version control, or delete the entry and run toolplane lock to pin what the backend serves now`,
         )
     }
   }
