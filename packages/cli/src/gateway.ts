@@ -45,6 +45,9 @@ import { approvalMarks } from "./approvalMarks.js"
 import type { BackendConfig, GatewayConfig } from "./config/schema.js"
 import { gatewayApprover } from "./elicitApproval.js"
 import { filterBackend } from "./filterBackend.js"
+import { lockFilePath } from "./lockFile.js"
+import { backendPinPolicy, pinBackend } from "./pinBackend.js"
+import { type PinDecision, type PinStore, pinStore } from "./pinStore.js"
 
 /**
  * Progress events while a gateway starts.
@@ -62,6 +65,8 @@ export type GatewayEvent =
       readonly cause: unknown
     }
   | { readonly type: "warning"; readonly message: string }
+  /** A decision about pinned tool definitions (a first sight, a change served or held). @since 0.3.0 */
+  | { readonly type: "pin"; readonly decision: PinDecision }
 
 /**
  * Options of {@link openGateway}.
@@ -113,6 +118,13 @@ export interface OpenGatewayOptions {
    * @since 0.2.0
    */
   readonly singleClient?: boolean
+  /**
+   * The pinned tool definitions (kept across reloads; `serve` and `lock` pass one that records to the
+   * lock file). Default: a store that reads the lock file and records nothing.
+   *
+   * @since 0.3.0
+   */
+  readonly pins?: PinStore
 }
 
 /**
@@ -207,7 +219,7 @@ const backendFilter = (config: NonNullable<BackendConfig["filter"]>): ToolFilter
 const makeBackend = async (
   config: BackendConfig,
   index: number,
-  options: Required<Pick<OpenGatewayOptions, "baseDir">> & OpenGatewayOptions,
+  options: Required<Pick<OpenGatewayOptions, "baseDir" | "pins">> & OpenGatewayOptions,
 ): Promise<Backend> => {
   let backend: Backend
   if (config.module !== undefined) {
@@ -250,7 +262,11 @@ const makeBackend = async (
         const kept = config.filter
           ? filterBackend(backend, (tool) => makeSelection(backendFilter(config.filter!)).admits(tool))
           : backend
-        throw new DownBackend(kept, backend as McpBackend, error)
+        throw new DownBackend(
+          pinBackend(kept, backendPinPolicy(config), options.pins),
+          backend as McpBackend,
+          error,
+        )
       }
       // A backend that failed to start must not keep a process or a retry timer alive.
       await backend.close().catch(() => {})
@@ -261,7 +277,7 @@ const makeBackend = async (
     const selection = makeSelection(backendFilter(config.filter))
     backend = filterBackend(backend, (tool) => selection.admits(tool))
   }
-  return backend
+  return pinBackend(backend, backendPinPolicy(config), options.pins)
 }
 
 /** A backend that could not connect at start, kept for reconnection (`reconnect: true`). */
@@ -377,6 +393,8 @@ export const openGateway = async (
   } catch (error) {
     throw inConfigFile(error)
   }
+  const pins = options.pins ?? pinStore()
+  await pins.load(lockFilePath(config, baseDir, options.file), (decision) => emit({ type: "pin", decision }))
   const backends: Backend[] = []
   const failures: { name: string; error: unknown }[] = []
   /** Backends taken over from `reuse` (never closed here). */
@@ -394,7 +412,7 @@ export const openGateway = async (
       }
       emit({ type: "connecting", backend: b.name })
       try {
-        const backend = await makeBackend(b, i, { ...options, baseDir })
+        const backend = await makeBackend(b, i, { ...options, baseDir, pins })
         const tools = (await backend.toolSchemas()).length
         backends[i] = backend
         emit({ type: "connected", backend: b.name, tools, ms: Date.now() - started })
@@ -598,8 +616,9 @@ export const openGateway = async (
       })
       return gatewayOver(runner)
     }
-    // Aliases and composites that need a down backend cannot be checked: left out until a restart or reload.
-    const needsDown = (id: string) => down.has(id.slice(0, id.indexOf("/")))
+    // Aliases and composites that need a down backend or a held tool cannot be checked: left out until a
+    // restart or reload (accepting a held tool reloads `serve`).
+    const needsDown = (id: string) => down.has(id.slice(0, id.indexOf("/"))) || pins.isHeld(id)
     const aliases = Object.fromEntries(Object.entries(config.aliases).filter(([id]) => !needsDown(id)))
     const composites = config.composite_tools.filter((c) => !c.tools.some(needsDown))
     const dropped = [
@@ -611,7 +630,7 @@ export const openGateway = async (
     if (dropped.length > 0)
       emit({
         type: "warning",
-        message: `${[...down.keys()].join(", ")} down at start: serving without ${dropped.join(", ")}`,
+        message: `${down.size > 0 ? `${[...down.keys()].join(", ")} down` : "tools held by their pins"} at start: serving without ${dropped.join(", ")}`,
       })
     const service = await gatewayStack(runner, {
       codec,

@@ -24,6 +24,16 @@ export {
   type OpenGatewayOptions,
   openGateway,
 } from "./gateway.js"
+export { type LockedTool, type LockFile, parseLockFile } from "./lockFile.js"
+export { backendPinPolicy, pinBackend } from "./pinBackend.js"
+export {
+  type PinDecision,
+  type PinPolicy,
+  type PinStore,
+  type PinToolStatus,
+  pinDecisionText,
+  pinStore,
+} from "./pinStore.js"
 export {
   type ClosableReplicaBus,
   type PostgresReplicaBusOptions,

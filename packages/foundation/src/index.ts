@@ -166,6 +166,13 @@ export {
 } from "./tool.js"
 export type { BackendCall, ToolCall } from "./toolCall.js"
 export {
+  type PinnedToolDefinition,
+  pinnedToolDefinition,
+  type ToolDefinitionChange,
+  toolDefinitionChanges,
+  toolDefinitionHash,
+} from "./toolDefinitionPin.js"
+export {
   ApprovalDenied,
   ApprovalRequired,
   BackendUnavailable,

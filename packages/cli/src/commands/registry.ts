@@ -9,6 +9,7 @@ import { callCommand } from "./call.js"
 import { checkCommand } from "./check.js"
 import { exportCommand } from "./export.js"
 import { listCommand } from "./list.js"
+import { lockCommand } from "./lock.js"
 import { runsCommand } from "./runs.js"
 import { searchCommand } from "./search.js"
 import { serveCommand } from "./serve.js"
@@ -21,5 +22,6 @@ export const COMMANDS: readonly Command[] = [
   callCommand,
   exportCommand,
   checkCommand,
+  lockCommand,
   runsCommand,
 ]

@@ -13,6 +13,7 @@ import { loadConfig } from "../config/load.js"
 import type { GatewayConfig } from "../config/schema.js"
 import { type OpenGatewayOptions, openGateway } from "../gateway.js"
 import { type LiveGateway, liveGateway } from "../liveGateway.js"
+import { type PinStore, pinStore } from "../pinStore.js"
 import { type ClosableReplicaBus, postgresReplicaBus } from "../postgresBus.js"
 import { progressPrinter } from "./shared.js"
 
@@ -20,7 +21,7 @@ import { progressPrinter } from "./shared.js"
  * Reloads the configuration when its file changes (debounced) or on SIGHUP; prints what changed, or
  * why the new configuration was rejected. Returns a function that stops watching.
  */
-const watchConfig = (ctx: CommandContext, live: LiveGateway): (() => void) => {
+const watchConfig = (ctx: CommandContext, live: LiveGateway, pins: PinStore): (() => void) => {
   const file = ctx.file
   const reload = (why: string) => {
     live
@@ -63,7 +64,10 @@ const watchConfig = (ctx: CommandContext, live: LiveGateway): (() => void) => {
   }
   const onHup = () => reload("SIGHUP")
   process.on("SIGHUP", onHup)
+  // An accepted pin (toolplane lock --accept) reloads: held tools and the aliases that need them return.
+  const stopWatchingLock = pins.watch(() => reload("lock file changed"))
   return () => {
+    stopWatchingLock()
     clearTimeout(timer)
     watcher?.close()
     process.off("SIGHUP", onHup)
@@ -130,6 +134,7 @@ export const serveCommand = defineCommand({
       })
     const baseDir = dirname(ctx.file)
     const reconnect = values["require-all-backends"] !== true
+    const pins = pinStore({ record: true })
     const openWith = (config: GatewayConfig, extra: Partial<OpenGatewayOptions>) =>
       openGateway(config, {
         file: ctx.file,
@@ -140,6 +145,7 @@ export const serveCommand = defineCommand({
         singleClient: transport === "stdio",
         // A backend down at start is served without (and reconnected) unless --require-all-backends.
         reconnect,
+        pins,
         ...(config.limits.connect_timeout_ms !== undefined
           ? { connectTimeoutMs: config.limits.connect_timeout_ms }
           : {}),
@@ -159,7 +165,7 @@ export const serveCommand = defineCommand({
     const serverInfo = { name: ctx.config.server.name, version: "0.1.0" }
     const watch = (notify: () => void) => live.watch(notify)
     const naming = ctx.config.server.tool_names
-    const stopReloading = watchConfig(ctx, live)
+    const stopReloading = watchConfig(ctx, live, pins)
     try {
       const count = (await listAllTools(live.current().service)).length
       if (transport === "stdio") {
@@ -251,6 +257,7 @@ export const serveCommand = defineCommand({
     } finally {
       stopReloading()
       await live.close()
+      await pins.flush()
     }
   },
 })

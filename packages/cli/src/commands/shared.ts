@@ -6,6 +6,7 @@
 import { dirname } from "node:path"
 import type { CliIO, CommandContext } from "../command.js"
 import { type Gateway, type GatewayEvent, type OpenGatewayOptions, openGateway } from "../gateway.js"
+import { pinDecisionText } from "../pinStore.js"
 
 /**
  * Prints gateway start-up progress to stderr.
@@ -27,6 +28,9 @@ export const progressPrinter =
         break
       case "warning":
         io.stderr(`toolplane: warning: ${event.message}\n`)
+        break
+      case "pin":
+        io.stderr(`toolplane: ${pinDecisionText(event.decision)}\n`)
     }
   }
 

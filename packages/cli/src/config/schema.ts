@@ -73,6 +73,13 @@ export const BackendConfig = z
      */
     idempotent: z.union([z.boolean(), z.array(pattern)]).optional(),
     timeout_ms: z.number().int().positive().optional(),
+    /**
+     * Pinned tool definitions (see `[server] lock_file`): when a tool's name, title, description, schemas
+     * or annotations differ from the lock file, `"warn"` serves the new definition with a warning,
+     * `"hold"` withholds the tool (and tools new since the backend was locked) until `toolplane lock
+     * --accept`, `"off"` does not check. Default: `"warn"` for MCP backends, `"off"` for modules.
+     */
+    pin: z.enum(["warn", "hold", "off"]).optional(),
   })
   .superRefine((backend, ctx) => {
     const kinds = [backend.module !== undefined, backend.mcp !== undefined].filter(Boolean).length
@@ -269,6 +276,8 @@ export const ServerConfig = z.strictObject({
   http_transport: z.enum(["raw", "node", "sdk"]).default("raw"),
   /** Run as one of several replicas sharing a bus (see {@link ReplicasConfig}). */
   replicas: ReplicasConfig.optional(),
+  /** The lock file of pinned tool definitions, relative to the config file. Default: `<config name>.lock.json`. */
+  lock_file: z.string().min(1).optional(),
 })
 
 /** @since 0.1.0 */
