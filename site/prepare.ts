@@ -5,7 +5,7 @@
  * that is not a page (a source file, a folder) keeps its text and loses the link, so VitePress's own
  * dead-link check only ever sees links between pages and fails the build on a broken one.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join, posix, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Application, DeclarationReflection, ReflectionKind } from "typedoc"
@@ -160,6 +160,7 @@ const sidebar = {
   packages: packages.map((p) => ({ text: p.name, link: `/packages/${p.slug}` })),
 }
 writeFileSync(join(CONTENT, "sidebar.json"), `${JSON.stringify(sidebar, null, 2)}\n`)
+cpSync(join(SITE, "public"), join(CONTENT, "public"), { recursive: true })
 console.log(`site: ${guides.length} guides, ${packages.length} package pages, API reference in ${relative(ROOT, join(CONTENT, "api"))}`)
 
 function titleOf(markdown: string, fallback: string): string {

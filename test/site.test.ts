@@ -78,7 +78,7 @@ describe("documentation site in Chromium", () => {
     const page = await browser.newPage()
     page.on("pageerror", (error) => errors.push(`${path}: ${error.message}`))
     page.on("console", (message) => {
-      if (message.type() === "error") errors.push(`${path}: ${message.text()}`)
+      if (message.type() === "error") errors.push(`${path}: ${message.text()} (${message.location().url})`)
     })
     const response = await page.goto(`${base}${path}`)
     expect(response?.status(), path).toBe(200)

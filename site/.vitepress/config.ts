@@ -12,6 +12,7 @@ export default defineConfig({
   title: "Toolplane",
   description: "Define agent tools once; gather them from many backends, find, compose, export and execute them safely.",
   srcDir: "content",
+  head: [["link", { rel: "icon", type: "image/svg+xml", href: "/favicon.svg" }]],
   cleanUrls: true,
   lastUpdated: false,
   // Dead links fail the build: every link between pages must resolve.
