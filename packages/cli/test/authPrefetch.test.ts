@@ -78,7 +78,7 @@ describe("prefetch of MCP tools", () => {
         "[server.auth.scopes.narrow]",
         'tools = ["docs/search", "docs/executions"]',
         "",
-        ...docsBackend([]),
+        ...docsBackend(["read_only = true"]),
       ].join("\n"),
     )
     ;[untrusted, http] = await Promise.all([
