@@ -191,9 +191,7 @@ describe("scopes bound search mode, code mode, composites and aliases", () => {
         const result = await pub.callTool({ name: "toolplane.execute_code", arguments: { code: program } })
         return { result, text: textOf(result) }
       }
-      const granted = await run(
-        "return [await tools.math.divide({ a: 9, b: 3 }), await tools.pub.zero({})]",
-      )
+      const granted = await run("return [await tools.math.divide({ a: 9, b: 3 }), await tools.pub.zero({})]")
       expect(granted.result.isError).toBeFalsy()
       expect(granted.text).toContain("bulk 0")
       for (const program of [
@@ -205,7 +203,9 @@ describe("scopes bound search mode, code mode, composites and aliases", () => {
         const refused = await run(program)
         expect(refused.text, program).not.toMatch(/notes echo: from code|leaked|bulk 0/)
       }
-      const searched = await run('return (await tools.$search("echoes back the message", 20)).map((t) => t.id)')
+      const searched = await run(
+        'return (await tools.$search("echoes back the message", 20)).map((t) => t.id)',
+      )
       expect(searched.result.isError).toBeFalsy()
       const found = (searched.result.structuredContent as { result: string[] }).result
       expect(found.filter((id) => id.startsWith("notes/") || id.startsWith("bulk/"))).toEqual([])

@@ -170,7 +170,16 @@ describe("authorization property", () => {
           "composite/c1",
         ]
         if (c.exposure === "search") {
-          for (const query of ["alpha", "beta", "gamma", "pub team", "sec team", "ops team", "figure", "calls"]) {
+          for (const query of [
+            "alpha",
+            "beta",
+            "gamma",
+            "pub team",
+            "sec team",
+            "ops team",
+            "figure",
+            "calls",
+          ]) {
             const found = await service.callTool({
               name: "toolplane/search_tools",
               arguments: { query, limit: 50 },
@@ -189,7 +198,8 @@ describe("authorization property", () => {
           const declaration = listed.find((t) => t.id === "toolplane/execute_code")?.description ?? ""
           for (const id of BACKEND_IDS)
             if (declaration.includes(`The ${name(id)} tool of the ${ns(id)} team`)) seen.add(served(id))
-          for (const id of Object.keys(c.composites)) if (declaration.includes(`${name(id)}(args`)) seen.add(id)
+          for (const id of Object.keys(c.composites))
+            if (declaration.includes(`${name(id)}(args`)) seen.add(id)
           const searched = await service.callTool({
             name: "toolplane/execute_code",
             arguments: {

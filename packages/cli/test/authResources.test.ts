@@ -141,7 +141,10 @@ describe("completions and subscriptions respect the caller's visibility", () => 
 
   it("completes a hidden backend's qualified template for nobody but those who see it", async () => {
     const guest = await connectAs("guest")
-    const ref = { type: "ref/resource" as const, uri: `toolplane://b/${encodeURIComponent("mem://{name}/doc")}` }
+    const ref = {
+      type: "ref/resource" as const,
+      uri: `toolplane://b/${encodeURIComponent("mem://{name}/doc")}`,
+    }
     await expect(guest.complete({ ref, argument: { name: "name", value: "" } })).rejects.toThrow(
       /Unknown resource|not found/i,
     )

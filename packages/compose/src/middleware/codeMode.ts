@@ -85,7 +85,12 @@ export const codeMode =
     const ttl = options.listingTtlMs ?? 5000
     const executeId = `${namespace}/execute_code`
     const searchId = `${namespace}/search`
-    type View = { at: number; tools: readonly Tool[]; declaration: ToolsetDeclaration; listing: readonly Tool[] }
+    type View = {
+      at: number
+      tools: readonly Tool[]
+      declaration: ToolsetDeclaration
+      listing: readonly Tool[]
+    }
     // Per caller: what a caller may see (its grants) decides the declaration, so one caller's view is
     // never served to another.
     const cache = new Map<string, View>()
