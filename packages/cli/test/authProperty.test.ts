@@ -119,12 +119,16 @@ describe("authorization property", () => {
       try {
         const served = (id: string) => c.aliases[id] ?? id
         const granted = (id: string) => grantedIn(c.grants, id)
-        const narrow = () => makeContext({ callerId: "c", metadata: { [CALLER_SCOPES_KEY]: ["narrow"] } })
+        const as = (scope: string) => () =>
+          makeContext({ callerId: "c", metadata: { [CALLER_SCOPES_KEY]: [scope] } })
+        const narrow = as("narrow")
+        // Another token of the same client, granted everything: what it teaches must not run for narrow.
+        const wide = as("wide")
         const service: ToolService = live.service
         const ns = (id: string) => id.slice(0, id.indexOf("/"))
         const name = (id: string) => id.slice(id.indexOf("/") + 1)
         /** Calls each id in order along the case's path; whether each call succeeded. */
-        const callEach = async (ids: readonly string[]): Promise<boolean[]> => {
+        const callEach = async (ids: readonly string[], context = narrow): Promise<boolean[]> => {
           if (c.exposure === "code") {
             // One program makes all the calls (a program per call would cost a sandbox run each).
             const program = `const ok = []
@@ -135,7 +139,7 @@ describe("authorization property", () => {
             const result = await service.callTool({
               name: "toolplane/execute_code",
               arguments: { code: program },
-              context: narrow(),
+              context: context(),
             })
             return (result.structuredContent as { result: boolean[] }).result
           }
@@ -144,11 +148,11 @@ describe("authorization property", () => {
             try {
               const result =
                 c.exposure === "all"
-                  ? await service.callTool({ name: id, arguments: { n: 1 }, context: narrow() })
+                  ? await service.callTool({ name: id, arguments: { n: 1 }, context: context() })
                   : await service.callTool({
                       name: "toolplane/call_tool",
                       arguments: { id, arguments: { n: 1 } },
-                      context: narrow(),
+                      context: context(),
                     })
               outcomes.push(result.isError !== true)
             } catch {
@@ -223,6 +227,10 @@ describe("authorization property", () => {
         })
         const [first, second] = c.pattern
         for (let i = 0; i < 3; i++) {
+          await callEach([first, second], wide)
+          await settle()
+        }
+        for (let i = 0; i < 3; i++) {
           await callEach([first, second])
           await settle()
         }
@@ -230,7 +238,9 @@ describe("authorization property", () => {
         await settle()
 
         for (const execution of executions()) {
-          expect(execution.scopes, `${execution.id} ran without the caller's scopes`).toEqual(["narrow"])
+          expect(execution.scopes, `${execution.id} ran without the caller's scopes`).toBeDefined()
+          if (execution.scopes![0] === "wide") continue
+          expect(execution.scopes).toEqual(["narrow"])
           expect(granted(served(execution.id)), `${execution.id} ran for the caller`).toBe(true)
         }
       } finally {
