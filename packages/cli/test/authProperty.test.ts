@@ -162,6 +162,15 @@ describe("authorization property", () => {
           return outcomes
         }
 
+        // The wide token lists and searches first: nothing it sees may be served to narrow from a cache.
+        await listAllTools(service, { context: wide() })
+        if (c.exposure === "search")
+          await service.callTool({
+            name: "toolplane/search_tools",
+            arguments: { query: "team figure", limit: 50 },
+            context: wide(),
+          })
+
         // What the caller can see.
         const seen = new Set<string>()
         const listed = await listAllTools(service, { context: narrow() })
