@@ -25,7 +25,7 @@ import {
   tagsNone,
 } from "@toolplane/compose"
 import { fileIntentStore, type LearnOptions, searchMode } from "@toolplane/discovery"
-import { createRunner, type PrefetchOptions, type ToolRunner } from "@toolplane/exec"
+import { type AuthorizeCall, createRunner, type PrefetchOptions, type ToolRunner } from "@toolplane/exec"
 import {
   type Backend,
   type BackendHealth,
@@ -33,6 +33,7 @@ import {
   type CursorCodec,
   type ExecutionContext,
   isToolDefinition,
+  type Middleware,
   makeCursorCodec,
   resourceProviderOf,
   type Tool,
@@ -109,6 +110,17 @@ export interface OpenGatewayOptions {
   readonly cursorCodec?: CursorCodec
   /** Narrows which resources, templates and prompts a caller sees (e.g. by token scopes). */
   readonly visible?: (item: CatalogItemRef, ctx: ExecutionContext) => boolean
+  /**
+   * Per-caller authorization of tools (e.g. by token scopes): `tools` narrows what search mode or code
+   * mode search, describe, declare and call (it sits right below them), `authorize` is the runner's
+   * check, which every call reaches (composite targets, code-mode calls, prefetches included).
+   *
+   * @since 0.3.0
+   */
+  readonly authorization?: {
+    readonly tools: Middleware
+    readonly authorize: AuthorizeCall
+  }
   /** Warn when no cursor secret is configured (only meaningful for a server). Default true. */
   readonly warnRandomCursorKey?: boolean
   /**
@@ -452,32 +464,40 @@ export const openGateway = async (
     throw failures[0]!.error
   }
   const limits = config.limits
-  const prefetch = prefetchOptions(config, options.singleClient === true)
   const approvalModes = new Map(
     config.backends.flatMap((b) => (b.approval !== undefined ? [[b.name, b.approval] as const] : [])),
   )
-  /** Only the operator's word makes an MCP tool retryable; a module's annotations are its author's. */
-  const idempotentRules = new Map(
+  /**
+   * Only the operator's word makes an MCP tool retryable or prefetchable (`idempotent`, `read_only`, or
+   * `trust_annotations`); a module's annotations are its author's and count.
+   */
+  const operatorRules = new Map(
     config.backends.map((b) => [
       b.name,
       {
-        mcp: b.mcp !== undefined,
-        rule:
-          b.idempotent === undefined || typeof b.idempotent === "boolean"
-            ? () => b.idempotent === true
-            : (id: string) => allowIds(...(b.idempotent as string[]))({ id } as Tool),
+        trusted: b.mcp === undefined || b.trust_annotations === true,
+        idempotent: toolRule(b.idempotent),
+        readOnly: toolRule(b.read_only),
       },
     ]),
   )
   const retryable = (tool: Tool): boolean => {
     const backend = runner.registry.resolve(tool.id)?.backend.name
-    const rule = backend === undefined ? undefined : idempotentRules.get(backend)
+    const rule = backend === undefined ? undefined : operatorRules.get(backend)
     if (rule === undefined) return false
-    if (rule.rule(tool.id)) return true
-    return !rule.mcp && (tool.annotations?.idempotentHint === true || tool.annotations?.readOnlyHint === true)
+    if (rule.idempotent(tool.id) || rule.readOnly(tool.id)) return true
+    return (
+      rule.trusted && (tool.annotations?.idempotentHint === true || tool.annotations?.readOnlyHint === true)
+    )
   }
+  const prefetch = prefetchOptions(config, options.singleClient === true, (tool, backend) => {
+    const rule = operatorRules.get(backend)
+    if (rule === undefined) return false
+    return rule.readOnly(tool.id) || (rule.trusted && tool.annotations?.readOnlyHint === true)
+  })
   const runner = createRunner({
     ...(prefetch === undefined ? {} : { prefetch }),
+    ...(options.authorization ? { authorize: options.authorization.authorize } : {}),
     backends: live,
     cursorCodec: codec,
     ...(approvalModes.size > 0 ? { approver: gatewayApprover(approvalModes) } : {}),
@@ -632,6 +652,10 @@ export const openGateway = async (
         type: "warning",
         message: `${down.size > 0 ? `${[...down.keys()].join(", ")} down` : "tools held by their pins"} at start: serving without ${dropped.join(", ")}`,
       })
+    // Search mode and code mode search, describe, declare and call only what the caller may call.
+    const narrow = options.authorization?.tools
+    const overAuthorized = (mode: Middleware): Middleware =>
+      narrow === undefined ? mode : (next) => mode(narrow(next))
     const service = await gatewayStack(runner, {
       codec,
       changes: (invalidate) => {
@@ -658,10 +682,10 @@ export const openGateway = async (
           }
         : {}),
       ...(config.tool_exposure === "search"
-        ? { searchMode: searchMode({ codec, ...learnOptions(config, baseDir, emit) }) }
+        ? { searchMode: overAuthorized(searchMode({ codec, ...learnOptions(config, baseDir, emit) })) }
         : {}),
       // Code mode replaces the listing like search mode does, so it takes the same outermost place.
-      ...(code ? { searchMode: code.middleware } : {}),
+      ...(code ? { searchMode: overAuthorized(code.middleware) } : {}),
     })
     return gatewayOver(service)
   } catch (error) {
@@ -699,14 +723,28 @@ const learnOptions = (
   }
 }
 
-/** The runner's prefetch options from `[prefetch]`, or `undefined` when it is off. @internal */
+/** A backend's `idempotent` / `read_only`: `true`, ids or patterns. */
+const toolRule = (value: boolean | readonly string[] | undefined): ((id: string) => boolean) => {
+  if (value === undefined || typeof value === "boolean") return () => value === true
+  const allowed = allowIds(...value)
+  return (id) => allowed({ id } as Tool)
+}
+
+/**
+ * The runner's prefetch options from `[prefetch]`, or `undefined` when it is off. `readOnly` says which
+ * tools count as read-only (by default their own annotations).
+ *
+ * @internal
+ */
 export const prefetchOptions = (
   config: GatewayConfig,
   singleClient: boolean,
+  readOnly?: PrefetchOptions["readOnly"],
 ): PrefetchOptions | undefined => {
   const p = config.prefetch
   if (!p.enabled) return undefined
   return {
+    ...(readOnly === undefined ? {} : { readOnly }),
     declared: p.declared,
     learning: p.learning
       ? p.min_confidence === undefined

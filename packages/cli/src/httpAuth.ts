@@ -10,6 +10,7 @@ import { allowIds, type CatalogItemRef } from "@toolplane/compose"
 import {
   ConfigError,
   defineMiddleware,
+  deriveContext,
   type ExecutionContext,
   type Middleware,
   makeContext,
@@ -71,16 +72,51 @@ export const httpAuthFromConfig = (
 }
 
 /**
- * What a caller may see, from its token's scopes. Without `[server.auth.scopes]`, or for a caller
- * without a token (loopback without auth), everything.
+ * What a caller may see and run, from its token's scopes. Without `[server.auth.scopes]` there is no
+ * policy (every valid token sees everything). With it, a caller without a token (stdio, loopback without
+ * auth) sees everything, a caller with a token sees what its scopes grant, and a call that names a caller
+ * but carries no scopes (which only a bug could produce) is granted nothing.
+ *
+ * Grants name tools by the id the caller sees: an alias grants the tool it renames (and the original id
+ * grants nothing while it is aliased), a composite's name grants the composite but not its targets, which
+ * need grants of their own, and the meta-tools of search and code mode are tools like any other.
  *
  * @since 0.2.0
  */
 export interface ScopePolicy {
-  /** Narrows listings and calls to the tools the caller's scopes grant. */
+  /**
+   * The outermost layer: narrows listings and calls to the tools the caller's scopes grant (the
+   * meta-tools of search and code mode included), and qualifies the caller id by the scopes, so that
+   * whatever is cached per caller below (listings, search mode's view, code mode's declaration,
+   * prefetches) is never shared between two tokens of one client that hold different scopes.
+   */
   readonly middleware: Middleware
+  /**
+   * The same narrowing without the caller qualification, for the place right below search mode or code
+   * mode: what they search, describe, declare and call is what the caller may call.
+   *
+   * @since 0.3.0
+   */
+  readonly tools: Middleware
+  /**
+   * The runner's check (`createRunner({ authorize })`): whether the caller may run a backend tool, by
+   * the id it is served under (its alias, when it has one). Every path to a tool ends in the runner.
+   *
+   * @since 0.3.0
+   */
+  readonly authorize: (toolId: string, ctx: ExecutionContext) => boolean
   /** Whether the caller sees a resource, resource template or prompt. */
   readonly visible: (item: CatalogItemRef, ctx: ExecutionContext) => boolean
+}
+
+/**
+ * Options of {@link scopePolicy}.
+ *
+ * @since 0.3.0
+ */
+export interface ScopePolicyOptions {
+  /** `[aliases]` (original id → served id): the runner sees originals, grants name served ids. */
+  readonly aliases?: Readonly<Record<string, string>>
 }
 
 /**
@@ -88,7 +124,10 @@ export interface ScopePolicy {
  *
  * @since 0.2.0
  */
-export const scopePolicy = (auth: AuthConfig | undefined): ScopePolicy | undefined => {
+export const scopePolicy = (
+  auth: AuthConfig | undefined,
+  options: ScopePolicyOptions = {},
+): ScopePolicy | undefined => {
   if (!auth || Object.keys(auth.scopes).length === 0) return undefined
   const grants = new Map(
     Object.entries(auth.scopes).map(([scope, grant]) => [
@@ -100,12 +139,15 @@ export const scopePolicy = (auth: AuthConfig | undefined): ScopePolicy | undefin
       },
     ]),
   )
+  const servedAs = new Map(Object.entries(options.aliases ?? {}))
   const granted = (
     ctx: ExecutionContext | undefined,
     test: (grant: NonNullable<ReturnType<typeof grants.get>>) => boolean,
   ) => {
-    const scopes = ctx ? callerScopes(ctx) : undefined
-    if (scopes === undefined) return true
+    if (ctx === undefined) return true
+    const scopes = callerScopes(ctx)
+    // No token: a local caller (stdio, loopback without auth). A named caller without scopes: nothing.
+    if (scopes === undefined) return ctx.callerId === undefined
     return scopes.some((scope) => {
       const grant = grants.get(scope)
       return grant !== undefined && test(grant)
@@ -119,18 +161,27 @@ export const scopePolicy = (auth: AuthConfig | undefined): ScopePolicy | undefin
       : "callId" in (context as object)
         ? (context as ExecutionContext)
         : makeContext(context as never)
-  return {
-    middleware: defineMiddleware({
+  /** The caller id qualified by the token's scopes (see `ScopePolicy.middleware`). */
+  const qualified = (ctx: ExecutionContext | undefined): ExecutionContext | undefined => {
+    if (ctx === undefined || ctx.callerId === undefined) return ctx
+    const scopes = callerScopes(ctx)
+    if (scopes === undefined) return ctx
+    return deriveContext(ctx, { callerId: JSON.stringify([ctx.callerId, [...scopes].sort()]) })
+  }
+  const narrowing = (qualify: boolean): Middleware =>
+    defineMiddleware({
       listTools: async (request, next) => {
-        const page = await next.listTools(request)
-        const ctx = contextOf(request.context)
+        let ctx = contextOf(request.context)
+        if (qualify) ctx = qualified(ctx)
+        const page = await next.listTools(ctx === undefined ? request : { ...request, context: ctx })
         return { ...page, tools: page.tools.filter((tool) => toolGranted(ctx, tool.id)) }
       },
       callTool: async (request, next) => {
-        const ctx = contextOf(request.context)
+        let ctx = contextOf(request.context)
+        if (qualify) ctx = qualified(ctx)
         if (!toolGranted(ctx, request.name)) throw new ToolNotFound({ toolId: request.name, suggestions: [] })
         try {
-          return await next.callTool(request)
+          return await next.callTool(ctx === undefined ? request : { ...request, context: ctx })
         } catch (error) {
           // Suggestions name only tools this caller may call.
           if (error instanceof ToolNotFound)
@@ -141,7 +192,11 @@ export const scopePolicy = (auth: AuthConfig | undefined): ScopePolicy | undefin
           throw error
         }
       },
-    }),
+    })
+  return {
+    middleware: narrowing(true),
+    tools: narrowing(false),
+    authorize: (toolId, ctx) => toolGranted(ctx, servedAs.get(toolId) ?? toolId),
     visible: (item, ctx) =>
       item.kind === "prompt"
         ? granted(ctx, (grant) => grant.prompts({ id: `${item.source}/${item.name}` } as Tool))

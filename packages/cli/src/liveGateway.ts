@@ -115,9 +115,13 @@ export const liveGateway = async (
       : undefined
   const generation = async (c: GatewayConfig, previous?: Generation): Promise<Generation> => {
     const auth = authOf(c)
-    const policy = scopePolicy(c.server.auth)
+    const policy = scopePolicy(c.server.auth, { aliases: c.aliases })
     const gateway = await options.open(c, {
-      ...(policy ? { visible: policy.visible } : {}),
+      // The scopes bound every path: the catalog, the layer right below search mode or code mode, and
+      // the runner (which every call reaches); the outermost layer below narrows the served listing.
+      ...(policy
+        ? { visible: policy.visible, authorization: { tools: policy.tools, authorize: policy.authorize } }
+        : {}),
       ...(previous ? { reuse: previous.gateway.backends(), cursorCodec: previous.gateway.cursorCodec } : {}),
     })
     try {

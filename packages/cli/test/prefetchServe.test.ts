@@ -19,6 +19,8 @@ writeFileSync(
     'name = "docs"',
     `mcp = { command = ${JSON.stringify(TSX)}, args = [${JSON.stringify(join(FIXTURES, "prefetchServer.ts"))}] }`,
     "require_approval = false",
+    // The server's own readOnlyHint counts only because the operator says so.
+    "trust_annotations = true",
     "",
     "[prefetch]",
     "enabled = true",

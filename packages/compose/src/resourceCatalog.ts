@@ -12,7 +12,9 @@
  * - **Pages** are cut with signed cursors (keyset on the served URI or name, bound to the caller), like
  *   tool listings.
  * - **Visibility**: `visible` decides per caller and item (scopes, hidden backends); hidden items are
- *   absent from listings and reading or getting one is not-found, as for tools.
+ *   absent from listings, and reading, getting, completing or subscribing to one is not-found, as for
+ *   tools, whatever form its reference takes (a qualified `toolplane://` URI included) and whoever
+ *   subscribed to it before.
  * - **Subscriptions** are counted per backend and URI: a backend is subscribed once however many
  *   sessions subscribe, and its `resources/updated` reaches exactly the subscribed sessions.
  *
@@ -450,15 +452,18 @@ export const resourceCatalog = (
       throw notFound ?? new ResourceNotFound({ uri })
     },
     subscribe: async (uri, subscriber, ctx) => {
-      const existing = subscriptions.get(uri)
-      if (existing) {
-        existing.subscribers.add(subscriber)
-        return
-      }
+      // Every subscriber passes the visibility check, whoever subscribed to the URI first.
       const [route] = (await routesFor(uri, ctx)).filter(
         (r) => r.source.provider.capabilities().resources?.subscribe === true,
       )
       if (!route) throw new ResourceNotFound({ uri })
+      const existing = subscriptions.get(uri)
+      if (existing) {
+        if (existing.source !== route.source.name || existing.original !== route.uri)
+          throw new ResourceNotFound({ uri })
+        existing.subscribers.add(subscriber)
+        return
+      }
       const entry = { source: route.source.name, original: route.uri, subscribers: new Set([subscriber]) }
       subscriptions.set(uri, entry)
       try {
@@ -515,7 +520,9 @@ export const resourceCatalog = (
       const uri = request.ref.uri
       const qualified = parseQualified(uri)
       const owners = qualified
-        ? [{ source: qualified.source, original: qualified.uri }]
+        ? visible({ source: qualified.source, kind: "resourceTemplate", name: qualified.uri }, ctx)
+          ? [{ source: qualified.source, original: qualified.uri }]
+          : []
         : (await templates(ctx)).sorted
             .filter(
               (t) =>

@@ -34,6 +34,7 @@ export {
 export { type CodeExecutorOptions, callValue, codeExecutor } from "./codeMode/executor.js"
 export { type ConcurrencyOptions, Semaphore } from "./concurrency.js"
 export type {
+  AuthorizeCall,
   LimitsOptions,
   RetryOptions,
   RetryWhen,

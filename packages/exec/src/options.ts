@@ -3,7 +3,15 @@
  *
  * @since 0.1.0
  */
-import type { Backend, CursorCodec, CursorKey, Enricher, SelectionPolicy, Tool } from "@toolplane/foundation"
+import type {
+  Backend,
+  CursorCodec,
+  CursorKey,
+  Enricher,
+  ExecutionContext,
+  SelectionPolicy,
+  Tool,
+} from "@toolplane/foundation"
 import type { Approver } from "./approver.js"
 import type { ConcurrencyOptions } from "./concurrency.js"
 import type { PrefetchOptions } from "./prefetch/options.js"
@@ -115,4 +123,29 @@ export interface RunnerOptions {
    * @since 0.2.0
    */
   readonly prefetch?: PrefetchOptions | boolean
+  /**
+   * Whether the caller of `context` may run the tool `toolId`. The runner asks it before anything else
+   * for every call that reaches it (direct, through any middleware, a composite's targets, a code-mode
+   * program's calls, a skill's steps, a speculative prefetch), and lists to each caller only the tools
+   * it admits. A refused call fails with `ToolNotFound` whose suggestions name only admitted tools, so a
+   * refusal does not tell that the tool exists. Default: every caller may run every tool.
+   *
+   * @example
+   * ```ts
+   * const runner = createRunner({
+   *   backends: [],
+   *   authorize: (toolId, ctx) => toolId.startsWith("public/") || ctx.callerId === "admin",
+   * })
+   * ```
+   * @since 0.3.0
+   */
+  readonly authorize?: AuthorizeCall
 }
+
+/**
+ * The runner's per-caller authorization: whether the caller of `context` may run `toolId` (the id the
+ * runner serves, i.e. the backend's). Synchronous and cheap: it runs on every call.
+ *
+ * @since 0.3.0
+ */
+export type AuthorizeCall = (toolId: string, context: ExecutionContext) => boolean

@@ -14,6 +14,11 @@
  * 8. output validation against `outputSchema` (`InvalidOutput`);
  * 9. a span per call (OpenTelemetry), around all of the above.
  *
+ * Before all of it, `authorize` (when given) decides whether the caller may run the tool at all; a
+ * refusal is `ToolNotFound`. It sits in front of the prefetch engine, so a result prefetched for a
+ * caller is served only to a call that may run the tool, and the engine's own speculative calls pass it
+ * too (with the context of the call that led to them).
+ *
  * @since 0.1.0
  */
 import {
@@ -50,7 +55,7 @@ import {
 import type { Approver } from "./approver.js"
 import { type CallAllOptions, type CallAllResult, callAll } from "./callAll.js"
 import { callContext, NEVER_ABORTED } from "./context.js"
-import type { RunnerOptions } from "./options.js"
+import type { AuthorizeCall, RunnerOptions } from "./options.js"
 import { abortError, isInterruptOnly } from "./pipeline/abort.js"
 import { approvalGate } from "./pipeline/approve.js"
 import { signContinuation, verifyContinuation } from "./pipeline/continuation.js"
@@ -122,6 +127,7 @@ class Runner implements ToolRunner {
   readonly #options: RunnerOptions
   #enrichers: readonly Enricher[]
   readonly #approver: Approver | undefined
+  readonly #authorize: AuthorizeCall | undefined
   readonly #pageSize: number
   readonly #tracing: boolean
   readonly #hideCategories: boolean
@@ -139,6 +145,7 @@ class Runner implements ToolRunner {
     this.#options = options
     this.#enrichers = [...(options.enrichers ?? [])]
     this.#approver = options.approver
+    this.#authorize = options.authorize
     this.#pageSize = Math.max(1, Math.floor(options.pageSize ?? 100))
     this.#tracing = options.tracing !== false
     this.#hideCategories = options.hideUnsupportedCategories !== false
@@ -166,6 +173,7 @@ class Runner implements ToolRunner {
               }
             },
             run: (request) => this.callTool(request),
+            ...(options.authorize === undefined ? {} : { authorize: options.authorize }),
             pending: () => this.#pending,
             toolIds: () => this.#visibleIds,
           })
@@ -265,7 +273,13 @@ class Runner implements ToolRunner {
     if (this.#pending !== undefined) await this.#pending
     this.#sync()
     const caller = request.context?.callerId
-    return paginateTools(this.#listing, {
+    const authorize = this.#authorize
+    let listing = this.#listing
+    if (authorize !== undefined) {
+      const ctx = callContext(request.context)
+      listing = listing.filter((tool) => authorize(tool.id, ctx))
+    }
+    return paginateTools(listing, {
       codec: this.cursorCodec,
       pageSize: this.#pageSize,
       cursor: request.cursor,
@@ -274,6 +288,21 @@ class Runner implements ToolRunner {
   }
 
   callTool(request: CallToolRequest): Promise<ToolResult> {
+    const authorize = this.#authorize
+    if (authorize !== undefined) {
+      const ctx = callContext(request.context)
+      const name = typeof request.name === "string" ? request.name : String(request.name)
+      if (!authorize(name, ctx)) {
+        this.#sync()
+        return Promise.reject(
+          toolNotFound(
+            name,
+            this.#visibleIds.filter((id) => authorize(id, ctx)),
+          ),
+        )
+      }
+      if (ctx !== request.context) request = { ...request, context: ctx }
+    }
     const prefetch = this.prefetch
     if (this.#tracing && tracingActive())
       return traced(String(request.name), request.id ?? request.context?.callId, (span) =>

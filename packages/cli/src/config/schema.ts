@@ -72,6 +72,13 @@ export const BackendConfig = z
      * retried; a module's (in-process code the operator installed) do.
      */
     idempotent: z.union([z.boolean(), z.array(pattern)]).optional(),
+    /**
+     * Which of this backend's tools are read-only, so `[prefetch]` may call them before a client asks:
+     * `true` (all), tool ids or patterns. An MCP server's own `readOnlyHint` never counts; a module's does.
+     */
+    read_only: z.union([z.boolean(), z.array(pattern)]).optional(),
+    /** Take this MCP server's own annotations at their word (prefetch and retries). Default false. */
+    trust_annotations: z.boolean().optional(),
     timeout_ms: z.number().int().positive().optional(),
     /**
      * Pinned tool definitions (see `[server] lock_file`): when a tool's name, title, description, schemas

@@ -58,6 +58,9 @@ const INTRO = [
 
 type Ctx = ExecutionContext | ExecutionContextInit | undefined
 
+/** Callers whose views are kept at once (the oldest go first). */
+const MAX_CACHED_CALLERS = 256
+
 /**
  * The code-mode layer.
  *
@@ -82,14 +85,22 @@ export const codeMode =
     const ttl = options.listingTtlMs ?? 5000
     const executeId = `${namespace}/execute_code`
     const searchId = `${namespace}/search`
-    let cached:
-      | { at: number; tools: readonly Tool[]; declaration: ToolsetDeclaration; listing: readonly Tool[] }
-      | undefined
+    type View = {
+      at: number
+      tools: readonly Tool[]
+      declaration: ToolsetDeclaration
+      listing: readonly Tool[]
+    }
+    // Per caller: what a caller may see (its grants) decides the declaration, so one caller's view is
+    // never served to another.
+    const cache = new Map<string, View>()
     options.changes?.(() => {
-      cached = undefined
+      cache.clear()
     })
 
     const view = async (context: Ctx) => {
+      const caller = context?.callerId ?? ""
+      const cached = cache.get(caller)
       if (cached && Date.now() - cached.at < ttl) return cached
       const tools = await listAllTools(next, context ? { context } : {})
       const declaration = options.executor.declare(tools)
@@ -132,8 +143,13 @@ export const codeMode =
             annotations: { readOnlyHint: true },
           }),
         )
-      cached = { at: Date.now(), tools, declaration, listing }
-      return cached
+      const fresh = { at: Date.now(), tools, declaration, listing }
+      cache.delete(caller)
+      if (cache.size >= MAX_CACHED_CALLERS)
+        for (const [key, entry] of cache)
+          if (cache.size >= MAX_CACHED_CALLERS || Date.now() - entry.at >= ttl) cache.delete(key)
+      cache.set(caller, fresh)
+      return fresh
     }
 
     return {

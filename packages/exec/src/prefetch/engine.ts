@@ -41,6 +41,13 @@ export interface PrefetchHost {
   entry(toolId: string): ToolEntry | undefined
   /** Runs a call through the runner's whole pipeline. */
   run(request: CallToolRequest): Promise<ToolResult>
+  /**
+   * The runner's authorization (`RunnerOptions.authorize`): a follow-up the caller may not run is not
+   * issued. The runner checks the speculative call again when it runs.
+   *
+   * @since 0.3.0
+   */
+  authorize?(toolId: string, context: ExecutionContext): boolean
   /** Settles when pending registrations and refreshes are done; `undefined` when none are. */
   pending(): Promise<void> | undefined
   /**
@@ -85,6 +92,12 @@ interface CallerScope {
   writes: number
   learner: Learner | undefined
   messages: MessagePredictor | undefined
+  /**
+   * The metadata (and session) of the caller's latest real call: a speculative call runs with them, so
+   * it carries the same identity and grants (e.g. token scopes) as the call that led to it.
+   */
+  metadata: Readonly<Record<string, unknown>> | undefined
+  sessionId: string | undefined
 }
 
 interface Facts {
@@ -139,6 +152,7 @@ export class PrefetchEngine implements Prefetcher {
   /** The caller precision the budget keeps: only hits beyond it are spent. */
   readonly #budgetTarget: number
   readonly #idempotent: boolean
+  readonly #readOnly: ((tool: ToolEntry["tool"], backend: string) => boolean) | undefined
   readonly #anonymous: boolean
   readonly #meters: PrefetchMeters | undefined
   readonly #callers = new Map<string, CallerScope>()
@@ -200,6 +214,7 @@ export class PrefetchEngine implements Prefetcher {
       Math.max(this.#minPrecision, settings?.target ?? this.#minPrecision + BUDGET_MARGIN),
     )
     this.#idempotent = options.idempotent === true
+    this.#readOnly = options.readOnly
     this.#anonymous = options.anonymous === true
     this.#meters = options.metrics === false ? undefined : prefetchMeters()
   }
@@ -336,8 +351,13 @@ export class PrefetchEngine implements Prefetcher {
     let facts = this.#facts.get(entry)
     if (facts === undefined) {
       const a = entry.tool.annotations
-      const readOnly = a?.readOnlyHint === true
-      facts = { readOnly, eligible: readOnly || (this.#idempotent && a?.idempotentHint === true) }
+      const trusted = this.#readOnly
+      const readOnly =
+        trusted === undefined ? a?.readOnlyHint === true : trusted(entry.tool, entry.backendName)
+      facts = {
+        readOnly,
+        eligible: readOnly || (this.#idempotent && trusted === undefined && a?.idempotentHint === true),
+      }
       this.#facts.set(entry, facts)
     }
     this.#lastEntry = entry
@@ -358,6 +378,8 @@ export class PrefetchEngine implements Prefetcher {
         writes: 0,
         learner: this.#learning === undefined ? undefined : new Learner(this.#learning),
         messages: undefined,
+        metadata: undefined,
+        sessionId: undefined,
       }
       this.#callers.set(caller, scope)
     }
@@ -442,12 +464,14 @@ export class PrefetchEngine implements Prefetcher {
       // A write may change what any pending prefetch of this caller read, and what other callers'
       // prefetches on the same backend read: drop them, and issue none there until it is done.
       const scope = this.#scope(caller)
+      this.#identify(scope, context)
       const backend = entry.backendName
       this.#drop(scope, true)
       for (const other of this.#callers.values()) if (other !== scope) this.#dropBackend(other, backend)
       return this.#write(scope, backend, entry, request, next)
     }
     const scope = this.#scope(caller)
+    this.#identify(scope, context)
     if (scope.pending.size > 0) {
       const args = request.arguments ?? {}
       const key = `${entry.id}\u0000${canonicalJson(args)}`
@@ -459,6 +483,17 @@ export class PrefetchEngine implements Prefetcher {
     }
     // The runner reports the completion through `completed` (no wrapper on the common path).
     return next(request)
+  }
+
+  /** Remembers who made a caller's latest real call (see `CallerScope.metadata`). */
+  #identify(scope: CallerScope, context: CallToolRequest["context"]): void {
+    if (context === undefined) {
+      scope.metadata = undefined
+      scope.sessionId = undefined
+      return
+    }
+    scope.metadata = context.metadata
+    scope.sessionId = context.sessionId
   }
 
   /** The runner's hook after a call to a read-only tool completed (writes complete in `call`). */
@@ -656,6 +691,15 @@ export class PrefetchEngine implements Prefetcher {
   ): Promise<boolean> {
     const entry = this.#host.entry(proposal.toolId)
     if (entry === undefined || !this.#factsOf(entry).eligible) return this.#skip()
+    const controller = new AbortController()
+    // The speculative call is the caller's: its identity, session and metadata (grants) go with it.
+    const ctx = makeContext({
+      signal: controller.signal,
+      ...(callerId === undefined ? {} : { callerId }),
+      ...(scope.sessionId === undefined ? {} : { sessionId: scope.sessionId }),
+      ...(scope.metadata === undefined ? {} : { metadata: scope.metadata }),
+    })
+    if (this.#host.authorize !== undefined && !this.#host.authorize(entry.id, ctx)) return this.#skip()
     if (await requiresApproval(entry)) return this.#skip()
     let checked = entry.validator.validate(proposal.arguments)
     if (checked instanceof Promise) checked = await checked
@@ -680,10 +724,6 @@ export class PrefetchEngine implements Prefetcher {
       for (const semaphore of limits.semaphores)
         if (semaphore.mode === "reject" || semaphore.active >= semaphore.max) return this.#skip()
     }
-    const controller = new AbortController()
-    const ctx = makeContext(
-      callerId === undefined ? { signal: controller.signal } : { callerId, signal: controller.signal },
-    )
     this.#speculative.add(ctx)
     this.#inFlight++
     if (host !== undefined) this.#hosts.set(host, (this.#hosts.get(host) ?? 0) + 1)

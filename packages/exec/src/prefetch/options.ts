@@ -3,6 +3,7 @@
  *
  * @since 0.2.0
  */
+import type { Tool } from "@toolplane/foundation"
 
 /**
  * Online learning of call patterns from each caller's own history.
@@ -91,6 +92,19 @@ export interface PrefetchOptions {
    * changes state, so an unasked call could be observed.
    */
   readonly idempotent?: boolean
+  /**
+   * Which tools are read-only: only those are prefetched, and a call of any other one is a write that
+   * drops the caller's prefetches. Default: the tool's own `readOnlyHint` annotation. Give it when the
+   * annotations come from someone you do not trust (an MCP server's are hints it chose itself); with
+   * it, `idempotent` no longer reads `idempotentHint` either.
+   *
+   * @example
+   * ```ts
+   * const prefetch: PrefetchOptions = { readOnly: (tool, backend) => backend === "docs" }
+   * ```
+   * @since 0.3.0
+   */
+  readonly readOnly?: (tool: Tool, backend: string) => boolean
   /**
    * Prefetch for calls without a `callerId` (all of them then share one scope). Default false: without a
    * caller id, results could be served across callers.
