@@ -81,13 +81,13 @@ export interface ServeHttpOptions extends McpServeOptions {
   /**
    * The HTTP transport:
    *
-   * - `"raw"` (default): the lean session transport behind a `node:net` edge that parses the hot path
-   *   itself (a plain `POST` with a `content-length` body: every `tools/call`) and hands every other
-   *   request and connection (GET streams, DELETE, chunked bodies, `Expect`, anything unusual or
-   *   malformed) to the `node:http` server, which serves them exactly as `"node"` does;
-   * - `"node"`: the same lean transport with every request parsed by `node:http` (one JSON write per
-   *   answer, an SSE stream only when a call sends notifications or requests to the client; signed
-   *   session ids, so replicas need no sticky sessions);
+   * - `"node"` (default since 0.3.0): the lean session transport with every request parsed and every
+   *   answer written by `node:http` (one JSON write per answer, an SSE stream only when a call sends
+   *   notifications or requests to the client; signed session ids, so replicas need no sticky sessions);
+   * - `"raw"` (opt-in): the same behind a `node:net` edge that parses the hot path itself (a plain
+   *   `POST` whose `content-length` body arrived whole) and hands every other request and connection
+   *   (GET streams, DELETE, chunked or slow bodies, `Expect`, anything unusual or malformed) to the
+   *   `node:http` server, which serves them exactly as `"node"` does;
    * - `"sdk"`: the MCP SDK's `StreamableHTTPServerTransport` (one process only; kept for comparison).
    *
    * @since 0.2.0
@@ -580,10 +580,16 @@ export const serveHttp = async (
     }
     pending?.catch((error) => failed(res, error))
   }
-  const httpServer = createServer(serve)
+  // Header and request timeouts are checked every second (node:http's default is every 30 s, so a
+  // slow head could hold a connection that much past `headersTimeout`). The keep-alive buffer is
+  // node:http's default, given so the raw edge can read it (Node versions without the option ignore it).
+  const httpServer = createServer(
+    { connectionsCheckingInterval: 1000, keepAliveTimeoutBuffer: 1000 } as Parameters<typeof createServer>[0],
+    serve,
+  )
   httpServer.keepAliveTimeout = 65_000
   const raw =
-    lean && (options.transport ?? "raw") === "raw"
+    lean && options.transport === "raw"
       ? new RawEdge({ handle: serve, httpServer, maxBodyBytes: MAX_BODY_BYTES })
       : undefined
 
