@@ -45,8 +45,19 @@ export interface ServeHttpOptions extends McpServeOptions {
   readonly allowedHosts?: readonly string[]
   /** Accepted `Origin` values; by default origins whose hostname is an accepted host. */
   readonly allowedOrigins?: readonly string[]
-  /** Sessions without a request for this long are closed. Default 30 minutes. */
+  /**
+   * Sessions without a request for this long are closed. Default 30 minutes. On the node and raw
+   * transports without a `bus` the session is over (its id is refused from then on); with a bus only
+   * this replica's state is dropped, as another replica may be serving the session.
+   */
   readonly sessionIdleMs?: number
+  /**
+   * How long a session id is valid after it was issued (node and raw transports); past it the client
+   * gets 404 and starts a new session. Default 24 hours.
+   *
+   * @since 0.3.0
+   */
+  readonly sessionMaxAgeMs?: number
   /** Most concurrent sessions; further `initialize` requests get HTTP 503. Default 10 000. */
   readonly maxSessions?: number
   /** Answer POSTs with plain JSON instead of an SSE stream (no progress or logs during calls). */
@@ -359,6 +370,12 @@ export const serveHttp = async (
   let acceptedHost: string | undefined
   const sessionIdleMs = options.sessionIdleMs ?? 30 * 60_000
   const maxSessions = options.maxSessions ?? 10_000
+  const sessionMaxAgeMs = options.sessionMaxAgeMs ?? 24 * 60 * 60_000
+  if (!(sessionMaxAgeMs > 0))
+    throw new ConfigError({
+      path: "sessionMaxAgeMs",
+      reason: `must be a positive number of milliseconds, got ${JSON.stringify(options.sessionMaxAgeMs)}`,
+    })
   const exposure = new McpExposure(service, options)
   const lean =
     options.transport === "sdk"
@@ -370,6 +387,7 @@ export const serveHttp = async (
           maxSessions,
           maxBodyBytes: MAX_BODY_BYTES,
           enableJsonResponse: options.enableJsonResponse ?? false,
+          maxAgeMs: sessionMaxAgeMs,
           ...(options.onError ? { onError: options.onError } : {}),
         })
   if (
