@@ -267,6 +267,9 @@ export const ServerConfig = z.strictObject({
    * hands everything else to node:http; or `sdk`, the MCP SDK's (one process only).
    */
   http_transport: z.enum(["raw", "node", "sdk"]).default("node"),
+  /** HTTP sessions: idle time after which one is over (one replica), and the lifetime of a session id. */
+  session_idle_ms: z.number().int().positive().optional(),
+  session_max_age_ms: z.number().int().positive().optional(),
   /** Run as one of several replicas sharing a bus (see {@link ReplicasConfig}). */
   replicas: ReplicasConfig.optional(),
 })

@@ -695,7 +695,9 @@ export class NodeSessions {
     const bus = this.#options.bus
     if (!bus) return
     this.#unsubscribe = await bus.subscribe((text) => this.#fromBus(text))
-    // Until a running replica answers (or with none), ids issued before this start stay refused.
+    // Every end published from now on arrives here: until a running replica answers (or with none), ids
+    // issued before now stay refused.
+    this.#notBefore = Date.now()
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, SYNC_MS)
       this.#synced = () => {
