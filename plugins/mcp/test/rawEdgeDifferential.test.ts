@@ -21,6 +21,8 @@ const CHECK_INTERVAL = 100
 interface Side {
   readonly name: string
   readonly port: number
+  /** The node:http server whose settings apply (the raw edge's hands-off server). */
+  readonly httpServer: Server
   /** Requests that reached the handler. */
   runs: number
   close(): Promise<void>
@@ -77,8 +79,9 @@ const httpServerOf = (handle: (req: EdgeRequest, res: EdgeResponse) => void) =>
   )
 
 const nodeSide = async (): Promise<Side> => {
-  const side = { name: "node:http", port: 0, runs: 0, close: async () => {} }
+  const side = { name: "node:http", port: 0, runs: 0, close: async () => {} } as Side & { port: number }
   const server = httpServerOf(handlerFor(side))
+  ;(side as { httpServer: Server }).httpServer = server
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   side.port = (server.address() as { port: number }).port
   side.close = () =>
@@ -90,9 +93,10 @@ const nodeSide = async (): Promise<Side> => {
 }
 
 const rawSide = async (): Promise<Side> => {
-  const side = { name: "raw edge", port: 0, runs: 0, close: async () => {} }
+  const side = { name: "raw edge", port: 0, runs: 0, close: async () => {} } as Side & { port: number }
   const handle = handlerFor(side)
   const httpServer = httpServerOf(handle)
+  ;(side as { httpServer: Server }).httpServer = httpServer
   const edge = new RawEdge({ handle, httpServer, maxBodyBytes: 4 * 1024 * 1024 })
   await edge.listen(0, "127.0.0.1")
   side.port = (edge.server.address() as { port: number }).port
@@ -278,6 +282,26 @@ describe("the raw edge and node:http on hostile input", () => {
     expect(got.raw.wire).toEqual(got.node.wire)
     expect(got.raw.closed && got.node.closed).toBe(true)
     expect(Math.abs(got.raw.closedAfterMs! - got.node.closedAfterMs!)).toBeLessThan(150)
+  })
+
+  it("closes a connection after maxRequestsPerSocket requests as node:http does", async () => {
+    for (const side of [node, raw]) side.httpServer.maxRequestsPerSocket = 2
+    try {
+      const got = await both((side) =>
+        exchange(
+          side.port,
+          [1, 2, 3].map((i) => post(side.port, `x-value: r${i}\r\n`)),
+          {
+            gapMs: 50,
+            waitMs: 500,
+          },
+        ),
+      )
+      expect(got.raw.wire).toEqual(got.node.wire)
+      expect(got.raw.wire.match(/HTTP\/1\.1 \d+/g)?.length).toBeGreaterThanOrEqual(2)
+    } finally {
+      for (const side of [node, raw]) side.httpServer.maxRequestsPerSocket = 0
+    }
   })
 
   it("stops running pipelined requests from a client that does not read, as node:http does", async () => {

@@ -583,8 +583,12 @@ class RawConnection {
     // The head is looked for in its latin1 text (what it is parsed from), within node:http's limit.
     const text = buffer.toString("latin1", 0, Math.min(buffer.length, maxHeaderSize))
     const end = text.indexOf("\r\n\r\n")
-    // A head or body not all here goes to node:http with what was read, so its timeouts apply as they are.
-    const head = end < 0 ? undefined : parseHead(text, end, this.#edge.maxBodyBytes)
+    // A head or body not all here goes to node:http with what was read, so its timeouts apply as they are;
+    // so does a new connection when the server has settings the raw edge does not apply.
+    const head =
+      end < 0 || (!this.#served && this.#edge.nodeOnly())
+        ? undefined
+        : parseHead(text, end, this.#edge.maxBodyBytes)
     const bodyStart = end + 4
     const bodyEnd = head === undefined ? 0 : bodyStart + head.length
     if (head === undefined || buffer.length < bodyEnd) {
@@ -715,6 +719,15 @@ export class RawEdge {
   keepAliveBufferMs(): number {
     const buffer = (this.httpServer as { keepAliveTimeoutBuffer?: unknown }).keepAliveTimeoutBuffer
     return typeof buffer === "number" && buffer > 0 ? buffer : 0
+  }
+
+  /**
+   * Whether the `node:http` server has settings the raw edge does not apply (a socket `timeout` while a
+   * request runs, `maxRequestsPerSocket`): its connections then all go to `node:http`.
+   */
+  nodeOnly(): boolean {
+    const server = this.httpServer
+    return server.timeout > 0 || (server.maxRequestsPerSocket ?? 0) > 0
   }
 
   forget(connection: RawConnection): void {
