@@ -666,7 +666,7 @@ export class NodeSessions {
   readonly exposure: McpExposure
   readonly #sessions = new Map<string, NodeSession>()
   readonly #opening = new Map<string, Promise<NodeSession>>()
-  /** Ended sessions: nonce → issue time of the id (epoch ms), oldest first. */
+  /** Ended sessions: nonce → issue time of the id (epoch ms), in the order they ended. */
   readonly #ended = new Map<string, number>()
   /** Ids issued before this (epoch ms) are refused: nothing is known here of their ends. */
   #notBefore = Date.now()
@@ -805,9 +805,7 @@ export class NodeSessions {
         this.#revoke(session)
       else if (session.lastSeen < cutoff) void session.server.close().catch(() => {})
     const oldest = now - this.#options.maxAgeMs
-    for (const [nonce, issuedAt] of this.#ended)
-      if (issuedAt < oldest) this.#ended.delete(nonce)
-      else break
+    for (const [nonce, issuedAt] of this.#ended) if (issuedAt < oldest) this.#ended.delete(nonce)
   }
 
   async close(): Promise<void> {
