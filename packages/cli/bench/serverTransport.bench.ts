@@ -2,7 +2,7 @@
  * The server side of a relayed call, by HTTP transport: two `toolplane serve --transport http` processes
  * fronting the same upstream MCP server (bench/upstream.ts, its own process), one with the baseline
  * `[server] http_transport` and one with the candidate: by default `"node"` (the lean transport on
- * node:http; baseline) and `"raw"` (the same behind the raw HTTP/1.1 edge, the default);
+ * node:http; baseline) and `"raw"` (the same behind the raw HTTP/1.1 edge, opt-in);
  * `BENCH_HTTP_TRANSPORTS=sdk,node` compares others. The official SDK client (this process) calls `echo` through
  * each, at concurrency 1 and 32, rounds interleaved (@toolplane/bench-kit), medians of rounds. Reports
  * throughput, p50/p99 and the CPU time per call of each gateway process alone (/proc/<pid>/stat), the

@@ -1,7 +1,7 @@
 /**
  * The official MCP conformance suite (`@modelcontextprotocol/conformance`, all 32 server scenarios)
- * against (a) a Toolplane service (over `serveHttp`'s default raw transport and over `transport: "sdk"`; the
- * node transport serves whatever the raw edge hands over, and the server suites run over all three) that implements the scenarios (fixtures/conformanceTools.ts:
+ * against (a) a Toolplane service (over `serveHttp`'s default node transport and over `transport: "sdk"`;
+ * the server suites run over all three transports) that implements the scenarios (fixtures/conformanceTools.ts:
  * `defineTool` tools in a local backend and a runner; fixtures/conformanceResources.ts: an in-process
  * `ResourceProvider` in a `resourceCatalog`; `serveHttp` with `naming: "name"`), and (b) the gateway:
  * `toolplane serve --transport http` (a subprocess) fronting two MCP servers, the same tools served

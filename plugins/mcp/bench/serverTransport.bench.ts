@@ -1,6 +1,6 @@
 /**
  * The server transport of `serveHttp`: `transport: "node"` (the lean one on node:http, baseline),
- * `transport: "raw"` (the lean one behind the raw HTTP/1.1 edge, the default) and `transport: "sdk"` (the
+ * `transport: "raw"` (the lean one behind the raw HTTP/1.1 edge, opt-in) and `transport: "sdk"` (the
  * MCP SDK's StreamableHTTPServerTransport), in the same rounds: the official SDK client (this process) calls an
  * echo tool over Streamable HTTP on loopback, each server in its own process (bench/transportServer.ts),
  * at concurrency 1 and 32. Reports throughput, p50/p99, and the CPU time per call of each server process

@@ -385,15 +385,26 @@ describe("serveHttp raw edge", () => {
     }
   })
 
-  it("answers 408 when a body does not arrive within requestTimeout", async () => {
-    raw.httpServer.requestTimeout = 300
+  it("answers a body that does not arrive within requestTimeout as the node transport does", async () => {
+    for (const side of [raw, node]) {
+      side.httpServer.headersTimeout = 200
+      side.httpServer.requestTimeout = 300
+    }
     try {
-      const whole = callRequest(raw.port, rawSession, 48, "slow body")
-      const got = await exchange(raw.port, [whole.slice(0, whole.length - 5)], { timeoutMs: 4000 })
-      expect(got.answers.map((a) => a.status)).toEqual([408])
-      expect(got.closed).toBe(true)
+      const [onRaw, onNode] = await Promise.all(
+        [raw, node].map((side) => {
+          const whole = callRequest(side.port, side === raw ? rawSession : nodeSession, 48, "slow body")
+          return exchange(side.port, [whole.slice(0, whole.length - 5)], { timeoutMs: 2500 })
+        }),
+      )
+      expect(onRaw!.answers.map((a) => a.status)).toEqual([408])
+      expect(onNode!.answers.map((a) => a.status)).toEqual([408])
+      expect(onRaw!.closed).toBe(onNode!.closed)
     } finally {
-      raw.httpServer.requestTimeout = 300_000
+      for (const side of [raw, node]) {
+        side.httpServer.headersTimeout = 60_000
+        side.httpServer.requestTimeout = 300_000
+      }
     }
   })
 

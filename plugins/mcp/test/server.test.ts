@@ -23,6 +23,7 @@ import {
   ERROR_META_KEY,
   isLoopbackHost,
   type McpHttpServerHandle,
+  memoryReplicaBus,
   serveHttp,
   TOOL_META_KEY,
 } from "../src/index.js"
@@ -406,8 +407,10 @@ describe("serveHttp session bookkeeping", () => {
     }
   })
 
-  it("drops idle sessions from memory and rebuilds one from its signed id on its next request (node transport)", async () => {
-    const handle = await serveHttp(demoService(), { sessionIdleMs: 50 })
+  it("drops idle sessions of a replica from memory and rebuilds one from its signed id on its next request (node transport)", async () => {
+    // With a bus another replica may be serving the session, so idleness here only drops the state
+    // (in one process an idle session is over; see sessionIds.test.ts).
+    const handle = await serveHttp(demoService(), { sessionIdleMs: 50, bus: memoryReplicaBus() })
     try {
       const client = new Client({ name: "idle", version: "0" })
       const transport = new StreamableHTTPClientTransport(new URL(handle.url))

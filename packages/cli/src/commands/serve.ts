@@ -217,6 +217,10 @@ export const serveCommand = defineCommand({
           handle = await serveHttp(service, {
             transport: httpTransport,
             ...(sessionSecret !== undefined ? { sessionSecret } : {}),
+            ...(server.session_idle_ms !== undefined ? { sessionIdleMs: server.session_idle_ms } : {}),
+            ...(server.session_max_age_ms !== undefined
+              ? { sessionMaxAgeMs: server.session_max_age_ms }
+              : {}),
             ...(bus ? { bus } : {}),
             serverInfo,
             watch,

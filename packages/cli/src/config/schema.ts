@@ -276,11 +276,14 @@ export const ServerConfig = z.strictObject({
   /** HTTP authentication; required to serve a non-loopback address. */
   auth: AuthConfig.optional(),
   /**
-   * The Streamable HTTP transport: `raw` (default), the lean one behind a node:net edge that parses the
-   * plain POSTs of tool calls itself and hands everything else to node:http; `node`, the lean one with
-   * every request parsed by node:http; or `sdk`, the MCP SDK's (one process only).
+   * The Streamable HTTP transport: `node` (default), the lean one with every request parsed by node:http;
+   * `raw` (opt-in), the same behind a node:net edge that parses the plain POSTs of tool calls itself and
+   * hands everything else to node:http; or `sdk`, the MCP SDK's (one process only).
    */
-  http_transport: z.enum(["raw", "node", "sdk"]).default("raw"),
+  http_transport: z.enum(["raw", "node", "sdk"]).default("node"),
+  /** HTTP sessions: idle time after which one is over (one replica), and the lifetime of a session id. */
+  session_idle_ms: z.number().int().positive().optional(),
+  session_max_age_ms: z.number().int().positive().optional(),
   /** Run as one of several replicas sharing a bus (see {@link ReplicasConfig}). */
   replicas: ReplicasConfig.optional(),
   /** The lock file of pinned tool definitions, relative to the config file. Default: `<config name>.lock.json`. */

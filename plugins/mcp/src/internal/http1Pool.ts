@@ -20,6 +20,7 @@
  * @internal
  * @since 0.2.0
  */
+import { maxHeaderSize } from "node:http"
 import { connect, type Socket } from "node:net"
 import { StringDecoder } from "node:string_decoder"
 
@@ -41,7 +42,7 @@ export class Http1Error extends Error {
 export interface Http1PoolOptions {
   readonly host: string
   readonly port: number
-  /** Largest response head (status line and headers). Default 64 KiB. */
+  /** Largest response head (status line and headers). Default: `node:http`'s `maxHeaderSize` (16 KiB). */
   readonly maxHeaderBytes?: number
   /** Largest body {@link Http1Response.text} takes. Default 64 MiB. */
   readonly maxBodyBytes?: number
@@ -116,6 +117,8 @@ const keepAliveTimeoutOf = (value: string): number | undefined => {
   return lastKeepAliveTimeout
 }
 const DIGITS = /^\d{1,15}$/
+/** Header lines of an answer that are read (`node:http`'s client keeps as many: `maxHeadersCount` 2000 / 2). */
+const MAX_HEADER_LINES = 1000
 
 /** Whether `name: value` can be written into a request head as it is (no header injection). */
 export const isValidHeader = (name: string, value: string): boolean =>
@@ -407,6 +410,7 @@ class Connection {
     // A Map: header names are arbitrary keys (an object would go to dictionary mode on every answer).
     // One pass over the lines, no split and no regular expression per line.
     const headers = new Map<string, string>()
+    let lines = 0
     for (let at = eol + 2; at < text.length; ) {
       let end = text.indexOf("\r\n", at)
       if (end < 0) end = text.length
@@ -422,10 +426,20 @@ class Connection {
       }
       const raw = text.slice(at, colon)
       const name = upper ? raw.toLowerCase() : raw
+      // As node:http: a value holds visible characters, SP, HTAB and obs-text only (a bare CR or LF, a
+      // NUL or another control character fails the answer instead of ending up in a header).
+      for (let i = colon + 1; i < end; i++) {
+        const c = text.charCodeAt(i)
+        if ((c < 32 && c !== 9) || c === 127)
+          return `bad header value for ${JSON.stringify(name.slice(0, 100))}`
+      }
+      at = end + 2
+      // As node:http's client: lines past its header count are checked but not read.
+      if (++lines > MAX_HEADER_LINES) continue
+      if (name === "content-length" && headers.has(name)) return "content-length given twice"
       const value = text.slice(colon + 1, end).trim()
       const seen = headers.get(name)
       headers.set(name, seen === undefined ? value : `${seen}, ${value}`)
-      at = end + 2
     }
     exchange.headers = headers
     if (exchange.status < 200) return undefined
@@ -443,18 +457,12 @@ class Connection {
         exchange.mode = "close"
         keepAlive = false
       }
-      // Both framings: the length is ignored, and the connection is not trusted for another request.
-      if (cl !== undefined) keepAlive = false
+      // Both framings: refused, as node:http does (a smuggling shape).
+      if (cl !== undefined) return "both content-length and transfer-encoding"
     } else if (cl !== undefined) {
-      // One plain length (the common case) needs no split; repeated equal lengths are accepted.
-      let length = cl
-      if (!DIGITS.test(cl)) {
-        const values = cl.split(",").map((v) => v.trim())
-        if (values.some((v) => !DIGITS.test(v)) || values.some((v) => v !== values[0]))
-          return `bad content-length ${JSON.stringify(cl.slice(0, 100))}`
-        length = values[0]!
-      }
-      exchange.remaining = Number(length)
+      // One plain decimal length, as node:http accepts (no list, no sign).
+      if (!DIGITS.test(cl)) return `bad content-length ${JSON.stringify(cl.slice(0, 100))}`
+      exchange.remaining = Number(cl)
       exchange.mode = exchange.remaining === 0 ? "none" : "length"
     } else {
       exchange.mode = "close"
@@ -611,7 +619,7 @@ export class Http1Pool {
   constructor(options: Http1PoolOptions) {
     this.#host = options.host
     this.#port = options.port
-    this.maxHeaderBytes = options.maxHeaderBytes ?? 64 * 1024
+    this.maxHeaderBytes = options.maxHeaderBytes ?? maxHeaderSize
     this.#maxBody = options.maxBodyBytes ?? 64 * 1024 * 1024
     this.#maxIdle = options.maxIdle ?? 64
     this.#idleMs = options.idleMs ?? 15_000

@@ -127,6 +127,9 @@ export interface JwtAuthOptions {
   readonly algorithms?: readonly string[]
 }
 
+/** The claims `jwtVerify` checks (the only names its claim errors carry into a description). */
+const CLAIMS = new Set(["iss", "aud", "exp", "nbf", "iat", "sub", "jti", "typ"])
+
 const scopesOf = (payload: JWTPayload): string[] => {
   const scope = payload.scope ?? payload.scp
   if (typeof scope === "string") return scope.split(" ").filter(Boolean)
@@ -193,21 +196,35 @@ export const jwtAuth = (options: JwtAuthOptions): McpHttpAuth => {
           token,
         }
       } catch (error) {
+        // Fixed text only: a library's message can quote the token (a header parameter's name, say),
+        // and the description ends up in a response header.
         const description =
           error instanceof joseErrors.JWTExpired
             ? "token expired"
             : error instanceof joseErrors.JWTClaimValidationFailed
-              ? `claim "${error.claim}" invalid: ${error.reason}`
+              ? `claim ${CLAIMS.has(error.claim) ? error.claim : "?"} invalid`
               : error instanceof joseErrors.JWSSignatureVerificationFailed
                 ? "signature verification failed"
-                : error instanceof joseErrors.JOSEError
-                  ? error.message
+                : error instanceof joseErrors.JOSEError && /^ERR_[A-Z_]{1,60}$/.test(error.code)
+                  ? `token could not be verified (${error.code})`
                   : "token could not be verified"
         return { error: "invalid_token", description }
       }
     },
   }
 }
+
+/**
+ * `text` as the content of a `WWW-Authenticate` quoted string: the characters RFC 6750 allows in
+ * `error_description` and `scope` (printable ASCII without the double quote and backslash), anything else (CR, LF, NUL,
+ * quotes, non-ASCII) replaced by `?`, at most 200 characters. A verifier's description, whoever wrote
+ * it, never reaches the header as it is.
+ *
+ * @internal
+ * @since 0.3.0
+ */
+export const challengeText = (text: string): string =>
+  text.slice(0, 200).replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, "?")
 
 /**
  * Checks a request's `Authorization` header; the caller, or the status, headers and body to answer.
@@ -225,21 +242,25 @@ export const authenticate = async (
 > => {
   const match = header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header)
   const result = await auth.verify(match?.[1])
-  const quote = (s: string) => s.replace(/["\\]/g, "")
   if ("error" in result) {
     const challenge =
       match === undefined || match === null
         ? `Bearer resource_metadata="${metadataUrl}"`
-        : `Bearer error="invalid_token", error_description="${quote(result.description)}", resource_metadata="${metadataUrl}"`
-    return { ok: false, status: 401, challenge, message: `Unauthorized: ${result.description}` }
+        : `Bearer error="invalid_token", error_description="${challengeText(result.description)}", resource_metadata="${challengeText(metadataUrl)}"`
+    return {
+      ok: false,
+      status: 401,
+      challenge,
+      message: `Unauthorized: ${challengeText(result.description)}`,
+    }
   }
   const missing = (auth.requiredScopes ?? []).filter((s) => !result.scopes.includes(s))
   if (missing.length > 0)
     return {
       ok: false,
       status: 403,
-      challenge: `Bearer error="insufficient_scope", scope="${quote((auth.requiredScopes ?? []).join(" "))}", resource_metadata="${metadataUrl}"`,
-      message: `Forbidden: token lacks scope ${missing.map((s) => `"${s}"`).join(", ")}`,
+      challenge: `Bearer error="insufficient_scope", scope="${challengeText((auth.requiredScopes ?? []).join(" "))}", resource_metadata="${challengeText(metadataUrl)}"`,
+      message: `Forbidden: token lacks scope ${missing.map((s) => `"${challengeText(s)}"`).join(", ")}`,
     }
   return { ok: true, caller: result }
 }

@@ -45,8 +45,19 @@ export interface ServeHttpOptions extends McpServeOptions {
   readonly allowedHosts?: readonly string[]
   /** Accepted `Origin` values; by default origins whose hostname is an accepted host. */
   readonly allowedOrigins?: readonly string[]
-  /** Sessions without a request for this long are closed. Default 30 minutes. */
+  /**
+   * Sessions without a request for this long are closed. Default 30 minutes. On the node and raw
+   * transports without a `bus` the session is over (its id is refused from then on); with a bus only
+   * this replica's state is dropped, as another replica may be serving the session.
+   */
   readonly sessionIdleMs?: number
+  /**
+   * How long a session id is valid after it was issued (node and raw transports); past it the client
+   * gets 404 and starts a new session. Default 24 hours.
+   *
+   * @since 0.3.0
+   */
+  readonly sessionMaxAgeMs?: number
   /** Most concurrent sessions; further `initialize` requests get HTTP 503. Default 10 000. */
   readonly maxSessions?: number
   /** Answer POSTs with plain JSON instead of an SSE stream (no progress or logs during calls). */
@@ -81,13 +92,13 @@ export interface ServeHttpOptions extends McpServeOptions {
   /**
    * The HTTP transport:
    *
-   * - `"raw"` (default): the lean session transport behind a `node:net` edge that parses the hot path
-   *   itself (a plain `POST` with a `content-length` body: every `tools/call`) and hands every other
-   *   request and connection (GET streams, DELETE, chunked bodies, `Expect`, anything unusual or
-   *   malformed) to the `node:http` server, which serves them exactly as `"node"` does;
-   * - `"node"`: the same lean transport with every request parsed by `node:http` (one JSON write per
-   *   answer, an SSE stream only when a call sends notifications or requests to the client; signed
-   *   session ids, so replicas need no sticky sessions);
+   * - `"node"` (default since 0.3.0): the lean session transport with every request parsed and every
+   *   answer written by `node:http` (one JSON write per answer, an SSE stream only when a call sends
+   *   notifications or requests to the client; signed session ids, so replicas need no sticky sessions);
+   * - `"raw"` (opt-in): the same behind a `node:net` edge that parses the hot path itself (a plain
+   *   `POST` whose `content-length` body arrived whole) and hands every other request and connection
+   *   (GET streams, DELETE, chunked or slow bodies, `Expect`, anything unusual or malformed) to the
+   *   `node:http` server, which serves them exactly as `"node"` does;
    * - `"sdk"`: the MCP SDK's `StreamableHTTPServerTransport` (one process only; kept for comparison).
    *
    * @since 0.2.0
@@ -359,6 +370,12 @@ export const serveHttp = async (
   let acceptedHost: string | undefined
   const sessionIdleMs = options.sessionIdleMs ?? 30 * 60_000
   const maxSessions = options.maxSessions ?? 10_000
+  const sessionMaxAgeMs = options.sessionMaxAgeMs ?? 24 * 60 * 60_000
+  if (!(sessionMaxAgeMs > 0))
+    throw new ConfigError({
+      path: "sessionMaxAgeMs",
+      reason: `must be a positive number of milliseconds, got ${JSON.stringify(options.sessionMaxAgeMs)}`,
+    })
   const exposure = new McpExposure(service, options)
   const lean =
     options.transport === "sdk"
@@ -370,6 +387,7 @@ export const serveHttp = async (
           maxSessions,
           maxBodyBytes: MAX_BODY_BYTES,
           enableJsonResponse: options.enableJsonResponse ?? false,
+          maxAgeMs: sessionMaxAgeMs,
           ...(options.onError ? { onError: options.onError } : {}),
         })
   if (
@@ -580,10 +598,16 @@ export const serveHttp = async (
     }
     pending?.catch((error) => failed(res, error))
   }
-  const httpServer = createServer(serve)
+  // Header and request timeouts are checked every second (node:http's default is every 30 s, so a
+  // slow head could hold a connection that much past `headersTimeout`). The keep-alive buffer is
+  // node:http's default, given so the raw edge can read it (Node versions without the option ignore it).
+  const httpServer = createServer(
+    { connectionsCheckingInterval: 1000, keepAliveTimeoutBuffer: 1000 } as Parameters<typeof createServer>[0],
+    serve,
+  )
   httpServer.keepAliveTimeout = 65_000
   const raw =
-    lean && (options.transport ?? "raw") === "raw"
+    lean && options.transport === "raw"
       ? new RawEdge({ handle: serve, httpServer, maxBodyBytes: MAX_BODY_BYTES })
       : undefined
 

@@ -12,6 +12,12 @@
  * server → client request made by another replica, notifications for a GET stream held by another
  * replica, cancellations, and session ends.
  *
+ * Session ids expire (`maxAgeMs` after their issue time) and ended sessions stay ended: what is
+ * remembered is the nonce of each ended session's (canonical) id. A replica refuses ids issued before
+ * it started unless the replicas already running told it what they know of ended sessions (a `sync`
+ * over the bus, answered with their lists and how far back they reach), so a restart never forgets a
+ * revocation: in one process, a restart refuses every id issued before it.
+ *
  * @internal
  */
 import { randomBytes } from "node:crypto"
@@ -57,8 +63,10 @@ const LOCAL_ONLY = new Set([
   "notifications/resources/list_changed",
   "notifications/prompts/list_changed",
 ])
-/** Ended sessions remembered (their signed ids stay refused). */
+/** Ended sessions remembered (their signed ids stay refused); past this, older ids are refused. */
 const MAX_ENDED = 100_000
+/** How long a starting replica waits for the running ones to tell it the ended sessions. */
+const SYNC_MS = 500
 
 const SSE_HEADERS = {
   "content-type": "text/event-stream",
@@ -341,6 +349,11 @@ class DirectExtra {
 class NodeSession implements Transport {
   readonly sessionId: string
   readonly clientId: string | undefined
+  /** The nonce and issue time (epoch ms) of its id. */
+  readonly nonce: string
+  readonly issuedAt: number
+  /** When its id expires (epoch ms). */
+  readonly expiresAt: number
   readonly #owner: NodeSessions
   server!: Server
   lastSeen = Date.now()
@@ -356,10 +369,13 @@ class NodeSession implements Transport {
   onclose?: () => void
   onerror?: (error: Error) => void
 
-  constructor(owner: NodeSessions, sessionId: string, clientId: string | undefined) {
+  constructor(owner: NodeSessions, sessionId: string, clientId: string | undefined, claims: SessionClaims) {
     this.#owner = owner
     this.sessionId = sessionId
     this.clientId = clientId
+    this.nonce = claims.n
+    this.issuedAt = claims.t
+    this.expiresAt = claims.t + owner.maxAgeMs
   }
 
   get jsonOnly(): boolean {
@@ -627,6 +643,8 @@ export interface NodeSessionsOptions {
   readonly maxSessions: number
   readonly maxBodyBytes: number
   readonly enableJsonResponse: boolean
+  /** How long a session id is valid after it was issued. */
+  readonly maxAgeMs: number
   readonly onError?: (error: unknown) => void
 }
 
@@ -635,6 +653,10 @@ type BusMessage =
   | { k: "notify"; s: string; m: unknown; f?: string }
   | { k: "cancel"; s: string; m: Message; f?: string }
   | { k: "end"; s: string; f?: string }
+  /** A replica starting: what do the others know of ended sessions? */
+  | { k: "sync"; f?: string }
+  /** The answer, to replica `to`: ended sessions (nonce, issue time) and the oldest issue time accepted. */
+  | { k: "ended"; to: string; nb: number; e: [string, number][]; f?: string }
 
 /** The sessions of one `serveHttp` server on the node transport. */
 export class NodeSessions {
@@ -644,13 +666,21 @@ export class NodeSessions {
   readonly exposure: McpExposure
   readonly #sessions = new Map<string, NodeSession>()
   readonly #opening = new Map<string, Promise<NodeSession>>()
-  readonly #ended = new Set<string>()
+  /** Ended sessions: nonce → issue time of the id (epoch ms), in the order they ended. */
+  readonly #ended = new Map<string, number>()
+  /** Ids issued before this (epoch ms) are refused: nothing is known here of their ends. */
+  #notBefore = Date.now()
+  #synced: (() => void) | undefined
   #pending = 0
   #unsubscribe: (() => Promise<void>) | undefined
 
   constructor(options: NodeSessionsOptions) {
     this.#options = options
     this.exposure = options.exposure
+  }
+
+  get maxAgeMs(): number {
+    return this.#options.maxAgeMs
   }
 
   get jsonOnly(): boolean {
@@ -663,7 +693,20 @@ export class NodeSessions {
 
   async start(): Promise<void> {
     const bus = this.#options.bus
-    if (bus) this.#unsubscribe = await bus.subscribe((text) => this.#fromBus(text))
+    if (!bus) return
+    this.#unsubscribe = await bus.subscribe((text) => this.#fromBus(text))
+    // Every end published from now on arrives here: until a running replica answers (or with none), ids
+    // issued before now stay refused.
+    this.#notBefore = Date.now()
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, SYNC_MS)
+      this.#synced = () => {
+        clearTimeout(timer)
+        resolve()
+      }
+      this.publish({ k: "sync" })
+    })
+    this.#synced = undefined
   }
 
   publish(message: BusMessage): void {
@@ -682,7 +725,7 @@ export class NodeSessions {
       return
     }
     if (message.f === this.replicaId) return
-    const session = this.#sessions.get(message.s)
+    const session = "s" in message ? this.#sessions.get(message.s) : undefined
     switch (message.k) {
       case "reply":
         if (message.t === this.replicaId) session?.deliverAnswer(message.m)
@@ -693,26 +736,76 @@ export class NodeSessions {
       case "cancel":
         session?.cancelled(message.m)
         return
-      case "end":
-        this.#end(message.s)
+      case "end": {
+        const claims = verifySessionId(this.#options.key, message.s)
+        if (claims) this.#end(claims.n, claims.t)
         void session?.server.close().catch(() => {})
+        return
+      }
+      case "sync":
+        if (message.f !== undefined)
+          this.publish({ k: "ended", to: message.f, nb: this.#notBefore, e: [...this.#ended] })
+        return
+      case "ended":
+        if (message.to !== this.replicaId || !Array.isArray(message.e)) return
+        for (const entry of message.e)
+          if (Array.isArray(entry) && typeof entry[0] === "string" && Number.isSafeInteger(entry[1]))
+            this.#end(entry[0], entry[1])
+        // Its list is complete for the ids it accepts: so is this one's now.
+        if (Number.isSafeInteger(message.nb)) this.#notBefore = Math.min(this.#notBefore, message.nb)
+        this.#synced?.()
         return
     }
   }
 
-  #end(id: string): void {
-    this.#ended.add(id)
-    if (this.#ended.size > MAX_ENDED) this.#ended.delete(this.#ended.values().next().value as string)
+  /** Remembers an ended session (its id's nonce and issue time). */
+  #end(nonce: string, issuedAt: number): void {
+    if (this.#ended.has(nonce)) return
+    this.#ended.set(nonce, issuedAt)
+    if (this.#ended.size > MAX_ENDED) {
+      // Forgetting one: refuse every id issued up to it instead.
+      const [oldest, at] = this.#ended.entries().next().value as [string, number]
+      this.#ended.delete(oldest)
+      this.#notBefore = Math.max(this.#notBefore, at + 1)
+    }
+  }
+
+  /** Ends a session: refused from now on, here and (over the bus) on every replica. */
+  #revoke(session: NodeSession): void {
+    this.#end(session.nonce, session.issuedAt)
+    this.publish({ k: "end", s: session.sessionId })
+    void session.server.close().catch(() => {})
+  }
+
+  /** Whether a session open here is still valid (not expired; ends elsewhere close it here). */
+  #current(session: NodeSession): boolean {
+    if (session.expiresAt >= Date.now()) return true
+    this.#revoke(session)
+    return false
+  }
+
+  /** Whether an id issued at `issuedAt` with `nonce` is refused (expired, ended, or from before what is known). */
+  #refused(nonce: string, issuedAt: number, now: number): boolean {
+    return issuedAt < this.#notBefore || now - issuedAt > this.#options.maxAgeMs || this.#ended.has(nonce)
   }
 
   forget(session: NodeSession): void {
     if (this.#sessions.get(session.sessionId) === session) this.#sessions.delete(session.sessionId)
   }
 
-  /** Drops sessions idle since before `cutoff` (a request for one later rebuilds it from its id). */
+  /**
+   * Ends sessions idle since before `cutoff` or past their lifetime. Idle ones are ended for good in one
+   * process; with a bus only this replica's state is dropped (another may be serving the session, and a
+   * request here later rebuilds it from its id). Forgets ended sessions whose ids have expired anyway.
+   */
   sweep(cutoff: number): void {
+    const now = Date.now()
     for (const session of this.#sessions.values())
-      if (session.lastSeen < cutoff) void session.server.close().catch(() => {})
+      if (session.expiresAt < now || (session.lastSeen < cutoff && this.#options.bus === undefined))
+        this.#revoke(session)
+      else if (session.lastSeen < cutoff) void session.server.close().catch(() => {})
+    const oldest = now - this.#options.maxAgeMs
+    for (const [nonce, issuedAt] of this.#ended) if (issuedAt < oldest) this.#ended.delete(nonce)
   }
 
   async close(): Promise<void> {
@@ -721,8 +814,8 @@ export class NodeSessions {
     this.#sessions.clear()
   }
 
-  async #open(id: string, clientId: string | undefined): Promise<NodeSession> {
-    const session = new NodeSession(this, id, clientId)
+  async #open(id: string, clientId: string | undefined, claims: SessionClaims): Promise<NodeSession> {
+    const session = new NodeSession(this, id, clientId, claims)
     const server = this.#options.exposure.createServer()
     session.server = server
     await server.connect(session)
@@ -733,15 +826,15 @@ export class NodeSessions {
   /** The session `id` names for this client: known here, or rebuilt from its signed id. */
   async #session(id: string, clientId: string | undefined): Promise<NodeSession | undefined | "full"> {
     const known = this.#sessions.get(id)
-    if (known) return known.clientId === clientId ? known : undefined
-    if (this.#ended.has(id)) return undefined
+    if (known) return known.clientId === clientId && this.#current(known) ? known : undefined
     const claims = verifySessionId(this.#options.key, id)
-    if (claims === undefined || claims.u !== clientId) return undefined
+    if (claims === undefined || claims.u !== clientId || this.#refused(claims.n, claims.t, Date.now()))
+      return undefined
     let opening = this.#opening.get(id)
     if (!opening) {
       if (this.#sessions.size + this.#pending >= this.#options.maxSessions) return "full"
       opening = (async () => {
-        const session = await this.#open(id, clientId)
+        const session = await this.#open(id, clientId, claims)
         await session.replay(claims)
         return session
       })()
@@ -790,8 +883,7 @@ export class NodeSessions {
     if (session === "full") return jsonRpcError(res, 503, -32000, "Too many sessions")
     if (session === undefined) return jsonRpcError(res, 404, -32001, "Session not found")
     if (method === "GET") return session.openStream(res)
-    this.#end(sessionId)
-    this.publish({ k: "end", s: sessionId })
+    this.#revoke(session)
     await session.server.close().catch(() => {})
     res.writeHead(200, { "content-length": "0" })
     res.end()
@@ -882,7 +974,8 @@ export class NodeSessions {
     const here = this.#sessions.get(sessionId)
     if (here === undefined)
       return this.#toSession(sessionId, messages as Message[], batch, req, res, authInfo)
-    if (here.clientId !== clientId) return jsonRpcError(res, 404, -32001, "Session not found")
+    if (here.clientId !== clientId || !this.#current(here))
+      return jsonRpcError(res, 404, -32001, "Session not found")
     here.receive(messages as Message[], batch, req, res, authInfo)
     return
   }
@@ -925,7 +1018,7 @@ export class NodeSessions {
       return jsonRpcError(res, 503, -32000, "Too many sessions")
     const params = (initialize.params ?? {}) as Record<string, unknown>
     const capabilities = params.capabilities
-    const id = signSessionId(this.#options.key, {
+    const claims: SessionClaims = {
       v: typeof params.protocolVersion === "string" ? params.protocolVersion : "",
       c:
         typeof capabilities === "object" && capabilities !== null
@@ -934,11 +1027,13 @@ export class NodeSessions {
       i: compactClientInfo(params.clientInfo),
       ...(clientId !== undefined ? { u: clientId } : {}),
       n: sessionNonce(),
-    })
+      t: Date.now(),
+    }
+    const id = signSessionId(this.#options.key, claims)
     this.#pending++
     let session: NodeSession
     try {
-      session = await this.#open(id, clientId)
+      session = await this.#open(id, clientId, claims)
     } finally {
       this.#pending--
     }

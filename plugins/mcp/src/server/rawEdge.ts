@@ -15,9 +15,16 @@
  * `node:http` server, which owns the connection from then on, and rejects (CL + TE, two content-lengths,
  * header overflow with 431, oversized bodies with 413) or serves it exactly as the node transport does.
  *
- * Timeouts follow the `node:http` server's settings (read at each check): a request whose headers are not
- * complete within `headersTimeout`, or whose body is not within `requestTimeout`, gets a 408 and the
- * connection is closed; a connection idle longer than `keepAliveTimeout` is closed.
+ * The raw edge only ever runs a request it holds whole: a request whose head or body is not all read when
+ * its turn comes (a slow or drip-fed client, a body larger than a read) is handed over too, so
+ * `headersTimeout` and `requestTimeout` are `node:http`'s own. It keeps a connection only while it is
+ * answering or idle between requests: a new connection that sends nothing within `headersTimeout` gets
+ * `node:http`'s 408, an idle one is closed after `keepAliveTimeout` plus `keepAliveTimeoutBuffer`, as
+ * `node:http` does. A head of more than {@link MAX_HEAD_LINES} lines is handed over (`node:http` keeps
+ * only `maxHeadersCount` of them). Reading stops while the socket's write buffer is over its high-water
+ * mark (a client that pipelines requests and does not read its answers), as `node:http` does, and a
+ * header value with a character `node:http` refuses (CR, LF, NUL, other controls) throws its
+ * `ERR_INVALID_CHAR` instead of being written.
  *
  * @internal
  */
@@ -28,8 +35,35 @@ import type { EdgeRequest, EdgeResponse, KnownHeaders } from "./edgeExchange.js"
 
 /** Bytes read ahead while a request is answered before the socket is paused (pipelining). */
 const READ_AHEAD = 64 * 1024
-/** How often timeouts are checked (`node:http` checks every 30 s by default). */
-const CHECK_MS = 1000
+/** Heads with more lines than this go to `node:http` (which drops lines past `maxHeadersCount`). */
+export const MAX_HEAD_LINES = 100
+/** `node:http`'s 408 for a connection that sent no head in time, byte for byte. */
+const REQUEST_TIMEOUT_ANSWER = "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n"
+
+/** A header value character `node:http` refuses to write (it allows HTAB, SP to `~`, and 0x80–0xFF). */
+const INVALID_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/
+
+const invalidHeader = (code: string, message: string): TypeError =>
+  Object.assign(new TypeError(message), { code })
+
+/** Throws as `node:http`'s `writeHead` does for a header name or value it would not write. */
+const checkHeaders = (headers: OutgoingHttpHeaders | undefined): void => {
+  if (headers === undefined) return
+  for (const key in headers) {
+    const value = headers[key]
+    if (value === undefined) continue
+    if (key.length === 0 || !isToken(key))
+      throw invalidHeader("ERR_INVALID_HTTP_TOKEN", `Header name must be a valid HTTP token ["${key}"]`)
+    for (const item of Array.isArray(value) ? value : [value])
+      if (INVALID_VALUE_CHAR.test(String(item)))
+        throw invalidHeader("ERR_INVALID_CHAR", `Invalid character in header content ["${key}"]`)
+  }
+}
+
+const isToken = (name: string): boolean => {
+  for (let i = 0; i < name.length; i++) if (TOKEN_CHAR[name.charCodeAt(i)] !== 1) return false
+  return true
+}
 
 let dateSecond = -1
 let dateText = ""
@@ -63,13 +97,6 @@ interface Head {
   readonly known: KnownHeaders
   readonly length: number
   readonly close: boolean
-}
-
-/** Whether `buffer[0, end)` holds an LF not preceded by CR. */
-const hasBareLf = (buffer: Buffer, end: number): boolean => {
-  for (let i = buffer.indexOf(10); i >= 0 && i < end; i = buffer.indexOf(10, i + 1))
-    if (i === 0 || buffer[i - 1] !== 13) return true
-  return false
 }
 
 const isOws = (c: number) => c === 32 || c === 9
@@ -167,7 +194,7 @@ export const parseHead = (text: string, end: number, maxBodyBytes: number): Head
       if (c >= 65 && c <= 90) c += 32
       hash = (Math.imul(hash, 31) + c) | 0
     }
-    if (colon === at || colon === lineEnd) return undefined
+    if (colon === at || colon === lineEnd || count === MAX_HEAD_LINES) return undefined
     let start = colon + 1
     let stop = lineEnd
     while (start < stop && isOws(text.charCodeAt(start))) start++
@@ -346,6 +373,7 @@ class RawResponse implements EdgeResponse {
 
   writeHead(status: number, headers?: OutgoingHttpHeaders): this {
     if (this.headersSent) throw new Error("writeHead after the headers were sent")
+    checkHeaders(headers)
     this.#status = status
     this.#headers = headers
     this.headersSent = true
@@ -470,11 +498,11 @@ class RawConnection {
   /** Bytes read and not yet consumed (`#size` of them in total). */
   #chunks: Buffer[] = []
   #size = 0
-  #head: Head | undefined
   #active: RawResponse | undefined
-  /** When the request being read started (0: none), or the connection became idle. */
-  started = 0
-  idleSince = Date.now()
+  /** Whether a request was read on this connection (until then the socket timeout is `headersTimeout`). */
+  #served = false
+  /** Waiting for the socket's write buffer to drain before reading the next request. */
+  #blocked = false
   #done = false
   #scheduled = false
 
@@ -485,12 +513,16 @@ class RawConnection {
     socket.on("end", this.#onEnd)
     socket.on("close", this.#onClose)
     socket.on("error", this.#onError)
+    socket.on("timeout", this.#onTimeout)
+    // As node:http: a connection that sends no head within headersTimeout is answered 408.
+    const headersTimeout = edge.httpServer.headersTimeout
+    if (headersTimeout > 0) socket.setTimeout(headersTimeout)
   }
 
   readonly #onData = (chunk: Buffer): void => {
     this.#chunks.push(chunk)
     this.#size += chunk.length
-    if (this.#active === undefined) this.#parse()
+    if (this.#active === undefined && !this.#blocked) this.#parse()
     else if (this.#size > READ_AHEAD) this.#socket.pause()
   }
 
@@ -513,12 +545,23 @@ class RawConnection {
 
   readonly #onError = (): void => {}
 
-  get hasHead(): boolean {
-    return this.#head !== undefined
+  /** No head in time on a new connection (408), or idle past the keep-alive timeout (closed). */
+  readonly #onTimeout = (): void => {
+    if (this.#done || this.#active !== undefined) return
+    this.#done = true
+    this.#edge.forget(this)
+    if (this.#served) this.#socket.destroy()
+    else {
+      this.#socket.end(REQUEST_TIMEOUT_ANSWER)
+      this.#socket.destroySoon()
+    }
   }
 
-  get answering(): boolean {
-    return this.#active !== undefined
+  readonly #drained = (): void => {
+    this.#blocked = false
+    if (this.#done) return
+    this.#socket.resume()
+    this.#parse()
   }
 
   #flat(): Buffer {
@@ -526,54 +569,47 @@ class RawConnection {
     return this.#chunks[0]!
   }
 
-  /** Parses and dispatches the next request, if it is complete (one at a time). */
+  /**
+   * Dispatches the next request if it is all here and on the hot path; hands the connection to node:http
+   * if it is not (one request at a time).
+   */
   #parse(): void {
-    if (this.#done || this.#active !== undefined) return
-    if (this.#size === 0 && this.#head === undefined) {
-      this.started = 0
-      this.idleSince = Date.now()
+    if (this.#done || this.#active !== undefined || this.#blocked) return
+    if (this.#size === 0) {
+      this.#idle()
       return
     }
-    if (this.started === 0) this.started = Date.now()
-    let head = this.#head
-    let buffer: Buffer
-    let bodyStart = 0
-    if (head === undefined) {
-      buffer = this.#flat()
-      // The head is looked for in its latin1 text (what it is parsed from), within node:http's limit.
-      const text = buffer.toString("latin1", 0, Math.min(buffer.length, maxHeaderSize))
-      const end = text.indexOf("\r\n\r\n")
-      if (end < 0) {
-        if (buffer.length > maxHeaderSize || hasBareLf(buffer, buffer.length)) this.#handOff()
-        return
-      }
-      head = parseHead(text, end, this.#edge.maxBodyBytes)
-      if (head === undefined) {
-        this.#handOff()
-        return
-      }
-      bodyStart = end + 4
-      if (buffer.length - bodyStart < head.length) {
-        // The body is still coming: keep only what follows the head.
-        this.#head = head
-        this.#chunks = [buffer.subarray(bodyStart)]
-        this.#size -= bodyStart
-        return
-      }
-    } else {
-      if (this.#size < head.length) return
-      buffer = this.#flat()
+    const buffer = this.#flat()
+    // The head is looked for in its latin1 text (what it is parsed from), within node:http's limit.
+    const text = buffer.toString("latin1", 0, Math.min(buffer.length, maxHeaderSize))
+    const end = text.indexOf("\r\n\r\n")
+    // A head or body not all here goes to node:http with what was read, so its timeouts apply as they are;
+    // so does a new connection when the server has settings the raw edge does not apply.
+    const head =
+      end < 0 || (!this.#served && this.#edge.nodeOnly())
+        ? undefined
+        : parseHead(text, end, this.#edge.maxBodyBytes)
+    const bodyStart = end + 4
+    const bodyEnd = head === undefined ? 0 : bodyStart + head.length
+    if (head === undefined || buffer.length < bodyEnd) {
+      this.#handOff()
+      return
     }
-    const bodyEnd = bodyStart + head.length
     const body = buffer.subarray(bodyStart, bodyEnd)
     this.#size -= bodyEnd
     if (this.#size > 0) this.#chunks = [buffer.subarray(bodyEnd)]
     else this.#chunks.length = 0
-    this.#head = undefined
-    this.started = 0
+    if (!this.#served) this.#served = true
+    this.#socket.setTimeout(0)
     const res = new RawResponse(this, this.#socket, head.close)
     this.#active = res
     this.#edge.handle(new RawRequest(head, body), res)
+  }
+
+  /** Nothing to read: the keep-alive timeout runs, as node:http's (plus its buffer). */
+  #idle(): void {
+    const { keepAliveTimeout } = this.#edge.httpServer
+    if (keepAliveTimeout > 0) this.#socket.setTimeout(keepAliveTimeout + this.#edge.keepAliveBufferMs())
   }
 
   /** The response in progress was written: close, or go on with the next request. */
@@ -585,6 +621,13 @@ class RawConnection {
       this.#socket.end()
       return
     }
+    if (this.#socket.writableNeedDrain) {
+      // The client does not read its answers: stop reading (and running) its requests until it does.
+      this.#blocked = true
+      this.#socket.pause()
+      this.#socket.once("drain", this.#drained)
+      return
+    }
     if (this.#socket.isPaused()) this.#socket.resume()
     if (this.#size > 0) {
       // A pipelined request: next turn, not inside the handler that answered.
@@ -594,7 +637,7 @@ class RawConnection {
         this.#scheduled = false
         this.#parse()
       })
-    } else this.idleSince = Date.now()
+    } else this.#idle()
   }
 
   /** Gives the connection, and the bytes read so far, to the `node:http` server. */
@@ -605,6 +648,8 @@ class RawConnection {
     socket.off("end", this.#onEnd)
     socket.off("close", this.#onClose)
     socket.off("error", this.#onError)
+    socket.off("timeout", this.#onTimeout)
+    socket.setTimeout(0)
     this.#edge.forget(this)
     const pending = this.#size > 0 ? this.#flat() : undefined
     this.#chunks = []
@@ -617,13 +662,6 @@ class RawConnection {
 
   keepAliveLine(): string {
     return this.#edge.keepAliveLine()
-  }
-
-  /** Answers 408 and closes (a request not read in time). */
-  timeOut(): void {
-    this.#done = true
-    this.#socket.end("HTTP/1.1 408 Request Timeout\r\nconnection: close\r\n\r\n")
-    this.#socket.destroySoon()
   }
 
   destroy(): void {
@@ -651,7 +689,6 @@ export class RawEdge {
   readonly maxBodyBytes: number
   readonly handle: (req: EdgeRequest, res: EdgeResponse) => void
   readonly #connections = new Set<RawConnection>()
-  readonly #timer: ReturnType<typeof setInterval>
 
   constructor(options: RawEdgeOptions) {
     this.httpServer = options.httpServer
@@ -660,8 +697,6 @@ export class RawEdge {
     this.server = createServer({ allowHalfOpen: true, noDelay: true }, (socket) => {
       this.#connections.add(new RawConnection(this, socket))
     })
-    this.#timer = setInterval(() => this.#check(), CHECK_MS)
-    this.#timer.unref()
   }
 
   #keepAliveMs = -1
@@ -677,26 +712,26 @@ export class RawEdge {
     return this.#keepAliveLine
   }
 
-  forget(connection: RawConnection): void {
-    this.#connections.delete(connection)
+  /**
+   * What node:http adds to `keepAliveTimeout` before it closes an idle connection: its
+   * `keepAliveTimeoutBuffer` where the server was given one (Node versions that have the option), else 0.
+   */
+  keepAliveBufferMs(): number {
+    const buffer = (this.httpServer as { keepAliveTimeoutBuffer?: unknown }).keepAliveTimeoutBuffer
+    return typeof buffer === "number" && buffer > 0 ? buffer : 0
   }
 
-  #check(): void {
-    const now = Date.now()
-    const { headersTimeout, requestTimeout, keepAliveTimeout } = this.httpServer
-    for (const connection of this.#connections) {
-      if (connection.answering) continue
-      if (connection.started > 0) {
-        const limit = connection.hasHead ? requestTimeout : headersTimeout
-        if (limit > 0 && now - connection.started > limit) {
-          this.#connections.delete(connection)
-          connection.timeOut()
-        }
-      } else if (keepAliveTimeout > 0 && now - connection.idleSince > keepAliveTimeout) {
-        this.#connections.delete(connection)
-        connection.destroy()
-      }
-    }
+  /**
+   * Whether the `node:http` server has settings the raw edge does not apply (a socket `timeout` while a
+   * request runs, `maxRequestsPerSocket`): its connections then all go to `node:http`.
+   */
+  nodeOnly(): boolean {
+    const server = this.httpServer
+    return server.timeout > 0 || (server.maxRequestsPerSocket ?? 0) > 0
+  }
+
+  forget(connection: RawConnection): void {
+    this.#connections.delete(connection)
   }
 
   async listen(port: number, host: string): Promise<void> {
@@ -708,7 +743,6 @@ export class RawEdge {
 
   /** Stops listening and closes every connection it owns (those handed over belong to `httpServer`). */
   close(): Promise<void> {
-    clearInterval(this.#timer)
     for (const connection of this.#connections) connection.destroy()
     this.#connections.clear()
     return new Promise((resolve) => this.server.close(() => resolve()))

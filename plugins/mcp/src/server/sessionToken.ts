@@ -4,6 +4,11 @@
  * a key shared by the replicas. A replica that receives a request for a session it has never seen
  * checks the signature and rebuilds the session from the id; nothing is looked up.
  *
+ * An id is accepted only in its canonical spelling (base64url without padding, unused bits zero), so
+ * one session has exactly one id: what is remembered of an ended session (its nonce) cannot be
+ * sidestepped by a variant that decodes to the same bytes. Ids carry their issue time, so they expire
+ * and a replica can refuse ids older than what it knows of ended sessions.
+ *
  * @internal
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
@@ -20,6 +25,8 @@ export interface SessionClaims {
   readonly u?: string
   /** A random nonce: two sessions of one client never share an id. */
   readonly n: string
+  /** When the id was issued, in epoch seconds. */
+  readonly t: number
 }
 
 /** Bytes of the truncated HMAC (128 bits). */
@@ -40,19 +47,33 @@ export const signSessionId = (key: Buffer, claims: SessionClaims): string => {
   return `${body}.${tagOf(key, body).toString("base64url")}`
 }
 
-/** The claims of a session id signed with `key`, or `undefined` (forged, altered or malformed). */
+/** A signed id's shape: base64url body, a dot, the 22 characters of the 16-byte tag. */
+const ID_SHAPE = /^[A-Za-z0-9_-]{1,8000}\.[A-Za-z0-9_-]{22}$/
+
+/** Whether `text` is the canonical base64url of the bytes it decodes to (no other spelling of them). */
+const canonical = (text: string, bytes: Buffer): boolean => bytes.toString("base64url") === text
+
+/**
+ * The claims of a session id signed with `key`, or `undefined` (forged, altered, malformed, or not in
+ * its canonical spelling).
+ */
 export const verifySessionId = (key: Buffer, id: string): SessionClaims | undefined => {
+  if (!ID_SHAPE.test(id)) return undefined
   const dot = id.indexOf(".")
-  if (dot <= 0 || id.length > 8192) return undefined
   const body = id.slice(0, dot)
-  const tag = Buffer.from(id.slice(dot + 1), "base64url")
-  if (tag.length !== TAG_BYTES || !timingSafeEqual(tag, tagOf(key, body))) return undefined
+  const tagText = id.slice(dot + 1)
+  const tag = Buffer.from(tagText, "base64url")
+  if (tag.length !== TAG_BYTES || !canonical(tagText, tag) || !timingSafeEqual(tag, tagOf(key, body)))
+    return undefined
   try {
-    const claims = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as SessionClaims
+    const bytes = Buffer.from(body, "base64url")
+    if (!canonical(body, bytes)) return undefined
+    const claims = JSON.parse(bytes.toString("utf8")) as SessionClaims
     return typeof claims === "object" &&
       claims !== null &&
       typeof claims.v === "string" &&
-      typeof claims.n === "string"
+      typeof claims.n === "string" &&
+      Number.isSafeInteger(claims.t)
       ? claims
       : undefined
   } catch {
