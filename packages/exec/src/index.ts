@@ -57,6 +57,7 @@ export {
   defaultSandboxLimits,
   type EffectSandbox,
   type HostFunction,
+  HostFunctionError,
   hostErrorJson,
   isSandboxRunError,
   type Sandbox,
