@@ -141,7 +141,13 @@ const PRELUDE = `(() => {
     const w = waiting[id]
     if (w === undefined) return
     delete waiting[id]
-    const value = parse(json)
+    let value
+    try { value = parse(json) } catch {
+      // Too deep for this engine's stack (or its memory) where the host's JSON coped: the call still
+      // settles, as a catchable error.
+      w[1](failure({ name: "RangeError", message: "the host's answer is too large or too deeply nested to read" }))
+      return
+    }
     if (signed > 0) w[0](value)
     else w[1](failure(value))
   }
