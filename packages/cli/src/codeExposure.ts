@@ -31,6 +31,12 @@ export const codeModeExposure = (
     maxWorkers: config.max_programs,
     warmWorkers: 1,
     maxMemoryBytes: memoryBytes,
+    // Fairness: each caller's programs run up to its cap and wait in its own queue; free workers go
+    // round-robin over the callers, and time waiting counts against `timeout_ms`.
+    ...(config.max_programs_per_caller !== undefined
+      ? { maxRunsPerCaller: config.max_programs_per_caller }
+      : {}),
+    maxQueuedPerCaller: config.max_queued_per_caller,
   })
   const ask = options.needsApproval
   // Answers by listed tool object: the declaration is built from exactly the objects listed below.
@@ -45,6 +51,7 @@ export const codeModeExposure = (
       memoryBytes,
       maxHostCalls: config.max_tool_calls,
       maxOutputBytes: config.max_output_bytes,
+      maxArgumentBytes: config.max_argument_bytes,
       ...(config.cpu_time_ms !== undefined ? { cpuTimeMs: config.cpu_time_ms } : {}),
     },
     needsApproval: (tool) => marks.get(tool) === true,

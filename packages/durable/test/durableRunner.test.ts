@@ -4,6 +4,7 @@
  * reject, expiry by the runner's clock and by the engine's durable clock), typed errors, replay without
  * re-execution, and a second store reading the same runs (takeovers: takeover.test.ts).
  */
+import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ApprovalDenied, InvalidArguments } from "@toolplane/foundation"
@@ -209,7 +210,10 @@ describe.each([
 describe("storage that cannot be opened", () => {
   it("fails with StorageUnavailable naming the file or the URL (password hidden)", async () => {
     const { runner } = world()
-    const file = join(tmpdir(), "toolplane-no-such-dir", "deeper", "runs.db")
+    // A missing folder is created; one under a regular file cannot be.
+    const blocker = join(mkdtempSync(join(tmpdir(), "toolplane-blocked-")), "not-a-folder")
+    writeFileSync(blocker, "")
+    const file = join(blocker, "deeper", "runs.db")
     const missing = await openDurableRunner({ storage: file, service: runner }).catch((e) => e)
     expect(missing).toBeInstanceOf(StorageUnavailable)
     expect(missing.storage).toBe(file)

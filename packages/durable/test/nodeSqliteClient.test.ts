@@ -4,7 +4,7 @@
  * on failure, nested savepoints), and a second connection in another "process" (a second client on the
  * same file) seeing committed writes.
  */
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
@@ -88,10 +88,11 @@ describe("the node:sqlite SqlClient", () => {
     await other.dispose()
   })
 
-  it("fails to open a file in a missing directory with a SqlError", async () => {
-    const runtime = ManagedRuntime.make(
-      nodeSqliteClientLayer({ filename: join(tmpdir(), "toolplane-missing-dir", "x", "db.sqlite") }),
-    )
+  it("fails to open a file whose folder cannot be created with a SqlError", async () => {
+    // The missing folder would be created (0700); under a regular file it cannot be.
+    const blocker = join(file(), "..", "not-a-folder")
+    writeFileSync(blocker, "")
+    const runtime = ManagedRuntime.make(nodeSqliteClientLayer({ filename: join(blocker, "x", "db.sqlite") }))
     const error = await runtime
       .runPromise(
         Effect.gen(function* () {
@@ -100,8 +101,7 @@ describe("the node:sqlite SqlClient", () => {
       )
       .catch((e) => e)
     expect(error._tag).toBe("SqlError")
-    expect(error.reason._tag).toBe("ConnectionError")
-    expect(error.message).toMatch(/unable to open database file/)
+    expect(error.message).toMatch(/ENOTDIR|not a directory|unable to open database file/)
     await runtime.dispose()
   })
 })

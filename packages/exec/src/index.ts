@@ -58,6 +58,7 @@ export {
   defaultSandboxLimits,
   type EffectSandbox,
   type HostFunction,
+  HostFunctionError,
   hostErrorJson,
   isSandboxRunError,
   type Sandbox,

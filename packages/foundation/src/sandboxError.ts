@@ -15,17 +15,26 @@ const withLogs = (message: string, logs: readonly string[] | undefined): string 
 
 /**
  * The program ran past its wall-clock budget and was stopped (from inside the engine, or by terminating
- * the thread running it when a native loop never yields).
+ * the thread running it when a native loop never yields). The budget counts from the request: `queuedMs`
+ * (since 0.3.0) is the part of it spent waiting for a free sandbox.
  *
  * @since 0.2.0
  */
 export class SandboxTimeout extends TaggedToolError("SandboxTimeout")<{
   readonly timeoutMs: number
+  readonly queuedMs?: number | undefined
   readonly logs?: readonly string[] | undefined
 }> {
   readonly code = "SANDBOX_TIMEOUT"
   override get message(): string {
-    return withLogs(`The program did not finish within ${this.timeoutMs} ms and was stopped`, this.logs)
+    const queued =
+      this.queuedMs !== undefined && this.queuedMs > 0
+        ? ` (${Math.round(this.queuedMs)} ms of it waiting for a free sandbox)`
+        : ""
+    return withLogs(
+      `The program did not finish within ${this.timeoutMs} ms${queued} and was stopped`,
+      this.logs,
+    )
   }
 }
 
@@ -47,28 +56,45 @@ export class SandboxMemory extends TaggedToolError("SandboxMemory")<{
   }
 }
 
+/** Which counted limit a {@link SandboxLimit} is about. */
+type SandboxLimitKind = "output" | "calls" | "cpu" | "arguments" | "queue"
+
 /**
  * The program exceeded a counted limit: `"output"` (bytes of result plus console output), `"calls"`
- * (number of host calls) or `"cpu"` (milliseconds spent running, time waiting for host calls excluded).
+ * (number of host calls), `"cpu"` (milliseconds spent running, time waiting for host calls excluded),
+ * `"arguments"` (bytes of one host call's arguments, since 0.3.0) or `"queue"` (its caller already had
+ * `max` programs waiting for the sandbox: the program was refused without running, since 0.3.0).
  *
  * @since 0.2.0
  */
 export class SandboxLimit extends TaggedToolError("SandboxLimit")<{
-  readonly limit: "output" | "calls" | "cpu"
+  readonly limit: SandboxLimitKind
   readonly max: number
   readonly logs?: readonly string[] | undefined
 }> {
   readonly code = "SANDBOX_LIMIT"
   override get message(): string {
+    if (this.limit === "queue")
+      return `The program was refused: its caller already has ${this.max} programs waiting for the sandbox`
     const what =
       this.limit === "output"
         ? `${this.max} bytes of output`
         : this.limit === "calls"
           ? `${this.max} tool calls`
-          : `${this.max} ms of CPU time`
+          : this.limit === "arguments"
+            ? `${this.max} bytes of arguments in one tool call`
+            : `${this.max} ms of CPU time`
     return withLogs(`The program exceeded its limit of ${what} and was stopped`, this.logs)
   }
 }
+
+const LIMIT_KINDS: ReadonlySet<unknown> = new Set<SandboxLimitKind>([
+  "output",
+  "calls",
+  "cpu",
+  "arguments",
+  "queue",
+])
 
 /**
  * The program threw (or its promise rejected) and did not catch it; also a syntax error. `cause` holds
@@ -137,15 +163,17 @@ const causeField = (cause: unknown): ErrorCause | undefined => {
   }
 }
 
-registerToolErrorDecoder("SandboxTimeout", ({ timeoutMs, logs }) =>
-  isCount(timeoutMs) ? new SandboxTimeout({ timeoutMs, ...logsField(logs) }) : undefined,
+registerToolErrorDecoder("SandboxTimeout", ({ timeoutMs, queuedMs, logs }) =>
+  isCount(timeoutMs)
+    ? new SandboxTimeout({ timeoutMs, ...(isCount(queuedMs) ? { queuedMs } : {}), ...logsField(logs) })
+    : undefined,
 )
 registerToolErrorDecoder("SandboxMemory", ({ limitBytes, logs }) =>
   isCount(limitBytes) ? new SandboxMemory({ limitBytes, ...logsField(logs) }) : undefined,
 )
 registerToolErrorDecoder("SandboxLimit", ({ limit, max, logs }) =>
-  (limit === "output" || limit === "calls" || limit === "cpu") && isCount(max)
-    ? new SandboxLimit({ limit, max, ...logsField(logs) })
+  LIMIT_KINDS.has(limit) && isCount(max)
+    ? new SandboxLimit({ limit: limit as SandboxLimitKind, max, ...logsField(logs) })
     : undefined,
 )
 registerToolErrorDecoder("SandboxError", ({ cause, logs }) => {

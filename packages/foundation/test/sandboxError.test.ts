@@ -50,6 +50,24 @@ describe("sandbox failures", () => {
     expect(samples[3]!.message).toBe("The program failed: TypeError: x\nat f (program.js:1:2)")
   })
 
+  it("carry the fairness and argument limits and the time a program waited, across JSON", () => {
+    const more: ToolError[] = [
+      new SandboxLimit({ limit: "arguments", max: 1000 }),
+      new SandboxLimit({ limit: "queue", max: 8 }),
+      new SandboxTimeout({ timeoutMs: 800, queuedMs: 650 }),
+    ]
+    expect(more.map((e) => e.message)).toEqual([
+      "The program exceeded its limit of 1000 bytes of arguments in one tool call and was stopped",
+      "The program was refused: its caller already has 8 programs waiting for the sandbox",
+      "The program did not finish within 800 ms (650 ms of it waiting for a free sandbox) and was stopped",
+    ])
+    for (const e of more) {
+      const back = toolErrorFromJson(JSON.parse(JSON.stringify(toolErrorToJson(e))))
+      expect(back, e.message).toBeInstanceOf(e.constructor)
+      expect(toolErrorToJson(back!)).toEqual(toolErrorToJson(e))
+    }
+  })
+
   it("round-trip through JSON text and toolErrorFromJson as the same class, fields and message", () => {
     for (const e of samples) {
       const back = toolErrorFromJson(JSON.parse(JSON.stringify(toolErrorToJson(e))))

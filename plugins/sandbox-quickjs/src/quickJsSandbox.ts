@@ -60,6 +60,21 @@ export interface QuickJsSandboxOptions {
    * @since 0.2.0
    */
   readonly bridgeBytes?: number
+  /**
+   * Most programs one caller (`SandboxRunRequest.caller`) runs at once; its further programs wait even
+   * when a worker is free, so one caller's runaway programs leave workers to the others. Runs without a
+   * caller are not capped. Default: half of `maxWorkers`, rounded up.
+   *
+   * @since 0.3.0
+   */
+  readonly maxRunsPerCaller?: number
+  /**
+   * Most programs one caller has waiting for a worker; one more is refused at once with `SandboxLimit`
+   * (`"queue"`). Runs without a caller are not capped. Default 8.
+   *
+   * @since 0.3.0
+   */
+  readonly maxQueuedPerCaller?: number
 }
 
 const WORKER_URL = new URL(
@@ -87,6 +102,8 @@ const wasmModule = (): Promise<CompiledModule> => {
 interface Active {
   readonly id: number
   readonly request: SandboxRunRequest
+  /** The caller whose turn and caps the run counts against. */
+  readonly caller: Caller
   /** The host functions' names (a call names its function by index) and as JSON, made once per run. */
   readonly nameList: readonly string[]
   readonly names: string
@@ -94,12 +111,25 @@ interface Active {
   readonly abort: AbortController
   readonly resolve: (result: SandboxRunResult) => void
   readonly reject: (error: unknown) => void
-  /** `performance.now()` at the request. */
+  /** `performance.now()` at the request: the wall-clock budget counts from here, time queued included. */
   readonly started: number
   readonly onAbort: () => void
   slot: Slot | undefined
+  /** While queued: the wall-clock deadline; while running: the hard stop. */
   timer?: ReturnType<typeof setTimeout>
+  /** Milliseconds spent waiting for a worker (set when it starts). */
+  queuedMs: number
+  /** Counted in its caller's `running`. */
+  counted: boolean
   settled: boolean
+}
+
+/** One caller's runs: those waiting for a worker (in order) and how many are running. */
+interface Caller {
+  /** `undefined`: runs without a caller (the embedding application's own), never capped. */
+  readonly key: string | undefined
+  readonly queue: Active[]
+  running: number
 }
 
 interface Slot {
@@ -120,11 +150,16 @@ interface Slot {
   dead: boolean
 }
 
-const failureOf = (wire: WireFailure, limits: RunLimits, logs: readonly string[]): unknown => {
+const failureOf = (
+  wire: WireFailure,
+  limits: RunLimits,
+  logs: readonly string[],
+  queuedMs: number,
+): unknown => {
   const withLogs = logs.length > 0 ? { logs } : {}
   switch (wire.tag) {
     case "SandboxTimeout":
-      return new SandboxTimeout({ timeoutMs: limits.wallTimeMs, ...withLogs })
+      return timeoutOf(limits.wallTimeMs, queuedMs, withLogs)
     case "SandboxMemory":
       return new SandboxMemory({ limitBytes: limits.memoryBytes, ...withLogs })
     case "SandboxLimit":
@@ -135,7 +170,9 @@ const failureOf = (wire: WireFailure, limits: RunLimits, logs: readonly string[]
             ? limits.maxOutputBytes
             : wire.limit === "calls"
               ? limits.maxHostCalls
-              : limits.cpuTimeMs,
+              : wire.limit === "arguments"
+                ? limits.maxArgumentBytes
+                : limits.cpuTimeMs,
         ...withLogs,
       })
     case "SandboxError": {
@@ -160,6 +197,9 @@ const failureOf = (wire: WireFailure, limits: RunLimits, logs: readonly string[]
       return new Cancelled({ toolId: "sandbox", reason: "the run was cancelled" })
   }
 }
+
+const timeoutOf = (timeoutMs: number, queuedMs: number, rest: { logs?: readonly string[] } = {}) =>
+  new SandboxTimeout({ timeoutMs, ...(queuedMs >= 1 ? { queuedMs: Math.round(queuedMs) } : {}), ...rest })
 
 /** The program's own frames only (never the prelude's), at most 12 lines: a stack overflow repeats one frame thousands of times. */
 const trimStack = (stack: string): string => {
@@ -215,9 +255,13 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
   const graceMs = options.graceMs ?? 50
   const bridgeBytes = Math.max(0, options.bridgeBytes ?? 256 * 1024)
   const defaults = { ...defaultSandboxLimits, ...options.limits }
+  const maxRunsPerCaller = Math.max(1, Math.floor(options.maxRunsPerCaller ?? Math.ceil(maxWorkers / 2)))
+  const maxQueuedPerCaller = Math.max(0, Math.floor(options.maxQueuedPerCaller ?? 8))
   const slots = new Set<Slot>()
-  /** Runs waiting for a worker, first come first served. */
-  const queue: Active[] = []
+  /** Callers with runs queued or running. */
+  const callers = new Map<string | undefined, Caller>()
+  /** Callers with queued runs, in turn order: the next free worker goes to the first that may run one. */
+  const turns: Caller[] = []
   let nextId = 0
   let closed = false
   /** Workers in a row that died before getting ready. */
@@ -341,7 +385,7 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
         slot.inbox.close()
         unwatch(slot)
         void slot.worker?.terminate()
-        for (const active of queue.splice(0)) settle(active, new SandboxCrashed({ reason }))
+        for (const active of takeQueued()) settle(active, new SandboxCrashed({ reason }))
       })
     slots.add(slot)
     return slot
@@ -361,7 +405,7 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
     // A worker that dies before it ever got ready would die again: after three in a row, stop starting
     // new ones and fail the runs waiting for one.
     if (!slot.started && ++failedStarts >= 3) {
-      for (const waiting of queue.splice(0))
+      for (const waiting of takeQueued())
         settle(waiting, new SandboxCrashed({ reason: `workers fail to start: ${reason}` }))
       return
     }
@@ -374,7 +418,8 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
     let n = live()
     let starting = 0
     for (const s of slots) if (!s.dead && !s.idle && s.active === undefined) starting++
-    while (n < warm || (queue.length > starting && n < maxWorkers)) {
+    const waiting = startable()
+    while (n < warm || (waiting > starting && n < maxWorkers)) {
       spawn()
       n++
       starting++
@@ -393,13 +438,85 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
     refill()
   }
 
+  const callerOf = (key: string | undefined): Caller => {
+    let caller = callers.get(key)
+    if (caller === undefined) {
+      caller = { key, queue: [], running: 0 }
+      callers.set(key, caller)
+    }
+    return caller
+  }
+
+  const mayRun = (caller: Caller): boolean => caller.key === undefined || caller.running < maxRunsPerCaller
+
+  const forget = (caller: Caller): void => {
+    if (caller.running === 0 && caller.queue.length === 0 && callers.get(caller.key) === caller)
+      callers.delete(caller.key)
+  }
+
+  /** Queued runs a worker could start now (callers' caps applied). */
+  const startable = (): number => {
+    let n = 0
+    for (const caller of turns)
+      n +=
+        caller.key === undefined
+          ? caller.queue.length
+          : Math.min(caller.queue.length, Math.max(0, maxRunsPerCaller - caller.running))
+    return n
+  }
+
+  /** Queues a run behind its caller's others; its wall-clock budget keeps running while it waits. */
+  const enqueue = (active: Active, front = false): void => {
+    const caller = active.caller
+    if (front) caller.queue.unshift(active)
+    else caller.queue.push(active)
+    if (!turns.includes(caller)) turns.push(caller)
+    clearTimeout(active.timer)
+    active.timer = setTimeout(
+      () => {
+        if (active.settled || active.slot !== undefined) return
+        settle(active, timeoutOf(active.limits.wallTimeMs, performance.now() - active.started))
+      },
+      Math.max(0, active.limits.wallTimeMs - (performance.now() - active.started)),
+    )
+  }
+
+  const unqueue = (active: Active): void => {
+    const caller = active.caller
+    const i = caller.queue.indexOf(active)
+    if (i < 0) return
+    caller.queue.splice(i, 1)
+    if (caller.queue.length === 0) {
+      const t = turns.indexOf(caller)
+      if (t >= 0) turns.splice(t, 1)
+    }
+  }
+
+  /** Every queued run, taken out of the queues. */
+  const takeQueued = (): Active[] => {
+    const all = turns.flatMap((caller) => caller.queue.splice(0))
+    turns.length = 0
+    return all
+  }
+
+  /** The next queued run, round-robin over the callers that may run one; the caller goes to the back. */
+  const takeNext = (): Active | undefined => {
+    for (let i = 0; i < turns.length; i++) {
+      const caller = turns[i]!
+      if (!mayRun(caller)) continue
+      const next = caller.queue.shift()!
+      turns.splice(i, 1)
+      if (caller.queue.length > 0) turns.push(caller)
+      return next
+    }
+    return undefined
+  }
+
   /** A worker became free: it takes the next queued run, or idles (not keeping the process alive). */
   const release = (slot: Slot): void => {
     if (slot.dead || slot.active) return
-    for (;;) {
-      const next = queue.shift()
-      if (next === undefined) break
-      if (next.settled) continue
+    const next = takeNext()
+    if (next !== undefined) {
       start(slot, next)
       return
     }
@@ -407,21 +524,43 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
     slot.worker.unref()
   }
 
+  /** Gives idle workers the queued runs that may start now (after a caller's running count dropped). */
+  const schedule = (): void => {
+    if (turns.length === 0) return
+    for (const slot of slots) {
+      if (!slot.idle || slot.dead) continue
+      const next = takeNext()
+      if (next === undefined) return
+      start(slot, next)
+    }
+  }
+
   const settle = (active: Active, error: unknown, result?: SandboxRunResult): void => {
     if (active.settled) return
     active.settled = true
     clearTimeout(active.timer)
+    unqueue(active)
+    if (active.counted) {
+      active.counted = false
+      active.caller.running--
+    }
+    forget(active.caller)
     active.request.signal?.removeEventListener("abort", active.onAbort)
     active.abort.abort(error)
     if (result) active.resolve(result)
     else active.reject(error)
+    if (!closed) schedule()
   }
 
   /**
    * Gives a run to a worker: an idle one with a prepared engine, else any idle one (its engine is being
    * prepared; the run waits in its inbox), else the queue.
    */
-  const dispatch = (active: Active): void => {
+  const dispatch = (active: Active, front = false): void => {
+    if (!mayRun(active.caller)) {
+      enqueue(active, front)
+      return
+    }
     let fallback: Slot | undefined
     for (const slot of slots) {
       if (!slot.idle || slot.dead) continue
@@ -435,29 +574,40 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
       start(fallback, active)
       return
     }
-    queue.push(active)
+    enqueue(active, front)
     refill()
   }
 
   const start = (slot: Slot, active: Active): void => {
+    clearTimeout(active.timer)
+    active.queuedMs = performance.now() - active.started
+    // The budget counts from the request: the engine gets what is left of it.
+    const left = Math.floor(active.limits.wallTimeMs - active.queuedMs)
+    if (left < 1) {
+      settle(active, timeoutOf(active.limits.wallTimeMs, active.queuedMs))
+      release(slot)
+      return
+    }
     slot.idle = false
     slot.primed = false
     slot.active = active
     active.slot = slot
+    active.counted = true
+    active.caller.running++
     slot.worker.ref()
     // The hard stop: the engine's interrupt handler (or the worker's own wait) should have ended the run
     // by now; a native loop that never reaches the handler ends here.
     active.timer = setTimeout(() => {
       if (active.settled || slot.active !== active) return
-      settle(active, new SandboxTimeout({ timeoutMs: active.limits.wallTimeMs }))
+      settle(active, timeoutOf(active.limits.wallTimeMs, active.queuedMs))
       retire(slot)
-    }, active.limits.wallTimeMs + graceMs)
+    }, left + graceMs)
     post(slot, {
       type: "run",
       id: active.id,
       code: active.request.code,
       names: active.names,
-      limits: active.limits,
+      limits: left === active.limits.wallTimeMs ? active.limits : { ...active.limits, wallTimeMs: left },
     })
   }
 
@@ -504,16 +654,23 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
       return
     }
     if (message.type === "bounce") {
-      // The run never started there: it goes to another worker, and this one is discarded.
+      // The run never started there: it goes to another worker (first in its caller's turn), and this
+      // one is discarded.
       slot.active = undefined
+      active.slot = undefined
       clearTimeout(active.timer)
+      if (active.counted) {
+        active.counted = false
+        active.caller.running--
+      }
       retire(slot)
-      if (!active.settled) dispatch(active)
+      if (!active.settled) dispatch(active, true)
       return
     }
     // done
     slot.active = undefined
-    if (message.failure) settle(active, failureOf(message.failure, active.limits, message.logs))
+    if (message.failure)
+      settle(active, failureOf(message.failure, active.limits, message.logs, active.queuedMs))
     else {
       let result: unknown = null
       try {
@@ -579,6 +736,14 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
         maxHostCalls: merged.maxHostCalls,
         stackBytes: merged.stackBytes,
         cpuTimeMs: merged.cpuTimeMs ?? 0,
+        maxArgumentBytes: merged.maxArgumentBytes,
+      }
+      const caller = callerOf(request.caller)
+      const mustWait =
+        caller.queue.length > 0 || !mayRun(caller) || ![...slots].some((slot) => slot.idle && !slot.dead)
+      if (caller.key !== undefined && mustWait && caller.queue.length >= maxQueuedPerCaller) {
+        forget(caller)
+        return Promise.reject(new SandboxLimit({ limit: "queue", max: maxQueuedPerCaller }))
       }
       const nameList = request.functions ? Object.keys(request.functions) : []
       return new Promise<SandboxRunResult>((resolve, reject) => {
@@ -586,6 +751,7 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
         const active: Active = {
           id: ++nextId,
           request,
+          caller,
           nameList,
           names: JSON.stringify(nameList),
           limits,
@@ -594,12 +760,12 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
           reject,
           started,
           slot: undefined,
+          queuedMs: 0,
+          counted: false,
           settled: false,
           onAbort: () => {
             if (active.settled) return
             settle(active, new Cancelled({ toolId: "sandbox", reason: "the run was cancelled" }))
-            const i = queue.indexOf(active)
-            if (i >= 0) queue.splice(i, 1)
             const slot = active.slot
             if (slot && slot.active === active) retire(slot)
           },
@@ -611,7 +777,7 @@ export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => 
     close: async () => {
       if (closed) return
       closed = true
-      for (const active of queue.splice(0))
+      for (const active of takeQueued())
         settle(active, new SandboxCrashed({ reason: "the sandbox is closed" }))
       await Promise.all(
         [...slots].map(async (slot) => {

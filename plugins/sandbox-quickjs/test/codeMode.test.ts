@@ -15,7 +15,7 @@ import {
   type ToolDefinition,
 } from "@toolplane/foundation"
 import { definitionBackend } from "@toolplane/foundation/testing"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { z } from "zod"
 import { quickJsSandbox } from "../src/index.js"
 
@@ -54,6 +54,9 @@ const deploy = defineTool({
 
 const sandbox = quickJsSandbox({ maxWorkers: 2 })
 const executor = codeExecutor({ sandbox, limits: { wallTimeMs: 3000 } })
+// A program's wall-clock budget counts from its request, a worker's cold start included: the timing
+// tests below start on warm workers.
+beforeAll(() => Promise.all([sandbox.run({ code: "return 1" }), sandbox.run({ code: "return 2" })]))
 afterAll(() => sandbox.close())
 
 const gated = (id: string) => id.startsWith("ops/")
@@ -195,12 +198,14 @@ describe("code executor", () => {
       sandbox,
       limits: { wallTimeMs: 1500, maxHostCalls: 3, maxOutputBytes: 2000, memoryBytes: 32 * 2 ** 20 },
     })
+    // Quick failures first: the programs share two workers, and time waiting for one counts against
+    // each program's wall-clock budget.
     const hostile = [
-      ["for (;;) {}", SandboxTimeout],
-      ["const k = []; for (;;) k.push(new Uint8Array(1 << 20))", SandboxMemory],
-      ["for (let i = 0; i < 10; i++) await tools.weather.forecast({ city: 'x' })", SandboxLimit],
-      ["return 'x'.repeat(5000)", SandboxLimit],
       ["null.boom", SandboxError],
+      ["return 'x'.repeat(5000)", SandboxLimit],
+      ["for (let i = 0; i < 10; i++) await tools.weather.forecast({ city: 'x' })", SandboxLimit],
+      ["const k = []; for (;;) k.push(new Uint8Array(1 << 20))", SandboxMemory],
+      ["for (;;) {}", SandboxTimeout],
     ] as const
     const failures = Promise.all(
       hostile.map(([code]) =>
@@ -278,6 +283,8 @@ describe("cancellation of tool calls in flight", () => {
 
   it("aborts the calls still in flight when the run ends (timeout), and the next run's calls are live", async () => {
     const short = codeExecutor({ sandbox, limits: { wallTimeMs: 300 } })
+    // The cancelled run before retired its worker: wait for both workers (the budget counts a cold start).
+    await Promise.all([sandbox.run({ code: "return 1" }), sandbox.run({ code: "return 2" })])
     await expect(
       short.execute("await tools.slow.wait({ tag: 't1' })", { tools: runner }),
     ).rejects.toBeInstanceOf(SandboxTimeout)

@@ -315,6 +315,12 @@ export const CodeConfig = z.strictObject({
   cpu_time_ms: z.number().int().positive().optional(),
   /** Programs running at once (one worker thread each). */
   max_programs: z.number().int().min(1).max(64).default(2),
+  /** Programs one caller (token; without authentication, session) runs at once; default: half of `max_programs`, rounded up. */
+  max_programs_per_caller: z.number().int().min(1).max(64).optional(),
+  /** Programs one caller may have waiting for a free sandbox (waiting counts against `timeout_ms`); one more is refused at once. */
+  max_queued_per_caller: z.number().int().min(0).max(1000).default(8),
+  /** Cap on one tool call's arguments inside a program, in bytes of their JSON. */
+  max_argument_bytes: z.number().int().positive().default(1_048_576),
 })
 
 /** @since 0.1.0 */

@@ -19,9 +19,10 @@ import {
   type Tool,
   type ToolResult,
   toContext,
+  toolErrorFromJson,
 } from "@toolplane/foundation"
 import { markInterruptOnly } from "../pipeline/abort.js"
-import type { Sandbox, SandboxLimits } from "../sandbox/sandbox.js"
+import { HostFunctionError, type Sandbox, type SandboxLimits } from "../sandbox/sandbox.js"
 import { callPath, declareToolset, toolDeclaration } from "./declaration.js"
 
 /**
@@ -93,6 +94,41 @@ const runCallSignal = (hostSignal: AbortSignal): { signal: AbortSignal; unlink: 
   }
 }
 
+/**
+ * Whose program it is, for the sandbox's per-caller caps and turns: the authenticated caller, else the
+ * session (a client without authentication can open several), else none (one client, e.g. stdio).
+ */
+const fairnessKey = (ctx: ExecutionContext): string | undefined =>
+  ctx.callerId !== undefined
+    ? `caller:${ctx.callerId}`
+    : ctx.sessionId !== undefined
+      ? `session:${ctx.sessionId}`
+      : undefined
+
+/** The `_meta` key under which a Toolplane server puts the typed error of an `isError` result. */
+const TOOL_ERROR_META_KEY = "toolplane.dev/error"
+
+/**
+ * What a program's failed call rejects with for an `isError` result: the typed error the result carries
+ * (rebuilt when this process knows its tag, else its JSON as is, so its `code` survives), otherwise
+ * `ExecutionFailed` with the result's text.
+ */
+const reportedFailure = (id: string, result: ToolResult): Error => {
+  const carried = result._meta?.[TOOL_ERROR_META_KEY]
+  const rebuilt = toolErrorFromJson(carried)
+  if (rebuilt !== undefined) return rebuilt
+  if (typeof carried === "object" && carried !== null && !Array.isArray(carried)) {
+    const json = carried as Record<string, unknown>
+    if (typeof json._tag === "string" && typeof json.code === "string" && typeof json.message === "string")
+      return new HostFunctionError(json)
+  }
+  return new ExecutionFailed({
+    toolId: id,
+    cause: { name: "ToolError", message: textOf(result) || "the tool reported an error" },
+    retryable: false,
+  })
+}
+
 const textOf = (result: ToolResult): string =>
   result.content
     .map((b: ContentBlock) => (b.type === "text" ? b.text : ""))
@@ -149,6 +185,7 @@ export const codeExecutor = (options: CodeExecutorOptions): CodeExecutor => {
         client: ctx.client,
         metadata: ctx.metadata,
       }
+      const caller = fairnessKey(ctx)
       let listing: Promise<readonly Tool[]> | undefined
       const listed = () => {
         listing ??= listAllTools(service, { context: ctx })
@@ -186,6 +223,7 @@ export const codeExecutor = (options: CodeExecutorOptions): CodeExecutor => {
               : {}),
           },
           signal: ctx.signal,
+          ...(caller !== undefined ? { caller } : {}),
           functions: {
             __tool: async ([id, args], { signal }) => {
               toolCalls++
@@ -200,12 +238,7 @@ export const codeExecutor = (options: CodeExecutorOptions): CodeExecutor => {
                 arguments: (args ?? {}) as Record<string, unknown>,
                 context: contextFor(signal),
               })
-              if (result.isError)
-                throw new ExecutionFailed({
-                  toolId: id,
-                  cause: { name: "ToolError", message: textOf(result) || "the tool reported an error" },
-                  retryable: false,
-                })
+              if (result.isError) throw reportedFailure(id, result)
               return callValue(result)
             },
             __search: async ([query, limit]) => {

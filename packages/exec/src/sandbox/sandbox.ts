@@ -41,7 +41,10 @@ export type HostFunction = (
  * @since 0.2.0
  */
 export interface SandboxLimits {
-  /** Wall-clock budget of the whole run, host calls included. Default 5000 ms. */
+  /**
+   * Wall-clock budget of the whole run, from the request: time spent waiting for a free engine and in
+   * host calls included. Default 5000 ms.
+   */
   readonly wallTimeMs?: number
   /** Memory cap of the engine. Default 64 MiB. */
   readonly memoryBytes?: number
@@ -56,6 +59,13 @@ export interface SandboxLimits {
    * excluded. Default: none (the wall-time limit applies).
    */
   readonly cpuTimeMs?: number
+  /**
+   * Cap on one host call's arguments, as UTF-8 bytes of their JSON text. A call over it stops the run
+   * with `SandboxLimit` (`"arguments"`) before the arguments leave the engine. Default 1 MiB.
+   *
+   * @since 0.3.0
+   */
+  readonly maxArgumentBytes?: number
 }
 
 /**
@@ -69,6 +79,7 @@ export const defaultSandboxLimits: Required<Omit<SandboxLimits, "cpuTimeMs">> = 
   maxOutputBytes: 2 ** 20,
   maxHostCalls: 1000,
   stackBytes: 256 * 2 ** 10,
+  maxArgumentBytes: 2 ** 20,
 }
 
 /**
@@ -83,6 +94,14 @@ export interface SandboxRunRequest {
   readonly limits?: SandboxLimits
   /** Aborting it stops the run with `Cancelled`. */
   readonly signal?: AbortSignal
+  /**
+   * Who runs the program (an opaque key, e.g. the caller id of the request). A sandbox that queues runs
+   * schedules callers fairly and may cap each caller's runs (`SandboxLimit` `"queue"` at once when a
+   * caller is over its cap); runs without one are the embedding application's own.
+   *
+   * @since 0.3.0
+   */
+  readonly caller?: string
 }
 
 /**
@@ -180,13 +199,46 @@ export const sandboxFromEffect = (sandbox: EffectSandbox): Sandbox => ({
 })
 
 /**
- * The JSON form in which a host function's failure reaches the program: a `ToolError`'s JSON, otherwise
- * `{ name, message }`.
+ * A host function's failure that reaches the program as exactly the JSON given (stacks removed), for a
+ * typed error this process cannot rebuild: say, one another Toolplane process reported with a tag no
+ * decoder here knows. The program's error then has that `_tag`, `code`, `message` and fields.
+ *
+ * @since 0.3.0
+ */
+export class HostFunctionError extends Error {
+  readonly json: Readonly<Record<string, unknown>>
+  constructor(json: Readonly<Record<string, unknown>>) {
+    super(typeof json.message === "string" ? json.message : "the host function failed")
+    this.name = "HostFunctionError"
+    this.json = json
+  }
+}
+
+/** A copy of an error's JSON without any `stack` (the host's frames and file paths), at any depth. */
+const withoutStacks = (value: unknown, depth = 0): unknown => {
+  if (typeof value !== "object" || value === null) return value
+  if (depth > 16) return undefined
+  if (Array.isArray(value)) return value.map((v) => withoutStacks(v, depth + 1))
+  const out: Record<string, unknown> = {}
+  for (const [key, v] of Object.entries(value)) if (key !== "stack") out[key] = withoutStacks(v, depth + 1)
+  return out
+}
+
+/**
+ * The JSON form in which a host function's failure reaches the program: a `ToolError`'s JSON, a
+ * {@link HostFunctionError}'s JSON, otherwise `{ name, message }`; never a stack (no host frame or file
+ * path reaches the program, also not in `cause`).
  *
  * @since 0.2.0
  */
 export const hostErrorJson = (error: unknown): Record<string, unknown> => {
-  if (isToolError(error)) return { ...toolErrorToJson(error as ToolError), name: (error as ToolError)._tag }
+  if (error instanceof HostFunctionError)
+    return withoutStacks({ name: "Error", ...error.json }) as Record<string, unknown>
+  if (isToolError(error))
+    return withoutStacks({
+      ...toolErrorToJson(error as ToolError),
+      name: (error as ToolError)._tag,
+    }) as Record<string, unknown>
   const cause = causeOf(error)
   return { name: cause.name, message: cause.message }
 }

@@ -3,10 +3,21 @@
  *
  * @since 0.2.0
  */
-import { ApprovalDenied, type SandboxFailure, type ToolError } from "@toolplane/foundation"
+import {
+  ApprovalDenied,
+  causeOf,
+  ExecutionFailed,
+  type SandboxFailure,
+  type ToolError,
+} from "@toolplane/foundation"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Sandbox, type SandboxRunRequest, sandboxToEffect } from "../sandbox/sandbox.js"
+import {
+  HostFunctionError,
+  type Sandbox,
+  type SandboxRunRequest,
+  sandboxToEffect,
+} from "../sandbox/sandbox.js"
 
 /**
  * Options of {@link sandboxContract}.
@@ -38,7 +49,9 @@ const tagOf = (o: Outcome): string | undefined =>
  * `process`/`require`/`import()`/`fetch`/timers); sync, async and native infinite loops stopped with
  * `SandboxTimeout`; memory bombs (arrays, strings, retained typed arrays) with `SandboxMemory`; deep
  * recursion and deep JSON; huge outputs and too many calls with `SandboxLimit`; never-settling promises;
- * host objects mutated from inside; values that throw on access returned to the host; cancellation. After
+ * host objects mutated from inside; values that throw on access returned to the host; cancellation; host
+ * errors built without the program's (frozen or poisoned) intrinsics and without host stacks or paths; a
+ * cap on one call's argument bytes. After
  * every hostile case the host is intact and other runs (also concurrent ones) still succeed.
  *
  * @example
@@ -323,6 +336,99 @@ export const sandboxContract = (
       )
       expect(args.result).toEqual(["TypeError", "TypeError", { n: 1 }])
       expect(seen).toEqual([{ n: 1 }])
+    })
+
+    it("builds the errors it gives the program without the program's intrinsics, frozen or poisoned", async () => {
+      // Accessors that throw on the properties a host error carries, a stack hook that never returns,
+      // then everything frozen: a failed host call must still reject with the error, codes intact.
+      const r = await run(
+        `for (const C of [Error, TypeError, RangeError])
+           for (const key of ["code", "_tag", "name", "message", "toolId", "reason", "stack", "cause"])
+             Object.defineProperty(C.prototype, key, { get() { return "poisoned" }, set() { throw new Error("poisoned setter") }, configurable: false })
+         Error.prepareStackTrace = () => { for (;;) {} }
+         Error.captureStackTrace = () => { throw new Error("poisoned") }
+         for (const o of [Error.prototype, Error, TypeError.prototype, Object.prototype, Array.prototype, Function.prototype, Promise.prototype, JSON, Object, Reflect])
+           Object.freeze(o)
+         const out = []
+         for (let i = 0; i < 2; i++)
+           try { await deny() } catch (e) { out.push([e.code, e._tag, e.toolId, e.message, e instanceof Error]) }
+         try { await boom() } catch (e) { out.push(e.name + ": " + e.message) }
+         return out`,
+        {
+          functions: {
+            deny: async () => Promise.reject(new ApprovalDenied({ toolId: "a/b", reason: "no" })),
+            boom: async () => Promise.reject(new TypeError("kaput")),
+          },
+          limits: { wallTimeMs: 5000 },
+        },
+      )
+      const denied = ["APPROVAL_DENIED", "ApprovalDenied", "a/b", 'Call to "a/b" was denied: no', true]
+      expect(r.result).toEqual([denied, denied, "TypeError: kaput"])
+    })
+
+    it("gives the program no host stack or file path with a host function's error", async () => {
+      const hostError = new Error("inner failure")
+      const r = await run(
+        `const seen = []
+         for (const f of [plain, typed, nested]) {
+           try { await f() } catch (e) {
+             seen.push(JSON.stringify(e), String(e.stack), JSON.stringify(e.cause), JSON.stringify(e.cause && e.cause.cause))
+             for (const key of Object.getOwnPropertyNames(e)) seen.push(key + "=" + JSON.stringify(e[key]))
+           }
+         }
+         return seen.join("\\n")`,
+        {
+          functions: {
+            plain: async () => Promise.reject(hostError),
+            typed: async () =>
+              Promise.reject(new ExecutionFailed({ toolId: "a/b", cause: causeOf(hostError) })),
+            nested: async () =>
+              Promise.reject(
+                new HostFunctionError({
+                  _tag: "Remote",
+                  code: "REMOTE",
+                  message: "remote failure",
+                  stack: hostError.stack,
+                  cause: {
+                    name: "Error",
+                    message: "deeper",
+                    stack: hostError.stack,
+                    cause: { stack: hostError.stack },
+                  },
+                }),
+              ),
+          },
+        },
+      )
+      const text = String(r.result)
+      expect(text).toContain("inner failure")
+      expect(text).toContain("REMOTE")
+      expect(hostError.stack).toContain("sandboxContract")
+      for (const marker of ["sandboxContract", "node:internal", "file://", "node_modules", process.cwd()])
+        expect(text, marker).not.toContain(marker)
+    })
+
+    it("caps one host call's arguments with SandboxLimit before they reach the host", async () => {
+      const seen: number[] = []
+      const functions = {
+        echo: async ([s]: readonly unknown[]) => {
+          seen.push(String(s).length)
+          return String(s).length
+        },
+      }
+      const limits = { maxArgumentBytes: 1000 }
+      expect((await run("return await echo('x'.repeat(900))", { functions, limits })).result).toBe(900)
+      for (const code of ["await echo('x'.repeat(1200))", "await echo('\u00e9'.repeat(600))"]) {
+        const o = await contained(code, ["SandboxLimit"], {
+          functions,
+          limits: { ...limits, wallTimeMs: 5000 },
+        })
+        expect((o as { error: { limit: string; max: number } }).error).toMatchObject({
+          limit: "arguments",
+          max: 1000,
+        })
+      }
+      expect(seen).toEqual([900])
     })
 
     it("stops a synchronous infinite loop with SandboxTimeout", async () => {

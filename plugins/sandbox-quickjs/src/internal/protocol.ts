@@ -15,6 +15,8 @@ export interface RunLimits {
   readonly stackBytes: number
   /** Running-time budget; `0` for none. */
   readonly cpuTimeMs: number
+  /** Cap on one host call's arguments (UTF-8 bytes of their JSON). */
+  readonly maxArgumentBytes: number
 }
 
 /** Parent to worker. */
@@ -35,7 +37,7 @@ export type ToWorker =
 export type WireFailure =
   | { readonly tag: "SandboxTimeout" }
   | { readonly tag: "SandboxMemory" }
-  | { readonly tag: "SandboxLimit"; readonly limit: "output" | "calls" | "cpu" }
+  | { readonly tag: "SandboxLimit"; readonly limit: "output" | "calls" | "cpu" | "arguments" }
   | { readonly tag: "SandboxError"; readonly json: string }
   | { readonly tag: "SandboxCrashed"; readonly reason: string }
   | { readonly tag: "Cancelled" }

@@ -56,7 +56,7 @@ const module = await newQuickJSWASMModuleFromVariant(
   }),
 )
 
-type Stop = "timeout" | "output" | "calls" | "cpu" | "aborted"
+type Stop = "timeout" | "output" | "calls" | "cpu" | "arguments" | "aborted"
 
 interface Run {
   readonly id: number
@@ -83,17 +83,23 @@ const send = (message: FromWorker): void => port.postMessage(message)
 const PRELUDE = `(() => {
   const host = globalThis.__toolplane_host
   delete globalThis.__toolplane_host
-  const { log, done, limit } = host
+  const { log, done, limit, bytes } = host
   const stringify = JSON.stringify
   const PromiseCtor = Promise
   const apply = Reflect.apply
   // Pending calls by id: a prototype-less object, so no property the program defines can intercept it.
   const waiting = Object.create(null)
-  let outbox = "", queued = 0, made = 0, maxCalls = 0, nextId = 0
+  let outbox = "", queued = 0, made = 0, maxCalls = 0, maxArgBytes = 0, nextId = 0
   const parse = JSON.parse
   const then = Promise.prototype.then
-  const ErrorCtor = Error
-  const assign = Object.assign
+  // The errors a failed host call rejects with are built from these, captured before the program runs:
+  // no constructor runs (no stack hook) and no property is set through the program's accessors, so a
+  // program that froze or poisoned the intrinsics still gets its errors.
+  const ErrorProto = Error.prototype
+  const TypeErrorCtor = TypeError
+  const create = Object.create
+  const define = Object.defineProperty
+  const ownKeys = Object.keys
   const str = String
   const format = (v) => {
     if (typeof v === "string") return v
@@ -111,8 +117,13 @@ const PRELUDE = `(() => {
   // job queue (one engine call for all calls made in that turn) and delivers each answer by id.
   const bridge = (index, name) => (...args) => new PromiseCtor((resolve, reject) => {
     let json
-    try { json = stringify(args) } catch (e) { throw new TypeError("arguments of " + name + " are not JSON data: " + (e && e.message)) }
-    if (++made > maxCalls) { limit(); return }
+    try { json = stringify(args) } catch (e) { throw new TypeErrorCtor("arguments of " + name + " are not JSON data: " + (e && e.message)) }
+    if (typeof json !== "string") throw new TypeErrorCtor("arguments of " + name + " are not JSON data")
+    // UTF-8 takes at least one byte per UTF-16 unit and at most three: the host counts exactly only
+    // when the text might be over the cap.
+    const units = json.length
+    if (units > maxArgBytes || (units * 3 > maxArgBytes && bytes(json) > maxArgBytes)) { limit(1); return }
+    if (++made > maxCalls) { limit(0); return }
     const id = ++nextId
     outbox += (queued++ === 0 ? "[" : ",") + "[" + id + "," + index + "," + json + "]"
     waiting[id] = [resolve, reject]
@@ -130,9 +141,25 @@ const PRELUDE = `(() => {
     const w = waiting[id]
     if (w === undefined) return
     delete waiting[id]
-    const value = parse(json)
+    let value
+    try { value = parse(json) } catch {
+      // Too deep for this engine's stack (or its memory) where the host's JSON coped: the call still
+      // settles, as a catchable error.
+      w[1](failure({ name: "RangeError", message: "the host's answer is too large or too deeply nested to read" }))
+      return
+    }
     if (signed > 0) w[0](value)
-    else w[1](assign(new ErrorCtor(value.message), value))
+    else w[1](failure(value))
+  }
+  const failure = (value) => {
+    const e = create(ErrorProto)
+    if (value === null || typeof value !== "object") return e
+    const keys = ownKeys(value)
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]
+      define(e, key, { value: value[key], writable: true, enumerable: key !== "message", configurable: true })
+    }
+    return e
   }
   const describe = (e) => {
     try {
@@ -149,8 +176,9 @@ const PRELUDE = `(() => {
     try { json = stringify(value === undefined ? null : value) } catch (e) { done(false, describe(e)); return }
     done(true, json === undefined ? "null" : json)
   }, (error) => { done(false, describe(error)) }])
-  const setup = (names, max) => {
+  const setup = (names, max, maxArg) => {
     maxCalls = max
+    maxArgBytes = maxArg
     let i = 0
     for (const name of parse(names)) globalThis[name] = bridge(i++, name)
     return finish
@@ -207,10 +235,13 @@ const prepare = (): Engine => {
     return false
   })
   const host = ctx.newObject()
-  const limit = ctx.newFunction("limit", () => {
+  const limit = ctx.newFunction("limit", (kindH: QuickJSHandle) => {
     const run = engine.run
-    if (run && run.stop === undefined) run.stop = "calls"
+    if (run && run.stop === undefined) run.stop = ctx.getNumber(kindH) === 1 ? "arguments" : "calls"
   })
+  const bytes = ctx.newFunction("bytes", (textH: QuickJSHandle) =>
+    ctx.newNumber(Buffer.byteLength(ctx.getString(textH))),
+  )
   const log = ctx.newFunction("log", (prefixH: QuickJSHandle, textH: QuickJSHandle) => {
     const run = engine.run
     if (!run || run.stop !== undefined) return
@@ -231,8 +262,9 @@ const prepare = (): Engine => {
   ctx.setProp(host, "limit", limit)
   ctx.setProp(host, "log", log)
   ctx.setProp(host, "done", done)
+  ctx.setProp(host, "bytes", bytes)
   ctx.setProp(ctx.global, "__toolplane_host", host)
-  for (const h of [host, limit, log, done]) h.dispose()
+  for (const h of [host, limit, log, done, bytes]) h.dispose()
   const prelude = ctx.evalCode(PRELUDE, "toolplane-prelude.js")
   if (prelude.error) {
     prelude.error.dispose()
@@ -308,9 +340,11 @@ const startRun = (message: Extract<ToWorker, { type: "run" }>): Run | undefined 
   engine.run = run
   const names = ctx.newString(message.names)
   const max = ctx.newNumber(limits.maxHostCalls)
-  const installed = ctx.callFunction(engine.setup, ctx.undefined, names, max)
+  const maxArg = ctx.newNumber(limits.maxArgumentBytes)
+  const installed = ctx.callFunction(engine.setup, ctx.undefined, names, max, maxArg)
   names.dispose()
   max.dispose()
+  maxArg.dispose()
   if (installed.error) {
     installed.error.dispose()
     finish(run, { kind: "crashed", reason: "the sandbox prelude failed" })
@@ -476,7 +510,7 @@ const finish = (run: Run, end: End): void => {
     message =
       run.stop === "timeout"
         ? { ...base, failure: { tag: "SandboxTimeout" } }
-        : run.stop === "output" || run.stop === "calls" || run.stop === "cpu"
+        : run.stop === "output" || run.stop === "calls" || run.stop === "cpu" || run.stop === "arguments"
           ? { ...base, failure: { tag: "SandboxLimit", limit: run.stop } }
           : { ...base, failure: { tag: "Cancelled" } }
   } else if (end.kind === "never") {
