@@ -50,6 +50,15 @@ export const callCommand = defineCommand({
   summary: "call a tool [--args JSON] [--json]",
   maxPositionals: 1,
   flags: { json: "boolean", args: "string" },
+  flagHelp: {
+    args: "JSON  the arguments, a JSON object (default {})",
+    json: "print the whole result as JSON",
+  },
+  examples: [
+    `call math/add --args '{"a":2,"b":3}'`,
+    'call everything/echo --args \'{"message":"hi"}\' --json',
+    'call notes/echo -c ./gateway.toml --args \'{"message":"hi"}\'',
+  ],
   run: async (ctx) => {
     const [toolId, ...extra] = ctx.invocation.positionals
     if (toolId === undefined) throw new UsageError("call needs a TOOL_ID")

@@ -17,6 +17,11 @@ export const exportCommand = defineCommand({
   summary: "export the tools [--format mcp|openai] [--json]",
   maxPositionals: 0,
   flags: { json: "boolean", format: "string" },
+  flagHelp: {
+    format: "mcp|openai  the protocol's tool shape (default mcp)",
+    json: "print the whole document as JSON",
+  },
+  examples: ["export", "export --format openai --json > tools.json"],
   run: async (ctx) => {
     const format = ctx.invocation.values.format ?? "mcp"
     if (format !== "mcp" && format !== "openai")

@@ -40,6 +40,8 @@ export const listCommand = defineCommand({
   summary: "list the gateway's tools [--json]",
   maxPositionals: 0,
   flags: { json: "boolean" },
+  flagHelp: { json: "print { tools: [...] } with every schema" },
+  examples: ["list", "list --json -c ./gateway.toml"],
   run: (ctx) =>
     withGateway(ctx, async (gateway) => {
       const tools = await listAllTools(gateway.service)

@@ -7,7 +7,8 @@
  * @since 0.2.0
  */
 import { dirname, join, resolve } from "node:path"
-import { isPostgresStorage, openRunStore, type RunInfo, type RunStore } from "@toolplane/durable"
+import { isPostgresStorage, openRunStore, type RunInfo, RunNotFound, type RunStore } from "@toolplane/durable"
+import { InvalidArguments, isToolError } from "@toolplane/foundation"
 import { defineCommand, EXIT, UsageError } from "../command.js"
 import { json, table } from "../output.js"
 
@@ -42,6 +43,18 @@ export const runsCommand = defineCommand({
   maxPositionals: 3,
   configOptional: true,
   flags: { runs: "string", json: "boolean", args: "string", reason: "string" },
+  flagHelp: {
+    runs: "FILE|POSTGRES_URL  the run store (default toolplane-runs.db next to the config, or $TOOLPLANE_RUNS)",
+    args: "JSON  approve with these arguments instead (validated against the tool's schema)",
+    reason: "TEXT  why a step is rejected",
+    json: "print JSON",
+  },
+  examples: [
+    "runs list --runs ./runs.db",
+    "runs show 0f3c… --json",
+    `runs approve 0f3c… deploy --args '{"version":"1.2"}'`,
+    'runs reject 0f3c… deploy --reason "release freeze"',
+  ],
   run: async (ctx) => {
     const [sub, runId, stepId] = ctx.invocation.positionals
     if (sub === undefined || !(SUBCOMMANDS as readonly string[]).includes(sub))
@@ -102,6 +115,13 @@ export const runsCommand = defineCommand({
         }
       }
       return EXIT.ok
+    } catch (error) {
+      // An unknown run and arguments the tool's schema rejects are the caller's mistake (as for `call`);
+      // a step no longer waiting (decided by someone else) is a failure of the request.
+      if (!(error instanceof RunNotFound || error instanceof InvalidArguments) || !isToolError(error))
+        throw error
+      ctx.io.stderr(`toolplane: ${error._tag}: ${error.message}\n`)
+      return EXIT.usage
     } finally {
       await store.close()
     }

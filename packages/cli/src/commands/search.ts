@@ -16,6 +16,8 @@ export const searchCommand = defineCommand({
   summary: "search the gateway's tools [--limit N] [--json]",
   maxPositionals: Number.POSITIVE_INFINITY,
   flags: { json: "boolean", limit: "string" },
+  flagHelp: { limit: "N  most hits to show, 1 to 1000 (default 10)", json: "print { query, hits } as JSON" },
+  examples: ['search "divide two numbers"', "search weather forecast --limit 3 --json"],
   run: async (ctx) => {
     const query = ctx.invocation.positionals.join(" ").trim()
     if (query === "") throw new UsageError("search needs a QUERY")

@@ -101,6 +101,18 @@ export const serveCommand = defineCommand({
     "http-transport": "string",
     "require-all-backends": "boolean",
   },
+  flagHelp: {
+    transport: "stdio|http  how clients connect (default: server.transport, else stdio)",
+    host: "HOST  address to listen on over http (default 127.0.0.1)",
+    port: "N  port to listen on over http (default 8808; 0 picks a free one)",
+    "http-transport": "raw|node|sdk  the Streamable HTTP implementation (default raw)",
+    "require-all-backends": "fail the start when a backend cannot connect (default: serve without it)",
+  },
+  examples: [
+    "serve                                   # stdio, for an MCP client that spawns the gateway",
+    "serve --transport http --port 8808      # Streamable HTTP at http://127.0.0.1:8808/mcp",
+    "serve -c ./gateway.toml --require-all-backends",
+  ],
   run: async (ctx) => {
     const { values } = ctx.invocation
     const transport = values.transport ?? ctx.config.server.transport

@@ -18,7 +18,9 @@ const pattern = z.string().min(1, { message: "must not be empty" })
 
 /** @since 0.1.0 */
 export const McpStdioConfig = z.strictObject({
-  command: z.string().min(1, { message: "must name the command to run" }),
+  command: z
+    .string({ message: "must name the command to run" })
+    .min(1, { message: "must name the command to run" }),
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()).default({}),
   cwd: z.string().optional(),
