@@ -29,6 +29,7 @@ import { createRunner, type PrefetchOptions, type ToolRunner } from "@toolplane/
 import {
   type Backend,
   type BackendHealth,
+  BackendUnavailable,
   ConfigError,
   type CursorCodec,
   type ExecutionContext,
@@ -43,6 +44,7 @@ import { localBackend } from "@toolplane/plugin-local"
 import { type McpBackend, mcpBackend } from "@toolplane/plugin-mcp"
 import { approvalMarks } from "./approvalMarks.js"
 import type { BackendConfig, GatewayConfig } from "./config/schema.js"
+import { explainConnectFailure, stdioEnvironment } from "./connectHint.js"
 import { gatewayApprover } from "./elicitApproval.js"
 import { filterBackend } from "./filterBackend.js"
 
@@ -232,7 +234,7 @@ const makeBackend = async (
               stdio: {
                 command: resolveCommand(mcp.command, options.baseDir),
                 args: mcp.args,
-                env: mcp.env,
+                env: stdioEnvironment(mcp.env_passthrough, options.env ?? process.env, mcp.env),
                 cwd: mcp.cwd !== undefined ? resolve(options.baseDir, mcp.cwd) : options.baseDir,
               },
             },
@@ -244,7 +246,14 @@ const makeBackend = async (
           )
     try {
       await (backend as McpBackend).connect()
-    } catch (error) {
+    } catch (raw) {
+      // The likely cause and what to try, instead of the transport's bare "Request timed out".
+      const error = new BackendUnavailable({
+        backend: config.name,
+        reason: explainConnectFailure(config, index, (raw as Error)?.message ?? String(raw), {
+          connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
+        }),
+      })
       if (options.reconnect) {
         // Kept (unconnected) for the reconnection loop of openGateway.
         const kept = config.filter

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import {
+  BackendUnavailable,
   type ContentBlock,
   InvalidArguments,
   isToolError,
@@ -65,7 +66,15 @@ export const callCommand = defineCommand({
     if (extra.length > 0)
       throw new UsageError(`unexpected argument "${extra[0]}" (pass arguments with --args JSON)`)
     const args = parseArgsJson(ctx.invocation.values.args)
-    return withGateway(ctx, async (gateway) => {
+    return withGateway(ctx, async (gateway, down) => {
+      const namespace = toolId.slice(0, toolId.indexOf("/"))
+      if (down.has(namespace)) {
+        // Not "unknown tool": its backend is down, which is a failure of the backend, not of the caller.
+        const error = new BackendUnavailable({ backend: namespace, reason: down.get(namespace)! })
+        if (ctx.invocation.values.json) ctx.io.stdout(json({ error: toolErrorToJson(error) }))
+        ctx.io.stderr(`toolplane: ${error._tag}: ${error.message}\n`)
+        return EXIT.toolError
+      }
       try {
         const result = await gateway.service.callTool({ name: toolId, arguments: args })
         if (ctx.invocation.values.json) ctx.io.stdout(json(result))

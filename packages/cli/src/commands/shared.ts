@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import { dirname } from "node:path"
+import { BackendUnavailable } from "@toolplane/foundation"
 import type { CliIO, CommandContext } from "../command.js"
 import { type Gateway, type GatewayEvent, type OpenGatewayOptions, openGateway } from "../gateway.js"
 
@@ -52,17 +53,37 @@ export const open = (ctx: CommandContext, options: Partial<OpenGatewayOptions> =
   })
 
 /**
- * Runs `body` with an open gateway and closes it afterwards, whatever happens.
+ * Runs `body` with an open gateway and closes it afterwards, whatever happens. An MCP backend that
+ * cannot connect does not stop the command: it is reported on stderr and left out (like `serve` does),
+ * and `body` gets the names of the backends that are down with the reason for each.
  *
  * @since 0.1.0
  */
 export const withGateway = async <A>(
   ctx: CommandContext,
-  body: (gateway: Gateway) => Promise<A>,
+  body: (gateway: Gateway, down: ReadonlyMap<string, string>) => Promise<A>,
 ): Promise<A> => {
-  const gateway = await open(ctx)
+  const down = new Map<string, string>()
+  const print = progressPrinter(ctx.io)
+  const gateway = await open(ctx, {
+    reconnect: true,
+    onEvent: (event) => {
+      if (event.type === "failed") {
+        const reason =
+          event.cause instanceof BackendUnavailable
+            ? event.cause.reason
+            : ((event.cause as Error | undefined)?.message ?? event.error)
+        down.set(event.backend, reason)
+        print({ ...event, error: reason })
+      } else print(event)
+    },
+  })
   try {
-    return await body(gateway)
+    if (down.size > 0)
+      ctx.io.stderr(
+        `toolplane: warning: ${[...down.keys()].join(", ")} ${down.size === 1 ? "is" : "are"} down; showing the other backends' tools only\n`,
+      )
+    return await body(gateway, down)
   } finally {
     await gateway.close()
   }

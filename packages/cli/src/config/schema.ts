@@ -24,6 +24,12 @@ export const McpStdioConfig = z.strictObject({
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()).default({}),
   cwd: z.string().optional(),
+  /** Variables of the gateway's environment the server also gets (names, or prefixes ending in `*`); besides HOME, LOGNAME, PATH, SHELL, TERM, USER. */
+  env_passthrough: z
+    .array(
+      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, "must be a variable name, or a prefix ending in *"),
+    )
+    .default([]),
 })
 
 /** @since 0.1.0 */
