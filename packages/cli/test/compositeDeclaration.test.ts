@@ -13,7 +13,7 @@ const echo = (id: string) =>
     id,
     input: { type: "object", properties: { message: { type: "string" } }, required: ["message"] },
     annotations: { readOnlyHint: true },
-    handler: async (args: { message: string }) => `${id}: ${args.message}`,
+    handler: async (args: Record<string, unknown>) => `${id}: ${String(args.message)}`,
   })
 
 describe("a composite tool in code mode", () => {

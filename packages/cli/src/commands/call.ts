@@ -16,6 +16,7 @@ import {
 import { defineCommand, EXIT, UsageError } from "../command.js"
 import { json } from "../output.js"
 import { withGateway } from "./shared.js"
+import { VIA_FLAGS, VIA_HELP } from "./via.js"
 
 const parseArgsJson = (text: string | undefined): Record<string, unknown> => {
   if (text === undefined) return {}
@@ -50,10 +51,13 @@ export const callCommand = defineCommand({
   synopsis: "TOOL_ID",
   summary: "call a tool [--args JSON] [--json]",
   maxPositionals: 1,
-  flags: { json: "boolean", args: "string" },
+  flags: { json: "boolean", args: "string", ...VIA_FLAGS },
+  // With --via the configuration file is not needed.
+  configOptional: true,
   flagHelp: {
     args: "JSON  the arguments, a JSON object (default {})",
     json: "print the whole result as JSON",
+    ...VIA_HELP,
   },
   examples: [
     `call math/add --args '{"a":2,"b":3}'`,

@@ -5,8 +5,9 @@
  */
 import { dirname } from "node:path"
 import { BackendUnavailable } from "@toolplane/foundation"
-import type { CliIO, CommandContext } from "../command.js"
+import { type CliIO, type CommandContext, UsageError } from "../command.js"
 import { type Gateway, type GatewayEvent, type OpenGatewayOptions, openGateway } from "../gateway.js"
+import { openVia } from "./via.js"
 
 /**
  * Prints gateway start-up progress to stderr.
@@ -55,7 +56,8 @@ export const open = (ctx: CommandContext, options: Partial<OpenGatewayOptions> =
 /**
  * Runs `body` with an open gateway and closes it afterwards, whatever happens. An MCP backend that
  * cannot connect does not stop the command: it is reported on stderr and left out (like `serve` does),
- * and `body` gets the names of the backends that are down with the reason for each.
+ * and `body` gets the names of the backends that are down with the reason for each. With `--via URL` the
+ * body gets a running gateway's tools instead (only `gateway.service` is set).
  *
  * @since 0.1.0
  */
@@ -63,6 +65,17 @@ export const withGateway = async <A>(
   ctx: CommandContext,
   body: (gateway: Gateway, down: ReadonlyMap<string, string>) => Promise<A>,
 ): Promise<A> => {
+  const values = ctx.invocation.values as { via?: string; "token-env"?: string }
+  if (values["token-env"] !== undefined && values.via === undefined)
+    throw new UsageError("--token-env goes with --via URL (the running gateway's bearer token)")
+  if (values.via !== undefined) {
+    const remote = await openVia(ctx)
+    try {
+      return await body({ service: remote.service } as Gateway, new Map())
+    } finally {
+      await remote.close()
+    }
+  }
   const down = new Map<string, string>()
   const print = progressPrinter(ctx.io)
   const gateway = await open(ctx, {
