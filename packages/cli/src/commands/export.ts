@@ -5,8 +5,6 @@
  * @since 0.1.0
  */
 import { type FeatureLossWarning, listAllTools } from "@toolplane/foundation"
-import { toMcpTool } from "@toolplane/plugin-mcp"
-import { toOpenAITools } from "@toolplane/plugin-openai"
 import { defineCommand, EXIT, UsageError } from "../command.js"
 import { json, table } from "../output.js"
 import { withGateway } from "./shared.js"
@@ -32,6 +30,7 @@ export const exportCommand = defineCommand({
       let warnings: FeatureLossWarning[]
       let body: unknown
       if (format === "mcp") {
+        const { toMcpTool } = await import("@toolplane/plugin-mcp")
         const conversions = tools.map((t) => toMcpTool(t, { naming: ctx.config.server.tool_names }))
         exported = conversions.map((c) => ({
           name: c.value.name,
@@ -42,6 +41,7 @@ export const exportCommand = defineCommand({
         warnings = conversions.flatMap((c) => [...c.warnings])
         body = { format, tools: conversions.map((c) => c.value), warnings }
       } else {
+        const { toOpenAITools } = await import("@toolplane/plugin-openai")
         const out = toOpenAITools(tools, { strict: true })
         exported = out.tools.map((t) => {
           const fn = ("function" in t ? t.function : t) as {

@@ -7,7 +7,7 @@
  * @since 0.2.0
  */
 import { dirname, join, resolve } from "node:path"
-import { isPostgresStorage, openRunStore, type RunInfo, RunNotFound, type RunStore } from "@toolplane/durable"
+import type { RunInfo, RunStore } from "@toolplane/durable"
 import { InvalidArguments, isToolError } from "@toolplane/foundation"
 import { defineCommand, EXIT, UsageError } from "../command.js"
 import { json, table } from "../output.js"
@@ -63,6 +63,8 @@ export const runsCommand = defineCommand({
     if ((sub === "approve" || sub === "reject") && stepId === undefined)
       throw new UsageError(`runs ${sub} needs a RUN_ID and a STEP_ID`)
     const args = parseArguments(ctx.invocation.values.args)
+    // Loaded here: the run store needs node:sqlite, which no other command should pay for.
+    const { isPostgresStorage, openRunStore, RunNotFound } = await import("@toolplane/durable")
     const named = ctx.invocation.values.runs ?? ctx.io.env.TOOLPLANE_RUNS
     const storage =
       named !== undefined && isPostgresStorage(named)

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Searcher, type SearchToolsResult, summaryLine, ToolIndex } from "@toolplane/discovery"
+import type { SearchToolsResult } from "@toolplane/discovery"
 import { listAllTools } from "@toolplane/foundation"
 import { defineCommand, EXIT, UsageError } from "../command.js"
 import { json, table } from "../output.js"
@@ -46,6 +46,7 @@ export const searchCommand = defineCommand({
         })
         rows = [...((result.structuredContent as SearchToolsResult | undefined)?.hits ?? [])]
       } else {
+        const { Searcher, summaryLine, ToolIndex } = await import("@toolplane/discovery")
         const tools = await listAllTools(gateway.service)
         const searcher = new Searcher(new ToolIndex(tools))
         const { hits } = searcher.search(query, { limit })

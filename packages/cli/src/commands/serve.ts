@@ -7,13 +7,13 @@
 import { type FSWatcher, watch as watchFs } from "node:fs"
 import { basename, dirname } from "node:path"
 import { ConfigError, listAllTools } from "@toolplane/foundation"
-import { isLoopbackHost, serveHttp, serveStdio } from "@toolplane/plugin-mcp"
+import type { serveHttp } from "@toolplane/plugin-mcp"
 import { type CommandContext, defineCommand, EXIT, UsageError } from "../command.js"
 import { loadConfig } from "../config/load.js"
 import type { GatewayConfig } from "../config/schema.js"
-import { type OpenGatewayOptions, openGateway } from "../gateway.js"
-import { type LiveGateway, liveGateway } from "../liveGateway.js"
-import { type ClosableReplicaBus, postgresReplicaBus } from "../postgresBus.js"
+import type { OpenGatewayOptions } from "../gateway.js"
+import type { LiveGateway } from "../liveGateway.js"
+import type { ClosableReplicaBus } from "../postgresBus.js"
 import { progressPrinter } from "./shared.js"
 
 /**
@@ -114,6 +114,18 @@ export const serveCommand = defineCommand({
     "serve -c ./gateway.toml --require-all-backends",
   ],
   run: async (ctx) => {
+    // Loaded when serving, so other commands (and --help) do not load the servers and the replica bus.
+    const [
+      { isLoopbackHost, serveHttp, serveStdio },
+      { openGateway },
+      { liveGateway },
+      { postgresReplicaBus },
+    ] = await Promise.all([
+      import("@toolplane/plugin-mcp"),
+      import("../gateway.js"),
+      import("../liveGateway.js"),
+      import("../postgresBus.js"),
+    ])
     const { values } = ctx.invocation
     const transport = values.transport ?? ctx.config.server.transport
     if (transport !== "stdio" && transport !== "http")

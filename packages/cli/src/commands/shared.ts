@@ -6,7 +6,7 @@
 import { dirname } from "node:path"
 import { BackendUnavailable } from "@toolplane/foundation"
 import { type CliIO, type CommandContext, UsageError } from "../command.js"
-import { type Gateway, type GatewayEvent, type OpenGatewayOptions, openGateway } from "../gateway.js"
+import type { Gateway, GatewayEvent, OpenGatewayOptions } from "../gateway.js"
 import { openVia } from "./via.js"
 
 /**
@@ -37,8 +37,12 @@ export const progressPrinter =
  *
  * @since 0.1.0
  */
-export const open = (ctx: CommandContext, options: Partial<OpenGatewayOptions> = {}): Promise<Gateway> =>
-  openGateway(ctx.config, {
+export const open = async (
+  ctx: CommandContext,
+  options: Partial<OpenGatewayOptions> = {},
+): Promise<Gateway> =>
+  // Loaded when a command opens a gateway, so `--help`, `--version` and `--via` do not load every backend kind.
+  (await import("../gateway.js")).openGateway(ctx.config, {
     file: ctx.file,
     baseDir: dirname(ctx.file),
     env: ctx.io.env,

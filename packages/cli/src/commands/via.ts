@@ -13,7 +13,6 @@ import {
   type ToolResult,
   type ToolService,
 } from "@toolplane/foundation"
-import { canonicalIdOf, mcpBackend } from "@toolplane/plugin-mcp"
 import { type CommandContext, UsageError } from "../command.js"
 
 /** The flags of a command that can run against a running gateway. @since 0.3.0 */
@@ -57,6 +56,7 @@ export const openVia = async (
       throw new UsageError(`--token-env ${tokenEnv}: the variable is not set`)
     headers.authorization = `Bearer ${token}`
   }
+  const { canonicalIdOf, mcpBackend } = await import("@toolplane/plugin-mcp")
   const backend = mcpBackend({ name: REMOTE, http: { url: url.href, headers } }, { requiresApproval: false })
   await backend.connect()
   /** The gateway's id of an MCP name: `ns.name` and `ns/name` map back; a bare name stays as it is. */
