@@ -34,6 +34,7 @@ import {
   type CursorCodec,
   type ExecutionContext,
   isToolDefinition,
+  type JsonSchema,
   makeCursorCodec,
   resourceProviderOf,
   type Tool,
@@ -561,6 +562,7 @@ export const openGateway = async (
       for (const timer of retryTimers.values()) clearTimeout(timer)
       unsubscribe()
       await code?.close()
+      for (const close of closers) await close().catch(() => {})
       catalog.close()
       for (const name of closeOptions?.keep ?? []) await runner.unregister(name)
       await runner.close()
@@ -568,6 +570,8 @@ export const openGateway = async (
     },
   })
   let closed = false
+  /** Closed before the runner (the durable skills' runner). */
+  const closers: (() => Promise<void>)[] = []
   const retryTimers = new Map<string, ReturnType<typeof setTimeout>>()
   const initialDelay = options.reconnectDelayMs?.initial ?? 250
   const maxDelay = options.reconnectDelayMs?.max ?? 10_000
@@ -622,7 +626,10 @@ export const openGateway = async (
         type: "warning",
         message: `${[...down.keys()].join(", ")} down at start: serving without ${dropped.join(", ")}`,
       })
+    const skills = await durableSkills(config, runner, baseDir)
+    if (skills !== undefined) closers.push(skills.close)
     const service = await gatewayStack(runner, {
+      ...(skills !== undefined ? { tools: skills.tools } : {}),
       codec,
       changes: (invalidate) => {
         invalidators.add(invalidate)
@@ -656,12 +663,57 @@ export const openGateway = async (
     return gatewayOver(service)
   } catch (error) {
     unsubscribe()
+    for (const close of closers) await close().catch(() => {})
     await code?.close().catch(() => {})
     catalog.close()
     for (const name of reused) await runner.unregister(name).catch(() => false)
     await runner.close().catch(() => {})
     await closeAll()
     throw inConfigFile(error)
+  }
+}
+
+/**
+ * The `[[skills]]` of the configuration as durable tools (`skill/<name>`) on a durable runner over the
+ * gateway's runner, storing runs in `[durable] store`; `undefined` without skills. The runner recovers
+ * runs left by a previous process and picks up decisions taken elsewhere (`toolplane runs approve`).
+ */
+const durableSkills = async (
+  config: GatewayConfig,
+  runner: ToolRunner,
+  baseDir: string,
+): Promise<{ tools: ToolDefinition<any>[]; close: () => Promise<void> } | undefined> => {
+  if (config.skills.length === 0) return undefined
+  // Loaded only with skills: the run store needs node:sqlite and the workflow engine.
+  const [{ defineSkill }, { durableSkillTool, isPostgresStorage, openDurableRunner }] = await Promise.all([
+    import("@toolplane/compose"),
+    import("@toolplane/durable"),
+  ])
+  const store = config.durable.store
+  const storage = isPostgresStorage(store) ? store : isAbsolute(store) ? store : resolve(baseDir, store)
+  const durable = await openDurableRunner({ storage, service: runner })
+  const skills = config.skills.map((s) =>
+    defineSkill({
+      name: s.name,
+      ...(s.description !== undefined ? { description: s.description } : {}),
+      ...(s.input_schema !== undefined ? { inputSchema: s.input_schema as JsonSchema } : {}),
+      steps: s.steps.map((step) => ({
+        id: step.id,
+        tool: step.tool,
+        inputs: step.inputs,
+        ...(step.depends_on !== undefined ? { dependsOn: step.depends_on } : {}),
+      })),
+      ...(s.output !== undefined ? { output: s.output } : {}),
+    }),
+  )
+  await durable.recover()
+  const watcher = durable.watch()
+  return {
+    tools: skills.map((skill) => durableSkillTool(skill, durable)),
+    close: async () => {
+      watcher.stop()
+      await durable.close()
+    },
   }
 }
 

@@ -6,7 +6,8 @@
  *
  * @since 0.2.0
  */
-import { dirname, join, resolve } from "node:path"
+import { existsSync } from "node:fs"
+import { dirname, resolve } from "node:path"
 import type { RunInfo, RunStore } from "@toolplane/durable"
 import { InvalidArguments, isToolError } from "@toolplane/foundation"
 import { defineCommand, EXIT, UsageError } from "../command.js"
@@ -66,10 +67,16 @@ export const runsCommand = defineCommand({
     // Loaded here: the run store needs node:sqlite, which no other command should pay for.
     const { isPostgresStorage, openRunStore, RunNotFound } = await import("@toolplane/durable")
     const named = ctx.invocation.values.runs ?? ctx.io.env.TOOLPLANE_RUNS
+    // Without --runs: the configuration's [durable] store (relative to the config file), when there is one.
+    const configured = existsSync(ctx.file) ? ctx.config.durable.store : "toolplane-runs.db"
     const storage =
       named !== undefined && isPostgresStorage(named)
         ? named
-        : resolve(ctx.io.cwd, named ?? join(dirname(ctx.file), "toolplane-runs.db"))
+        : named !== undefined
+          ? resolve(ctx.io.cwd, named)
+          : isPostgresStorage(configured)
+            ? configured
+            : resolve(dirname(ctx.file), configured)
     const asJson = ctx.invocation.values.json === true
     const store: RunStore = await openRunStore(storage)
     try {

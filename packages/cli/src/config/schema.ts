@@ -306,6 +306,39 @@ export const CodeConfig = z.strictObject({
   max_programs: z.number().int().min(1).max(64).default(2),
 })
 
+/**
+ * Durable skills declared in the configuration: `[durable]` (the run store) and `[[skills]]` (each served
+ * as the tool `skill/<name>`, run durably: steps that are not read-only wait for approval, decided through
+ * the caller's elicitation or `toolplane runs approve`).
+ *
+ * @since 0.3.0
+ */
+export const DurableConfig = z.strictObject({
+  /** SQLite file (relative to the config file) or `postgres://` URL; default `toolplane-runs.db` next to the config, as `toolplane runs`. */
+  store: z.string().min(1).default("toolplane-runs.db"),
+})
+/** @since 0.3.0 */
+export const SkillConfig = z.strictObject({
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/, "must be a tool name (letters, digits, _ . -)"),
+  description: z.string().optional(),
+  /** JSON Schema of the skill's arguments (read in steps with `{ "$ref" = "$input#/field" }`). */
+  input_schema: z.record(z.string(), z.unknown()).optional(),
+  steps: z
+    .array(
+      z.strictObject({
+        id: z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, "a letter or _, then letters, digits, _ or -"),
+        tool: toolId,
+        inputs: z.record(z.string(), z.unknown()).default({}),
+        depends_on: z.array(z.string()).optional(),
+      }),
+    )
+    .min(1, { message: "a skill needs at least one step" }),
+  /** The step whose result is the skill's result (default: the last one). */
+  output: z.string().optional(),
+})
+
 /** @since 0.1.0 */
 export const GatewayConfig = z
   .strictObject({
@@ -319,6 +352,8 @@ export const GatewayConfig = z
     composite_tools: z.array(CompositeConfig).default([]),
     limits: LimitsConfig.prefault({}),
     prefetch: PrefetchConfig.prefault({}),
+    durable: DurableConfig.prefault({}),
+    skills: z.array(SkillConfig).default([]),
   })
   .superRefine((config, ctx) => {
     if (config.search.learn_from_use !== undefined && config.tool_exposure !== "search")
