@@ -92,6 +92,13 @@ export interface OpenGatewayOptions {
    * @since 0.2.0
    */
   readonly reconnect?: boolean
+  /**
+   * With `[[skills]]`: continue the durable runs a previous process left and pick up decisions taken
+   * elsewhere (`toolplane runs approve`). Default false (one-shot commands only start runs); `serve` sets it.
+   *
+   * @since 0.3.0
+   */
+  readonly resumeRuns?: boolean
   /** How long an MCP backend may take to connect. Default 30 000 ms. @since 0.2.0 */
   readonly connectTimeoutMs?: number
   /** Reconnection backoff of down backends: first delay and cap. Default 250 ms and 10 000 ms. @since 0.2.0 */
@@ -626,7 +633,7 @@ export const openGateway = async (
         type: "warning",
         message: `${[...down.keys()].join(", ")} down at start: serving without ${dropped.join(", ")}`,
       })
-    const skills = await durableSkills(config, runner, baseDir)
+    const skills = await durableSkills(config, runner, baseDir, options.resumeRuns === true)
     if (skills !== undefined) closers.push(skills.close)
     const service = await gatewayStack(runner, {
       ...(skills !== undefined ? { tools: skills.tools } : {}),
@@ -675,13 +682,14 @@ export const openGateway = async (
 
 /**
  * The `[[skills]]` of the configuration as durable tools (`skill/<name>`) on a durable runner over the
- * gateway's runner, storing runs in `[durable] store`; `undefined` without skills. The runner recovers
- * runs left by a previous process and picks up decisions taken elsewhere (`toolplane runs approve`).
+ * gateway's runner, storing runs in `[durable] store`; `undefined` without skills. With `resume` the runner
+ * recovers runs left by a previous process and picks up decisions taken elsewhere (`toolplane runs approve`).
  */
 const durableSkills = async (
   config: GatewayConfig,
   runner: ToolRunner,
   baseDir: string,
+  resume: boolean,
 ): Promise<{ tools: ToolDefinition<any>[]; close: () => Promise<void> } | undefined> => {
   if (config.skills.length === 0) return undefined
   // Loaded only with skills: the run store needs node:sqlite and the workflow engine.
@@ -706,12 +714,12 @@ const durableSkills = async (
       ...(s.output !== undefined ? { output: s.output } : {}),
     }),
   )
-  await durable.recover()
-  const watcher = durable.watch()
+  if (resume) await durable.recover()
+  const watcher = resume ? durable.watch() : undefined
   return {
     tools: skills.map((skill) => durableSkillTool(skill, durable)),
     close: async () => {
-      watcher.stop()
+      watcher?.stop()
       await durable.close()
     },
   }

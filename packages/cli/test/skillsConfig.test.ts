@@ -73,7 +73,7 @@ describe("durable skills in the configuration", () => {
 
   it("serves a skill as a durable tool that waits for approval, which `toolplane runs` gives", async () => {
     const { loadConfig } = await import("../src/config/load.js")
-    const gateway = await openGateway(await loadConfig(file), { file })
+    const gateway = await openGateway(await loadConfig(file), { file, resumeRuns: true })
     try {
       const ids = (await listAllTools(gateway.service)).map((t) => t.id)
       expect(ids).toContain("skill/announce_launch")

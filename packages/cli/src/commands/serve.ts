@@ -164,6 +164,7 @@ export const serveCommand = defineCommand({
         singleClient: transport === "stdio",
         // A backend down at start is served without (and reconnected) unless --require-all-backends.
         reconnect,
+        resumeRuns: true,
         ...(config.limits.connect_timeout_ms !== undefined
           ? { connectTimeoutMs: config.limits.connect_timeout_ms }
           : {}),
