@@ -10,6 +10,11 @@
  * fragment: names it uses from its own package are imported for it, and free variables such as
  * `service` or `runner` are declared in scripts/docExamples.prelude.d.ts. A block whose info string
  * contains `no-check` (```ts no-check) is skipped.
+ *
+ * A complete program marked ```ts run is also executed, by scripts/packCheck.sh, in an app outside the
+ * workspace with every package installed from its packed tarball; when a ```text block follows it, the
+ * program's standard output must match that block (`...` in it matches any text). `--emit-runnable DIR`
+ * writes those programs to DIR with a `manifest.json` for that script.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { dirname, join, relative } from "node:path"
@@ -25,6 +30,10 @@ export interface DocExample {
   readonly code: string
   /** A TSDoc example (a fragment in its package's scope) or a Markdown block (a whole module). */
   readonly kind: "markdown" | "tsdoc"
+  /** Marked ```ts run: a complete program that is executed, not only typechecked. */
+  readonly run?: boolean
+  /** The ```text block right after a runnable example: what the program prints. */
+  readonly expected?: string
 }
 
 const FENCE_RE = /^(\s*)```(ts|typescript|tsx)\b([^\n]*)$/
@@ -40,11 +49,81 @@ export const markdownExamples = (source: string, text: string): DocExample[] => 
     const body: string[] = []
     let j = i + 1
     for (; j < lines.length && !/^\s*```\s*$/.test(lines[j]!); j++) body.push(lines[j]!.slice(indent))
-    if (!open[3]!.includes("no-check"))
-      out.push({ source, line: i + 2, code: body.join("\n"), kind: "markdown" })
+    if (!open[3]!.includes("no-check")) {
+      const run = /(^|\s)run(\s|$)/.test(open[3]!)
+      let k = j + 1
+      while (k < lines.length && lines[k]!.trim() === "") k++
+      const expected: string[] = []
+      if (run && /^\s*```text\s*$/.test(lines[k] ?? ""))
+        for (k++; k < lines.length && !/^\s*```\s*$/.test(lines[k]!); k++)
+          expected.push(lines[k]!.slice(indent))
+      out.push({
+        source,
+        line: i + 2,
+        code: body.join("\n"),
+        kind: "markdown",
+        ...(run ? { run, ...(expected.length > 0 ? { expected: expected.join("\n") } : {}) } : {}),
+      })
+    }
     i = j
   }
   return out
+}
+
+/** The bare module specifiers a program imports (`zod`, `@toolplane/exec`, `@scope/pkg/sub`). */
+export const importedPackages = (code: string): string[] => {
+  const names = new Set<string>()
+  for (const m of code.matchAll(/^\s*import\s[^"']*?["']([^"'./][^"']*)["']/gm)) {
+    const spec = m[1]!
+    if (spec.startsWith("node:")) continue
+    const parts = spec.split("/")
+    names.add(spec.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!)
+  }
+  return [...names].sort()
+}
+
+/** The Markdown documents whose examples are checked: package READMEs, the root README and docs/. */
+const markdownDocuments = (root: string): string[] => [
+  ...workspacePackages(root)
+    .map((p) => join(p.dir, "README.md"))
+    .filter((f) => existsSync(f)),
+  join(root, "README.md"),
+  ...(existsSync(join(root, "docs"))
+    ? readdirSync(join(root, "docs"))
+        .filter((f) => f.endsWith(".md"))
+        .map((f) => join(root, "docs", f))
+    : []),
+]
+
+/**
+ * The complete programs of the documentation (```ts run blocks), with the output they must print.
+ *
+ * @since 0.3.0
+ */
+export const runnableExamples = (root: string): DocExample[] =>
+  markdownDocuments(root)
+    .filter((f) => existsSync(f) && statSync(f).isFile())
+    .flatMap((f) => markdownExamples(relative(root, f), readFileSync(f, "utf8")))
+    .filter((e) => e.run === true)
+
+/**
+ * Whether a program's output matches an example's ```text block: line ends and surrounding blank lines
+ * are ignored, and `...` matches any text (within and across lines).
+ *
+ * @since 0.3.0
+ */
+export const outputMatches = (actual: string, expected: string): boolean => {
+  const norm = (s: string) =>
+    s
+      .split("\n")
+      .map((l) => l.trimEnd())
+      .join("\n")
+      .trim()
+  const pattern = norm(expected)
+    .split("...")
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .join("[\\s\\S]*?")
+  return new RegExp(`^${pattern}$`).test(norm(actual))
 }
 
 /** The ```ts blocks that follow an `@example` tag in the doc comments of a TypeScript source. */
@@ -302,7 +381,44 @@ export const checkDocExamples = (
   return { examples: files.length, errors }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+/** Writes the runnable examples to `dir` as `<name>.ts` plus `manifest.json` (for scripts/packCheck.sh). */
+const emitRunnable = (root: string, dir: string): void => {
+  mkdirSync(dir, { recursive: true })
+  const manifest = runnableExamples(root).map((example) => {
+    const name = `${example.source.replace(/[^A-Za-z0-9]+/g, "_")}_${example.line}`
+    writeFileSync(join(dir, `${name}.ts`), `${example.code}\nexport {}\n`)
+    return {
+      name,
+      source: example.source,
+      line: example.line,
+      imports: importedPackages(example.code),
+      ...(example.expected !== undefined ? { expected: example.expected } : {}),
+    }
+  })
+  writeFileSync(join(dir, "manifest.json"), JSON.stringify(manifest, null, 2))
+  console.log(`doc examples: ${manifest.length} runnable programs written to ${dir}`)
+}
+
+/** Compares a program's output with its example's text block; exits 1 with both shown when they differ. */
+const checkOutput = (manifestFile: string, name: string, outputFile: string): void => {
+  const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as { name: string; expected?: string }[]
+  const example = manifest.find((e) => e.name === name)
+  if (example === undefined) throw new Error(`no runnable example ${name} in ${manifestFile}`)
+  const actual = readFileSync(outputFile, "utf8")
+  if (example.expected !== undefined && !outputMatches(actual, example.expected)) {
+    console.error(`expected:\n${example.expected}\nprinted:\n${actual}`)
+    process.exitCode = 1
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href && process.argv[2] === "--check-output") {
+  checkOutput(process.argv[3]!, process.argv[4]!, process.argv[5]!)
+} else if (
+  import.meta.url === pathToFileURL(process.argv[1] ?? "").href &&
+  process.argv[2] === "--emit-runnable"
+) {
+  emitRunnable(join(dirname(fileURLToPath(import.meta.url)), ".."), process.argv[3] ?? ".doc-runnable")
+} else if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const root = join(dirname(fileURLToPath(import.meta.url)), "..")
   const started = performance.now()
   const { examples, errors } = checkDocExamples(root, { keep: process.argv.includes("--keep") })

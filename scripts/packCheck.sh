@@ -3,7 +3,8 @@
 # package (after `pnpm build`), installs a chosen few from the tarballs into a scratch project in a temp
 # directory outside the workspace (no workspace links: @toolplane/* come from the tarballs, third-party
 # dependencies from the npm registry), typechecks the scratch project in strict mode with NodeNext
-# resolution (the published `exports`/`types`, not the source condition) and runs it. skipLibCheck stays
+# resolution (the published `exports`/`types`, not the source condition) and runs it; then does the same for
+# every complete program of the documentation (```ts run blocks, see scripts/docExamples.ts). skipLibCheck stays
 # on, as in most projects: effect 4's own declarations name the DOM's CryptoKey, which @types/node lacks.
 #
 #   bash scripts/packCheck.sh            (run by .ci/run after the build)
@@ -126,4 +127,70 @@ echo "pack-check: typechecking (strict, NodeNext)"
 node_modules/.bin/tsc -p tsconfig.json
 echo "pack-check: running"
 node dist/main.js
+
+# 3. the documentation's complete programs (```ts run blocks in the READMEs and docs/), as a user would
+#    paste them into a fresh app: every @toolplane package from its tarball, third-party imports from the
+#    registry at the workspace's versions; typechecked strictly, run, and their output compared with the
+#    ```text block that follows them, if any
+examples="$scratch/examples"
+mkdir -p "$examples/src"
+"$root/node_modules/.bin/tsx" "$root/scripts/docExamples.ts" --emit-runnable "$examples/src"
+cd "$examples"
+node - "$root" "{${overrides%,}}" "$typescript" <<'NODE'
+const { existsSync, readFileSync, writeFileSync } = require("node:fs")
+const { join } = require("node:path")
+const [root, overridesJson, typescript] = process.argv.slice(2)
+const overrides = JSON.parse(overridesJson)
+const manifest = JSON.parse(readFileSync("src/manifest.json", "utf8"))
+/** The version the workspace uses of a third-party package (from any package's node_modules). */
+const workspaceVersion = (name) => {
+  for (const dir of ["", "packages/cli/", "packages/foundation/", "packages/exec/", "packages/durable/", "plugins/mcp/"]) {
+    const file = join(root, dir, "node_modules", name, "package.json")
+    if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")).version
+  }
+  throw new Error(`pack-check: a documentation example imports ${name}, which no workspace package depends on`)
+}
+const dependencies = {}
+for (const example of manifest)
+  for (const name of example.imports) dependencies[name] = overrides[name] ?? workspaceVersion(name)
+writeFileSync(
+  "package.json",
+  JSON.stringify(
+    {
+      name: "toolplane-doc-examples",
+      private: true,
+      type: "module",
+      dependencies,
+      devDependencies: { typescript, "@types/node": "^24.0.0" },
+      overrides,
+    },
+    null,
+    2,
+  ),
+)
+NODE
+cp "$scratch/app/tsconfig.json" tsconfig.json
+echo "pack-check: installing the documentation's programs' dependencies"
+npm install --no-audit --no-fund --loglevel=error >npm-install.log 2>&1 || { cat npm-install.log >&2; exit 1; }
+echo "pack-check: typechecking the documentation's programs (strict, exactOptionalPropertyTypes, NodeNext)"
+node_modules/.bin/tsc -p tsconfig.json
+echo "pack-check: running the documentation's programs"
+failed=0
+for name in $(node -p 'require("./src/manifest.json").map((e) => e.name).join(" ")'); do
+  where="$(node -p 'const e = require("./src/manifest.json").find((e) => e.name === process.argv[1]); e.source + ":" + e.line' "$name")"
+  cwd="$(mktemp -d "$examples/run-XXXXXX")"
+  if ! (cd "$cwd" && timeout 120 node "$examples/dist/$name.js" >"$examples/$name.out" 2>"$examples/$name.err"); then
+    echo "pack-check: $where failed:" >&2
+    tail -20 "$examples/$name.err" >&2
+    failed=1
+    continue
+  fi
+  if ! "$root/node_modules/.bin/tsx" "$root/scripts/docExamples.ts" --check-output src/manifest.json "$name" "$examples/$name.out"; then
+    echo "pack-check: $where printed something else than its text block" >&2
+    failed=1
+    continue
+  fi
+  echo "pack-check: ran $where"
+done
+[ "$failed" = 0 ] || exit 1
 echo "pack-check: ok ($((SECONDS - started)) s)"

@@ -7,7 +7,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { checkDocExamples, exampleModule, markdownExamples, tsdocExamples } from "../scripts/docExamples.js"
+import {
+  checkDocExamples,
+  exampleModule,
+  importedPackages,
+  markdownExamples,
+  outputMatches,
+  tsdocExamples,
+} from "../scripts/docExamples.js"
 
 describe("extraction", () => {
   it("finds ```ts blocks in Markdown with the line of their first code line, skipping no-check", () => {
@@ -145,5 +152,56 @@ describe("checkDocExamples on a scratch workspace", () => {
       examples: 2,
       errors: [],
     })
+  })
+})
+
+describe("runnable examples (```ts run)", () => {
+  it("marks complete programs and takes the ```text block after one as its expected output", () => {
+    const md = [
+      "```ts run",
+      'console.log("hi")',
+      "```",
+      "",
+      "```text",
+      "hi",
+      "```",
+      "```ts",
+      "const typedOnly = 1",
+      "```",
+      "```ts run",
+      "console.log(2)",
+      "```",
+    ]
+    expect(markdownExamples("README.md", md.join("\n"))).toEqual([
+      {
+        source: "README.md",
+        line: 2,
+        code: 'console.log("hi")',
+        kind: "markdown",
+        run: true,
+        expected: "hi",
+      },
+      { source: "README.md", line: 9, code: "const typedOnly = 1", kind: "markdown" },
+      { source: "README.md", line: 12, code: "console.log(2)", kind: "markdown", run: true },
+    ])
+  })
+
+  it("names the packages a program imports", () => {
+    const code = [
+      'import { z } from "zod"',
+      'import { x } from "@toolplane/foundation/testing"',
+      'import { readFileSync } from "node:fs"',
+      'import { y } from "./local.js"',
+      'import type { Tool } from "@toolplane/foundation"',
+    ].join("\n")
+    expect(importedPackages(code)).toEqual(["@toolplane/foundation", "zod"])
+  })
+
+  it("compares output line by line, with ... matching any text", () => {
+    expect(outputMatches("30 [ 'sum 3' ]\n21 1\n", "30 [ 'sum 3' ]\n21 1")).toBe(true)
+    expect(outputMatches("30 [ 'sum 3' ]\n22 1\n", "30 [ 'sum 3' ]\n21 1")).toBe(false)
+    expect(outputMatches("run 0f3c-77 suspended\n", "run ... suspended")).toBe(true)
+    expect(outputMatches("a\nb\nc\n", "a\n...\nc")).toBe(true)
+    expect(outputMatches("a (b) [c]\n", "a (b) [c]")).toBe(true)
   })
 })

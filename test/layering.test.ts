@@ -160,7 +160,7 @@ const violations = (
         problems.push(`${rel}: ${pkg.name} may not import ${target}`)
       }
       const subpath = spec.slice(target.length)
-      if (subpath !== "" && subpath !== "/testing") {
+      if (subpath !== "" && subpath !== "/testing" && subpath !== "/fixtures") {
         problems.push(`${rel}: "${spec}" reaches into ${target}; import its public entry point`)
       }
     }

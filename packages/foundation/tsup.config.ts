@@ -1,3 +1,6 @@
 import { packageBuild } from "../../tsup.base.js"
 
-export default packageBuild({ entry: ["src/index.ts", "src/testing/index.ts"], external: ["vitest"] })
+export default packageBuild({
+  entry: ["src/index.ts", "src/testing/index.ts", "src/testing/fixtures.ts"],
+  external: ["vitest"],
+})

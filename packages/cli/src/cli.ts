@@ -12,6 +12,7 @@ import { type CliIO, type Command, EXIT, type Invocation, UsageError } from "./c
 import { COMMANDS } from "./commands/registry.js"
 import { configProblems, loadConfig, locateToml } from "./config/load.js"
 import type { GatewayConfig } from "./config/schema.js"
+import { didYouMean } from "./didYouMean.js"
 
 export { type CliIO, type CommandContext, EXIT, type Invocation, UsageError } from "./command.js"
 
@@ -21,11 +22,21 @@ const SUMMARY_COLUMN = 24
 const commandLine = (command: Command): string => {
   const head = `  ${command.name}${command.synopsis === undefined ? "" : ` ${command.synopsis}`}`
   const [first, ...rest] = command.summary.split("\n")
-  return [
-    `${head.padEnd(SUMMARY_COLUMN)}${first}`,
-    ...rest.map((line) => `${" ".repeat(SUMMARY_COLUMN)}${line}`),
-  ].join("\n")
+  const indent = " ".repeat(SUMMARY_COLUMN)
+  // A head as wide as the column gets its summary on the next line instead of running into it.
+  const lead =
+    head.length < SUMMARY_COLUMN - 1
+      ? [`${head.padEnd(SUMMARY_COLUMN)}${first}`]
+      : [head, `${indent}${first}`]
+  return [...lead, ...rest.map((line) => `${indent}${line}`)].join("\n")
 }
+
+const GLOBAL_OPTIONS = `  -c, --config FILE     configuration file (default: toolplane.toml, or $TOOLPLANE_CONFIG)
+  -h, --help            show this help (toolplane <command> --help: the command's)
+  -v, --version         print the version`
+
+const EXIT_CODES =
+  "Exit codes: 0 success, 1 the tool or a backend reported an error, 2 usage or configuration error."
 
 /** @since 0.1.0 */
 export const USAGE = `Usage: toolplane <command> [options]
@@ -34,11 +45,52 @@ Commands:
 ${COMMANDS.map(commandLine).join("\n")}
 
 Options:
-  -c, --config FILE     configuration file (default: toolplane.toml, or $TOOLPLANE_CONFIG)
-  -h, --help            show this help
+${GLOBAL_OPTIONS}
 
-Exit codes: 0 success, 1 the tool or a backend reported an error, 2 usage or configuration error.
+${EXIT_CODES}
 `
+
+/**
+ * The help of one command: its usage line, what it does, its flags and examples.
+ *
+ * @since 0.3.0
+ */
+export const commandUsage = (command: Command): string => {
+  const [first, ...rest] = command.summary.split("\n")
+  // The summary's bracketed flag list is what the Options section spells out.
+  const description = [first!.replace(/\s*\[.*$/, ""), ...rest.filter((line) => !/^\[/.test(line))]
+  const flags = Object.entries(command.flags).map(([flag, kind]) => {
+    const text = (command.flagHelp as Record<string, string | undefined> | undefined)?.[flag] ?? ""
+    const placeholder = /^(\S+) {2,}(.*)$/.exec(text)
+    const head = `  --${flag}${kind === "string" ? ` ${placeholder?.[1] ?? "VALUE"}` : ""}`
+    const body = placeholder?.[2] ?? text
+    return body === ""
+      ? head
+      : head.length < SUMMARY_COLUMN - 1
+        ? `${head.padEnd(SUMMARY_COLUMN)}${body}`
+        : `${head}\n${" ".repeat(SUMMARY_COLUMN)}${body}`
+  })
+  return [
+    `Usage: toolplane ${command.name}${command.synopsis === undefined ? "" : ` ${command.synopsis}`} [options]`,
+    "",
+    description.join("\n"),
+    "",
+    "Options:",
+    ...flags,
+    GLOBAL_OPTIONS,
+    ...(command.examples?.length
+      ? ["", "Examples:", ...command.examples.map((example) => `  toolplane ${example}`)]
+      : []),
+    "",
+    EXIT_CODES,
+    "",
+  ].join("\n")
+}
+
+/** The version of this package, read from its manifest (`--version`). */
+const packageVersion = (): string =>
+  (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string })
+    .version
 
 type OptionSpec = { readonly type: "string" | "boolean"; readonly short?: string }
 
@@ -46,6 +98,7 @@ type OptionSpec = { readonly type: "string" | "boolean"; readonly short?: string
 const OPTIONS: Record<string, OptionSpec> = {
   config: { type: "string", short: "c" },
   help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
 }
 for (const command of COMMANDS)
   for (const [flag, type] of Object.entries(command.flags)) {
@@ -57,6 +110,14 @@ for (const command of COMMANDS)
 
 const BY_NAME = new Map(COMMANDS.map((c) => [c.name, c]))
 
+/** Node's parseArgs message, first sentence only, with the closest known flag. */
+const parseArgsMessage = (error: Error & { code?: string }): string => {
+  const unknown = /^Unknown option '(-{1,2})([^']*)'/.exec(error.message)
+  if (error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && unknown !== null)
+    return `Unknown option '${unknown[1]}${unknown[2]}'${didYouMean(unknown[2]!, Object.keys(OPTIONS)).replace(/"(.*)"/, '"--$1"')}`
+  return error.message
+}
+
 /**
  * Parses argv. Fails with {@link UsageError} naming the unknown command or flag.
  *
@@ -67,14 +128,17 @@ export const parseInvocation = (argv: readonly string[]): Invocation => {
   try {
     parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true })
   } catch (error) {
-    throw new UsageError((error as Error).message)
+    throw new UsageError(parseArgsMessage(error as Error))
   }
   const values = parsed.values as Invocation["values"]
   const [command = "", ...positionals] = parsed.positionals
-  if (values.help || command === "help") return { command: "help", positionals, values }
+  if ((values as { version?: boolean }).version) return { command: "version", positionals, values }
+  if (command === "help") return { command: "help", positionals, values }
+  if (values.help) return { command: "help", positionals: command === "" ? [] : [command], values }
   if (command === "") throw new UsageError("missing command")
   const spec = BY_NAME.get(command)
-  if (spec === undefined) throw new UsageError(`unknown command "${command}"`)
+  if (spec === undefined)
+    throw new UsageError(`unknown command "${command}"${didYouMean(command, BY_NAME.keys())}`)
   if (positionals.length > spec.maxPositionals)
     throw new UsageError(`unexpected argument "${positionals[spec.maxPositionals]}" for ${command}`)
   for (const flag of Object.keys(values))
@@ -135,8 +199,18 @@ export const run = async (argv: readonly string[], io: CliIO): Promise<number> =
     io.stderr(`toolplane: ${(error as Error).message}\n\n${USAGE}`)
     return EXIT.usage
   }
+  if (invocation.command === "version") {
+    io.stdout(`${packageVersion()}\n`)
+    return EXIT.ok
+  }
   if (invocation.command === "help") {
-    io.stdout(USAGE)
+    const [topic] = invocation.positionals
+    const command = topic === undefined ? undefined : BY_NAME.get(topic)
+    if (topic !== undefined && command === undefined) {
+      io.stderr(`toolplane: unknown command "${topic}"${didYouMean(topic, BY_NAME.keys())}\n\n${USAGE}`)
+      return EXIT.usage
+    }
+    io.stdout(command === undefined ? USAGE : commandUsage(command))
     return EXIT.ok
   }
   try {
@@ -148,7 +222,7 @@ export const run = async (argv: readonly string[], io: CliIO): Promise<number> =
     return await command.run(context)
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr(`toolplane: ${error.message}\n\n${USAGE}`)
+      io.stderr(`toolplane: ${error.message}\n\n${commandUsage(BY_NAME.get(invocation.command)!)}`)
       return EXIT.usage
     }
     if (error instanceof ConfigError) {

@@ -89,6 +89,14 @@ export interface Command<F extends Flags = Flags> {
   /** The flags the command accepts besides `--config` and `--help`. */
   readonly flags: F
   /**
+   * What each flag does, shown by `toolplane <command> --help` (`{ json: "print JSON" }`); a flag's value
+   * placeholder may lead its text (`"N  tools per page"`). Flags without an entry are listed bare.
+   * @since 0.3.0
+   */
+  readonly flagHelp?: { readonly [K in keyof F]?: string }
+  /** A few complete command lines (without the leading `toolplane`), shown by `--help`. @since 0.3.0 */
+  readonly examples?: readonly string[]
+  /**
    * The command works without a configuration file (`toolplane runs`): when the file is missing it still
    * runs, and reading its `config` is the configuration error (file not found). Default false.
    * @since 0.2.0

@@ -29,10 +29,12 @@ import { type AuthorizeCall, createRunner, type PrefetchOptions, type ToolRunner
 import {
   type Backend,
   type BackendHealth,
+  BackendUnavailable,
   ConfigError,
   type CursorCodec,
   type ExecutionContext,
   isToolDefinition,
+  type JsonSchema,
   type Middleware,
   makeCursorCodec,
   resourceProviderOf,
@@ -44,6 +46,7 @@ import { localBackend } from "@toolplane/plugin-local"
 import { type McpBackend, mcpBackend } from "@toolplane/plugin-mcp"
 import { approvalMarks } from "./approvalMarks.js"
 import type { BackendConfig, GatewayConfig } from "./config/schema.js"
+import { explainConnectFailure, stdioEnvironment } from "./connectHint.js"
 import { gatewayApprover } from "./elicitApproval.js"
 import { filterBackend } from "./filterBackend.js"
 import { lockFilePath } from "./lockFile.js"
@@ -95,6 +98,13 @@ export interface OpenGatewayOptions {
    * @since 0.2.0
    */
   readonly reconnect?: boolean
+  /**
+   * With `[[skills]]`: continue the durable runs a previous process left and pick up decisions taken
+   * elsewhere (`toolplane runs approve`). Default false (one-shot commands only start runs); `serve` sets it.
+   *
+   * @since 0.3.0
+   */
+  readonly resumeRuns?: boolean
   /** How long an MCP backend may take to connect. Default 30 000 ms. @since 0.2.0 */
   readonly connectTimeoutMs?: number
   /** Reconnection backoff of down backends: first delay and cap. Default 250 ms and 10 000 ms. @since 0.2.0 */
@@ -256,7 +266,7 @@ const makeBackend = async (
               stdio: {
                 command: resolveCommand(mcp.command, options.baseDir),
                 args: mcp.args,
-                env: mcp.env,
+                env: stdioEnvironment(mcp.env_passthrough, options.env ?? process.env, mcp.env),
                 cwd: mcp.cwd !== undefined ? resolve(options.baseDir, mcp.cwd) : options.baseDir,
               },
             },
@@ -268,7 +278,14 @@ const makeBackend = async (
           )
     try {
       await (backend as McpBackend).connect()
-    } catch (error) {
+    } catch (raw) {
+      // The likely cause and what to try, instead of the transport's bare "Request timed out".
+      const error = new BackendUnavailable({
+        backend: config.name,
+        reason: explainConnectFailure(config, index, (raw as Error)?.message ?? String(raw), {
+          connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
+        }),
+      })
       if (options.reconnect) {
         // Kept (unconnected) for the reconnection loop of openGateway.
         const kept = config.filter
@@ -590,6 +607,7 @@ export const openGateway = async (
       for (const timer of retryTimers.values()) clearTimeout(timer)
       unsubscribe()
       await code?.close()
+      for (const close of closers) await close().catch(() => {})
       catalog.close()
       for (const name of closeOptions?.keep ?? []) await runner.unregister(name)
       await runner.close()
@@ -597,6 +615,8 @@ export const openGateway = async (
     },
   })
   let closed = false
+  /** Closed before the runner (the durable skills' runner). */
+  const closers: (() => Promise<void>)[] = []
   const retryTimers = new Map<string, ReturnType<typeof setTimeout>>()
   const initialDelay = options.reconnectDelayMs?.initial ?? 250
   const maxDelay = options.reconnectDelayMs?.max ?? 10_000
@@ -656,7 +676,11 @@ export const openGateway = async (
     const narrow = options.authorization?.tools
     const overAuthorized = (mode: Middleware): Middleware =>
       narrow === undefined ? mode : (next) => mode(narrow(next))
+
+    const skills = await durableSkills(config, runner, baseDir, options.resumeRuns === true)
+    if (skills !== undefined) closers.push(skills.close)
     const service = await gatewayStack(runner, {
+      ...(skills !== undefined ? { tools: skills.tools } : {}),
       codec,
       changes: (invalidate) => {
         invalidators.add(invalidate)
@@ -690,12 +714,58 @@ export const openGateway = async (
     return gatewayOver(service)
   } catch (error) {
     unsubscribe()
+    for (const close of closers) await close().catch(() => {})
     await code?.close().catch(() => {})
     catalog.close()
     for (const name of reused) await runner.unregister(name).catch(() => false)
     await runner.close().catch(() => {})
     await closeAll()
     throw inConfigFile(error)
+  }
+}
+
+/**
+ * The `[[skills]]` of the configuration as durable tools (`skill/<name>`) on a durable runner over the
+ * gateway's runner, storing runs in `[durable] store`; `undefined` without skills. With `resume` the runner
+ * recovers runs left by a previous process and picks up decisions taken elsewhere (`toolplane runs approve`).
+ */
+const durableSkills = async (
+  config: GatewayConfig,
+  runner: ToolRunner,
+  baseDir: string,
+  resume: boolean,
+): Promise<{ tools: ToolDefinition<any>[]; close: () => Promise<void> } | undefined> => {
+  if (config.skills.length === 0) return undefined
+  // Loaded only with skills: the run store needs node:sqlite and the workflow engine.
+  const [{ defineSkill }, { durableSkillTool, isPostgresStorage, openDurableRunner }] = await Promise.all([
+    import("@toolplane/compose"),
+    import("@toolplane/durable"),
+  ])
+  const store = config.durable.store
+  const storage = isPostgresStorage(store) ? store : isAbsolute(store) ? store : resolve(baseDir, store)
+  const durable = await openDurableRunner({ storage, service: runner })
+  const skills = config.skills.map((s) =>
+    defineSkill({
+      name: s.name,
+      ...(s.description !== undefined ? { description: s.description } : {}),
+      ...(s.input_schema !== undefined ? { inputSchema: s.input_schema as JsonSchema } : {}),
+      steps: s.steps.map((step) => ({
+        id: step.id,
+        tool: step.tool,
+        inputs: step.inputs,
+        ...(step.depends_on !== undefined ? { dependsOn: step.depends_on } : {}),
+      })),
+      ...(s.output !== undefined ? { output: s.output } : {}),
+    }),
+  )
+  if (resume) await durable.recover()
+  const watcher = resume ? durable.watch() : undefined
+  return {
+    tools: skills.map((skill) => durableSkillTool(skill, durable)),
+    close: async () => {
+      watcher?.stop()
+      await durable.close()
+    },
   }
 }
 

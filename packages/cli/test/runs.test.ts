@@ -77,7 +77,8 @@ describe("toolplane runs", () => {
     })
 
     const invalid = await cli(["runs", "approve", first.runId, "deploy", "--args", '{"version":"latest"}'])
-    expect(invalid.code).toBe(1)
+    // Arguments the schema rejects are a usage error (exit 2), as for `toolplane call`.
+    expect(invalid.code).toBe(2)
     expect(invalid.stderr).toMatch(/InvalidArguments.*\/version/)
 
     const approved = await cli(["runs", "approve", first.runId, "deploy", "--args", '{"version":"1.1"}'])
@@ -115,7 +116,7 @@ describe("toolplane runs", () => {
     expect((await cli(["runs"])).stderr).toMatch(/runs needs one of list, show, approve, reject/)
     expect((await cli(["runs", "approve", "x"])).stderr).toMatch(/needs a RUN_ID and a STEP_ID/)
     const missing = await cli(["runs", "show", "nope"])
-    expect(missing.code).toBe(1)
+    expect(missing.code).toBe(2)
     expect(missing.stderr).toMatch(/RunNotFound: No run "nope"/)
   })
 })

@@ -38,7 +38,8 @@ describe("toolplane runs against PostgreSQL", () => {
         "--args",
         '{"value":"x"}',
       ])
-      expect(invalid.code).toBe(1)
+      // Arguments the schema rejects are a usage error (exit 2), as documented.
+      expect(invalid.code).toBe(2)
       expect(invalid.stderr).toMatch(/InvalidArguments.*\/value/)
       const approved = await toolplane([
         "runs",

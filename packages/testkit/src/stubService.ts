@@ -13,7 +13,7 @@ import {
   type ToolService,
   text,
 } from "@toolplane/foundation"
-import { definitionService } from "@toolplane/foundation/testing"
+import { definitionService } from "@toolplane/foundation/fixtures"
 import { z } from "zod"
 
 /**

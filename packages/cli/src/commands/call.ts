@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import {
+  BackendUnavailable,
   type ContentBlock,
   InvalidArguments,
   isToolError,
@@ -15,6 +16,7 @@ import {
 import { defineCommand, EXIT, UsageError } from "../command.js"
 import { json } from "../output.js"
 import { withGateway } from "./shared.js"
+import { VIA_FLAGS, VIA_HELP } from "./via.js"
 
 const parseArgsJson = (text: string | undefined): Record<string, unknown> => {
   if (text === undefined) return {}
@@ -49,14 +51,34 @@ export const callCommand = defineCommand({
   synopsis: "TOOL_ID",
   summary: "call a tool [--args JSON] [--json]",
   maxPositionals: 1,
-  flags: { json: "boolean", args: "string" },
+  flags: { json: "boolean", args: "string", ...VIA_FLAGS },
+  // With --via the configuration file is not needed.
+  configOptional: true,
+  flagHelp: {
+    args: "JSON  the arguments, a JSON object (default {})",
+    json: "print the whole result as JSON",
+    ...VIA_HELP,
+  },
+  examples: [
+    `call math/add --args '{"a":2,"b":3}'`,
+    'call everything/echo --args \'{"message":"hi"}\' --json',
+    'call notes/echo -c ./gateway.toml --args \'{"message":"hi"}\'',
+  ],
   run: async (ctx) => {
     const [toolId, ...extra] = ctx.invocation.positionals
     if (toolId === undefined) throw new UsageError("call needs a TOOL_ID")
     if (extra.length > 0)
       throw new UsageError(`unexpected argument "${extra[0]}" (pass arguments with --args JSON)`)
     const args = parseArgsJson(ctx.invocation.values.args)
-    return withGateway(ctx, async (gateway) => {
+    return withGateway(ctx, async (gateway, down) => {
+      const namespace = toolId.slice(0, toolId.indexOf("/"))
+      if (down.has(namespace)) {
+        // Not "unknown tool": its backend is down, which is a failure of the backend, not of the caller.
+        const error = new BackendUnavailable({ backend: namespace, reason: down.get(namespace)! })
+        if (ctx.invocation.values.json) ctx.io.stdout(json({ error: toolErrorToJson(error) }))
+        ctx.io.stderr(`toolplane: ${error._tag}: ${error.message}\n`)
+        return EXIT.toolError
+      }
       try {
         const result = await gateway.service.callTool({ name: toolId, arguments: args })
         if (ctx.invocation.values.json) ctx.io.stdout(json(result))

@@ -16,6 +16,8 @@ export const checkCommand = defineCommand({
   summary: "validate the config, connect every backend, report health [--json]",
   maxPositionals: 0,
   flags: { json: "boolean" },
+  flagHelp: { json: "print { ok, config, backends } (or the configuration errors) as JSON" },
+  examples: ["check", "check --json -c ./gateway.toml"],
   run: async (ctx) => {
     const failed = new Map<string, string>()
     let configProblem = false

@@ -5,8 +5,6 @@
  * @since 0.1.0
  */
 import { type FeatureLossWarning, listAllTools } from "@toolplane/foundation"
-import { toMcpTool } from "@toolplane/plugin-mcp"
-import { toOpenAITools } from "@toolplane/plugin-openai"
 import { defineCommand, EXIT, UsageError } from "../command.js"
 import { json, table } from "../output.js"
 import { withGateway } from "./shared.js"
@@ -17,6 +15,11 @@ export const exportCommand = defineCommand({
   summary: "export the tools [--format mcp|openai] [--json]",
   maxPositionals: 0,
   flags: { json: "boolean", format: "string" },
+  flagHelp: {
+    format: "mcp|openai  the protocol's tool shape (default mcp)",
+    json: "print the whole document as JSON",
+  },
+  examples: ["export", "export --format openai --json > tools.json"],
   run: async (ctx) => {
     const format = ctx.invocation.values.format ?? "mcp"
     if (format !== "mcp" && format !== "openai")
@@ -27,6 +30,7 @@ export const exportCommand = defineCommand({
       let warnings: FeatureLossWarning[]
       let body: unknown
       if (format === "mcp") {
+        const { toMcpTool } = await import("@toolplane/plugin-mcp")
         const conversions = tools.map((t) => toMcpTool(t, { naming: ctx.config.server.tool_names }))
         exported = conversions.map((c) => ({
           name: c.value.name,
@@ -37,6 +41,7 @@ export const exportCommand = defineCommand({
         warnings = conversions.flatMap((c) => [...c.warnings])
         body = { format, tools: conversions.map((c) => c.value), warnings }
       } else {
+        const { toOpenAITools } = await import("@toolplane/plugin-openai")
         const out = toOpenAITools(tools, { strict: true })
         exported = out.tools.map((t) => {
           const fn = ("function" in t ? t.function : t) as {

@@ -7,6 +7,7 @@ import { listAllTools, type Tool } from "@toolplane/foundation"
 import { defineCommand, EXIT } from "../command.js"
 import { firstLine, json, table } from "../output.js"
 import { withGateway } from "./shared.js"
+import { VIA_FLAGS, VIA_HELP } from "./via.js"
 
 const hints = (tool: Tool): string => {
   const a = tool.annotations ?? {}
@@ -39,7 +40,15 @@ export const listCommand = defineCommand({
   name: "list",
   summary: "list the gateway's tools [--json]",
   maxPositionals: 0,
-  flags: { json: "boolean" },
+  flags: { json: "boolean", ...VIA_FLAGS },
+  // With --via the configuration file is not needed.
+  configOptional: true,
+  flagHelp: { json: "print { tools: [...] } with every schema", ...VIA_HELP },
+  examples: [
+    "list",
+    "list --json -c ./gateway.toml",
+    "list --via http://127.0.0.1:8808/mcp --token-env TOOLPLANE_TOKEN",
+  ],
   run: (ctx) =>
     withGateway(ctx, async (gateway) => {
       const tools = await listAllTools(gateway.service)

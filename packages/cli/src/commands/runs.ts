@@ -6,8 +6,10 @@
  *
  * @since 0.2.0
  */
-import { dirname, join, resolve } from "node:path"
-import { isPostgresStorage, openRunStore, type RunInfo, type RunStore } from "@toolplane/durable"
+import { existsSync } from "node:fs"
+import { dirname, resolve } from "node:path"
+import type { RunInfo, RunStore } from "@toolplane/durable"
+import { InvalidArguments, isToolError } from "@toolplane/foundation"
 import { defineCommand, EXIT, UsageError } from "../command.js"
 import { json, table } from "../output.js"
 
@@ -42,6 +44,18 @@ export const runsCommand = defineCommand({
   maxPositionals: 3,
   configOptional: true,
   flags: { runs: "string", json: "boolean", args: "string", reason: "string" },
+  flagHelp: {
+    runs: "FILE|POSTGRES_URL  the run store (default toolplane-runs.db next to the config, or $TOOLPLANE_RUNS)",
+    args: "JSON  approve with these arguments instead (validated against the tool's schema)",
+    reason: "TEXT  why a step is rejected",
+    json: "print JSON",
+  },
+  examples: [
+    "runs list --runs ./runs.db",
+    "runs show 0f3c… --json",
+    `runs approve 0f3c… deploy --args '{"version":"1.2"}'`,
+    'runs reject 0f3c… deploy --reason "release freeze"',
+  ],
   run: async (ctx) => {
     const [sub, runId, stepId] = ctx.invocation.positionals
     if (sub === undefined || !(SUBCOMMANDS as readonly string[]).includes(sub))
@@ -50,11 +64,19 @@ export const runsCommand = defineCommand({
     if ((sub === "approve" || sub === "reject") && stepId === undefined)
       throw new UsageError(`runs ${sub} needs a RUN_ID and a STEP_ID`)
     const args = parseArguments(ctx.invocation.values.args)
+    // Loaded here: the run store needs node:sqlite, which no other command should pay for.
+    const { isPostgresStorage, openRunStore, RunNotFound } = await import("@toolplane/durable")
     const named = ctx.invocation.values.runs ?? ctx.io.env.TOOLPLANE_RUNS
+    // Without --runs: the configuration's [durable] store (relative to the config file), when there is one.
+    const configured = existsSync(ctx.file) ? ctx.config.durable.store : "toolplane-runs.db"
     const storage =
       named !== undefined && isPostgresStorage(named)
         ? named
-        : resolve(ctx.io.cwd, named ?? join(dirname(ctx.file), "toolplane-runs.db"))
+        : named !== undefined
+          ? resolve(ctx.io.cwd, named)
+          : isPostgresStorage(configured)
+            ? configured
+            : resolve(dirname(ctx.file), configured)
     const asJson = ctx.invocation.values.json === true
     const store: RunStore = await openRunStore(storage)
     try {
@@ -102,6 +124,13 @@ export const runsCommand = defineCommand({
         }
       }
       return EXIT.ok
+    } catch (error) {
+      // An unknown run and arguments the tool's schema rejects are the caller's mistake (as for `call`);
+      // a step no longer waiting (decided by someone else) is a failure of the request.
+      if (!(error instanceof RunNotFound || error instanceof InvalidArguments) || !isToolError(error))
+        throw error
+      ctx.io.stderr(`toolplane: ${error._tag}: ${error.message}\n`)
+      return EXIT.usage
     } finally {
       await store.close()
     }

@@ -3,11 +3,12 @@
  *
  * @since 0.1.0
  */
-import { Searcher, type SearchToolsResult, summaryLine, ToolIndex } from "@toolplane/discovery"
+import type { SearchToolsResult } from "@toolplane/discovery"
 import { listAllTools } from "@toolplane/foundation"
 import { defineCommand, EXIT, UsageError } from "../command.js"
 import { json, table } from "../output.js"
 import { withGateway } from "./shared.js"
+import { VIA_FLAGS, VIA_HELP } from "./via.js"
 
 /** @since 0.1.0 */
 export const searchCommand = defineCommand({
@@ -15,7 +16,19 @@ export const searchCommand = defineCommand({
   synopsis: "QUERY",
   summary: "search the gateway's tools [--limit N] [--json]",
   maxPositionals: Number.POSITIVE_INFINITY,
-  flags: { json: "boolean", limit: "string" },
+  flags: { json: "boolean", limit: "string", ...VIA_FLAGS },
+  // With --via the configuration file is not needed.
+  configOptional: true,
+  flagHelp: {
+    limit: "N  most hits to show, 1 to 1000 (default 10)",
+    json: "print { query, hits } as JSON",
+    ...VIA_HELP,
+  },
+  examples: [
+    'search "divide two numbers"',
+    "search weather forecast --limit 3 --json",
+    'search "divide" --via http://127.0.0.1:8808/mcp',
+  ],
   run: async (ctx) => {
     const query = ctx.invocation.positionals.join(" ").trim()
     if (query === "") throw new UsageError("search needs a QUERY")
@@ -25,7 +38,7 @@ export const searchCommand = defineCommand({
       throw new UsageError(`--limit must be an integer from 1 to 1000, got "${limitText}"`)
     return withGateway(ctx, async (gateway) => {
       let rows: { id: string; score: number; summary: string }[]
-      if (ctx.config.tool_exposure === "search") {
+      if (ctx.invocation.values.via === undefined && ctx.config.tool_exposure === "search") {
         // The gateway lists only its meta-tools: ask its own search tool, which indexes everything behind it.
         const result = await gateway.service.callTool({
           name: "toolplane/search_tools",
@@ -33,6 +46,7 @@ export const searchCommand = defineCommand({
         })
         rows = [...((result.structuredContent as SearchToolsResult | undefined)?.hits ?? [])]
       } else {
+        const { Searcher, summaryLine, ToolIndex } = await import("@toolplane/discovery")
         const tools = await listAllTools(gateway.service)
         const searcher = new Searcher(new ToolIndex(tools))
         const { hits } = searcher.search(query, { limit })

@@ -7,14 +7,14 @@
 import { type FSWatcher, watch as watchFs } from "node:fs"
 import { basename, dirname } from "node:path"
 import { ConfigError, listAllTools } from "@toolplane/foundation"
-import { isLoopbackHost, serveHttp, serveStdio } from "@toolplane/plugin-mcp"
+import type { serveHttp } from "@toolplane/plugin-mcp"
 import { type CommandContext, defineCommand, EXIT, UsageError } from "../command.js"
 import { loadConfig } from "../config/load.js"
 import type { GatewayConfig } from "../config/schema.js"
-import { type OpenGatewayOptions, openGateway } from "../gateway.js"
-import { type LiveGateway, liveGateway } from "../liveGateway.js"
-import { type PinStore, pinStore } from "../pinStore.js"
-import { type ClosableReplicaBus, postgresReplicaBus } from "../postgresBus.js"
+import type { OpenGatewayOptions } from "../gateway.js"
+import type { LiveGateway } from "../liveGateway.js"
+import type { PinStore } from "../pinStore.js"
+import type { ClosableReplicaBus } from "../postgresBus.js"
 import { progressPrinter } from "./shared.js"
 
 /**
@@ -105,7 +105,33 @@ export const serveCommand = defineCommand({
     "http-transport": "string",
     "require-all-backends": "boolean",
   },
+  flagHelp: {
+    transport: "stdio|http  how clients connect (default: server.transport, else stdio)",
+    host: "HOST  address to listen on over http (default 127.0.0.1)",
+    port: "N  port to listen on over http (default 8808; 0 picks a free one)",
+    "http-transport": "raw|node|sdk  the Streamable HTTP implementation (default raw)",
+    "require-all-backends": "fail the start when a backend cannot connect (default: serve without it)",
+  },
+  examples: [
+    "serve                                   # stdio, for an MCP client that spawns the gateway",
+    "serve --transport http --port 8808      # Streamable HTTP at http://127.0.0.1:8808/mcp",
+    "serve -c ./gateway.toml --require-all-backends",
+  ],
   run: async (ctx) => {
+    // Loaded when serving, so other commands (and --help) do not load the servers and the replica bus.
+    const [
+      { isLoopbackHost, serveHttp, serveStdio },
+      { openGateway },
+      { liveGateway },
+      { postgresReplicaBus },
+      { pinStore },
+    ] = await Promise.all([
+      import("@toolplane/plugin-mcp"),
+      import("../gateway.js"),
+      import("../liveGateway.js"),
+      import("../postgresBus.js"),
+      import("../pinStore.js"),
+    ])
     const { values } = ctx.invocation
     const transport = values.transport ?? ctx.config.server.transport
     if (transport !== "stdio" && transport !== "http")
@@ -146,6 +172,7 @@ export const serveCommand = defineCommand({
         // A backend down at start is served without (and reconnected) unless --require-all-backends.
         reconnect,
         pins,
+        resumeRuns: true,
         ...(config.limits.connect_timeout_ms !== undefined
           ? { connectTimeoutMs: config.limits.connect_timeout_ms }
           : {}),

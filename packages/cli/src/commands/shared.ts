@@ -4,9 +4,11 @@
  * @since 0.1.0
  */
 import { dirname } from "node:path"
-import type { CliIO, CommandContext } from "../command.js"
-import { type Gateway, type GatewayEvent, type OpenGatewayOptions, openGateway } from "../gateway.js"
+import { BackendUnavailable } from "@toolplane/foundation"
+import { type CliIO, type CommandContext, UsageError } from "../command.js"
+import type { Gateway, GatewayEvent, OpenGatewayOptions } from "../gateway.js"
 import { pinDecisionText } from "../pinStore.js"
+import { openVia } from "./via.js"
 
 /**
  * Prints gateway start-up progress to stderr.
@@ -39,8 +41,12 @@ export const progressPrinter =
  *
  * @since 0.1.0
  */
-export const open = (ctx: CommandContext, options: Partial<OpenGatewayOptions> = {}): Promise<Gateway> =>
-  openGateway(ctx.config, {
+export const open = async (
+  ctx: CommandContext,
+  options: Partial<OpenGatewayOptions> = {},
+): Promise<Gateway> =>
+  // Loaded when a command opens a gateway, so `--help`, `--version` and `--via` do not load every backend kind.
+  (await import("../gateway.js")).openGateway(ctx.config, {
     file: ctx.file,
     baseDir: dirname(ctx.file),
     env: ctx.io.env,
@@ -56,17 +62,49 @@ export const open = (ctx: CommandContext, options: Partial<OpenGatewayOptions> =
   })
 
 /**
- * Runs `body` with an open gateway and closes it afterwards, whatever happens.
+ * Runs `body` with an open gateway and closes it afterwards, whatever happens. An MCP backend that
+ * cannot connect does not stop the command: it is reported on stderr and left out (like `serve` does),
+ * and `body` gets the names of the backends that are down with the reason for each. With `--via URL` the
+ * body gets a running gateway's tools instead (only `gateway.service` is set).
  *
  * @since 0.1.0
  */
 export const withGateway = async <A>(
   ctx: CommandContext,
-  body: (gateway: Gateway) => Promise<A>,
+  body: (gateway: Gateway, down: ReadonlyMap<string, string>) => Promise<A>,
 ): Promise<A> => {
-  const gateway = await open(ctx)
+  const values = ctx.invocation.values as { via?: string; "token-env"?: string }
+  if (values["token-env"] !== undefined && values.via === undefined)
+    throw new UsageError("--token-env goes with --via URL (the running gateway's bearer token)")
+  if (values.via !== undefined) {
+    const remote = await openVia(ctx)
+    try {
+      return await body({ service: remote.service } as Gateway, new Map())
+    } finally {
+      await remote.close()
+    }
+  }
+  const down = new Map<string, string>()
+  const print = progressPrinter(ctx.io)
+  const gateway = await open(ctx, {
+    reconnect: true,
+    onEvent: (event) => {
+      if (event.type === "failed") {
+        const reason =
+          event.cause instanceof BackendUnavailable
+            ? event.cause.reason
+            : ((event.cause as Error | undefined)?.message ?? event.error)
+        down.set(event.backend, reason)
+        print({ ...event, error: reason })
+      } else print(event)
+    },
+  })
   try {
-    return await body(gateway)
+    if (down.size > 0)
+      ctx.io.stderr(
+        `toolplane: warning: ${[...down.keys()].join(", ")} ${down.size === 1 ? "is" : "are"} down; showing the other backends' tools only\n`,
+      )
+    return await body(gateway, down)
   } finally {
     await gateway.close()
   }

@@ -9,6 +9,7 @@ import { readFile } from "node:fs/promises"
 import { ConfigError } from "@toolplane/foundation"
 import { parse as parseToml, TomlError } from "smol-toml"
 import type { z } from "zod"
+import { didYouMean } from "../didYouMean.js"
 import { GatewayConfig } from "./schema.js"
 
 type Path = ReadonlyArray<PropertyKey>
@@ -135,19 +136,75 @@ export const locateJson = (source: string, path: Path): number | undefined => {
   return idx < 0 ? undefined : source.slice(0, idx).split("\n").length
 }
 
-const firstIssue = (error: z.ZodError): z.core.$ZodIssue => {
-  const issue = error.issues[0]!
-  if (issue.code === "invalid_union" && issue.errors.length > 0) {
-    const nested = issue.errors.flat()
-    const deepest = nested.sort((a, b) => b.path.length - a.path.length)[0]
-    if (deepest) return { ...deepest, path: [...issue.path, ...deepest.path] } as z.core.$ZodIssue
-  }
-  return issue
+/**
+ * The issues to report for one zod issue. A union (an MCP backend's stdio or HTTP form) reports the
+ * issues of the branch that came closest (fewest issues, the first on a tie), so `{ comand = "x" }`
+ * is read as a mistyped stdio backend rather than as an HTTP one missing its `url`.
+ */
+const issuesOf = (issue: z.core.$ZodIssue): z.core.$ZodIssue[] => {
+  if (issue.code !== "invalid_union" || issue.errors.length === 0) return [issue]
+  const branch = [...issue.errors].sort((a, b) => a.length - b.length)[0]!
+  if (branch.length === 0) return [issue]
+  return branch.flatMap((nested) =>
+    issuesOf({ ...nested, path: [...issue.path, ...nested.path] } as z.core.$ZodIssue),
+  )
 }
 
-const issueReason = (issue: z.core.$ZodIssue): string => {
+/** Unwraps optional / default / prefault / pipe wrappers of a schema. */
+const unwrap = (schema: z.core.$ZodType): z.core.$ZodType => {
+  const def = schema._zod.def as { type: string; innerType?: z.core.$ZodType; in?: z.core.$ZodType }
+  if (def.innerType !== undefined) return unwrap(def.innerType)
+  if (def.type === "pipe" && def.in !== undefined) return unwrap(def.in)
+  return schema
+}
+
+/** The object schemas a key path can lead to (several below a union). */
+const objectsAt = (schema: z.core.$ZodType, path: Path): z.core.$ZodType[] => {
+  const s = unwrap(schema)
+  const def = s._zod.def as {
+    type: string
+    shape?: Record<string, z.core.$ZodType>
+    element?: z.core.$ZodType
+    valueType?: z.core.$ZodType
+    options?: z.core.$ZodType[]
+  }
+  if (def.type === "union") return (def.options ?? []).flatMap((option) => objectsAt(option, path))
+  if (path.length === 0) return def.type === "object" ? [s] : []
+  const [head, ...rest] = path
+  if (def.type === "object") {
+    const child = def.shape?.[String(head)]
+    return child === undefined ? [] : objectsAt(child, rest)
+  }
+  if (def.type === "array" && typeof head === "number" && def.element) return objectsAt(def.element, rest)
+  if (def.type === "record" && def.valueType) return objectsAt(def.valueType, rest)
+  return []
+}
+
+/** The keys the configuration allows at a key path. */
+const knownKeys = (path: Path): string[] =>
+  objectsAt(GatewayConfig, path).flatMap((o) =>
+    Object.keys((o._zod.def as { shape?: Record<string, unknown> }).shape ?? {}),
+  )
+
+/** The value written at a key path of the parsed file. */
+const valueAt = (raw: unknown, path: Path): unknown =>
+  path.reduce<unknown>(
+    (value, key) =>
+      value !== null && typeof value === "object" ? (value as Record<PropertyKey, unknown>)[key] : undefined,
+    raw,
+  )
+
+const issueReason = (issue: z.core.$ZodIssue, raw: unknown): string => {
   if (issue.code === "unrecognized_keys")
-    return `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`
+    return issue.keys.map((k) => `unknown key "${k}"${didYouMean(k, knownKeys(issue.path))}`).join(", ")
+  if (issue.code === "invalid_value") {
+    const written = valueAt(raw, issue.path)
+    if (typeof written === "string")
+      return `${issue.message}${didYouMean(
+        written,
+        issue.values.filter((v): v is string => typeof v === "string"),
+      )}`
+  }
   return issue.message
 }
 
@@ -180,13 +237,12 @@ export const parseConfig = (source: string, file = "toolplane.toml"): GatewayCon
   const result = GatewayConfig.safeParse(raw)
   if (result.success) return result.data
   // Every problem, each with its key path and line (not just the first one).
-  const problems: ConfigProblem[] = result.error.issues.map((raw) => {
-    const issue = firstIssue({ issues: [raw] } as z.ZodError)
+  const problems: ConfigProblem[] = result.error.issues.flatMap(issuesOf).map((issue) => {
     const keyPath = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]!] : issue.path
     const line = isJson ? locateJson(source, keyPath) : locateToml(source, keyPath)
     return {
       path: formatPath(issue.path),
-      reason: issueReason(issue),
+      reason: issueReason(issue, raw),
       ...(line !== undefined ? { line } : {}),
     }
   })

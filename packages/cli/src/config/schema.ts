@@ -18,10 +18,18 @@ const pattern = z.string().min(1, { message: "must not be empty" })
 
 /** @since 0.1.0 */
 export const McpStdioConfig = z.strictObject({
-  command: z.string().min(1, { message: "must name the command to run" }),
+  command: z
+    .string({ message: "must name the command to run" })
+    .min(1, { message: "must name the command to run" }),
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()).default({}),
   cwd: z.string().optional(),
+  /** Variables of the gateway's environment the server also gets (names, or prefixes ending in `*`); besides HOME, LOGNAME, PATH, SHELL, TERM, USER. */
+  env_passthrough: z
+    .array(
+      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, "must be a variable name, or a prefix ending in *"),
+    )
+    .default([]),
 })
 
 /** @since 0.1.0 */
@@ -323,6 +331,39 @@ export const CodeConfig = z.strictObject({
   max_argument_bytes: z.number().int().positive().default(1_048_576),
 })
 
+/**
+ * Durable skills declared in the configuration: `[durable]` (the run store) and `[[skills]]` (each served
+ * as the tool `skill/<name>`, run durably: steps that are not read-only wait for approval, decided through
+ * the caller's elicitation or `toolplane runs approve`).
+ *
+ * @since 0.3.0
+ */
+export const DurableConfig = z.strictObject({
+  /** SQLite file (relative to the config file) or `postgres://` URL; default `toolplane-runs.db` next to the config, as `toolplane runs`. */
+  store: z.string().min(1).default("toolplane-runs.db"),
+})
+/** @since 0.3.0 */
+export const SkillConfig = z.strictObject({
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/, "must be a tool name (letters, digits, _ . -)"),
+  description: z.string().optional(),
+  /** JSON Schema of the skill's arguments (read in steps with `{ "$ref" = "$input#/field" }`). */
+  input_schema: z.record(z.string(), z.unknown()).optional(),
+  steps: z
+    .array(
+      z.strictObject({
+        id: z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, "a letter or _, then letters, digits, _ or -"),
+        tool: toolId,
+        inputs: z.record(z.string(), z.unknown()).default({}),
+        depends_on: z.array(z.string()).optional(),
+      }),
+    )
+    .min(1, { message: "a skill needs at least one step" }),
+  /** The step whose result is the skill's result (default: the last one). */
+  output: z.string().optional(),
+})
+
 /** @since 0.1.0 */
 export const GatewayConfig = z
   .strictObject({
@@ -336,6 +377,8 @@ export const GatewayConfig = z
     composite_tools: z.array(CompositeConfig).default([]),
     limits: LimitsConfig.prefault({}),
     prefetch: PrefetchConfig.prefault({}),
+    durable: DurableConfig.prefault({}),
+    skills: z.array(SkillConfig).default([]),
   })
   .superRefine((config, ctx) => {
     if (config.search.learn_from_use !== undefined && config.tool_exposure !== "search")

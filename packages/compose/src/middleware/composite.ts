@@ -79,6 +79,31 @@ interface Resolved {
 /** Any object, said explicitly so protocol adapters do not take it for a closed, empty object. */
 const ANY_OBJECT: JsonSchema = Object.freeze({ type: "object", additionalProperties: true })
 const TARGET_META = "toolplane/target"
+/** The structured content every composite call returns (see {@link mergeOutcomes}). */
+const COMPOSITE_OUTPUT: JsonSchema = Object.freeze({
+  type: "object",
+  properties: {
+    results: {
+      type: "array",
+      description: "One entry per target, in definition order",
+      items: {
+        type: "object",
+        properties: {
+          tool: { type: "string" },
+          ok: { type: "boolean" },
+          structuredContent: { type: "object", additionalProperties: true },
+          error: {
+            type: "object",
+            properties: { _tag: { type: "string" }, code: { type: "string" }, message: { type: "string" } },
+            additionalProperties: true,
+          },
+        },
+        required: ["tool", "ok"],
+      },
+    },
+  },
+  required: ["results"],
+})
 
 /**
  * Validates definitions (non-empty unique names, at least one target, valid unique target ids, positive
@@ -284,6 +309,7 @@ const listedTool = (resolved: Resolved, inner: ReadonlyMap<string, Tool>): Tool 
       definition.description ??
       `Calls ${definition.tools.join(", ")} with the same arguments and returns every result`,
     inputSchema,
+    outputSchema: COMPOSITE_OUTPUT,
     ...(readOnly ? { annotations: { readOnlyHint: true } } : {}),
     metadata: { composite: { tools: [...definition.tools] } },
   }

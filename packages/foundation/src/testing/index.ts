@@ -1,5 +1,7 @@
 /**
- * Contract test suites for implementers. Run them from a vitest test file:
+ * Contract test suites for implementers (they import vitest), plus the definition-based backend and
+ * service of `@toolplane/foundation/fixtures` (which import no test framework). Run the suites from a
+ * vitest test file:
  *
  * ```ts
  * import { backendContract } from "@toolplane/foundation/testing"

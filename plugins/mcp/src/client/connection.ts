@@ -660,7 +660,8 @@ export class McpConnection {
   }
 
   #describe(error: unknown): string {
-    const message = causeOf(error).message
+    const exit = this.#transport instanceof NodeStdioTransport ? this.#transport.exitStatus : undefined
+    const message = `${causeOf(error).message}${exit === undefined ? "" : ` (server exited with ${exit})`}`
     const tail = this.#stderrTail.trim().split("\n").slice(-3).join(" | ")
     return tail && "stdio" in this.#config ? `${message} (stderr: ${tail})` : message
   }

@@ -97,6 +97,9 @@ export class NodeStdioTransport implements Transport {
     return this.#stderr ?? null
   }
 
+  /** How the subprocess ended (`"code 3"`, `"signal SIGKILL"`), once it has. @since 0.3.0 */
+  exitStatus: string | undefined = undefined
+
   /** The subprocess id, once started. */
   get pid(): number | null {
     return this.#process?.pid ?? null
@@ -135,7 +138,8 @@ export class NodeStdioTransport implements Transport {
         started = true
         resolve()
       })
-      child.once("close", () => {
+      child.once("close", (code, signal) => {
+        this.exitStatus = signal === null ? `code ${code}` : `signal ${signal}`
         this.#exited = true
         this.#process = undefined
         this.#partial = []
