@@ -70,6 +70,7 @@ export {
   localHostnames,
 } from "./server/dnsRebinding.js"
 export { type McpHttpServerHandle, type ServeHttpOptions, serveHttp } from "./server/http.js"
+export type { McpCacheHints } from "./server/modern/cacheHints.js"
 export { memoryReplicaBus, type ReplicaBus } from "./server/replicaBus.js"
 export {
   CALLER_SCOPES_KEY,

@@ -20,6 +20,8 @@ import { ConfigError, type ToolService } from "@toolplane/foundation"
 import { authenticate, type McpCaller, type McpHttpAuth } from "./auth.js"
 import { checkDnsRebinding, dnsRebindingPolicy, isLoopbackHost } from "./dnsRebinding.js"
 import { type EdgeRequest, type EdgeResponse, type KnownHeaders, knownHeaders } from "./edgeExchange.js"
+import { serveSessionlessPost } from "./modern/httpEntry.js"
+import { ModernServing } from "./modern/serving.js"
 import { type AuthInfo, jsonRpcError, NodeSessions } from "./nodeSessions.js"
 import { listenOn, RawEdge } from "./rawEdge.js"
 import type { ReplicaBus } from "./replicaBus.js"
@@ -360,6 +362,11 @@ export const serveHttp = async (
   const sessionIdleMs = options.sessionIdleMs ?? 30 * 60_000
   const maxSessions = options.maxSessions ?? 10_000
   const exposure = new McpExposure(service, options)
+  // 2026-07-28 requests (no session) are served statelessly next to the 2025 sessions.
+  const modern = new ModernServing(exposure, {
+    ...(options.sessionSecret !== undefined ? { secret: options.sessionSecret } : {}),
+    ...(options.cacheHints ? { cacheHints: options.cacheHints } : {}),
+  })
   const lean =
     options.transport === "sdk"
       ? undefined
@@ -467,6 +474,19 @@ export const serveHttp = async (
     if (req.method === "POST") {
       inFlight++
       res.once("close", requestClosed)
+      if (known.sessionId === undefined)
+        return serveSessionlessPost(
+          modern,
+          req,
+          res,
+          known,
+          { ...(authInfo ? { authInfo } : {}), headers: req.headers },
+          MAX_BODY_BYTES,
+          (legacyReq, body) =>
+            lean
+              ? lean.handle(legacyReq, res, known, authInfo)
+              : handleSdk(legacyReq as IncomingMessage, res as ServerResponse, authInfo, body),
+        )
     }
     if (lean) return lean.handle(req, res, known, authInfo)
     return handleSdk(req as IncomingMessage, res as ServerResponse, authInfo)
@@ -504,6 +524,8 @@ export const serveHttp = async (
     req: IncomingMessage,
     res: ServerResponse,
     authInfo: AuthInfo | undefined,
+    /** The body of a POST without a session, parsed already (the stream has been read). */
+    parsedBody?: unknown,
   ): Promise<void> => {
     const header = req.headers["mcp-session-id"]
     const sessionId = Array.isArray(header) ? header[0] : header
@@ -546,6 +568,7 @@ export const serveHttp = async (
     }
     if (req.method !== "POST")
       return jsonRpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required")
+    if (parsedBody === undefined) return jsonRpcError(res, 400, -32700, "Parse error: Invalid JSON")
     if (sessions.size + pendingSessions >= maxSessions)
       return jsonRpcError(res, 503, -32000, "Too many sessions")
     // A POST without a session must be `initialize`; the transport rejects anything else.
@@ -555,7 +578,7 @@ export const serveHttp = async (
       session = newSession()
       if (authInfo) session.clientId = authInfo.clientId
       await session.server.connect(session.transport)
-      await session.transport.handleRequest(req, res)
+      await session.transport.handleRequest(req, res, parsedBody)
     } finally {
       pendingSessions--
       const id = session?.transport.sessionId
@@ -625,6 +648,7 @@ export const serveHttp = async (
           exposure.abortCalls("the server is shutting down")
           await drain(1000)
         }
+        modern.close()
         exposure.dispose()
         await Promise.all([...sessions.values()].map((s) => s.server.close().catch(() => {})))
         sessions.clear()

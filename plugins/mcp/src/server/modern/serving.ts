@@ -1,0 +1,289 @@
+/**
+ * Stateless serving of 2026-07-28 requests: one request in, one answer out, no session. The request is
+ * answered by the same handlers a 2025 session's server has (one SDK `Server` made by the exposure,
+ * connected to nothing), so auth, scopes, filters, aliases, composites and search or code mode hold
+ * for both eras; what a session held comes from the request itself (`_meta`: protocol version, client
+ * capabilities, log level) and client requests become multi round-trip input requests. Every result
+ * gets `resultType`, the server's info in `_meta` and, when cacheable, cache hints; errors carry the
+ * request's id.
+ *
+ * @internal
+ */
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { type LoggingLevel, McpError } from "@modelcontextprotocol/sdk/types.js"
+import {
+  CALL_CONTROLLER,
+  CallController,
+  type McpExposure,
+  MODERN_REQUEST,
+  type ModernRequest,
+} from "../serve.js"
+import { cacheHintFor, type McpCacheHints } from "./cacheHints.js"
+import { errorMessage, httpStatusOf, ModernProtocolError } from "./errors.js"
+import { InputRound } from "./inputRequests.js"
+import { type ModernEnvelope, readEnvelope } from "./negotiation.js"
+import {
+  MODERN_PROTOCOL_VERSIONS,
+  ModernErrorCode,
+  REMOVED_METHODS,
+  SERVED_PROTOCOL_VERSIONS,
+  SERVER_INFO_META_KEY,
+} from "./protocol.js"
+import { RequestStates } from "./requestState.js"
+
+/** Where a request's notifications and its answer go (an HTTP response, a stdio line writer). */
+export interface ModernSink {
+  /** A notification about this request (progress, a log message): on the request's own stream. */
+  notify(message: Record<string, unknown>): void
+  /** The answer, once; `status` is the HTTP status the revision asks for. */
+  answer(message: Record<string, unknown>, status: number): void
+}
+
+/** Who made a request. */
+export interface ModernCaller {
+  readonly authInfo?: {
+    readonly token: string
+    readonly clientId: string
+    readonly scopes: string[]
+    readonly expiresAt?: number
+  }
+  /** The request's HTTP headers (for a `context` option that reads them). */
+  readonly headers?: Readonly<Record<string, string | string[] | undefined>>
+}
+
+/** Options of {@link ModernServing}. */
+export interface ModernServingOptions {
+  /** The secret request states are signed with (shared by replicas). */
+  readonly secret?: string | Uint8Array
+  readonly cacheHints?: McpCacheHints
+  /** How long an `InputRequiredResult`'s state stays valid. Default 10 minutes. */
+  readonly requestStateTtlMs?: number
+}
+
+type Handler = (request: unknown, extra: unknown) => Promise<Record<string, unknown>>
+
+/** A transport to nowhere: the modern server sends nothing on its own (no session to send on). */
+class NoTransport implements Transport {
+  onclose?: () => void
+  onerror?: (error: Error) => void
+  onmessage?: Transport["onmessage"]
+  async start(): Promise<void> {}
+  async send(): Promise<void> {}
+  async close(): Promise<void> {
+    this.onclose?.()
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const LOG_LEVELS = new Set(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"])
+
+/** Serves stateless requests from an exposure's handlers. */
+export class ModernServing {
+  readonly #exposure: McpExposure
+  readonly #options: ModernServingOptions
+  readonly states: RequestStates
+  #server: Server | undefined
+  #handlers: Map<string, Handler> | undefined
+
+  constructor(exposure: McpExposure, options: ModernServingOptions = {}) {
+    this.#exposure = exposure
+    this.#options = options
+    this.states = new RequestStates(options.secret, {
+      ...(options.requestStateTtlMs !== undefined ? { ttlMs: options.requestStateTtlMs } : {}),
+    })
+  }
+
+  /** The handlers, from one server of the exposure (made on first use). */
+  #ready(): Map<string, Handler> {
+    if (this.#handlers) return this.#handlers
+    const server = this.#exposure.createServer()
+    void server.connect(new NoTransport())
+    this.#server = server
+    this.#handlers = (server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers
+    return this.#handlers
+  }
+
+  get #capabilities(): Record<string, unknown> {
+    this.#ready()
+    const caps = (this.#server as unknown as { _capabilities?: Record<string, unknown> })._capabilities ?? {}
+    // 2026-07-28 has no logging/setLevel (the level travels in each request's _meta), and list changes
+    // and resource updates need subscriptions/listen, which this server does not offer yet.
+    const out: Record<string, unknown> = {}
+    for (const [kind, value] of Object.entries(caps)) {
+      if (kind === "logging") continue
+      if (isObject(value)) {
+        const { listChanged: _listChanged, subscribe: _subscribe, ...rest } = value
+        out[kind] = rest
+      } else out[kind] = value
+    }
+    return out
+  }
+
+  get #serverInfo(): Record<string, unknown> {
+    return (this.#exposure.options.serverInfo ?? { name: "toolplane", version: "0.1.0" }) as Record<
+      string,
+      unknown
+    >
+  }
+
+  /** The `server/discover` result. */
+  discover(): Record<string, unknown> {
+    const instructions = this.#exposure.options.instructions
+    return {
+      resultType: "complete",
+      supportedVersions: SERVED_PROTOCOL_VERSIONS,
+      capabilities: this.#capabilities,
+      ...(instructions !== undefined ? { instructions } : {}),
+      _meta: { [SERVER_INFO_META_KEY]: this.#serverInfo },
+    }
+  }
+
+  /** Stops the server behind the handlers. */
+  close(): void {
+    void this.#server?.close().catch(() => {})
+    this.#server = undefined
+    this.#handlers = undefined
+  }
+
+  /**
+   * Serves one stateless request (the envelope not read yet) or notification; the answer goes to `sink`.
+   * `signal` aborts when the client goes away (the call is cancelled, nothing is answered).
+   */
+  async serve(
+    message: Record<string, unknown>,
+    caller: ModernCaller,
+    sink: ModernSink,
+    controller: CallController = new CallController(),
+  ): Promise<void> {
+    const id = message.id as string | number | undefined
+    const method = message.method as string
+    if (id === undefined) return // notifications of the stateless era carry nothing the server keeps
+    try {
+      const envelope = readEnvelope(message.params)
+      if (envelope instanceof ModernProtocolError) throw envelope
+      const result = await this.#dispatch(id, method, message, envelope, caller, sink, controller)
+      if (controller.cancelled) return
+      sink.answer({ jsonrpc: "2.0", id, result }, 200)
+    } catch (error) {
+      if (controller.cancelled) return
+      const { code, message: text, data, status } = this.#errorOf(error, method, message.params)
+      sink.answer(errorMessage(id, code, text, data), status)
+    }
+  }
+
+  #errorOf(
+    error: unknown,
+    method: string,
+    params: unknown,
+  ): { code: number; message: string; data: unknown; status: number } {
+    if (error instanceof ModernProtocolError)
+      return {
+        code: error.code,
+        message: error.message,
+        data: error.data,
+        status: error.httpStatus === 200 ? httpStatusOf(error.code) : error.httpStatus,
+      }
+    if (error instanceof McpError) {
+      let code = error.code
+      let data = error.data
+      // 2026-07-28: an unknown resource is Invalid Params naming the URI (-32002 was the 2025 code).
+      if (code === -32002 || (method === "resources/read" && code === ModernErrorCode.InvalidParams)) {
+        code = ModernErrorCode.InvalidParams
+        const uri = isObject(params) ? params.uri : undefined
+        data = { ...(isObject(data) ? data : {}), ...(typeof uri === "string" ? { uri } : {}) }
+      }
+      return { code, message: error.message.replace(/^MCP error -?\d+: /, ""), data, status: 200 }
+    }
+    this.#exposure.options.onError?.(error)
+    return { code: ModernErrorCode.InternalError, message: "Internal error", data: undefined, status: 200 }
+  }
+
+  async #dispatch(
+    id: string | number,
+    method: string,
+    message: Record<string, unknown>,
+    envelope: ModernEnvelope,
+    caller: ModernCaller,
+    sink: ModernSink,
+    controller: CallController,
+  ): Promise<Record<string, unknown>> {
+    if (method === "server/discover") return this.discover()
+    const handlers = this.#ready()
+    const handler = REMOVED_METHODS.has(method) ? undefined : handlers.get(method)
+    if (handler === undefined)
+      throw new ModernProtocolError(
+        ModernErrorCode.MethodNotFound,
+        REMOVED_METHODS.has(method)
+          ? `Method not found: ${method} was removed in protocol revision ${MODERN_PROTOCOL_VERSIONS[0]}`
+          : `Method not found: ${method}`,
+      )
+    const params = isObject(message.params) ? message.params : {}
+    const callerId = caller.authInfo?.clientId ?? ""
+    let round: InputRound | undefined
+    let binding: { caller: string; method: string; arguments: unknown } | undefined
+    if (method === "tools/call") {
+      binding = { caller: callerId, method: `tools/call ${String(params.name)}`, arguments: params.arguments }
+      const opened = InputRound.open(this.states, binding, params, envelope.clientCapabilities)
+      round = opened.round
+      // A state is used once: the retry that consumes it is the only one to go on with its answers.
+      if (opened.claims && !this.states.consume(opened.claims))
+        throw new ModernProtocolError(
+          ModernErrorCode.InvalidParams,
+          "Invalid requestState: it was already used",
+          {
+            data: { reason: "replayed" },
+          },
+        )
+    }
+    const modern: ModernRequest = {
+      logLevel: LOG_LEVELS.has(envelope.logLevel ?? "") ? (envelope.logLevel as LoggingLevel) : undefined,
+      client: round?.client ?? {},
+    }
+    // The SDK's handler sees the request without the fields only the stateless era has.
+    const { inputResponses: _responses, requestState: _state, ...rest } = params
+    const extra = {
+      signal: controller.signal,
+      requestId: id,
+      ...(caller.authInfo ? { authInfo: caller.authInfo } : {}),
+      ...(caller.headers ? { requestInfo: { headers: caller.headers } } : {}),
+      _meta: params._meta,
+      sendNotification: async (notification: Record<string, unknown>) => {
+        if (!controller.signal.aborted) sink.notify({ jsonrpc: "2.0", ...notification })
+      },
+      sendRequest: async () => {
+        throw new ModernProtocolError(
+          ModernErrorCode.InternalError,
+          "a stateless request cannot carry server-to-client requests",
+        )
+      },
+      [CALL_CONTROLLER]: controller,
+      [MODERN_REQUEST]: modern,
+    }
+    const result = await handler({ method, params: rest }, extra)
+    if (round && Object.keys(round.missing).length > 0)
+      throw new ModernProtocolError(
+        ModernErrorCode.MissingRequiredClientCapability,
+        `Missing required client capability: ${Object.keys(round.missing).join(", ")}`,
+        { httpStatus: 400, data: { requiredCapabilities: round.missing } },
+      )
+    if (round?.needsInput && binding) {
+      const keys = Object.keys(round.pending)
+      return {
+        resultType: "input_required",
+        inputRequests: round.pending,
+        requestState: this.states.sign(binding, keys, round.answers),
+        _meta: { [SERVER_INFO_META_KEY]: this.#serverInfo },
+      }
+    }
+    const hint = cacheHintFor(method, this.#options.cacheHints, caller.authInfo !== undefined)
+    return {
+      ...result,
+      resultType: "complete",
+      ...(hint ?? {}),
+      _meta: { ...(isObject(result._meta) ? result._meta : {}), [SERVER_INFO_META_KEY]: this.#serverInfo },
+    }
+  }
+}
