@@ -366,6 +366,8 @@ export const serveHttp = async (
   const modern = new ModernServing(exposure, {
     ...(options.sessionSecret !== undefined ? { secret: options.sessionSecret } : {}),
     ...(options.cacheHints ? { cacheHints: options.cacheHints } : {}),
+    ...(options.bus ? { bus: options.bus } : {}),
+    ...(options.onError ? { onError: options.onError } : {}),
   })
   const lean =
     options.transport === "sdk"
@@ -621,6 +623,7 @@ export const serveHttp = async (
   sweep.unref()
 
   await lean?.start()
+  await modern.start()
   if (raw) await raw.listen(options.port ?? 0, host)
   else await listenOn(httpServer, options.port ?? 0, host)
   const address = (raw ? raw.server : httpServer).address() as AddressInfo

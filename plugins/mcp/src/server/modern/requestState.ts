@@ -158,10 +158,15 @@ export class RequestStates {
    * used it first.
    */
   consume(claims: RequestStateClaims): boolean {
+    if (this.#used.has(claims.n)) return false
+    this.markUsed(claims.n, claims.e)
+    return true
+  }
+
+  /** Records a nonce as used until `expiresAt` (a state another replica consumed). */
+  markUsed(nonce: string, expiresAt: number): void {
     const now = this.#now()
     if (this.#used.size > 1024) for (const [n, e] of this.#used) if (e <= now) this.#used.delete(n)
-    if (this.#used.has(claims.n)) return false
-    this.#used.set(claims.n, claims.e)
-    return true
+    if (expiresAt > now) this.#used.set(nonce, expiresAt)
   }
 }

@@ -30,7 +30,8 @@ import {
   SERVED_PROTOCOL_VERSIONS,
   SERVER_INFO_META_KEY,
 } from "./protocol.js"
-import { RequestStates } from "./requestState.js"
+import type { ReplicaBus } from "../replicaBus.js"
+import { type RequestStateClaims, RequestStates } from "./requestState.js"
 
 /** Where a request's notifications and its answer go (an HTTP response, a stdio line writer). */
 export interface ModernSink {
@@ -59,6 +60,17 @@ export interface ModernServingOptions {
   readonly cacheHints?: McpCacheHints
   /** How long an `InputRequiredResult`'s state stays valid. Default 10 minutes. */
   readonly requestStateTtlMs?: number
+  /** Replicas tell each other which request states were used, so a replay is refused on any of them. */
+  readonly bus?: ReplicaBus
+  /** Receives internal failures. */
+  readonly onError?: (error: unknown) => void
+}
+
+/** The bus message saying a request state was used (other kinds on the bus are not ours). */
+interface UsedStateMessage {
+  readonly k: "request-state-used"
+  readonly n: string
+  readonly e: number
 }
 
 type Handler = (request: unknown, extra: unknown) => Promise<Record<string, unknown>>
@@ -87,6 +99,7 @@ export class ModernServing {
   readonly states: RequestStates
   #server: Server | undefined
   #handlers: Map<string, Handler> | undefined
+  #unsubscribe: Promise<() => Promise<void>> | undefined
 
   constructor(exposure: McpExposure, options: ModernServingOptions = {}) {
     this.#exposure = exposure
@@ -94,6 +107,30 @@ export class ModernServing {
     this.states = new RequestStates(options.secret, {
       ...(options.requestStateTtlMs !== undefined ? { ttlMs: options.requestStateTtlMs } : {}),
     })
+    this.#unsubscribe = options.bus?.subscribe((text) => {
+      if (!text.includes('"request-state-used"')) return
+      try {
+        const message = JSON.parse(text) as UsedStateMessage
+        if (message.k === "request-state-used" && typeof message.n === "string" && typeof message.e === "number")
+          this.states.markUsed(message.n, message.e)
+      } catch {
+        // not a message of ours
+      }
+    })
+    this.#unsubscribe?.catch((error) => options.onError?.(error))
+  }
+
+  /** Marks a state used here and tells the other replicas. */
+  #consume(claims: RequestStateClaims): boolean {
+    if (!this.states.consume(claims)) return false
+    const message: UsedStateMessage = { k: "request-state-used", n: claims.n, e: claims.e }
+    this.#options.bus?.publish(JSON.stringify(message)).catch((error) => this.#options.onError?.(error))
+    return true
+  }
+
+  /** Resolves once subscribed to the bus (if any). */
+  async start(): Promise<void> {
+    await this.#unsubscribe
   }
 
   /** The handlers, from one server of the exposure (made on first use). */
@@ -143,6 +180,8 @@ export class ModernServing {
 
   /** Stops the server behind the handlers. */
   close(): void {
+    void this.#unsubscribe?.then((off) => off()).catch(() => {})
+    this.#unsubscribe = undefined
     void this.#server?.close().catch(() => {})
     this.#server = undefined
     this.#handlers = undefined
@@ -229,7 +268,7 @@ export class ModernServing {
       const opened = InputRound.open(this.states, binding, params, envelope.clientCapabilities)
       round = opened.round
       // A state is used once: the retry that consumes it is the only one to go on with its answers.
-      if (opened.claims && !this.states.consume(opened.claims))
+      if (opened.claims && !this.#consume(opened.claims))
         throw new ModernProtocolError(
           ModernErrorCode.InvalidParams,
           "Invalid requestState: it was already used",
