@@ -15,7 +15,14 @@ import { ModernProtocolError } from "./errors.js"
 import { ModernErrorCode } from "./protocol.js"
 import type { RequestStateBinding, RequestStateClaims, RequestStates } from "./requestState.js"
 
-/** The `_meta` key with which a caller names the input key of its request (default: `elicitation-N`). */
+/**
+ * The `_meta` key of an elicitation or sampling request's params with which a tool (or an approver)
+ * names its input: for a 2026-07-28 client the request becomes the `InputRequiredResult` input request
+ * under this key (default `elicitation-1`, `sampling-1`, … in the order asked). Removed before the
+ * request reaches the client; a 2025 client receives it unchanged in `elicitation/create`.
+ *
+ * @since 0.3.0
+ */
 export const INPUT_KEY_META_KEY = "toolplane.dev/inputKey"
 
 /** Thrown out of a client request that has no answer yet: the call stops there. */

@@ -12,6 +12,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { type LoggingLevel, McpError } from "@modelcontextprotocol/sdk/types.js"
+import type { ReplicaBus } from "../replicaBus.js"
 import {
   CALL_CONTROLLER,
   CallController,
@@ -30,7 +31,6 @@ import {
   SERVED_PROTOCOL_VERSIONS,
   SERVER_INFO_META_KEY,
 } from "./protocol.js"
-import type { ReplicaBus } from "../replicaBus.js"
 import { type RequestStateClaims, RequestStates } from "./requestState.js"
 
 /** Where a request's notifications and its answer go (an HTTP response, a stdio line writer). */
@@ -111,7 +111,11 @@ export class ModernServing {
       if (!text.includes('"request-state-used"')) return
       try {
         const message = JSON.parse(text) as UsedStateMessage
-        if (message.k === "request-state-used" && typeof message.n === "string" && typeof message.e === "number")
+        if (
+          message.k === "request-state-used" &&
+          typeof message.n === "string" &&
+          typeof message.e === "number"
+        )
           this.states.markUsed(message.n, message.e)
       } catch {
         // not a message of ours
