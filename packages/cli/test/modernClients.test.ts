@@ -26,6 +26,7 @@ import {
   startSdkConformanceServer,
 } from "./fixtures/conformanceResources.js"
 import { conformanceTools } from "./fixtures/conformanceTools.js"
+import { modernPost } from "./helpers/modernPost.js"
 import { type HttpGateway, startHttpGateway, stopAllGateways } from "./helpers/processes.js"
 
 type Era = "v2 pinned 2026-07-28" | "v2 auto" | "v1 (2025-11-25)"
@@ -146,6 +147,9 @@ describe("clients of both eras against one endpoint", () => {
       [
         "[server]",
         'tool_names = "name"',
+        "[server.cache]",
+        "list_ttl_ms = 1234",
+        'cache_scope = "private"',
         "[[backends]]",
         'name = "conformance"',
         `mcp = { url = "${toolsOnly.url}" }`,
@@ -168,6 +172,39 @@ describe("clients of both eras against one endpoint", () => {
     await sdk?.close()
     if (workDir) rmSync(workDir, { recursive: true, force: true })
   }, 30_000)
+
+  it("cache hints on listings and reads: the defaults, and [server.cache] of toolplane serve", async () => {
+    const hints = async (url: string, method: string, params: Record<string, unknown> = {}) => {
+      const { result } = (await modernPost(url, method, params)).body
+      return { ttlMs: result?.ttlMs, cacheScope: result?.cacheScope, resultType: result?.resultType }
+    }
+    expect(await hints(direct.url, "tools/list")).toEqual({
+      ttlMs: 30_000,
+      cacheScope: "public",
+      resultType: "complete",
+    })
+    expect(await hints(direct.url, "prompts/list")).toEqual({
+      ttlMs: 30_000,
+      cacheScope: "public",
+      resultType: "complete",
+    })
+    expect(await hints(direct.url, "resources/read", { uri: "test://static-text" })).toEqual({
+      ttlMs: 0,
+      cacheScope: "public",
+      resultType: "complete",
+    })
+    expect(await hints(gateway.url.href, "tools/list")).toEqual({
+      ttlMs: 1234,
+      cacheScope: "private",
+      resultType: "complete",
+    })
+    // not cacheable: no hints, but a resultType
+    expect(await hints(direct.url, "tools/call", { name: "test_simple_text", arguments: {} })).toEqual({
+      ttlMs: undefined,
+      cacheScope: undefined,
+      resultType: "complete",
+    })
+  })
 
   describe("serveHttp", () => suite(() => ({ url: direct.url, sessions: () => direct.connections() })))
   describe("toolplane serve", () => suite(() => ({ url: gateway.url.href })))

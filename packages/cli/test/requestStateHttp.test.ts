@@ -89,6 +89,33 @@ describe("requestState over HTTP: refused states run nothing", () => {
     return first.result!.requestState!
   }
 
+  it("an authenticated caller's listing is cache-scoped private (its scopes may filter it)", async () => {
+    const response = await fetch(server.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${tokens.alice}`,
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/list",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/list",
+        params: {
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      }),
+    })
+    const { result } = (await response.json()) as { result: { cacheScope?: string; tools: unknown[] } }
+    expect(result.tools).toHaveLength(2)
+    expect(result.cacheScope).toBe("private")
+  })
+
   it("the unchanged state, once: the tool runs once; the replay is refused", async () => {
     const state = await stateFor()
     const before = runs

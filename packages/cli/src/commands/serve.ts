@@ -159,6 +159,10 @@ export const serveCommand = defineCommand({
     const serverInfo = { name: ctx.config.server.name, version: "0.1.0" }
     const watch = (notify: () => void) => live.watch(notify)
     const naming = ctx.config.server.tool_names
+    const cache = ctx.config.server.cache
+    const cacheHints = cache
+      ? { listTtlMs: cache.list_ttl_ms, readTtlMs: cache.read_ttl_ms, scope: cache.cache_scope }
+      : undefined
     const stopReloading = watchConfig(ctx, live)
     try {
       const count = (await listAllTools(live.current().service)).length
@@ -168,6 +172,7 @@ export const serveCommand = defineCommand({
           watch,
           naming,
           catalog: live.catalog,
+          ...(cacheHints ? { cacheHints } : {}),
         })
         ctx.io.stderr(`toolplane: serving ${count} tools over stdio (MCP); waiting for a client on stdin\n`)
         await Promise.race([handle.closed, untilSignal()])
@@ -219,6 +224,7 @@ export const serveCommand = defineCommand({
             port,
             catalog: live.catalog,
             ...(auth ? { auth } : {}),
+            ...(cacheHints ? { cacheHints } : {}),
           })
         } catch (error) {
           await bus?.close()

@@ -269,6 +269,18 @@ export const ServerConfig = z.strictObject({
   http_transport: z.enum(["raw", "node", "sdk"]).default("raw"),
   /** Run as one of several replicas sharing a bus (see {@link ReplicasConfig}). */
   replicas: ReplicasConfig.optional(),
+  /**
+   * Cache hints for 2026-07-28 clients (since 0.3.0): how long listings (`list_ttl_ms`) and resource
+   * reads (`read_ttl_ms`) may be reused, and `cache_scope` (`auto`: `private` when the request was
+   * authenticated, since its scopes may filter the result).
+   */
+  cache: z
+    .strictObject({
+      list_ttl_ms: z.number().int().min(0).default(30_000),
+      read_ttl_ms: z.number().int().min(0).default(0),
+      cache_scope: z.enum(["auto", "public", "private"]).default("auto"),
+    })
+    .optional(),
 })
 
 /** @since 0.1.0 */
