@@ -17,7 +17,7 @@ export const modernPost = async (
   url: string,
   method: string,
   params: Record<string, unknown> = {},
-  options: { capabilities?: Record<string, unknown>; token?: string } = {},
+  options: { capabilities?: Record<string, unknown>; token?: string; meta?: Record<string, unknown> } = {},
 ): Promise<ModernAnswer> => {
   const name =
     typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : undefined
@@ -40,6 +40,7 @@ export const modernPost = async (
         _meta: {
           "io.modelcontextprotocol/protocolVersion": "2026-07-28",
           "io.modelcontextprotocol/clientCapabilities": options.capabilities ?? { elicitation: {} },
+          ...options.meta,
         },
       },
     }),

@@ -32,6 +32,7 @@ import {
   SERVER_INFO_META_KEY,
 } from "./protocol.js"
 import { type RequestStateClaims, RequestStates } from "./requestState.js"
+import { remoteParent, withRemoteParent } from "./traceContext.js"
 
 /** Where a request's notifications and its answer go (an HTTP response, a stdio line writer). */
 export interface ModernSink {
@@ -305,7 +306,8 @@ export class ModernServing {
       [CALL_CONTROLLER]: controller,
       [MODERN_REQUEST]: modern,
     }
-    const result = await handler({ method, params: rest }, extra)
+    const parent = remoteParent(envelope.traceparent, envelope.tracestate)
+    const result = await withRemoteParent(parent, () => handler({ method, params: rest }, extra))
     if (round && Object.keys(round.missing).length > 0)
       throw new ModernProtocolError(
         ModernErrorCode.MissingRequiredClientCapability,
