@@ -645,6 +645,7 @@ export const serveHttp = async (
       closed ??= (async () => {
         closing = true
         clearInterval(sweep)
+        modern.endListeners()
         // Let calls in progress finish; past the grace period cancel them so each client gets an answer.
         await drain(options.shutdownGraceMs ?? 2000)
         if (inFlight > 0) {

@@ -30,6 +30,7 @@ import {
   REMOVED_METHODS,
   SERVED_PROTOCOL_VERSIONS,
   SERVER_INFO_META_KEY,
+  SUBSCRIPTION_ID_META_KEY,
 } from "./protocol.js"
 import { type RequestStateClaims, RequestStates } from "./requestState.js"
 import { remoteParent, withRemoteParent } from "./traceContext.js"
@@ -76,13 +77,19 @@ interface UsedStateMessage {
 
 type Handler = (request: unknown, extra: unknown) => Promise<Record<string, unknown>>
 
-/** A transport to nowhere: the modern server sends nothing on its own (no session to send on). */
+/**
+ * The transport of the exposure's server for stateless requests: no session to send on; what the server
+ * sends on its own (list changes) goes to `onSend`, which hands it to the open listen streams.
+ */
 class NoTransport implements Transport {
   onclose?: () => void
   onerror?: (error: Error) => void
   onmessage?: Transport["onmessage"]
+  constructor(private readonly onSend: (message: Record<string, unknown>) => void) {}
   async start(): Promise<void> {}
-  async send(): Promise<void> {}
+  async send(message: unknown): Promise<void> {
+    if (isObject(message)) this.onSend(message)
+  }
   async close(): Promise<void> {
     this.onclose?.()
   }
@@ -90,6 +97,21 @@ class NoTransport implements Transport {
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** The list-change notifications a listen stream can ask for, by filter flag. */
+const LIST_CHANGES: Readonly<Record<string, string>> = {
+  "notifications/tools/list_changed": "toolsListChanged",
+  "notifications/prompts/list_changed": "promptsListChanged",
+  "notifications/resources/list_changed": "resourcesListChanged",
+}
+
+/** An open `subscriptions/listen` stream. */
+interface Listener {
+  readonly id: string | number
+  readonly agreed: Readonly<Record<string, boolean>>
+  readonly sink: ModernSink
+  readonly end: () => void
+}
 
 const LOG_LEVELS = new Set(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"])
 
@@ -101,6 +123,7 @@ export class ModernServing {
   #server: Server | undefined
   #handlers: Map<string, Handler> | undefined
   #unsubscribe: Promise<() => Promise<void>> | undefined
+  readonly #listeners = new Set<Listener>()
 
   constructor(exposure: McpExposure, options: ModernServingOptions = {}) {
     this.#exposure = exposure
@@ -142,7 +165,7 @@ export class ModernServing {
   #ready(): Map<string, Handler> {
     if (this.#handlers) return this.#handlers
     const server = this.#exposure.createServer()
-    void server.connect(new NoTransport())
+    void server.connect(new NoTransport((message) => this.#broadcast(message)))
     this.#server = server
     this.#handlers = (server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers
     return this.#handlers
@@ -151,13 +174,13 @@ export class ModernServing {
   get #capabilities(): Record<string, unknown> {
     this.#ready()
     const caps = (this.#server as unknown as { _capabilities?: Record<string, unknown> })._capabilities ?? {}
-    // 2026-07-28 has no logging/setLevel (the level travels in each request's _meta), and list changes
-    // and resource updates need subscriptions/listen, which this server does not offer yet.
+    // 2026-07-28 has no logging/setLevel (the level travels in each request's _meta); list changes come
+    // on subscriptions/listen streams; per-resource subscriptions over listen are not offered yet.
     const out: Record<string, unknown> = {}
     for (const [kind, value] of Object.entries(caps)) {
       if (kind === "logging") continue
       if (isObject(value)) {
-        const { listChanged: _listChanged, subscribe: _subscribe, ...rest } = value
+        const { subscribe: _subscribe, ...rest } = value
         out[kind] = rest
       } else out[kind] = value
     }
@@ -183,8 +206,77 @@ export class ModernServing {
     }
   }
 
+  /** Hands a notification the server sent on its own to the listen streams that asked for it. */
+  #broadcast(message: Record<string, unknown>): void {
+    const flag = typeof message.method === "string" ? LIST_CHANGES[message.method] : undefined
+    if (flag === undefined) return
+    for (const listener of this.#listeners)
+      if (listener.agreed[flag])
+        listener.sink.notify({
+          jsonrpc: "2.0",
+          method: message.method,
+          params: {
+            ...(isObject(message.params) ? message.params : {}),
+            _meta: { [SUBSCRIPTION_ID_META_KEY]: listener.id },
+          },
+        })
+  }
+
+  /**
+   * A `subscriptions/listen` stream: acknowledged with what it will carry (the list changes it asked for
+   * that this server offers), then open until the client goes away or the server closes, when it is
+   * answered with its subscription id.
+   */
+  #listen(
+    id: string | number,
+    params: Record<string, unknown>,
+    sink: ModernSink,
+    controller: CallController,
+  ): Promise<Record<string, unknown>> {
+    const asked = params.notifications
+    if (!isObject(asked))
+      throw new ModernProtocolError(
+        ModernErrorCode.InvalidParams,
+        "Invalid params: subscriptions/listen needs params.notifications (the notification filter)",
+      )
+    const caps = this.#capabilities
+    const offers = (kind: string) =>
+      isObject(caps[kind]) && (caps[kind] as Record<string, unknown>).listChanged === true
+    const agreed: Record<string, boolean> = {}
+    if (asked.toolsListChanged === true && offers("tools")) agreed.toolsListChanged = true
+    if (asked.promptsListChanged === true && offers("prompts")) agreed.promptsListChanged = true
+    if (asked.resourcesListChanged === true && offers("resources")) agreed.resourcesListChanged = true
+    const meta = { [SUBSCRIPTION_ID_META_KEY]: id }
+    sink.notify({
+      jsonrpc: "2.0",
+      method: "notifications/subscriptions/acknowledged",
+      params: { notifications: agreed, _meta: meta },
+    })
+    return new Promise((resolve) => {
+      const listener: Listener = {
+        id,
+        agreed,
+        sink,
+        end: () => {
+          this.#listeners.delete(listener)
+          controller.signal.removeEventListener("abort", listener.end)
+          resolve({ resultType: "complete", _meta: { ...meta, [SERVER_INFO_META_KEY]: this.#serverInfo } })
+        },
+      }
+      this.#listeners.add(listener)
+      if (controller.signal.aborted) listener.end()
+      else controller.signal.addEventListener("abort", listener.end, { once: true })
+    })
+  }
+
+  /** Ends every listen stream (answered with its subscription id), for a server that is shutting down. */
+  endListeners(): void {
+    for (const listener of [...this.#listeners]) listener.end()
+  }
+
   /** Stops the server behind the handlers. */
   close(): void {
+    this.endListeners()
     void this.#unsubscribe?.then((off) => off()).catch(() => {})
     this.#unsubscribe = undefined
     void this.#server?.close().catch(() => {})
@@ -255,6 +347,8 @@ export class ModernServing {
     controller: CallController,
   ): Promise<Record<string, unknown>> {
     if (method === "server/discover") return this.discover()
+    if (method === "subscriptions/listen")
+      return this.#listen(id, isObject(message.params) ? message.params : {}, sink, controller)
     const handlers = this.#ready()
     const handler = REMOVED_METHODS.has(method) ? undefined : handlers.get(method)
     if (handler === undefined)
