@@ -482,7 +482,12 @@ export const serveHttp = async (
           req,
           res,
           known,
-          { ...(authInfo ? { authInfo } : {}), headers: req.headers },
+          {
+            ...(authInfo ? { authInfo } : {}),
+            get headers() {
+              return req.headers
+            },
+          },
           MAX_BODY_BYTES,
           (legacyReq, body) =>
             lean

@@ -106,6 +106,17 @@ export const classifyPost = (
     metaOf(body.params)?.[PROTOCOL_VERSION_META_KEY] === undefined
   )
     return { kind: "modern", message: body }
+  // The common case decided without the SDK's classifier (it validates the envelope with its schemas): one
+  // request object whose _meta names a served stateless revision, the header (if any) agreeing. Anything
+  // else (batches, notifications, mismatches, other revisions) goes to the classifier, the authority.
+  if (isObject(body) && typeof body.method === "string" && body.id !== undefined) {
+    const version = metaOf(body.params)?.[PROTOCOL_VERSION_META_KEY]
+    if (
+      isModernVersion(version) &&
+      (headers.protocolVersion === undefined || headers.protocolVersion.trim() === version)
+    )
+      return { kind: "modern", message: body }
+  }
   const outcome = classifyInboundRequest({
     httpMethod: "POST",
     body,

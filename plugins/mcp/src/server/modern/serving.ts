@@ -16,6 +16,7 @@ import type { ReplicaBus } from "../replicaBus.js"
 import {
   CALL_CONTROLLER,
   CallController,
+  isDirectParams,
   type McpExposure,
   MODERN_REQUEST,
   type ModernRequest,
@@ -386,7 +387,11 @@ export class ModernServing {
       signal: controller.signal,
       requestId: id,
       ...(caller.authInfo ? { authInfo: caller.authInfo } : {}),
-      ...(caller.headers ? { requestInfo: { headers: caller.headers } } : {}),
+      // read only by a `context` option (a raw-edge request builds its header record on first read)
+      get requestInfo() {
+        const headers = caller.headers
+        return headers ? { headers } : undefined
+      },
       _meta: params._meta,
       sendNotification: async (notification: Record<string, unknown>) => {
         if (!controller.signal.aborted) sink.notify({ jsonrpc: "2.0", ...notification })
@@ -401,7 +406,15 @@ export class ModernServing {
       [MODERN_REQUEST]: modern,
     }
     const parent = remoteParent(envelope.traceparent, envelope.tracestate)
-    const result = await withRemoteParent(parent, () => handler({ method, params: rest }, extra))
+    // tools/call and tools/list with well-shaped params skip the SDK's schema validation, as on a session
+    const direct = isDirectParams(method, rest) ? this.#exposure.direct(this.#server!) : undefined
+    const run = direct
+      ? () =>
+          direct[method as "tools/call" | "tools/list"](rest, extra as never) as Promise<
+            Record<string, unknown>
+          >
+      : () => handler({ method, params: rest }, extra)
+    const result = await withRemoteParent(parent, run)
     if (round && Object.keys(round.missing).length > 0)
       throw new ModernProtocolError(
         ModernErrorCode.MissingRequiredClientCapability,
