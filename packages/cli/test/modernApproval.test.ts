@@ -91,6 +91,26 @@ describe("approval through the user for stateless clients (multi round-trip)", (
     expect(launches()).toBe(before + 1)
   })
 
+  it("the replica that asked is gone: the retry completes on another one", async () => {
+    const asking = await serveHttp(gateway.service, { sessionSecret: SECRET })
+    const first = await modernPost(asking.url, "tools/call", {
+      name: "ops.launch",
+      arguments: { target: "ceres" },
+    })
+    const state = first.body.result?.requestState as string
+    expect(first.body.result?.resultType).toBe("input_required")
+    await asking.close()
+    const before = launches()
+    const done = await modernPost(b.url, "tools/call", {
+      name: "ops.launch",
+      arguments: { target: "ceres" },
+      inputResponses: { approval: { action: "accept", content: { approve: true } } },
+      requestState: state,
+    })
+    expect(done.body.result?.content).toEqual([{ type: "text", text: "launched ceres" }])
+    expect(launches()).toBe(before + 1)
+  })
+
   it("a decline runs nothing (ApprovalDenied)", async () => {
     const state = await ask("mars")
     const before = launches()
