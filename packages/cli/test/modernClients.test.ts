@@ -120,6 +120,23 @@ const suite = (target: () => { url: string; sessions?: () => number }) => {
   })
 }
 
+/** The conformance provider, plus resource updates a test emits. */
+const updates = (() => {
+  const listeners = new Set<(uri: string) => void>()
+  return {
+    emit: (uri: string) => {
+      for (const l of listeners) l(uri)
+    },
+    provider: {
+      ...conformanceProvider,
+      onResourceUpdated: (listener: (uri: string) => void) => {
+        listeners.add(listener)
+        return () => listeners.delete(listener)
+      },
+    },
+  }
+})()
+
 describe("clients of both eras against one endpoint", () => {
   let direct: McpHttpServerHandle
   let toolsOnly: McpHttpServerHandle
@@ -135,7 +152,7 @@ describe("clients of both eras against one endpoint", () => {
     await runner.ready()
     direct = await serveHttp(runner, {
       naming: "name",
-      catalog: resourceCatalog([{ name: "conformance", provider: conformanceProvider }], {
+      catalog: resourceCatalog([{ name: "conformance", provider: updates.provider }], {
         promptNames: "name",
       }),
     })
@@ -222,7 +239,10 @@ describe("clients of both eras against one endpoint", () => {
         id: "listen-1",
         method: "subscriptions/listen",
         params: {
-          notifications: { toolsListChanged: true, resourceSubscriptions: ["test://static-text"] },
+          notifications: {
+            toolsListChanged: true,
+            resourceSubscriptions: ["test://watched-resource", "test://no-such-resource"],
+          },
           _meta: {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {},
@@ -251,12 +271,26 @@ describe("clients of both eras against one endpoint", () => {
     }
     const ack = await next()
     expect(ack.method).toBe("notifications/subscriptions/acknowledged")
-    // resource subscriptions over listen are not offered yet: the acknowledgement says so by leaving them out
-    expect(ack.params.notifications).toEqual({ toolsListChanged: true })
+    // an unknown resource is left out of what the stream will carry
+    expect(ack.params.notifications).toEqual({
+      toolsListChanged: true,
+      resourceSubscriptions: ["test://watched-resource"],
+    })
     direct.notifyToolsChanged()
     const changed = await next()
     expect(changed.method).toBe("notifications/tools/list_changed")
     expect(changed.params._meta).toEqual({ "io.modelcontextprotocol/subscriptionId": "listen-1" })
+    updates.emit("test://static-text") // not asked for: not on the stream
+    updates.emit("test://watched-resource")
+    const updated = await next()
+    expect(updated).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/resources/updated",
+      params: {
+        uri: "test://watched-resource",
+        _meta: { "io.modelcontextprotocol/subscriptionId": "listen-1" },
+      },
+    })
     abort.abort()
   })
 

@@ -110,6 +110,8 @@ const LIST_CHANGES: Readonly<Record<string, string>> = {
 interface Listener {
   readonly id: string | number
   readonly agreed: Readonly<Record<string, boolean>>
+  /** The resources whose updates it receives (subscribed through the exposure's handlers). */
+  readonly resources: ReadonlySet<string>
   readonly sink: ModernSink
   readonly end: () => void
 }
@@ -125,6 +127,8 @@ export class ModernServing {
   #handlers: Map<string, Handler> | undefined
   #unsubscribe: Promise<() => Promise<void>> | undefined
   readonly #listeners = new Set<Listener>()
+  /** Listen streams per subscribed resource URI (the catalog subscription is held while any is open). */
+  readonly #resourceRefs = new Map<string, number>()
 
   constructor(exposure: McpExposure, options: ModernServingOptions = {}) {
     this.#exposure = exposure
@@ -175,16 +179,9 @@ export class ModernServing {
   get #capabilities(): Record<string, unknown> {
     this.#ready()
     const caps = (this.#server as unknown as { _capabilities?: Record<string, unknown> })._capabilities ?? {}
-    // 2026-07-28 has no logging/setLevel (the level travels in each request's _meta); list changes come
-    // on subscriptions/listen streams; per-resource subscriptions over listen are not offered yet.
-    const out: Record<string, unknown> = {}
-    for (const [kind, value] of Object.entries(caps)) {
-      if (kind === "logging") continue
-      if (isObject(value)) {
-        const { subscribe: _subscribe, ...rest } = value
-        out[kind] = rest
-      } else out[kind] = value
-    }
+    // 2026-07-28 has no logging/setLevel (the level travels in each request's _meta); list changes and
+    // resource updates come on subscriptions/listen streams.
+    const { logging: _logging, ...out } = caps
     return out
   }
 
@@ -209,6 +206,17 @@ export class ModernServing {
 
   /** Hands a notification the server sent on its own to the listen streams that asked for it. */
   #broadcast(message: Record<string, unknown>): void {
+    if (message.method === "notifications/resources/updated") {
+      const uri = isObject(message.params) ? message.params.uri : undefined
+      for (const listener of this.#listeners)
+        if (typeof uri === "string" && listener.resources.has(uri))
+          listener.sink.notify({
+            jsonrpc: "2.0",
+            method: message.method,
+            params: { uri, _meta: { [SUBSCRIPTION_ID_META_KEY]: listener.id } },
+          })
+      return
+    }
     const flag = typeof message.method === "string" ? LIST_CHANGES[message.method] : undefined
     if (flag === undefined) return
     for (const listener of this.#listeners)
@@ -228,9 +236,10 @@ export class ModernServing {
    * that this server offers), then open until the client goes away or the server closes, when it is
    * answered with its subscription id.
    */
-  #listen(
+  async #listen(
     id: string | number,
     params: Record<string, unknown>,
+    caller: ModernCaller,
     sink: ModernSink,
     controller: CallController,
   ): Promise<Record<string, unknown>> {
@@ -247,19 +256,45 @@ export class ModernServing {
     if (asked.toolsListChanged === true && offers("tools")) agreed.toolsListChanged = true
     if (asked.promptsListChanged === true && offers("prompts")) agreed.promptsListChanged = true
     if (asked.resourcesListChanged === true && offers("resources")) agreed.resourcesListChanged = true
+    // Each resource is subscribed through the exposure's own handler (the catalog's visibility check for
+    // this caller); one it refuses (unknown, hidden, not subscribable) is left out of the acknowledgement.
+    const resources = new Set<string>()
+    const subscribe = this.#handlers?.get("resources/subscribe")
+    if (Array.isArray(asked.resourceSubscriptions) && subscribe && this.#subscribable())
+      for (const uri of asked.resourceSubscriptions) {
+        if (typeof uri !== "string" || resources.has(uri)) continue
+        try {
+          await subscribe(
+            { method: "resources/subscribe", params: { uri } },
+            {
+              signal: controller.signal,
+              requestId: id,
+              ...(caller.authInfo ? { authInfo: caller.authInfo } : {}),
+            },
+          )
+          resources.add(uri)
+          this.#resourceRefs.set(uri, (this.#resourceRefs.get(uri) ?? 0) + 1)
+        } catch {
+          // not subscribable for this caller
+        }
+      }
+    const ackFilter: Record<string, unknown> = { ...agreed }
+    if (resources.size > 0) ackFilter.resourceSubscriptions = [...resources]
     const meta = { [SUBSCRIPTION_ID_META_KEY]: id }
     sink.notify({
       jsonrpc: "2.0",
       method: "notifications/subscriptions/acknowledged",
-      params: { notifications: agreed, _meta: meta },
+      params: { notifications: ackFilter, _meta: meta },
     })
     return new Promise((resolve) => {
       const listener: Listener = {
         id,
         agreed,
+        resources,
         sink,
         end: () => {
           this.#listeners.delete(listener)
+          for (const uri of resources) this.#release(uri)
           controller.signal.removeEventListener("abort", listener.end)
           resolve({ resultType: "complete", _meta: { ...meta, [SERVER_INFO_META_KEY]: this.#serverInfo } })
         },
@@ -268,6 +303,26 @@ export class ModernServing {
       if (controller.signal.aborted) listener.end()
       else controller.signal.addEventListener("abort", listener.end, { once: true })
     })
+  }
+
+  /** Whether the exposure's server offers resource subscriptions. */
+  #subscribable(): boolean {
+    const caps = (this.#server as unknown as { _capabilities?: { resources?: { subscribe?: boolean } } })
+      ._capabilities
+    return caps?.resources?.subscribe === true
+  }
+
+  /** One listen stream less for `uri`; the last one unsubscribes the catalog. */
+  #release(uri: string): void {
+    const left = (this.#resourceRefs.get(uri) ?? 1) - 1
+    if (left > 0) {
+      this.#resourceRefs.set(uri, left)
+      return
+    }
+    this.#resourceRefs.delete(uri)
+    this.#handlers
+      ?.get("resources/unsubscribe")?.({ method: "resources/unsubscribe", params: { uri } }, {})
+      .catch(() => {})
   }
 
   /** Ends every listen stream (answered with its subscription id), for a server that is shutting down. */
@@ -349,7 +404,7 @@ export class ModernServing {
   ): Promise<Record<string, unknown>> {
     if (method === "server/discover") return this.discover()
     if (method === "subscriptions/listen")
-      return this.#listen(id, isObject(message.params) ? message.params : {}, sink, controller)
+      return this.#listen(id, isObject(message.params) ? message.params : {}, caller, sink, controller)
     const handlers = this.#ready()
     const handler = REMOVED_METHODS.has(method) ? undefined : handlers.get(method)
     if (handler === undefined)
