@@ -4,10 +4,17 @@
  * elicitation (tool, backend, arguments) and runs only when they explicitly accept; a decline or cancel
  * is `ApprovalDenied`, and a client that did not declare elicitation gets `ApprovalRequired`.
  *
+ * A 2026-07-28 (stateless) client is asked the same question as a multi round-trip input request: the
+ * call answers `InputRequiredResult` with the input `approval` and a `requestState` the gateway signed
+ * (bound to the caller, the tool and the arguments); the tool runs only when the client's retry brings
+ * that state and an accepting answer, on whichever replica it lands. A modern client that did not
+ * declare elicitation gets `-32021 MissingRequiredClientCapability`.
+ *
  * @since 0.2.0
  */
 import type { Approver } from "@toolplane/exec"
 import { ApprovalRequired } from "@toolplane/foundation"
+import { INPUT_KEY_META_KEY } from "@toolplane/plugin-mcp"
 
 /**
  * A backend's approval mode.
@@ -48,6 +55,8 @@ export const gatewayApprover = (modes: ReadonlyMap<string, ApprovalMode>): Appro
         },
         required: ["approve"],
       },
+      // the input's name when a stateless client is asked through InputRequiredResult
+      _meta: { [INPUT_KEY_META_KEY]: "approval" },
     })) as { action?: string; content?: { approve?: unknown } }
     if (answer.action === "accept" && answer.content?.approve !== false) return true
     return {

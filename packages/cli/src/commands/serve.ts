@@ -192,6 +192,10 @@ export const serveCommand = defineCommand({
     const serverInfo = { name: ctx.config.server.name, version: "0.1.0" }
     const watch = (notify: () => void) => live.watch(notify)
     const naming = ctx.config.server.tool_names
+    const cache = ctx.config.server.cache
+    const cacheHints = cache
+      ? { listTtlMs: cache.list_ttl_ms, readTtlMs: cache.read_ttl_ms, scope: cache.cache_scope }
+      : undefined
     const stopReloading = watchConfig(ctx, live, pins)
     try {
       const count = (await listAllTools(live.current().service)).length
@@ -201,6 +205,7 @@ export const serveCommand = defineCommand({
           watch,
           naming,
           catalog: live.catalog,
+          ...(cacheHints ? { cacheHints } : {}),
         })
         ctx.io.stderr(`toolplane: serving ${count} tools over stdio (MCP); waiting for a client on stdin\n`)
         await Promise.race([handle.closed, untilSignal()])
@@ -256,6 +261,7 @@ export const serveCommand = defineCommand({
             port,
             catalog: live.catalog,
             ...(auth ? { auth } : {}),
+            ...(cacheHints ? { cacheHints } : {}),
           })
         } catch (error) {
           await bus?.close()

@@ -296,6 +296,19 @@ export const ServerConfig = z.strictObject({
   replicas: ReplicasConfig.optional(),
   /** The lock file of pinned tool definitions, relative to the config file. Default: `<config name>.lock.json`. */
   lock_file: z.string().min(1).optional(),
+
+  /**
+   * Cache hints for 2026-07-28 clients (since 0.3.0): how long listings (`list_ttl_ms`) and resource
+   * reads (`read_ttl_ms`) may be reused, and `cache_scope` (`auto`: `private` when the request was
+   * authenticated, since its scopes may filter the result).
+   */
+  cache: z
+    .strictObject({
+      list_ttl_ms: z.number().int().min(0).default(30_000),
+      read_ttl_ms: z.number().int().min(0).default(0),
+      cache_scope: z.enum(["auto", "public", "private"]).default("auto"),
+    })
+    .optional(),
 })
 
 /** @since 0.1.0 */

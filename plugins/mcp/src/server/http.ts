@@ -20,6 +20,8 @@ import { ConfigError, type ToolService } from "@toolplane/foundation"
 import { authenticate, type McpCaller, type McpHttpAuth } from "./auth.js"
 import { checkDnsRebinding, dnsRebindingPolicy, isLoopbackHost } from "./dnsRebinding.js"
 import { type EdgeRequest, type EdgeResponse, type KnownHeaders, knownHeaders } from "./edgeExchange.js"
+import { serveSessionlessPost } from "./modern/httpEntry.js"
+import { ModernServing } from "./modern/serving.js"
 import { type AuthInfo, jsonRpcError, NodeSessions } from "./nodeSessions.js"
 import { listenOn, RawEdge } from "./rawEdge.js"
 import type { ReplicaBus } from "./replicaBus.js"
@@ -377,6 +379,13 @@ export const serveHttp = async (
       reason: `must be a positive number of milliseconds, got ${JSON.stringify(options.sessionMaxAgeMs)}`,
     })
   const exposure = new McpExposure(service, options)
+  // 2026-07-28 requests (no session) are served statelessly next to the 2025 sessions.
+  const modern = new ModernServing(exposure, {
+    ...(options.sessionSecret !== undefined ? { secret: options.sessionSecret } : {}),
+    ...(options.cacheHints ? { cacheHints: options.cacheHints } : {}),
+    ...(options.bus ? { bus: options.bus } : {}),
+    ...(options.onError ? { onError: options.onError } : {}),
+  })
   const lean =
     options.transport === "sdk"
       ? undefined
@@ -485,6 +494,24 @@ export const serveHttp = async (
     if (req.method === "POST") {
       inFlight++
       res.once("close", requestClosed)
+      if (known.sessionId === undefined)
+        return serveSessionlessPost(
+          modern,
+          req,
+          res,
+          known,
+          {
+            ...(authInfo ? { authInfo } : {}),
+            get headers() {
+              return req.headers
+            },
+          },
+          MAX_BODY_BYTES,
+          (legacyReq, body) =>
+            lean
+              ? lean.handle(legacyReq, res, known, authInfo)
+              : handleSdk(legacyReq as IncomingMessage, res as ServerResponse, authInfo, body),
+        )
     }
     if (lean) return lean.handle(req, res, known, authInfo)
     return handleSdk(req as IncomingMessage, res as ServerResponse, authInfo)
@@ -522,6 +549,8 @@ export const serveHttp = async (
     req: IncomingMessage,
     res: ServerResponse,
     authInfo: AuthInfo | undefined,
+    /** The body of a POST without a session, parsed already (the stream has been read). */
+    parsedBody?: unknown,
   ): Promise<void> => {
     const header = req.headers["mcp-session-id"]
     const sessionId = Array.isArray(header) ? header[0] : header
@@ -564,6 +593,7 @@ export const serveHttp = async (
     }
     if (req.method !== "POST")
       return jsonRpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required")
+    if (parsedBody === undefined) return jsonRpcError(res, 400, -32700, "Parse error: Invalid JSON")
     if (sessions.size + pendingSessions >= maxSessions)
       return jsonRpcError(res, 503, -32000, "Too many sessions")
     // A POST without a session must be `initialize`; the transport rejects anything else.
@@ -573,7 +603,7 @@ export const serveHttp = async (
       session = newSession()
       if (authInfo) session.clientId = authInfo.clientId
       await session.server.connect(session.transport)
-      await session.transport.handleRequest(req, res)
+      await session.transport.handleRequest(req, res, parsedBody)
     } finally {
       pendingSessions--
       const id = session?.transport.sessionId
@@ -622,6 +652,7 @@ export const serveHttp = async (
   sweep.unref()
 
   await lean?.start()
+  await modern.start()
   if (raw) await raw.listen(options.port ?? 0, host)
   else await listenOn(httpServer, options.port ?? 0, host)
   const address = (raw ? raw.server : httpServer).address() as AddressInfo
@@ -643,12 +674,14 @@ export const serveHttp = async (
       closed ??= (async () => {
         closing = true
         clearInterval(sweep)
+        modern.endListeners()
         // Let calls in progress finish; past the grace period cancel them so each client gets an answer.
         await drain(options.shutdownGraceMs ?? 2000)
         if (inFlight > 0) {
           exposure.abortCalls("the server is shutting down")
           await drain(1000)
         }
+        modern.close()
         exposure.dispose()
         await Promise.all([...sessions.values()].map((s) => s.server.close().catch(() => {})))
         sessions.clear()

@@ -56,6 +56,7 @@ import {
 } from "../adapter.js"
 import { callFailureToMcp, toolErrorToMcpError, unprefixed, wireError } from "../errors.js"
 import { resultJson } from "../internal/resultJson.js"
+import type { McpCacheHints } from "./modern/cacheHints.js"
 
 /** A readable account of a zod error (`params.name: expected string, received number`). */
 const describeIssues = (error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }) =>
@@ -152,6 +153,13 @@ export interface McpServeOptions {
    * @since 0.2.0
    */
   readonly catalog?: ResourceCatalog
+  /**
+   * Cache hints (`ttlMs`, `cacheScope`) on listings and resource reads answered to 2026-07-28 clients.
+   * Default: listings 30 s, reads 0, `private` when the request was authenticated, else `public`.
+   *
+   * @since 0.3.0
+   */
+  readonly cacheHints?: McpCacheHints
 }
 
 /**
@@ -296,7 +304,29 @@ export class CallController extends AbortController {
  */
 export const CALL_CONTROLLER: unique symbol = Symbol("toolplane.callController")
 
-type OwnExtra = Extra & { readonly [CALL_CONTROLLER]?: CallController }
+/**
+ * What a stateless (2026-07-28) request brings that a session would otherwise hold: the log level its
+ * `_meta` asked for (no log messages without one) and the client requests it may answer (through
+ * multi round-trip input requests instead of requests on a session).
+ *
+ * @internal
+ */
+export interface ModernRequest {
+  readonly logLevel: LoggingLevel | undefined
+  readonly client: ClientRequests
+}
+
+/**
+ * The key under which a stateless request's `extra` carries its {@link ModernRequest}.
+ *
+ * @internal
+ */
+export const MODERN_REQUEST: unique symbol = Symbol("toolplane.modernRequest")
+
+type OwnExtra = Extra & {
+  readonly [CALL_CONTROLLER]?: CallController
+  readonly [MODERN_REQUEST]?: ModernRequest
+}
 
 const requestInfoOf = (extra: Extra): McpRequestInfo => ({
   requestId: extra.requestId,
@@ -698,8 +728,15 @@ export class McpExposure {
                   })
                   .catch(() => {})
               }
+        const modern = (extra as OwnExtra)[MODERN_REQUEST]
+        const floor =
+          modern === undefined
+            ? minLevel
+            : modern.logLevel === undefined
+              ? LEVELS.length
+              : Math.max(0, LEVELS.indexOf(modern.logLevel))
         const onLog: ExecutionContextInit["onLog"] = ({ level, data, logger }) => {
-          if (LEVELS.indexOf(level) < minLevel) return
+          if (LEVELS.indexOf(level) < floor) return
           extra
             .sendNotification({
               method: "notifications/message",
@@ -707,7 +744,7 @@ export class McpExposure {
             })
             .catch(() => {})
         }
-        const client = clientRequests(server, extra)
+        const client = modern === undefined ? clientRequests(server, extra) : modern.client
         // The init and the request literal by literal (no spread of optional members): fewer objects per call.
         const context = this.#context(
           extra,

@@ -7,6 +7,8 @@
 import type { Readable, Writable } from "node:stream"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { ToolService } from "@toolplane/foundation"
+import { ModernServing } from "./modern/serving.js"
+import { serveModernOn } from "./modern/stdioEntry.js"
 import { McpExposure, type McpServeOptions, type McpServerHandle } from "./serve.js"
 
 /**
@@ -48,6 +50,8 @@ export const serveStdio = async (
 ): Promise<McpStdioServerHandle> => {
   const exposure = new McpExposure(service, options)
   const server = exposure.createServer()
+  // 2026-07-28 requests on the same pipe are answered statelessly, beside the 2025 session.
+  const modern = new ModernServing(exposure, options.cacheHints ? { cacheHints: options.cacheHints } : {})
   const stdin = options.stdin ?? process.stdin
   const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout)
   let resolveClosed!: () => void
@@ -60,6 +64,7 @@ export const serveStdio = async (
     done = true
     stdin.off("end", onEnd)
     stdin.off("close", onEnd)
+    modern.close()
     exposure.dispose()
     await server.close().catch(() => {})
     resolveClosed()
@@ -74,6 +79,7 @@ export const serveStdio = async (
     void close()
   })(server.onclose)
   await server.connect(transport)
+  serveModernOn(transport, modern, options.onError)
   return {
     notifyToolsChanged: () => exposure.notifyToolsChanged(),
     connections: () => (done ? 0 : 1),

@@ -1,0 +1,161 @@
+/**
+ * The HTTP entry of stateless serving: a POST without `Mcp-Session-Id` is parsed once and classified;
+ * a 2026-07-28 request is checked against its standard headers and served by {@link ModernServing}
+ * (one JSON answer, or an SSE stream when the request sends progress or log messages first); anything
+ * else goes on to the 2025 transport with its body already parsed.
+ *
+ * @internal
+ */
+import type { EdgeRequest, EdgeResponse, KnownHeaders } from "../edgeExchange.js"
+import { CallController } from "../serve.js"
+import { errorMessage, ModernProtocolError } from "./errors.js"
+import { checkStandardHeaders } from "./headers.js"
+import { classifyPost, readEnvelope } from "./negotiation.js"
+import type { ModernCaller, ModernServing, ModernSink } from "./serving.js"
+
+const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)
+
+const writeJson = (res: EdgeResponse, status: number, message: unknown) => {
+  if (res.headersSent) return
+  const body = JSON.stringify(message)
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+  res.end(body)
+}
+
+/** The answer of one request: plain JSON, or SSE once a notification comes first. */
+class HttpSink implements ModernSink {
+  #streaming = false
+  #done = false
+  constructor(readonly res: EdgeResponse) {}
+  get done(): boolean {
+    return this.#done
+  }
+  notify(message: Record<string, unknown>): void {
+    if (this.#done) return
+    if (!this.#streaming) {
+      this.#streaming = true
+      this.res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
+    }
+    this.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
+  }
+  answer(message: Record<string, unknown>, status: number): void {
+    if (this.#done) return
+    this.#done = true
+    if (this.#streaming) this.res.end(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
+    else writeJson(this.res, status, message)
+  }
+}
+
+/** Reads a POST's body (the raw edge has it already); `undefined` after answering a refusal. */
+const readBody = (
+  req: EdgeRequest,
+  res: EdgeResponse,
+  maxBytes: number,
+): Promise<Buffer | undefined> | Buffer => {
+  if (req.rawBody !== undefined) return req.rawBody
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= maxBytes) chunks.push(chunk)
+    })
+    req.on("error", reject)
+    req.on("end", () => {
+      if (size > maxBytes) {
+        writeJson(
+          res,
+          413,
+          errorMessage(null, -32000, `Payload Too Large: Request body must not exceed ${maxBytes} bytes`),
+        )
+        return resolve(undefined)
+      }
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
+    })
+  })
+}
+
+/** A request whose body was read here, for the 2025 transport (it reads `rawBody` instead of the stream). */
+const withBody = (req: EdgeRequest, body: Buffer): EdgeRequest =>
+  req.rawBody !== undefined
+    ? req
+    : new Proxy(req, { get: (target, key) => (key === "rawBody" ? body : Reflect.get(target, key, target)) })
+
+/**
+ * Serves a POST without a session: statelessly when it is a 2026-07-28 request, otherwise by `legacy`
+ * (given the request with its body read, and the parsed body).
+ */
+export const serveSessionlessPost = async (
+  serving: ModernServing,
+  req: EdgeRequest,
+  res: EdgeResponse,
+  known: KnownHeaders,
+  caller: ModernCaller,
+  maxBytes: number,
+  legacy: (req: EdgeRequest, body: unknown) => Promise<void> | undefined,
+): Promise<void> => {
+  if (Number(known.contentLength) > maxBytes) return legacy(req, undefined)
+  const raw = await readBody(req, res, maxBytes)
+  if (raw === undefined) return
+  let body: unknown
+  try {
+    body = JSON.parse(raw.toString("utf8"))
+  } catch {
+    return legacy(withBody(req, raw), undefined)
+  }
+  const header = (name: string) => first(req.headers[name])
+  const era = classifyPost(body, {
+    ...(known.protocolVersion !== undefined ? { protocolVersion: known.protocolVersion } : {}),
+    ...(header("mcp-method") !== undefined ? { method: header("mcp-method")! } : {}),
+    ...(header("mcp-name") !== undefined ? { name: header("mcp-name")! } : {}),
+  })
+  if (era.kind === "legacy") return legacy(withBody(req, raw), body)
+  if (era.kind === "reject") {
+    const id = typeof era.id === "string" || typeof era.id === "number" ? era.id : null
+    return writeJson(
+      res,
+      era.error.httpStatus,
+      errorMessage(id, era.error.code, era.error.message, era.error.data),
+    )
+  }
+  const message = era.message
+  const method = message.method as string
+  const id = message.id as string | number | undefined
+  const params = (
+    typeof message.params === "object" && message.params !== null ? message.params : undefined
+  ) as Record<string, unknown> | undefined
+  // The envelope first (a missing or unsupported version is its own error), then the headers against it.
+  const envelope = readEnvelope(params)
+  let refusal: ModernProtocolError | undefined =
+    envelope instanceof ModernProtocolError ? envelope : undefined
+  if (
+    refusal === undefined &&
+    id !== undefined &&
+    !(method === "server/discover" && params?._meta === undefined)
+  )
+    refusal = checkStandardHeaders(
+      header,
+      method,
+      params,
+      (envelope as { protocolVersion: string }).protocolVersion,
+    )
+  if (refusal !== undefined) {
+    if (id === undefined) {
+      res.writeHead(refusal.httpStatus, { "content-length": "0" })
+      res.end()
+      return
+    }
+    return writeJson(res, refusal.httpStatus, errorMessage(id, refusal.code, refusal.message, refusal.data))
+  }
+  if (id === undefined) {
+    res.writeHead(202, { "content-length": "0" })
+    res.end()
+    return
+  }
+  const sink = new HttpSink(res)
+  const controller = new CallController()
+  res.once("close", () => {
+    if (!sink.done) controller.cancel(new Error("the client disconnected"))
+  })
+  await serving.serve(message, caller, sink, controller)
+}

@@ -1,0 +1,496 @@
+/**
+ * Stateless serving of 2026-07-28 requests: one request in, one answer out, no session. The request is
+ * answered by the same handlers a 2025 session's server has (one SDK `Server` made by the exposure,
+ * connected to nothing), so auth, scopes, filters, aliases, composites and search or code mode hold
+ * for both eras; what a session held comes from the request itself (`_meta`: protocol version, client
+ * capabilities, log level) and client requests become multi round-trip input requests. Every result
+ * gets `resultType`, the server's info in `_meta` and, when cacheable, cache hints; errors carry the
+ * request's id.
+ *
+ * @internal
+ */
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { type LoggingLevel, McpError } from "@modelcontextprotocol/sdk/types.js"
+import type { ReplicaBus } from "../replicaBus.js"
+import {
+  CALL_CONTROLLER,
+  CallController,
+  isDirectParams,
+  type McpExposure,
+  MODERN_REQUEST,
+  type ModernRequest,
+} from "../serve.js"
+import { cacheHintFor, type McpCacheHints } from "./cacheHints.js"
+import { errorMessage, httpStatusOf, ModernProtocolError } from "./errors.js"
+import { InputRound } from "./inputRequests.js"
+import { type ModernEnvelope, readEnvelope } from "./negotiation.js"
+import {
+  MODERN_PROTOCOL_VERSIONS,
+  ModernErrorCode,
+  REMOVED_METHODS,
+  SERVED_PROTOCOL_VERSIONS,
+  SERVER_INFO_META_KEY,
+  SUBSCRIPTION_ID_META_KEY,
+} from "./protocol.js"
+import { type RequestStateClaims, RequestStates } from "./requestState.js"
+import { remoteParent, withRemoteParent } from "./traceContext.js"
+
+/** Where a request's notifications and its answer go (an HTTP response, a stdio line writer). */
+export interface ModernSink {
+  /** A notification about this request (progress, a log message): on the request's own stream. */
+  notify(message: Record<string, unknown>): void
+  /** The answer, once; `status` is the HTTP status the revision asks for. */
+  answer(message: Record<string, unknown>, status: number): void
+}
+
+/** Who made a request. */
+export interface ModernCaller {
+  readonly authInfo?: {
+    readonly token: string
+    readonly clientId: string
+    readonly scopes: string[]
+    readonly expiresAt?: number
+  }
+  /** The request's HTTP headers (for a `context` option that reads them). */
+  readonly headers?: Readonly<Record<string, string | string[] | undefined>>
+}
+
+/** Options of {@link ModernServing}. */
+export interface ModernServingOptions {
+  /** The secret request states are signed with (shared by replicas). */
+  readonly secret?: string | Uint8Array
+  readonly cacheHints?: McpCacheHints
+  /** How long an `InputRequiredResult`'s state stays valid. Default 10 minutes. */
+  readonly requestStateTtlMs?: number
+  /** Replicas tell each other which request states were used, so a replay is refused on any of them. */
+  readonly bus?: ReplicaBus
+  /** Receives internal failures. */
+  readonly onError?: (error: unknown) => void
+}
+
+/** The bus message saying a request state was used (other kinds on the bus are not ours). */
+interface UsedStateMessage {
+  readonly k: "request-state-used"
+  readonly n: string
+  readonly e: number
+}
+
+type Handler = (request: unknown, extra: unknown) => Promise<Record<string, unknown>>
+
+/**
+ * The transport of the exposure's server for stateless requests: no session to send on; what the server
+ * sends on its own (list changes) goes to `onSend`, which hands it to the open listen streams.
+ */
+class NoTransport implements Transport {
+  onclose?: () => void
+  onerror?: (error: Error) => void
+  onmessage?: Transport["onmessage"]
+  constructor(private readonly onSend: (message: Record<string, unknown>) => void) {}
+  async start(): Promise<void> {}
+  async send(message: unknown): Promise<void> {
+    if (isObject(message)) this.onSend(message)
+  }
+  async close(): Promise<void> {
+    this.onclose?.()
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** The list-change notifications a listen stream can ask for, by filter flag. */
+const LIST_CHANGES: Readonly<Record<string, string>> = {
+  "notifications/tools/list_changed": "toolsListChanged",
+  "notifications/prompts/list_changed": "promptsListChanged",
+  "notifications/resources/list_changed": "resourcesListChanged",
+}
+
+/** An open `subscriptions/listen` stream. */
+interface Listener {
+  readonly id: string | number
+  readonly agreed: Readonly<Record<string, boolean>>
+  /** The resources whose updates it receives (subscribed through the exposure's handlers). */
+  readonly resources: ReadonlySet<string>
+  readonly sink: ModernSink
+  readonly end: () => void
+}
+
+const LOG_LEVELS = new Set(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"])
+
+/** Serves stateless requests from an exposure's handlers. */
+export class ModernServing {
+  readonly #exposure: McpExposure
+  readonly #options: ModernServingOptions
+  readonly states: RequestStates
+  #server: Server | undefined
+  #handlers: Map<string, Handler> | undefined
+  #unsubscribe: Promise<() => Promise<void>> | undefined
+  readonly #listeners = new Set<Listener>()
+  /** Listen streams per subscribed resource URI (the catalog subscription is held while any is open). */
+  readonly #resourceRefs = new Map<string, number>()
+
+  constructor(exposure: McpExposure, options: ModernServingOptions = {}) {
+    this.#exposure = exposure
+    this.#options = options
+    this.states = new RequestStates(options.secret, {
+      ...(options.requestStateTtlMs !== undefined ? { ttlMs: options.requestStateTtlMs } : {}),
+    })
+    this.#unsubscribe = options.bus?.subscribe((text) => {
+      if (!text.includes('"request-state-used"')) return
+      try {
+        const message = JSON.parse(text) as UsedStateMessage
+        if (
+          message.k === "request-state-used" &&
+          typeof message.n === "string" &&
+          typeof message.e === "number"
+        )
+          this.states.markUsed(message.n, message.e)
+      } catch {
+        // not a message of ours
+      }
+    })
+    this.#unsubscribe?.catch((error) => options.onError?.(error))
+  }
+
+  /** Marks a state used here and tells the other replicas. */
+  #consume(claims: RequestStateClaims): boolean {
+    if (!this.states.consume(claims)) return false
+    const message: UsedStateMessage = { k: "request-state-used", n: claims.n, e: claims.e }
+    this.#options.bus?.publish(JSON.stringify(message)).catch((error) => this.#options.onError?.(error))
+    return true
+  }
+
+  /** Resolves once subscribed to the bus (if any). */
+  async start(): Promise<void> {
+    await this.#unsubscribe
+  }
+
+  /** The handlers, from one server of the exposure (made on first use). */
+  #ready(): Map<string, Handler> {
+    if (this.#handlers) return this.#handlers
+    const server = this.#exposure.createServer()
+    void server.connect(new NoTransport((message) => this.#broadcast(message)))
+    this.#server = server
+    this.#handlers = (server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers
+    return this.#handlers
+  }
+
+  get #capabilities(): Record<string, unknown> {
+    this.#ready()
+    const caps = (this.#server as unknown as { _capabilities?: Record<string, unknown> })._capabilities ?? {}
+    // 2026-07-28 has no logging/setLevel (the level travels in each request's _meta); list changes and
+    // resource updates come on subscriptions/listen streams.
+    const { logging: _logging, ...out } = caps
+    return out
+  }
+
+  get #serverInfo(): Record<string, unknown> {
+    return (this.#exposure.options.serverInfo ?? { name: "toolplane", version: "0.1.0" }) as Record<
+      string,
+      unknown
+    >
+  }
+
+  /** The `server/discover` result. */
+  discover(): Record<string, unknown> {
+    const instructions = this.#exposure.options.instructions
+    return {
+      resultType: "complete",
+      supportedVersions: SERVED_PROTOCOL_VERSIONS,
+      capabilities: this.#capabilities,
+      ...(instructions !== undefined ? { instructions } : {}),
+      _meta: { [SERVER_INFO_META_KEY]: this.#serverInfo },
+    }
+  }
+
+  /** Hands a notification the server sent on its own to the listen streams that asked for it. */
+  #broadcast(message: Record<string, unknown>): void {
+    if (message.method === "notifications/resources/updated") {
+      const uri = isObject(message.params) ? message.params.uri : undefined
+      for (const listener of this.#listeners)
+        if (typeof uri === "string" && listener.resources.has(uri))
+          listener.sink.notify({
+            jsonrpc: "2.0",
+            method: message.method,
+            params: { uri, _meta: { [SUBSCRIPTION_ID_META_KEY]: listener.id } },
+          })
+      return
+    }
+    const flag = typeof message.method === "string" ? LIST_CHANGES[message.method] : undefined
+    if (flag === undefined) return
+    for (const listener of this.#listeners)
+      if (listener.agreed[flag])
+        listener.sink.notify({
+          jsonrpc: "2.0",
+          method: message.method,
+          params: {
+            ...(isObject(message.params) ? message.params : {}),
+            _meta: { [SUBSCRIPTION_ID_META_KEY]: listener.id },
+          },
+        })
+  }
+
+  /**
+   * A `subscriptions/listen` stream: acknowledged with what it will carry (the list changes it asked for
+   * that this server offers), then open until the client goes away or the server closes, when it is
+   * answered with its subscription id.
+   */
+  async #listen(
+    id: string | number,
+    params: Record<string, unknown>,
+    caller: ModernCaller,
+    sink: ModernSink,
+    controller: CallController,
+  ): Promise<Record<string, unknown>> {
+    const asked = params.notifications
+    if (!isObject(asked))
+      throw new ModernProtocolError(
+        ModernErrorCode.InvalidParams,
+        "Invalid params: subscriptions/listen needs params.notifications (the notification filter)",
+      )
+    const caps = this.#capabilities
+    const offers = (kind: string) =>
+      isObject(caps[kind]) && (caps[kind] as Record<string, unknown>).listChanged === true
+    const agreed: Record<string, boolean> = {}
+    if (asked.toolsListChanged === true && offers("tools")) agreed.toolsListChanged = true
+    if (asked.promptsListChanged === true && offers("prompts")) agreed.promptsListChanged = true
+    if (asked.resourcesListChanged === true && offers("resources")) agreed.resourcesListChanged = true
+    // Each resource is subscribed through the exposure's own handler (the catalog's visibility check for
+    // this caller); one it refuses (unknown, hidden, not subscribable) is left out of the acknowledgement.
+    const resources = new Set<string>()
+    const subscribe = this.#handlers?.get("resources/subscribe")
+    if (Array.isArray(asked.resourceSubscriptions) && subscribe && this.#subscribable())
+      for (const uri of asked.resourceSubscriptions) {
+        if (typeof uri !== "string" || resources.has(uri)) continue
+        try {
+          await subscribe(
+            { method: "resources/subscribe", params: { uri } },
+            {
+              signal: controller.signal,
+              requestId: id,
+              ...(caller.authInfo ? { authInfo: caller.authInfo } : {}),
+            },
+          )
+          resources.add(uri)
+          this.#resourceRefs.set(uri, (this.#resourceRefs.get(uri) ?? 0) + 1)
+        } catch {
+          // not subscribable for this caller
+        }
+      }
+    const ackFilter: Record<string, unknown> = { ...agreed }
+    if (resources.size > 0) ackFilter.resourceSubscriptions = [...resources]
+    const meta = { [SUBSCRIPTION_ID_META_KEY]: id }
+    sink.notify({
+      jsonrpc: "2.0",
+      method: "notifications/subscriptions/acknowledged",
+      params: { notifications: ackFilter, _meta: meta },
+    })
+    return new Promise((resolve) => {
+      const listener: Listener = {
+        id,
+        agreed,
+        resources,
+        sink,
+        end: () => {
+          this.#listeners.delete(listener)
+          for (const uri of resources) this.#release(uri)
+          controller.signal.removeEventListener("abort", listener.end)
+          resolve({ resultType: "complete", _meta: { ...meta, [SERVER_INFO_META_KEY]: this.#serverInfo } })
+        },
+      }
+      this.#listeners.add(listener)
+      if (controller.signal.aborted) listener.end()
+      else controller.signal.addEventListener("abort", listener.end, { once: true })
+    })
+  }
+
+  /** Whether the exposure's server offers resource subscriptions. */
+  #subscribable(): boolean {
+    const caps = (this.#server as unknown as { _capabilities?: { resources?: { subscribe?: boolean } } })
+      ._capabilities
+    return caps?.resources?.subscribe === true
+  }
+
+  /** One listen stream less for `uri`; the last one unsubscribes the catalog. */
+  #release(uri: string): void {
+    const left = (this.#resourceRefs.get(uri) ?? 1) - 1
+    if (left > 0) {
+      this.#resourceRefs.set(uri, left)
+      return
+    }
+    this.#resourceRefs.delete(uri)
+    this.#handlers
+      ?.get("resources/unsubscribe")?.({ method: "resources/unsubscribe", params: { uri } }, {})
+      .catch(() => {})
+  }
+
+  /** Ends every listen stream (answered with its subscription id), for a server that is shutting down. */
+  endListeners(): void {
+    for (const listener of [...this.#listeners]) listener.end()
+  }
+
+  /** Stops the server behind the handlers. */
+  close(): void {
+    this.endListeners()
+    void this.#unsubscribe?.then((off) => off()).catch(() => {})
+    this.#unsubscribe = undefined
+    void this.#server?.close().catch(() => {})
+    this.#server = undefined
+    this.#handlers = undefined
+  }
+
+  /**
+   * Serves one stateless request (the envelope not read yet) or notification; the answer goes to `sink`.
+   * `signal` aborts when the client goes away (the call is cancelled, nothing is answered).
+   */
+  async serve(
+    message: Record<string, unknown>,
+    caller: ModernCaller,
+    sink: ModernSink,
+    controller: CallController = new CallController(),
+  ): Promise<void> {
+    const id = message.id as string | number | undefined
+    const method = message.method as string
+    if (id === undefined) return // notifications of the stateless era carry nothing the server keeps
+    try {
+      const envelope = readEnvelope(message.params)
+      if (envelope instanceof ModernProtocolError) throw envelope
+      const result = await this.#dispatch(id, method, message, envelope, caller, sink, controller)
+      if (controller.cancelled) return
+      sink.answer({ jsonrpc: "2.0", id, result }, 200)
+    } catch (error) {
+      if (controller.cancelled) return
+      const { code, message: text, data, status } = this.#errorOf(error, method, message.params)
+      sink.answer(errorMessage(id, code, text, data), status)
+    }
+  }
+
+  #errorOf(
+    error: unknown,
+    method: string,
+    params: unknown,
+  ): { code: number; message: string; data: unknown; status: number } {
+    if (error instanceof ModernProtocolError)
+      return {
+        code: error.code,
+        message: error.message,
+        data: error.data,
+        status: error.httpStatus === 200 ? httpStatusOf(error.code) : error.httpStatus,
+      }
+    if (error instanceof McpError) {
+      let code = error.code
+      let data = error.data
+      // 2026-07-28: an unknown resource is Invalid Params naming the URI (-32002 was the 2025 code).
+      if (code === -32002 || (method === "resources/read" && code === ModernErrorCode.InvalidParams)) {
+        code = ModernErrorCode.InvalidParams
+        const uri = isObject(params) ? params.uri : undefined
+        data = { ...(isObject(data) ? data : {}), ...(typeof uri === "string" ? { uri } : {}) }
+      }
+      return { code, message: error.message.replace(/^MCP error -?\d+: /, ""), data, status: 200 }
+    }
+    this.#exposure.options.onError?.(error)
+    return { code: ModernErrorCode.InternalError, message: "Internal error", data: undefined, status: 200 }
+  }
+
+  async #dispatch(
+    id: string | number,
+    method: string,
+    message: Record<string, unknown>,
+    envelope: ModernEnvelope,
+    caller: ModernCaller,
+    sink: ModernSink,
+    controller: CallController,
+  ): Promise<Record<string, unknown>> {
+    if (method === "server/discover") return this.discover()
+    if (method === "subscriptions/listen")
+      return this.#listen(id, isObject(message.params) ? message.params : {}, caller, sink, controller)
+    const handlers = this.#ready()
+    const handler = REMOVED_METHODS.has(method) ? undefined : handlers.get(method)
+    if (handler === undefined)
+      throw new ModernProtocolError(
+        ModernErrorCode.MethodNotFound,
+        REMOVED_METHODS.has(method)
+          ? `Method not found: ${method} was removed in protocol revision ${MODERN_PROTOCOL_VERSIONS[0]}`
+          : `Method not found: ${method}`,
+      )
+    const params = isObject(message.params) ? message.params : {}
+    const callerId = caller.authInfo?.clientId ?? ""
+    let round: InputRound | undefined
+    let binding: { caller: string; method: string; arguments: unknown } | undefined
+    if (method === "tools/call") {
+      binding = { caller: callerId, method: `tools/call ${String(params.name)}`, arguments: params.arguments }
+      const opened = InputRound.open(this.states, binding, params, envelope.clientCapabilities)
+      round = opened.round
+      // A state is used once: the retry that consumes it is the only one to go on with its answers.
+      if (opened.claims && !this.#consume(opened.claims))
+        throw new ModernProtocolError(
+          ModernErrorCode.InvalidParams,
+          "Invalid requestState: it was already used",
+          {
+            data: { reason: "replayed" },
+          },
+        )
+    }
+    const modern: ModernRequest = {
+      logLevel: LOG_LEVELS.has(envelope.logLevel ?? "") ? (envelope.logLevel as LoggingLevel) : undefined,
+      client: round?.client ?? {},
+    }
+    // The SDK's handler sees the request without the fields only the stateless era has.
+    const { inputResponses: _responses, requestState: _state, ...rest } = params
+    const extra = {
+      signal: controller.signal,
+      requestId: id,
+      ...(caller.authInfo ? { authInfo: caller.authInfo } : {}),
+      // read only by a `context` option (a raw-edge request builds its header record on first read)
+      get requestInfo() {
+        const headers = caller.headers
+        return headers ? { headers } : undefined
+      },
+      _meta: params._meta,
+      sendNotification: async (notification: Record<string, unknown>) => {
+        if (!controller.signal.aborted) sink.notify({ jsonrpc: "2.0", ...notification })
+      },
+      sendRequest: async () => {
+        throw new ModernProtocolError(
+          ModernErrorCode.InternalError,
+          "a stateless request cannot carry server-to-client requests",
+        )
+      },
+      [CALL_CONTROLLER]: controller,
+      [MODERN_REQUEST]: modern,
+    }
+    const parent = remoteParent(envelope.traceparent, envelope.tracestate)
+    // tools/call and tools/list with well-shaped params skip the SDK's schema validation, as on a session
+    const direct = isDirectParams(method, rest) ? this.#exposure.direct(this.#server!) : undefined
+    const run = direct
+      ? () =>
+          direct[method as "tools/call" | "tools/list"](rest, extra as never) as Promise<
+            Record<string, unknown>
+          >
+      : () => handler({ method, params: rest }, extra)
+    const result = await withRemoteParent(parent, run)
+    if (round && Object.keys(round.missing).length > 0)
+      throw new ModernProtocolError(
+        ModernErrorCode.MissingRequiredClientCapability,
+        `Missing required client capability: ${Object.keys(round.missing).join(", ")}`,
+        { httpStatus: 400, data: { requiredCapabilities: round.missing } },
+      )
+    if (round?.needsInput && binding) {
+      const keys = Object.keys(round.pending)
+      return {
+        resultType: "input_required",
+        inputRequests: round.pending,
+        requestState: this.states.sign(binding, keys, round.answers),
+        _meta: { [SERVER_INFO_META_KEY]: this.#serverInfo },
+      }
+    }
+    const hint = cacheHintFor(method, this.#options.cacheHints, caller.authInfo !== undefined)
+    return {
+      ...result,
+      resultType: "complete",
+      ...(hint ?? {}),
+      _meta: { ...(isObject(result._meta) ? result._meta : {}), [SERVER_INFO_META_KEY]: this.#serverInfo },
+    }
+  }
+}
