@@ -78,14 +78,16 @@ export const listRemoteTools = async (
   client: Client,
   namespace: string,
   options: { readonly maxPages: number; readonly timeoutMs: number },
-): Promise<{ tools: RemoteTool[]; warnings: FeatureLossWarning[] }> => {
+): Promise<{ tools: RemoteTool[]; warnings: FeatureLossWarning[]; cache?: CacheHint }> => {
   const natives: McpTool[] = []
   let cursor: string | undefined
+  let cache: CacheHint | undefined
   for (let page = 0; ; page++) {
     if (page >= options.maxPages)
       throw new InvalidCursor({ reason: `tools/list did not finish within ${options.maxPages} pages` })
     const result = await listPage(client, cursor, options.timeoutMs)
     natives.push(...result.tools)
+    cache = mergeCacheHint(cache, result, page === 0)
     if (result.nextCursor === undefined || result.nextCursor === "") break
     if (result.nextCursor === cursor)
       throw new InvalidCursor({ reason: "server returned the same tools/list cursor twice" })
@@ -123,7 +125,34 @@ export const listRemoteTools = async (
     }
   }
   tools.sort((a, b) => byId(a.tool, b.tool))
-  return { tools, warnings }
+  return cache === undefined ? { tools, warnings } : { tools, warnings, cache }
+}
+
+/**
+ * A modern server's cache hint for a result (2026-07-28 `CacheableResult`): how long it stays fresh and
+ * whether it may be shared between callers (`public`) or is the requester's own (`private`).
+ *
+ * @since 0.3.0
+ */
+export interface CacheHint {
+  readonly ttlMs: number
+  readonly cacheScope: "public" | "private"
+}
+
+/**
+ * The hint of a listing of several pages: the shortest freshness, and `private` if any page is. A page
+ * without a valid hint (a 2025 server) makes the whole listing hintless.
+ */
+const mergeCacheHint = (so: CacheHint | undefined, page: unknown, first: boolean): CacheHint | undefined => {
+  const { ttlMs, cacheScope } = page as { ttlMs?: unknown; cacheScope?: unknown }
+  if (typeof ttlMs !== "number" || !Number.isSafeInteger(ttlMs) || ttlMs < 0) return undefined
+  if (cacheScope !== "public" && cacheScope !== "private") return undefined
+  if (first) return { ttlMs, cacheScope }
+  if (so === undefined) return undefined
+  return {
+    ttlMs: Math.min(so.ttlMs, ttlMs),
+    cacheScope: so.cacheScope === "private" || cacheScope === "private" ? "private" : "public",
+  }
 }
 
 const isBlock = (value: unknown): boolean => {

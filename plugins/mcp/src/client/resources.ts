@@ -39,6 +39,8 @@ export interface McpResourceSide {
   setup(client: Client): void
   /** After a (re)connection: re-sends subscriptions, tells listeners the lists may have changed. */
   onConnected(client: Client): Promise<void>
+  /** The URIs subscribed upstream (a modern backend's listen stream asks for their updates). */
+  subscriptions(): readonly string[]
 }
 
 /** Follows `nextCursor` until the last page (at most `maxPages`). */
@@ -68,6 +70,12 @@ export const mcpResourceSide = (options: {
   readonly connect: () => Promise<Client>
   readonly maxPages: number
   readonly timeoutMs: number
+  /**
+   * Whether the connection speaks the modern era, which has no `resources/subscribe`: subscriptions are
+   * then carried by the backend's listen stream, told of each change by `onSubscriptionsChanged`.
+   */
+  readonly modern?: () => boolean
+  readonly onSubscriptionsChanged?: () => void
 }): McpResourceSide => {
   const { backend, maxPages } = options
   const listListeners = new Set<(kind: CatalogKind) => void>()
@@ -156,6 +164,10 @@ export const mcpResourceSide = (options: {
       ),
     subscribeResource: async (uri) => {
       subscribed.add(uri)
+      if (options.modern?.()) {
+        options.onSubscriptionsChanged?.()
+        return
+      }
       try {
         await request((client, signal) => client.subscribeResource({ uri }, requestOptions(signal)))
       } catch (error) {
@@ -165,6 +177,10 @@ export const mcpResourceSide = (options: {
     },
     unsubscribeResource: async (uri) => {
       if (!subscribed.delete(uri)) return
+      if (options.modern?.()) {
+        options.onSubscriptionsChanged?.()
+        return
+      }
       const client = latest
       await client?.unsubscribeResource({ uri }, { timeout: options.timeoutMs }).catch(() => {})
     },
@@ -228,8 +244,9 @@ export const mcpResourceSide = (options: {
         }
       })
     },
+    subscriptions: () => [...subscribed],
     onConnected: async (client) => {
-      if (client.getServerCapabilities()?.resources?.subscribe)
+      if (!options.modern?.() && client.getServerCapabilities()?.resources?.subscribe)
         await Promise.all(
           [...subscribed].map((uri) =>
             client.subscribeResource({ uri }, { timeout: options.timeoutMs }).catch(() => {}),
