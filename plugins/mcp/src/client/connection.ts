@@ -350,6 +350,8 @@ export class McpConnection {
   #direct: DirectSession | undefined
   /** What `server/discover` said, while connected in the modern era. */
   #discovered: Discovered | undefined
+  /** Set when a stdio server exited on the probe: later attempts (in `"auto"`) initialize without one. */
+  #skipProbe = false
   /** The version `initialize` negotiated, while connected in the 2025 era. */
   #legacyVersion: string | undefined
 
@@ -622,7 +624,7 @@ export class McpConnection {
   }
 
   async #open(): Promise<Client> {
-    let transport = this.#makeTransport()
+    const transport = this.#makeTransport()
     const capabilities = this.#hooks.capabilities ?? {}
     const client = new Client(this.#hooks.clientInfo, { capabilities })
     this.#hooks.setup(client)
@@ -635,7 +637,7 @@ export class McpConnection {
       const choice = this.#hooks.protocol ?? "auto"
       const envelope = modernEnvelope(this.#hooks.clientInfo, capabilities)
       let discovered: Discovered | undefined
-      if (choice !== "2025-11-25") {
+      if (choice === MODERN_PROTOCOL_VERSION || (choice === "auto" && !this.#skipProbe)) {
         const verdict = await probeEra(
           transport,
           envelope,
@@ -647,10 +649,11 @@ export class McpConnection {
         else if (choice === MODERN_PROTOCOL_VERSION)
           throw new Error(`the server does not speak MCP ${MODERN_PROTOCOL_VERSION} (${verdict.reason})`)
         else if (verdict.closed) {
-          // The server ended the connection over the probe: a fresh one for `initialize`.
-          await transport.close().catch(() => {})
-          transport = this.#makeTransport()
-          this.#transport = transport
+          // The server exited over the probe (or at start, which looks the same): this attempt fails, and
+          // later ones initialize without a probe, so a server that cannot start is not spawned twice per
+          // attempt, and one that exits on requests before `initialize` is reached on the next attempt.
+          this.#skipProbe = true
+          throw new Error(`${verdict.reason}; the next attempt initializes on the 2025 protocol`)
         } else {
           // Started by the probe; the SDK client starts the transports it connects.
           transport.start = () => Promise.resolve()

@@ -24,9 +24,11 @@ const PROBE_ID = "toolplane-discover"
 /** An HTTP status carried by a transport's error (ours and the SDK's both put it in `code`). */
 const httpStatus = (error: unknown): number | undefined => {
   const code = (error as { code?: unknown })?.code
-  return (error as Error)?.name === "StreamableHTTPError" && typeof code === "number" && code >= 100
-    ? code
-    : undefined
+  // Ours is named StreamableHTTPError; the SDK's keeps the name Error and says so in its message.
+  const named =
+    (error as Error)?.name === "StreamableHTTPError" ||
+    String((error as Error)?.message).startsWith("Streamable HTTP error")
+  return named && typeof code === "number" && code >= 100 ? code : undefined
 }
 
 /**
