@@ -73,6 +73,8 @@ export const BackendConfig = z
      */
     idempotent: z.union([z.boolean(), z.array(pattern)]).optional(),
     timeout_ms: z.number().int().positive().optional(),
+    /** MCP protocol to the server: `"auto"` (default: `server/discover`, else `initialize`), `"2026-07-28"` or `"2025-11-25"`. */
+    protocol: z.enum(["auto", "2026-07-28", "2025-11-25"]).optional(),
   })
   .superRefine((backend, ctx) => {
     const kinds = [backend.module !== undefined, backend.mcp !== undefined].filter(Boolean).length
