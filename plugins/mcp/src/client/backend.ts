@@ -710,7 +710,6 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
               retryable: false,
             })
           const asked = raw as { inputRequests?: unknown; requestState?: unknown }
-          flight.suspend()
           const inputResponses = await answerInputs(ctx, toolId, name, asked.inputRequests)
           raw = await flight.run(client, {
             ...params,
