@@ -29,6 +29,7 @@ import {
   type BackendResult,
   BackendUnavailable,
   Cancelled,
+  type Conversion,
   causeOf,
   compileJsonSchema,
   type ExecutionContext,
@@ -474,6 +475,8 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
   let refreshing: Promise<readonly Tool[]> | undefined
   let refreshAgain = false
   /** A modern server's cache hint for the listing, and until when it is fresh (forever for a 2025 one). */
+  /** The last listing's tool conversions, by the tool's JSON (see `listRemoteTools`). */
+  const conversions = new Map<string, Conversion<Tool>>()
   let listingHint: CacheHint | undefined
   let freshUntil = Number.POSITIVE_INFINITY
   const forward = options.forwardClientRequests ?? true
@@ -510,7 +513,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
   const load = async (client: Client): Promise<readonly Tool[]> => {
     // A server without the tools capability (resources or prompts only) has no tools to list.
     const listed = client.getServerCapabilities()?.tools
-      ? await listRemoteTools(client, name, { maxPages, timeoutMs: healthTimeoutMs })
+      ? await listRemoteTools(client, name, { maxPages, timeoutMs: healthTimeoutMs, memo: conversions })
       : { tools: [], warnings: [] }
     listingHint = connection.era === "modern" ? listed.cache : undefined
     freshUntil = listingHint !== undefined ? Date.now() + listingHint.ttlMs : Number.POSITIVE_INFINITY

@@ -14,6 +14,7 @@ import {
   type BackendResult,
   byId,
   type ContentBlock,
+  type Conversion,
   type FeatureLossWarning,
   InvalidCursor,
   type Progress,
@@ -77,7 +78,15 @@ export interface RemoteTool {
 export const listRemoteTools = async (
   client: Client,
   namespace: string,
-  options: { readonly maxPages: number; readonly timeoutMs: number },
+  options: {
+    readonly maxPages: number
+    readonly timeoutMs: number
+    /**
+     * Conversions of the previous listing, by the tool's JSON: an unchanged tool is not converted again
+     * (conversion compiles its schemas, milliseconds per tool). Left holding this listing's.
+     */
+    readonly memo?: Map<string, Conversion<Tool>>
+  },
 ): Promise<{ tools: RemoteTool[]; warnings: FeatureLossWarning[]; cache?: CacheHint }> => {
   const natives: McpTool[] = []
   let cursor: string | undefined
@@ -96,9 +105,14 @@ export const listRemoteTools = async (
   const warnings: FeatureLossWarning[] = []
   const seen = new Set<string>()
   const tools: RemoteTool[] = []
+  const previous = options.memo
+  const next = previous === undefined ? undefined : new Map<string, Conversion<Tool>>()
   for (const native of natives) {
     try {
-      const { value, warnings: w } = fromMcpTool(native, namespace)
+      const key = next === undefined ? "" : JSON.stringify(native)
+      const converted = previous?.get(key) ?? fromMcpTool(native, namespace)
+      next?.set(key, converted)
+      const { value, warnings: w } = converted
       warnings.push(...w)
       if (seen.has(value.id)) {
         warnings.push({
@@ -123,6 +137,10 @@ export const listRemoteTools = async (
         message: `MCP tool ${JSON.stringify(native.name)} skipped: ${(error as Error).message}`,
       })
     }
+  }
+  if (previous !== undefined && next !== undefined) {
+    previous.clear()
+    for (const [key, converted] of next) previous.set(key, converted)
   }
   tools.sort((a, b) => byId(a.tool, b.tool))
   return cache === undefined ? { tools, warnings } : { tools, warnings, cache }
