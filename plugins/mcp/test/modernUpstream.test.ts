@@ -88,6 +88,17 @@ const openAll = () => {
       }),
     )
   opening.set("big", openBig())
+  opening.set(
+    "modern-ttl",
+    (async () => {
+      const backend = mcpBackend(
+        { name: "ttl", stdio: { command: TSX, args: [FIXTURE, "--legacy", "reject", "--ttl", "60000"] } },
+        { requiresApproval: false },
+      )
+      await backend.connect()
+      return backend
+    })(),
+  )
   for (const pending of opening.values()) pending.catch(() => {})
 }
 
@@ -331,6 +342,25 @@ describe("cache hints of a modern server", () => {
       // An unchanged tool is not converted again: the same object.
       const filler = (tools: readonly { id: string }[]) => tools.find((t) => t.id === "big/filler7")
       expect(filler(again)).toBe(filler(first))
+    } finally {
+      await backend.close()
+    }
+  }, 30_000)
+
+  it("lists resources and prompts once within their ttlMs", async () => {
+    openAll()
+    const backend = await opening.get("modern-ttl")!
+    const provider = resourceProviderOf(backend)!
+    try {
+      const count = async (method: string) => (await statsOf(backend, "ttl")).counts[`modern:${method}`] ?? 0
+      const resources = await count("resources/list")
+      const prompts = await count("prompts/list")
+      expect((await provider.listResources!(makeContext())).map((r) => r.uri)).toEqual(["memo://greeting"])
+      expect((await provider.listResources!(makeContext())).map((r) => r.uri)).toEqual(["memo://greeting"])
+      expect((await provider.listPrompts!(makeContext())).map((p) => p.name)).toEqual(["greet"])
+      expect((await provider.listPrompts!(makeContext())).map((p) => p.name)).toEqual(["greet"])
+      expect(await count("resources/list")).toBe(resources + 1)
+      expect(await count("prompts/list")).toBe(prompts + 1)
     } finally {
       await backend.close()
     }

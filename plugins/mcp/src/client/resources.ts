@@ -43,21 +43,40 @@ export interface McpResourceSide {
   subscriptions(): readonly string[]
 }
 
-/** Follows `nextCursor` until the last page (at most `maxPages`). */
+/** A page of a listing: its items, its cursor, and a modern server's `ttlMs` for it. */
+interface Page<A> {
+  readonly items: readonly A[]
+  readonly nextCursor?: string | undefined
+  readonly ttlMs?: unknown
+}
+
+/**
+ * Follows `nextCursor` until the last page (at most `maxPages`); `ttlMs` is the shortest of the pages'
+ * (absent when a page has none: a 2025 server).
+ */
 const allPages = async <A>(
   maxPages: number,
-  fetch: (cursor: string | undefined) => Promise<{ items: readonly A[]; nextCursor?: string | undefined }>,
-): Promise<A[]> => {
+  fetch: (cursor: string | undefined) => Promise<Page<A>>,
+): Promise<{ items: A[]; ttlMs?: number }> => {
   const out: A[] = []
   let cursor: string | undefined
+  let ttlMs: number | undefined = Number.POSITIVE_INFINITY
   for (let i = 0; i < maxPages; i++) {
     const page = await fetch(cursor)
     out.push(...page.items)
-    if (page.nextCursor === undefined || page.nextCursor === cursor) return out
+    const ttl = page.ttlMs
+    ttlMs =
+      ttlMs !== undefined && typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl >= 0
+        ? Math.min(ttlMs, ttl)
+        : undefined
+    if (page.nextCursor === undefined || page.nextCursor === cursor) break
     cursor = page.nextCursor
   }
-  return out
+  return ttlMs === undefined || ttlMs === Number.POSITIVE_INFINITY ? { items: out } : { items: out, ttlMs }
 }
+
+/** The three listings a modern server's `ttlMs` keeps fresh. */
+type ListKind = "resources" | "templates" | "prompts"
 
 /**
  * Makes the resource side of an MCP backend.
@@ -84,6 +103,22 @@ export const mcpResourceSide = (options: {
   const subscribed = new Set<string>()
   /** The newest client (capabilities are known from its `initialize` on). */
   let latest: Client | undefined
+  /** A modern server's listings, fresh until their `ttlMs` passes or the server says they changed. */
+  const listings = new Map<ListKind, { readonly items: readonly unknown[]; readonly freshUntil: number }>()
+
+  /** A listing, from the cache while fresh (modern servers only), else from the server. */
+  const listed = async <A>(
+    kind: ListKind,
+    list: () => Promise<{ items: A[]; ttlMs?: number }>,
+  ): Promise<A[]> => {
+    const cached = listings.get(kind)
+    if (cached !== undefined && Date.now() < cached.freshUntil) return [...(cached.items as A[])]
+    const { items, ttlMs } = await list()
+    if (ttlMs !== undefined && options.modern?.())
+      listings.set(kind, { items, freshUntil: Date.now() + ttlMs })
+    else listings.delete(kind)
+    return items
+  }
 
   const fireList = (kind: CatalogKind) => {
     for (const listener of [...listListeners]) {
@@ -133,28 +168,32 @@ export const mcpResourceSide = (options: {
   const provider: ResourceProvider = {
     capabilities,
     listResources: (ctx) =>
-      request(
-        (client, signal) =>
-          allPages(maxPages, async (cursor) => {
-            const page = await client.listResources(
-              cursor !== undefined ? { cursor } : {},
-              requestOptions(signal),
-            )
-            return { items: page.resources, nextCursor: page.nextCursor }
-          }),
-        ctx,
+      listed("resources", () =>
+        request(
+          (client, signal) =>
+            allPages(maxPages, async (cursor) => {
+              const page = await client.listResources(
+                cursor !== undefined ? { cursor } : {},
+                requestOptions(signal),
+              )
+              return { items: page.resources, nextCursor: page.nextCursor, ttlMs: page.ttlMs }
+            }),
+          ctx,
+        ),
       ),
     listResourceTemplates: (ctx) =>
-      request(
-        (client, signal) =>
-          allPages(maxPages, async (cursor) => {
-            const page = await client.listResourceTemplates(
-              cursor !== undefined ? { cursor } : {},
-              requestOptions(signal),
-            )
-            return { items: page.resourceTemplates, nextCursor: page.nextCursor }
-          }),
-        ctx,
+      listed("templates", () =>
+        request(
+          (client, signal) =>
+            allPages(maxPages, async (cursor) => {
+              const page = await client.listResourceTemplates(
+                cursor !== undefined ? { cursor } : {},
+                requestOptions(signal),
+              )
+              return { items: page.resourceTemplates, nextCursor: page.nextCursor, ttlMs: page.ttlMs }
+            }),
+          ctx,
+        ),
       ),
     readResource: (uri, ctx) =>
       request((client, signal) => client.readResource({ uri }, requestOptions(signal)), ctx).catch(
@@ -189,16 +228,18 @@ export const mcpResourceSide = (options: {
       return () => updateListeners.delete(listener)
     },
     listPrompts: (ctx) =>
-      request(
-        (client, signal) =>
-          allPages(maxPages, async (cursor) => {
-            const page = await client.listPrompts(
-              cursor !== undefined ? { cursor } : {},
-              requestOptions(signal),
-            )
-            return { items: page.prompts, nextCursor: page.nextCursor }
-          }),
-        ctx,
+      listed("prompts", () =>
+        request(
+          (client, signal) =>
+            allPages(maxPages, async (cursor) => {
+              const page = await client.listPrompts(
+                cursor !== undefined ? { cursor } : {},
+                requestOptions(signal),
+              )
+              return { items: page.prompts, nextCursor: page.nextCursor, ttlMs: page.ttlMs }
+            }),
+          ctx,
+        ),
       ),
     getPrompt: (name, args, ctx) =>
       request(
@@ -230,8 +271,15 @@ export const mcpResourceSide = (options: {
     provider,
     setup: (client) => {
       latest = client
-      client.setNotificationHandler(ResourceListChangedNotificationSchema, () => fireList("resources"))
-      client.setNotificationHandler(PromptListChangedNotificationSchema, () => fireList("prompts"))
+      client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+        listings.delete("resources")
+        listings.delete("templates")
+        fireList("resources")
+      })
+      client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
+        listings.delete("prompts")
+        fireList("prompts")
+      })
       client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
         const uri = notification.params.uri
         if (!subscribed.has(uri)) return
@@ -253,6 +301,7 @@ export const mcpResourceSide = (options: {
           ),
         )
       // A (re)connected server may serve other lists and capabilities than before (or than none).
+      listings.clear()
       fireList("resources")
       fireList("prompts")
     },
