@@ -238,6 +238,20 @@ describe.each(setups)("mcpBackend against a 2026-07-28 server ($label)", ({ labe
     expect((await statsOf(backend, "m")).counts["modern:tools/call"]).toBe(calls + 2)
   })
 
+  it("cancels a call: the server is told with an enveloped notifications/cancelled", async () => {
+    const controller = new AbortController()
+    const started = Date.now()
+    const call = backend.execute(
+      { toolId: "m/progress", arguments: { steps: 200 } },
+      makeContext({ signal: controller.signal, onProgress: () => controller.abort(new Error("enough")) }),
+    )
+    await expect(call).rejects.toMatchObject({ _tag: "Cancelled" })
+    expect(Date.now() - started).toBeLessThan(2000)
+    await until(
+      async () => ((await statsOf(backend, "m")).counts["modern:notifications/cancelled"] ?? 0) >= 1,
+    )
+  })
+
   if (label.startsWith("http"))
     it("re-opens a broken listen stream", async () => {
       const opens = (await statsOf(backend, "m")).counts["modern:subscriptions/listen"] ?? 0

@@ -641,7 +641,9 @@ export class McpConnection {
         const verdict = await probeEra(
           transport,
           envelope,
-          Math.min(this.#hooks.connectTimeoutMs, 10_000),
+          // A slow start (a loaded machine, `npx` fetching) is no evidence of a 2025 server: the whole
+          // connect timeout is the probe's.
+          this.#hooks.connectTimeoutMs,
           "stdio" in this.#config ? "stdio" : "http",
         )
         if (this.#isClosed()) throw this.#unavailable("backend was closed while connecting")
