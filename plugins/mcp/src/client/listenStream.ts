@@ -24,6 +24,7 @@ export interface ListenFilter {
 /** Takes a result as it is (the stream's end carries nothing the backend uses). */
 const RAW_RESULT = { safeParse: (value: unknown) => ({ success: true, data: value }) } as never
 const MAX_TIMER_MS = 2_147_483_647
+const METHOD_NOT_FOUND = -32601
 /** A stream that lived this long was healthy: the backoff starts over. */
 const HEALTHY_MS = 2000
 
@@ -110,11 +111,13 @@ export class ListenStream {
     this.#controller = controller
     this.#opens++
     const openedAt = Date.now()
-    const ended = () => {
+    const ended = (error?: unknown) => {
       // Replaced, stopped, or its connection is gone (the next connection starts its own).
       if (this.#controller !== controller) return
       this.#controller = undefined
       if (!this.#isCurrent(client)) return
+      // A server without `subscriptions/listen` (method not found) is not asked again on this connection.
+      if ((error as { code?: unknown } | undefined)?.code === METHOD_NOT_FOUND) return
       this.#failures = Date.now() - openedAt >= HEALTHY_MS ? 0 : this.#failures + 1
       const delay = Math.min(this.#maxDelayMs, this.#initialDelayMs * 2 ** Math.max(0, this.#failures - 1))
       this.#timer = setTimeout(() => {
@@ -139,6 +142,6 @@ export class ListenStream {
         RAW_RESULT,
         { signal: controller.signal, timeout: MAX_TIMER_MS },
       )
-      .then(ended, ended)
+      .then(() => ended(), ended)
   }
 }
