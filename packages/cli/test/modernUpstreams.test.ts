@@ -8,9 +8,10 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js"
+import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
+  type ClientSetup,
   type Connected,
   connectHttp,
   connectStdio,
@@ -96,6 +97,17 @@ describe.concurrent("toolplane serve fronting 2026-07-28 and 2025 upstreams", ()
     return out
   }
 
+  /** A 2025 client that answers elicitation: what a modern upstream's input_required reaches it as. */
+  const asked: unknown[] = []
+  const answering: ClientSetup = {
+    capabilities: { elicitation: {} },
+    setup: (client) =>
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        asked.push(request.params.message)
+        return { action: "accept", content: { ok: true } }
+      }),
+  }
+
   const exercise = async ({ client }: Connected) => {
     const c = (cursor?: string) => (cursor === undefined ? {} : { cursor })
     const names = (
@@ -146,10 +158,14 @@ describe.concurrent("toolplane serve fronting 2026-07-28 and 2025 upstreams", ()
       argument: { name: "name", value: "Al" },
     })
     expect(completion.completion.values).toEqual(["Alan"])
+    // The modern upstream's input_required, put to this 2025 client as elicitation/create.
+    const confirmed = await client.callTool({ name: "mhttp.confirm", arguments: { what: "release" } })
+    expect(textOf(confirmed)).toBe("confirmed release (state-for-release)")
+    expect(asked).toContain("Do release?")
   }
 
   it("serves them all over stdio", async () => {
-    const connected = await connectStdio(config)
+    const connected = await connectStdio(config, answering)
     try {
       await exercise(connected)
     } finally {
@@ -159,7 +175,7 @@ describe.concurrent("toolplane serve fronting 2026-07-28 and 2025 upstreams", ()
 
   it("serves them all over HTTP", async () => {
     const gateway = await startHttpGateway(config)
-    const connected = await connectHttp(gateway.url, gateway.stderr)
+    const connected = await connectHttp(gateway.url, gateway.stderr, answering)
     try {
       await exercise(connected)
     } finally {
