@@ -49,9 +49,6 @@ export const MetaKeys = {
   tracestate: "tracestate",
 } as const
 
-/** JSON-RPC code of `UnsupportedProtocolVersion` (2026-07-28). */
-export const UNSUPPORTED_PROTOCOL_VERSION = -32022
-
 type Json = Record<string, unknown>
 
 /**
@@ -99,7 +96,12 @@ const NAME_SOURCE: Readonly<Record<string, string>> = {
   "tasks/cancel": "taskId",
 }
 
-/** A value as an HTTP field value: plain when it is safe visible ASCII, else `=?base64?…?=` of its UTF-8. */
+/**
+ * A value as an HTTP field value: plain when it is safe visible ASCII, else `=?base64?…?=` of its UTF-8.
+ *
+ * @internal
+ * @since 0.3.0
+ */
 export const encodeHeaderValue = (value: string): string => {
   let plain =
     value.length > 0 && value === value.trim() && !(value.startsWith("=?base64?") && value.endsWith("?="))
