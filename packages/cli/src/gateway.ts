@@ -257,6 +257,7 @@ const makeBackend = async (
     const timeout = {
       ...(config.timeout_ms !== undefined ? { callTimeoutMs: config.timeout_ms } : {}),
       ...(options.connectTimeoutMs !== undefined ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
+      ...(config.protocol !== undefined ? { protocol: config.protocol } : {}),
     }
     backend =
       "command" in mcp

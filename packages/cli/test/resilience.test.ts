@@ -4,20 +4,22 @@
  * the dead one down; when a server starts on its port, the gateway reconnects, sends
  * `notifications/tools/list_changed`, and its tools are listed and callable.
  */
+import { type ChildProcess, spawn } from "node:child_process"
 import { createServer } from "node:net"
+import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { createRunner } from "@toolplane/exec"
 import { defineTool } from "@toolplane/foundation"
 import { localBackend } from "@toolplane/plugin-local"
-import { type McpHttpServerHandle, serveHttp } from "@toolplane/plugin-mcp"
+import { type McpBackend, type McpHttpServerHandle, serveHttp } from "@toolplane/plugin-mcp"
 import { afterAll, describe, expect, it } from "vitest"
 import { z } from "zod"
 import { parseConfig } from "../src/config/load.js"
 import { type Gateway, type GatewayEvent, openGateway } from "../src/gateway.js"
 import { type SdkConformanceServer, startSdkConformanceServer } from "./fixtures/conformanceResources.js"
-import { FIXTURES } from "./helpers/processes.js"
+import { FIXTURES, REPO, TSX, textOf } from "./helpers/processes.js"
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -127,5 +129,75 @@ describe("a backend down at start", () => {
       events.filter((e) => e.type === "connected").map((e) => (e as { backend: string }).backend),
     ).toContain("late")
     await client.close()
+  }, 40_000)
+})
+
+/** The SDK v2 test server of plugin-mcp (`--legacy reject`: MCP 2026-07-28 only). */
+const MODERN = join(REPO, "plugins", "mcp", "test", "fixtures", "modernServer.ts")
+
+const until = async (check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> => {
+  const end = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error("condition not met in time")
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+describe("a 2026-07-28 backend", () => {
+  let gateway: Gateway | undefined
+  let upstream: ChildProcess | undefined
+
+  afterAll(async () => {
+    await gateway?.close()
+    upstream?.kill()
+  })
+
+  it("serves without it while it is down, reconnects to it, and reconnects after it is killed", async () => {
+    const port = await freePort()
+    const events: GatewayEvent[] = []
+    gateway = await openGateway(
+      parseConfig(
+        [
+          "[[backends]]",
+          'name = "late"',
+          `mcp = { url = "http://127.0.0.1:${port}/mcp" }`,
+          "require_approval = false",
+          'protocol = "2026-07-28"',
+          "",
+          "[[backends]]",
+          'name = "mstdio"',
+          `mcp = { command = ${JSON.stringify(TSX)}, args = [${JSON.stringify(MODERN)}, "--legacy", "reject"] }`,
+          "require_approval = false",
+          "",
+        ].join("\n"),
+      ),
+      {
+        baseDir: REPO,
+        env: { TOOLPLANE_CURSOR_SECRET: "modern-resilience-secret-0123456789" },
+        reconnect: true,
+        reconnectDelayMs: { initial: 100, max: 400 },
+        connectTimeoutMs: 10_000,
+        onEvent: (e) => events.push(e),
+      },
+    )
+    expect(events.find((e) => e.type === "failed")).toMatchObject({ backend: "late" })
+    expect((await gateway.health()).late).toMatchObject({ healthy: false })
+    const call = (id: string, args: Record<string, unknown>) =>
+      gateway!.service.callTool({ name: id, arguments: args })
+
+    upstream = spawn(TSX, [MODERN, "--http", "--legacy", "reject", "--port", String(port)], {
+      stdio: "ignore",
+    })
+    await until(async () => (await gateway!.health()).late?.healthy === true)
+    const late = gateway.runner.registry.backend("late") as McpBackend
+    expect(late.status().protocolVersion).toBe("2026-07-28")
+    expect(textOf(await call("late/echo", { text: "up" }))).toBe("up")
+
+    const mstdio = gateway.runner.registry.backend("mstdio") as McpBackend
+    const pid = mstdio.status().pid!
+    process.kill(pid, "SIGKILL")
+    await until(() => mstdio.status().state === "connected" && mstdio.status().pid !== pid)
+    expect(mstdio.status().protocolVersion).toBe("2026-07-28")
+    expect(textOf(await call("mstdio/echo", { text: "again" }))).toBe("again")
   }, 40_000)
 })

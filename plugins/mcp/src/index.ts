@@ -35,7 +35,14 @@ export type {
   McpTransportConfig,
   ReconnectOptions,
 } from "./client/connection.js"
-export { listRemoteTools, type RemoteTool, toBackendResult, toProgress } from "./client/mapping.js"
+export { type McpProtocolChoice, MetaKeys, MODERN_PROTOCOL_VERSION } from "./client/era.js"
+export {
+  type CacheHint,
+  listRemoteTools,
+  type RemoteTool,
+  toBackendResult,
+  toProgress,
+} from "./client/mapping.js"
 export {
   NodeStreamableHttpError,
   NodeStreamableHttpTransport,

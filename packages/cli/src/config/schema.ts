@@ -95,6 +95,9 @@ export const BackendConfig = z
      * --accept`, `"off"` does not check. Default: `"warn"` for MCP backends, `"off"` for modules.
      */
     pin: z.enum(["warn", "hold", "off"]).optional(),
+
+    /** MCP protocol to the server: `"auto"` (default: `server/discover`, else `initialize`), `"2026-07-28"` or `"2025-11-25"`. */
+    protocol: z.enum(["auto", "2026-07-28", "2025-11-25"]).optional(),
   })
   .superRefine((backend, ctx) => {
     const kinds = [backend.module !== undefined, backend.mcp !== undefined].filter(Boolean).length

@@ -29,9 +29,11 @@ import {
   type BackendResult,
   BackendUnavailable,
   Cancelled,
+  type Conversion,
   causeOf,
   compileJsonSchema,
   type ExecutionContext,
+  ExecutionFailed,
   type FeatureLossWarning,
   InvalidArguments,
   isToolError,
@@ -58,7 +60,16 @@ import {
   type ReconnectOptions,
   type SentRequest,
 } from "./connection.js"
-import { isCallToolResult, listRemoteTools, type RemoteTool, toBackendResult, toProgress } from "./mapping.js"
+import { type McpProtocolChoice, MetaKeys, OWNED_META } from "./era.js"
+import { ListenStream } from "./listenStream.js"
+import {
+  type CacheHint,
+  isCallToolResult,
+  listRemoteTools,
+  type RemoteTool,
+  toBackendResult,
+  toProgress,
+} from "./mapping.js"
 import { mcpResourceSide } from "./resources.js"
 
 /**
@@ -141,6 +152,15 @@ export interface McpBackendOptions {
    * @since 0.2.0
    */
   readonly validateResults?: "structural" | "schema"
+  /**
+   * Which MCP protocol to speak: `"auto"` (default) asks the server with `server/discover` and speaks
+   * 2026-07-28 when it offers it, else initializes on the 2025 protocol; `"2026-07-28"` requires the
+   * modern protocol (a server without it is unavailable, with the reason); `"2025-11-25"` initializes
+   * without asking.
+   *
+   * @since 0.3.0
+   */
+  readonly protocol?: McpProtocolChoice
 }
 
 /**
@@ -154,6 +174,13 @@ export interface McpBackendStatus extends McpConnectionStatus {
   readonly kind: "mcp-stdio" | "mcp-http"
   readonly tools: number
   readonly warnings: readonly FeatureLossWarning[]
+  /**
+   * A modern server's cache hint for the current tool listing, and until when (epoch ms) the listing is
+   * fresh; absent for a 2025 server (its listing is kept until it says the list changed).
+   *
+   * @since 0.3.0
+   */
+  readonly toolsCache?: CacheHint & { readonly freshUntil: number }
 }
 
 /**
@@ -359,6 +386,59 @@ const forwardToCaller = async (
   }
 }
 
+/** Input rounds a call may take before it is given up (a server asking forever). */
+const MAX_INPUT_ROUNDS = 8
+
+/**
+ * The `_meta` of one upstream call: the continuation cursor, and the caller's log level and trace
+ * context when its context's metadata carries them (under their MCP `_meta` names). Marked as the
+ * sender's own, so the modern envelope is added to it in place.
+ */
+const callMeta = (call: BackendCall, ctx: ExecutionContext): Record<string, unknown> => {
+  const meta: Record<string, unknown> & { [OWNED_META]?: true } = { [OWNED_META]: true }
+  if (typeof call.resume === "string") meta[CURSOR_META_KEY] = call.resume
+  const md = ctx.metadata
+  const traceparent = md[MetaKeys.traceparent]
+  if (typeof traceparent === "string") {
+    meta[MetaKeys.traceparent] = traceparent
+    const tracestate = md[MetaKeys.tracestate]
+    if (typeof tracestate === "string") meta[MetaKeys.tracestate] = tracestate
+  }
+  const level = md[MetaKeys.logLevel]
+  if (typeof level === "string") meta[MetaKeys.logLevel] = level
+  return meta
+}
+
+/**
+ * Answers a modern server's `inputRequests` through the caller's own hooks (`ctx.client`): elicitation
+ * and sampling. A request the caller cannot answer fails the call (typed), so the call is not sent again.
+ */
+const answerInputs = async (
+  ctx: ExecutionContext,
+  toolId: string,
+  backend: string,
+  requests: unknown,
+): Promise<Record<string, unknown>> => {
+  const fail = (message: string) =>
+    new ExecutionFailed({ toolId, cause: { name: "InputRequired", message }, retryable: false })
+  if (typeof requests !== "object" || requests === null)
+    throw fail(`${backend} answered input_required without inputRequests`)
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(requests as Record<string, unknown>)) {
+    const { method, params } = (value ?? {}) as { method?: unknown; params?: Record<string, unknown> }
+    const hook =
+      method === "elicitation/create"
+        ? ctx.client.elicitInput
+        : method === "sampling/createMessage"
+          ? ctx.client.createMessage
+          : undefined
+    if (hook === undefined)
+      throw fail(`${backend} asked for ${String(method)} input, which the caller cannot answer`)
+    out[key] = await hook(params ?? {})
+  }
+  return out
+}
+
 /**
  * Makes a backend for one MCP server. Nothing is spawned or connected until the first use (or
  * {@link McpBackend.connect}).
@@ -394,6 +474,11 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
   let warnings: readonly FeatureLossWarning[] = []
   let refreshing: Promise<readonly Tool[]> | undefined
   let refreshAgain = false
+  /** A modern server's cache hint for the listing, and until when it is fresh (forever for a 2025 one). */
+  /** The last listing's tool conversions, by the tool's JSON (see `listRemoteTools`). */
+  const conversions = new Map<string, Conversion<Tool>>()
+  let listingHint: CacheHint | undefined
+  let freshUntil = Number.POSITIVE_INFINITY
   const forward = options.forwardClientRequests ?? true
   // The shape check returns the parsed result itself; the SDK schema (on request, or for what the check
   // rejects: its defaults, its error message) returns a copy, which carries no upstream text.
@@ -412,6 +497,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     kind,
     tools: tools.length,
     warnings,
+    ...(listingHint !== undefined ? { toolsCache: { ...listingHint, freshUntil } } : {}),
   })
 
   const fireToolsChanged = () => {
@@ -427,8 +513,10 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
   const load = async (client: Client): Promise<readonly Tool[]> => {
     // A server without the tools capability (resources or prompts only) has no tools to list.
     const listed = client.getServerCapabilities()?.tools
-      ? await listRemoteTools(client, name, { maxPages, timeoutMs: healthTimeoutMs })
+      ? await listRemoteTools(client, name, { maxPages, timeoutMs: healthTimeoutMs, memo: conversions })
       : { tools: [], warnings: [] }
+    listingHint = connection.era === "modern" ? listed.cache : undefined
+    freshUntil = listingHint !== undefined ? Date.now() + listingHint.ttlMs : Number.POSITIVE_INFINITY
     const next = new Map<string, Entry>()
     for (const remote of listed.tools) next.set(remote.tool.name, { ...remote })
     const nextTools = listed.tools.map((r) => r.tool)
@@ -475,6 +563,24 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     connect: () => connection.connect({ failFast: true }),
     maxPages,
     timeoutMs: callTimeoutMs,
+    modern: () => connection.era === "modern",
+    onSubscriptionsChanged: () => listen.update(),
+  })
+
+  // The modern era's notifications arrive on a `subscriptions/listen` stream (see listenStream.ts).
+  const listen = new ListenStream({
+    filter: (client) => {
+      const caps = client.getServerCapabilities()
+      return {
+        toolsListChanged: caps?.tools?.listChanged === true,
+        promptsListChanged: caps?.prompts?.listChanged === true,
+        resourcesListChanged: caps?.resources?.listChanged === true,
+        ...(caps?.resources?.subscribe === true
+          ? { resourceSubscriptions: resourceSide.subscriptions() }
+          : {}),
+      }
+    },
+    isCurrent: (client) => connection.client === client,
   })
 
   const connection = new McpConnection(config.stdio ? { stdio: config.stdio } : { http: config.http! }, {
@@ -483,6 +589,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
     probeTimeoutMs: Math.min(healthTimeoutMs, 2000),
     reconnect: options.reconnect ?? {},
+    protocol: options.protocol ?? "auto",
     ...(forward ? { capabilities: { sampling: {}, elicitation: {} } } : {}),
     setup: (client) => {
       resourceSide.setup(client)
@@ -519,6 +626,9 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
       await load(client)
       await resourceSide.onConnected(client)
     },
+    onReady: (client) => {
+      if (connection.era === "modern") listen.start(client)
+    },
     onStatus: () => {
       if (statusListeners.size === 0) return
       const snapshot = status()
@@ -527,8 +637,12 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
   })
 
   const ensureTools = async (): Promise<void> => {
-    if (loaded) return
-    await connection.connect({ failFast: true })
+    if (!loaded) {
+      await connection.connect({ failFast: true })
+      return
+    }
+    // A modern server's listing past its `ttlMs` is listed again (the stale one serves if that fails).
+    if (Date.now() >= freshUntil) await refresh().catch(() => {})
   }
 
   const toolNotFound = (toolId: string): ToolNotFound =>
@@ -581,13 +695,32 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
         hasDeadline ? undefined : timeouts.list(timeoutMs),
         connection,
       )
-      const meta: Record<string, unknown> = {}
-      if (typeof call.resume === "string") meta[CURSOR_META_KEY] = call.resume
-      const params = { name: entry.mcpName, arguments: call.arguments ?? {}, _meta: meta }
+      const params = { name: entry.mcpName, arguments: call.arguments ?? {}, _meta: callMeta(call, ctx) }
       let result: BackendResult
       inFlight.add(flight)
       try {
-        const raw = await flight.run(client, params)
+        let raw = await flight.run(client, params)
+        // A modern server asking for input first (multi round-trip): answered by the caller, then the
+        // call is sent again with the answers, never without them.
+        for (let round = 1; (raw as { resultType?: unknown })?.resultType === "input_required"; round++) {
+          if (round > MAX_INPUT_ROUNDS)
+            throw new ExecutionFailed({
+              toolId,
+              cause: {
+                name: "InputRequired",
+                message: `${name} asked for input more than ${MAX_INPUT_ROUNDS} times`,
+              },
+              retryable: false,
+            })
+          const asked = raw as { inputRequests?: unknown; requestState?: unknown }
+          const inputResponses = await answerInputs(ctx, toolId, name, asked.inputRequests)
+          raw = await flight.run(client, {
+            ...params,
+            _meta: callMeta(call, ctx),
+            inputResponses,
+            ...(typeof asked.requestState === "string" ? { requestState: asked.requestState } : {}),
+          })
+        }
         const checked = checkResult(raw)
         result = relayResult(toBackendResult(checked), checked)
       } catch (error) {
@@ -637,7 +770,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     healthCheck: async () => {
       try {
         const client = await connection.connect({ failFast: true })
-        await client.ping({ timeout: healthTimeoutMs })
+        await connection.ping(client, healthTimeoutMs)
         return true
       } catch (error) {
         connection.suspect(error)
@@ -660,6 +793,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
       if (closed) return
       closed = true
       toolListeners.clear()
+      listen.stop()
       await connection.close()
       statusListeners.clear()
     },

@@ -7,6 +7,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
   type ClientCapabilities,
@@ -17,8 +18,17 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { BackendUnavailable, causeOf } from "@toolplane/foundation"
 import { isUnreachable } from "../errors.js"
+import {
+  type Discovered,
+  type McpProtocolChoice,
+  MODERN_PROTOCOL_VERSION,
+  ModernEnvelopeTransport,
+  modernEnvelope,
+  modernHeaders,
+} from "./era.js"
 import { NodeStreamableHttpTransport } from "./nodeHttpTransport.js"
 import { NodeStdioTransport, type NodeStdioTransportOptions } from "./nodeStdioTransport.js"
+import { probeEra } from "./probe.js"
 
 /**
  * How to start an MCP server as a subprocess speaking MCP over stdin/stdout.
@@ -131,6 +141,13 @@ export interface McpConnectionStatus {
   readonly stderrTail?: string
   /** Epoch ms of the next reconnection attempt, while reconnecting. */
   readonly nextAttemptAt?: number
+  /**
+   * The protocol spoken on the current connection: `"2026-07-28"` (modern) or the version `initialize`
+   * negotiated.
+   *
+   * @since 0.3.0
+   */
+  readonly protocolVersion?: string
 }
 
 /**
@@ -144,11 +161,15 @@ export interface ConnectionHooks {
   readonly capabilities?: ClientCapabilities
   readonly connectTimeoutMs: number
   readonly probeTimeoutMs: number
+  /** Which protocol to speak (default `"auto"`). */
+  readonly protocol?: McpProtocolChoice
   readonly reconnect: ReconnectOptions | false
   /** Installs notification handlers on a fresh client, before it connects. */
   readonly setup: (client: Client) => void
   /** Runs after each successful connection (loads tools); a failure counts as a failed attempt. */
   readonly onConnected: (client: Client) => Promise<void>
+  /** Runs once a connection is established and current (`client` is the connection's client). */
+  readonly onReady?: (client: Client) => void
   readonly onStatus: (status: McpConnectionStatus) => void
 }
 
@@ -239,6 +260,23 @@ const markEvent = (event: string, token: string): string => {
  * of a request carrying a `_meta.progressToken` (every `tools/call` of the backend) with that token.
  */
 const originMarkingFetch = async (url: string | URL, init?: RequestInit): Promise<Response> => {
+  if (
+    init?.method === "POST" &&
+    typeof init.body === "string" &&
+    init.body.includes(MODERN_PROTOCOL_VERSION)
+  ) {
+    let headers: Record<string, string> = {}
+    try {
+      headers = modernHeaders(JSON.parse(init.body))
+    } catch {
+      // Not JSON: sent as it is.
+    }
+    if (Object.keys(headers).length > 0) {
+      const merged = new Headers(init.headers)
+      for (const [name, value] of Object.entries(headers)) merged.set(name, value)
+      init = { ...init, headers: merged }
+    }
+  }
   const response = await fetch(url, init)
   if (
     init?.method !== "POST" ||
@@ -310,6 +348,12 @@ export class McpConnection {
   #progressSeq = 0
   readonly #waiters = new Set<{ resolve: (c: Client) => void; reject: (e: unknown) => void }>()
   #direct: DirectSession | undefined
+  /** What `server/discover` said, while connected in the modern era. */
+  #discovered: Discovered | undefined
+  /** Set when a stdio server exited on the probe: later attempts (in `"auto"`) initialize without one. */
+  #skipProbe = false
+  /** The version `initialize` negotiated, while connected in the 2025 era. */
+  #legacyVersion: string | undefined
 
   constructor(config: McpTransportConfig, hooks: ConnectionHooks) {
     this.#config = config
@@ -318,6 +362,22 @@ export class McpConnection {
 
   get state(): McpConnectionState {
     return this.#state
+  }
+
+  /** `"modern"` (2026-07-28) or `"legacy"` (2025, `initialize`) while connected, else `undefined`. */
+  get era(): "modern" | "legacy" | undefined {
+    if (this.#client === undefined) return undefined
+    return this.#discovered !== undefined ? "modern" : "legacy"
+  }
+
+  /**
+   * A liveness check of `client`: `ping` in the 2025 era, `server/discover` in the modern one (which has
+   * no `ping`).
+   */
+  ping(client: Client, timeoutMs: number): Promise<unknown> {
+    if (this.#discovered !== undefined && this.#client === client)
+      return client.request({ method: "server/discover" } as never, RAW_RESULT, { timeout: timeoutMs })
+    return client.ping({ timeout: timeoutMs })
   }
 
   /** The connected client, or `undefined`. */
@@ -408,6 +468,12 @@ export class McpConnection {
         ? transport.pid
         : null
     const serverInfo = this.#client?.getServerVersion()
+    const protocolVersion =
+      this.#state !== "connected"
+        ? undefined
+        : this.#discovered !== undefined
+          ? MODERN_PROTOCOL_VERSION
+          : this.#legacyVersion
     return {
       state: this.#state,
       attempts: this.#attempts,
@@ -417,6 +483,7 @@ export class McpConnection {
       ...(pid !== null && pid !== undefined && this.#state === "connected" ? { pid } : {}),
       ...(this.#stderrTail !== "" ? { stderrTail: this.#stderrTail } : {}),
       ...(this.#nextAttemptAt !== undefined ? { nextAttemptAt: this.#nextAttemptAt } : {}),
+      ...(protocolVersion !== undefined ? { protocolVersion } : {}),
     }
   }
 
@@ -458,8 +525,7 @@ export class McpConnection {
     if (this.#state !== "connected" || !client || this.#probing) return
     this.#probing = true
     this.#lastError = causeOf(error).message
-    client
-      .ping({ timeout: this.#hooks.probeTimeoutMs })
+    this.ping(client, this.#hooks.probeTimeoutMs)
       .then(
         () => {},
         (probeError) => {
@@ -559,12 +625,66 @@ export class McpConnection {
 
   async #open(): Promise<Client> {
     const transport = this.#makeTransport()
-    const client = new Client(this.#hooks.clientInfo, { capabilities: this.#hooks.capabilities ?? {} })
+    const capabilities = this.#hooks.capabilities ?? {}
+    const client = new Client(this.#hooks.clientInfo, { capabilities })
     this.#hooks.setup(client)
     this.#transport = transport
     this.#client = client
+    this.#discovered = undefined
+    this.#legacyVersion = undefined
+    let connected: Transport = transport
     try {
-      await client.connect(transport, { timeout: this.#hooks.connectTimeoutMs })
+      const choice = this.#hooks.protocol ?? "auto"
+      const envelope = modernEnvelope(this.#hooks.clientInfo, capabilities)
+      let discovered: Discovered | undefined
+      if (choice === MODERN_PROTOCOL_VERSION || (choice === "auto" && !this.#skipProbe)) {
+        const verdict = await probeEra(
+          transport,
+          envelope,
+          // A slow start (a loaded machine, `npx` fetching) is no evidence of a 2025 server: the whole
+          // connect timeout is the probe's.
+          this.#hooks.connectTimeoutMs,
+          "stdio" in this.#config ? "stdio" : "http",
+        )
+        if (this.#isClosed()) throw this.#unavailable("backend was closed while connecting")
+        if (verdict.era === "modern") discovered = verdict.discovered
+        else if (choice === MODERN_PROTOCOL_VERSION)
+          throw new Error(`the server does not speak MCP ${MODERN_PROTOCOL_VERSION} (${verdict.reason})`)
+        else if (verdict.closed) {
+          // The server exited over the probe (or at start, which looks the same): this attempt fails, and
+          // later ones initialize without a probe, so a server that cannot start is not spawned twice per
+          // attempt, and one that exits on requests before `initialize` is reached on the next attempt.
+          this.#skipProbe = true
+          throw new Error(`${verdict.reason}; the next attempt initializes on the 2025 protocol`)
+        } else {
+          // Started by the probe; the SDK client starts the transports it connects.
+          transport.start = () => Promise.resolve()
+        }
+      }
+      if (discovered !== undefined) {
+        connected = new ModernEnvelopeTransport(transport, envelope, true)
+        // The modern era has no handshake: the client is connected without `initialize`, and what
+        // `server/discover` said stands in for its result.
+        await Protocol.prototype.connect.call(client, connected)
+        const fields = client as unknown as {
+          _serverCapabilities?: unknown
+          _serverVersion?: unknown
+          _instructions?: unknown
+        }
+        fields._serverCapabilities = discovered.capabilities
+        fields._serverVersion = discovered.serverInfo
+        fields._instructions = discovered.instructions
+        this.#discovered = discovered
+      } else {
+        // The version `initialize` negotiated (the SDK tells the transport; stdio ones have no slot for it).
+        const legacy = transport
+        const setVersion = legacy.setProtocolVersion
+        legacy.setProtocolVersion = (version: string) => {
+          this.#legacyVersion = version
+          setVersion?.call(legacy, version)
+        }
+        await client.connect(transport, { timeout: this.#hooks.connectTimeoutMs })
+      }
       if (this.#isClosed()) throw this.#unavailable("backend was closed while connecting")
       await this.#hooks.onConnected(client)
       if (this.#isClosed()) throw this.#unavailable("backend was closed while connecting")
@@ -573,6 +693,7 @@ export class McpConnection {
       await client.close().catch(() => {})
       await transport.close().catch(() => {})
       if (this.#client === client) this.#client = undefined
+      this.#discovered = undefined
       if (this.#isClosed()) throw this.#unavailable("backend is closed")
       this.#lastError = reason
       this.#attempts++
@@ -581,10 +702,10 @@ export class McpConnection {
       this.#scheduleRetry(false, this.#connections === 0)
       throw this.#unavailable(`cannot connect: ${reason}`)
     }
-    const direct: DirectSession = { client, transport, pending: new Map() }
+    const direct: DirectSession = { client, transport: connected, pending: new Map() }
     this.#direct = direct
-    const sdkOnMessage = transport.onmessage
-    transport.onmessage = (message, extra) => {
+    const sdkOnMessage = connected.onmessage
+    connected.onmessage = (message, extra) => {
       // A response to a request sent directly (see request()): settled here, the SDK never sees it.
       if (direct.pending.size > 0 && (message as { method?: unknown }).method === undefined) {
         const m = message as { id?: unknown; result?: unknown; error?: unknown }
@@ -628,7 +749,7 @@ export class McpConnection {
           return
         }
       }
-      sdkOnMessage?.call(transport, message, extra)
+      sdkOnMessage?.call(connected, message, extra)
     }
     client.onclose = () => {
       if (this.#direct === direct) this.#direct = undefined
@@ -652,6 +773,11 @@ export class McpConnection {
     this.#emit()
     for (const waiter of this.#waiters) waiter.resolve(client)
     this.#waiters.clear()
+    try {
+      this.#hooks.onReady?.(client)
+    } catch {
+      // A listener's failure is not the connection's.
+    }
     return client
   }
 

@@ -14,6 +14,7 @@ import {
   type BackendResult,
   byId,
   type ContentBlock,
+  type Conversion,
   type FeatureLossWarning,
   InvalidCursor,
   type Progress,
@@ -77,15 +78,25 @@ export interface RemoteTool {
 export const listRemoteTools = async (
   client: Client,
   namespace: string,
-  options: { readonly maxPages: number; readonly timeoutMs: number },
-): Promise<{ tools: RemoteTool[]; warnings: FeatureLossWarning[] }> => {
+  options: {
+    readonly maxPages: number
+    readonly timeoutMs: number
+    /**
+     * Conversions of the previous listing, by the tool's JSON: an unchanged tool is not converted again
+     * (conversion compiles its schemas, milliseconds per tool). Left holding this listing's.
+     */
+    readonly memo?: Map<string, Conversion<Tool>>
+  },
+): Promise<{ tools: RemoteTool[]; warnings: FeatureLossWarning[]; cache?: CacheHint }> => {
   const natives: McpTool[] = []
   let cursor: string | undefined
+  let cache: CacheHint | undefined
   for (let page = 0; ; page++) {
     if (page >= options.maxPages)
       throw new InvalidCursor({ reason: `tools/list did not finish within ${options.maxPages} pages` })
     const result = await listPage(client, cursor, options.timeoutMs)
     natives.push(...result.tools)
+    cache = mergeCacheHint(cache, result, page === 0)
     if (result.nextCursor === undefined || result.nextCursor === "") break
     if (result.nextCursor === cursor)
       throw new InvalidCursor({ reason: "server returned the same tools/list cursor twice" })
@@ -94,9 +105,14 @@ export const listRemoteTools = async (
   const warnings: FeatureLossWarning[] = []
   const seen = new Set<string>()
   const tools: RemoteTool[] = []
+  const previous = options.memo
+  const next = previous === undefined ? undefined : new Map<string, Conversion<Tool>>()
   for (const native of natives) {
     try {
-      const { value, warnings: w } = fromMcpTool(native, namespace)
+      const key = next === undefined ? "" : JSON.stringify(native)
+      const converted = previous?.get(key) ?? fromMcpTool(native, namespace)
+      next?.set(key, converted)
+      const { value, warnings: w } = converted
       warnings.push(...w)
       if (seen.has(value.id)) {
         warnings.push({
@@ -122,8 +138,39 @@ export const listRemoteTools = async (
       })
     }
   }
+  if (previous !== undefined && next !== undefined) {
+    previous.clear()
+    for (const [key, converted] of next) previous.set(key, converted)
+  }
   tools.sort((a, b) => byId(a.tool, b.tool))
-  return { tools, warnings }
+  return cache === undefined ? { tools, warnings } : { tools, warnings, cache }
+}
+
+/**
+ * A modern server's cache hint for a result (2026-07-28 `CacheableResult`): how long it stays fresh and
+ * whether it may be shared between callers (`public`) or is the requester's own (`private`).
+ *
+ * @since 0.3.0
+ */
+export interface CacheHint {
+  readonly ttlMs: number
+  readonly cacheScope: "public" | "private"
+}
+
+/**
+ * The hint of a listing of several pages: the shortest freshness, and `private` if any page is. A page
+ * without a valid hint (a 2025 server) makes the whole listing hintless.
+ */
+const mergeCacheHint = (so: CacheHint | undefined, page: unknown, first: boolean): CacheHint | undefined => {
+  const { ttlMs, cacheScope } = page as { ttlMs?: unknown; cacheScope?: unknown }
+  if (typeof ttlMs !== "number" || !Number.isSafeInteger(ttlMs) || ttlMs < 0) return undefined
+  if (cacheScope !== "public" && cacheScope !== "private") return undefined
+  if (first) return { ttlMs, cacheScope }
+  if (so === undefined) return undefined
+  return {
+    ttlMs: Math.min(so.ttlMs, ttlMs),
+    cacheScope: so.cacheScope === "private" || cacheScope === "private" ? "private" : "public",
+  }
 }
 
 const isBlock = (value: unknown): boolean => {

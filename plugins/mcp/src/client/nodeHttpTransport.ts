@@ -18,6 +18,7 @@ import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/
 import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js"
 import { Http1Pool, type Http1Response, isValidHeader } from "../internal/http1Pool.js"
 import { keepMessageText } from "../internal/resultJson.js"
+import { modernHeaderLines, modernHeaders } from "./era.js"
 
 /**
  * An HTTP failure of the transport; `code` is the HTTP status (as in the SDK's `StreamableHTTPError`,
@@ -218,7 +219,7 @@ export class NodeStreamableHttpTransport implements Transport {
   }
 
   /** A whole POST for the pool: the head (rebuilt when the session id or protocol version changes) and body. */
-  #postMessage(body: string): string | Buffer {
+  #postMessage(body: string, modern: string): string | Buffer {
     const session = this.sessionId
     const version = this.#protocolVersion
     const key = `${session ?? ""}\n${version ?? ""}`
@@ -244,7 +245,8 @@ export class NodeStreamableHttpTransport implements Transport {
       this.#headLatin1 = /[\x80-\xff]/.test(this.#head)
       this.#headKey = key
     }
-    const head = `${this.#head}content-length: ${Buffer.byteLength(body)}\r\n\r\n`
+    // A modern request's own headers (protocol version, method, name) come from its body.
+    const head = `${this.#head}${modern}content-length: ${Buffer.byteLength(body)}\r\n\r\n`
     return this.#headLatin1
       ? Buffer.concat([Buffer.from(head, "latin1"), Buffer.from(body, "utf8")])
       : head + body
@@ -331,10 +333,11 @@ export class NodeStreamableHttpTransport implements Transport {
         return
       }
       const body = JSON.stringify(message)
+      const modern = Array.isArray(message) ? "" : modernHeaderLines(message)
       const res: Answer =
         this.#pool !== undefined
-          ? await this.#pool.request(this.#postMessage(body))
-          : fromIncoming(await this.#post(body))
+          ? await this.#pool.request(this.#postMessage(body, modern))
+          : fromIncoming(await this.#post(body, modern === "" ? undefined : modernHeaders(message)))
       const sessionId = res.header("mcp-session-id")
       if (typeof sessionId === "string" && sessionId !== "") this.sessionId = sessionId
       const status = res.status
@@ -363,7 +366,13 @@ export class NodeStreamableHttpTransport implements Transport {
           ? progressTokenOf(messages[0]!)
           : undefined
       if (type === "text/event-stream") {
-        this.#readStream(res, { origin, reconnectable: false })
+        // The modern era has no resumption: a request whose stream ends before its answer fails then.
+        const single = messages.length === 1 ? (messages[0] as { id?: string | number }) : undefined
+        this.#readStream(res, {
+          origin,
+          reconnectable: false,
+          ...(modern !== "" && single?.id !== undefined ? { failOnEnd: single.id } : {}),
+        })
       } else if (type === "application/json") {
         // Most answers arrive with their head: no promise for the body then.
         const text = res.textNow() ?? (await res.text())
@@ -381,15 +390,18 @@ export class NodeStreamableHttpTransport implements Transport {
   }
 
   /** A POST on `node:http` (https URLs). */
-  #post(body: string): Promise<IncomingMessage> {
+  #post(body: string, modern: Record<string, string> | undefined): Promise<IncomingMessage> {
     const length = Buffer.byteLength(body)
     return this.#exchange(
       "POST",
-      this.#headers({
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "content-length": length,
-      }),
+      {
+        ...this.#headers({
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "content-length": length,
+        }),
+        ...modern,
+      },
       body,
     )
   }
@@ -418,7 +430,13 @@ export class NodeStreamableHttpTransport implements Transport {
   /** Reads an SSE response; a stream that ends before its answer is resumed with `Last-Event-ID`. */
   #readStream(
     res: Answer,
-    context: { origin: string | undefined; reconnectable: boolean; replayId?: string | number },
+    context: {
+      origin: string | undefined
+      reconnectable: boolean
+      replayId?: string | number
+      /** The id of a modern request, answered with a closed-connection error when the stream ends first. */
+      failOnEnd?: string | number
+    },
   ): void {
     let lastEventId: string | undefined
     let answered = false
@@ -445,6 +463,17 @@ export class NodeStreamableHttpTransport implements Transport {
       ended = true
       if (this.#closed) return
       if (error) this.onerror?.(new Error(`SSE stream disconnected: ${error.message}`))
+      if (context.failOnEnd !== undefined && !answered) {
+        this.onmessage?.({
+          jsonrpc: "2.0",
+          id: context.failOnEnd,
+          error: {
+            code: -32000,
+            message: `Connection closed: the response stream ended before the answer${error ? ` (${error.message})` : ""}`,
+          },
+        })
+        return
+      }
       const resumable = context.reconnectable || lastEventId !== undefined
       if (resumable && !answered) {
         clearTimeout(this.#streamTimer)

@@ -39,23 +39,44 @@ export interface McpResourceSide {
   setup(client: Client): void
   /** After a (re)connection: re-sends subscriptions, tells listeners the lists may have changed. */
   onConnected(client: Client): Promise<void>
+  /** The URIs subscribed upstream (a modern backend's listen stream asks for their updates). */
+  subscriptions(): readonly string[]
 }
 
-/** Follows `nextCursor` until the last page (at most `maxPages`). */
+/** A page of a listing: its items, its cursor, and a modern server's `ttlMs` for it. */
+interface Page<A> {
+  readonly items: readonly A[]
+  readonly nextCursor?: string | undefined
+  readonly ttlMs?: unknown
+}
+
+/**
+ * Follows `nextCursor` until the last page (at most `maxPages`); `ttlMs` is the shortest of the pages'
+ * (absent when a page has none: a 2025 server).
+ */
 const allPages = async <A>(
   maxPages: number,
-  fetch: (cursor: string | undefined) => Promise<{ items: readonly A[]; nextCursor?: string | undefined }>,
-): Promise<A[]> => {
+  fetch: (cursor: string | undefined) => Promise<Page<A>>,
+): Promise<{ items: A[]; ttlMs?: number }> => {
   const out: A[] = []
   let cursor: string | undefined
+  let ttlMs: number | undefined = Number.POSITIVE_INFINITY
   for (let i = 0; i < maxPages; i++) {
     const page = await fetch(cursor)
     out.push(...page.items)
-    if (page.nextCursor === undefined || page.nextCursor === cursor) return out
+    const ttl = page.ttlMs
+    ttlMs =
+      ttlMs !== undefined && typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl >= 0
+        ? Math.min(ttlMs, ttl)
+        : undefined
+    if (page.nextCursor === undefined || page.nextCursor === cursor) break
     cursor = page.nextCursor
   }
-  return out
+  return ttlMs === undefined || ttlMs === Number.POSITIVE_INFINITY ? { items: out } : { items: out, ttlMs }
 }
+
+/** The three listings a modern server's `ttlMs` keeps fresh. */
+type ListKind = "resources" | "templates" | "prompts"
 
 /**
  * Makes the resource side of an MCP backend.
@@ -68,6 +89,12 @@ export const mcpResourceSide = (options: {
   readonly connect: () => Promise<Client>
   readonly maxPages: number
   readonly timeoutMs: number
+  /**
+   * Whether the connection speaks the modern era, which has no `resources/subscribe`: subscriptions are
+   * then carried by the backend's listen stream, told of each change by `onSubscriptionsChanged`.
+   */
+  readonly modern?: () => boolean
+  readonly onSubscriptionsChanged?: () => void
 }): McpResourceSide => {
   const { backend, maxPages } = options
   const listListeners = new Set<(kind: CatalogKind) => void>()
@@ -76,6 +103,22 @@ export const mcpResourceSide = (options: {
   const subscribed = new Set<string>()
   /** The newest client (capabilities are known from its `initialize` on). */
   let latest: Client | undefined
+  /** A modern server's listings, fresh until their `ttlMs` passes or the server says they changed. */
+  const listings = new Map<ListKind, { readonly items: readonly unknown[]; readonly freshUntil: number }>()
+
+  /** A listing, from the cache while fresh (modern servers only), else from the server. */
+  const listed = async <A>(
+    kind: ListKind,
+    list: () => Promise<{ items: A[]; ttlMs?: number }>,
+  ): Promise<A[]> => {
+    const cached = listings.get(kind)
+    if (cached !== undefined && Date.now() < cached.freshUntil) return [...(cached.items as A[])]
+    const { items, ttlMs } = await list()
+    if (ttlMs !== undefined && options.modern?.())
+      listings.set(kind, { items, freshUntil: Date.now() + ttlMs })
+    else listings.delete(kind)
+    return items
+  }
 
   const fireList = (kind: CatalogKind) => {
     for (const listener of [...listListeners]) {
@@ -125,28 +168,32 @@ export const mcpResourceSide = (options: {
   const provider: ResourceProvider = {
     capabilities,
     listResources: (ctx) =>
-      request(
-        (client, signal) =>
-          allPages(maxPages, async (cursor) => {
-            const page = await client.listResources(
-              cursor !== undefined ? { cursor } : {},
-              requestOptions(signal),
-            )
-            return { items: page.resources, nextCursor: page.nextCursor }
-          }),
-        ctx,
+      listed("resources", () =>
+        request(
+          (client, signal) =>
+            allPages(maxPages, async (cursor) => {
+              const page = await client.listResources(
+                cursor !== undefined ? { cursor } : {},
+                requestOptions(signal),
+              )
+              return { items: page.resources, nextCursor: page.nextCursor, ttlMs: page.ttlMs }
+            }),
+          ctx,
+        ),
       ),
     listResourceTemplates: (ctx) =>
-      request(
-        (client, signal) =>
-          allPages(maxPages, async (cursor) => {
-            const page = await client.listResourceTemplates(
-              cursor !== undefined ? { cursor } : {},
-              requestOptions(signal),
-            )
-            return { items: page.resourceTemplates, nextCursor: page.nextCursor }
-          }),
-        ctx,
+      listed("templates", () =>
+        request(
+          (client, signal) =>
+            allPages(maxPages, async (cursor) => {
+              const page = await client.listResourceTemplates(
+                cursor !== undefined ? { cursor } : {},
+                requestOptions(signal),
+              )
+              return { items: page.resourceTemplates, nextCursor: page.nextCursor, ttlMs: page.ttlMs }
+            }),
+          ctx,
+        ),
       ),
     readResource: (uri, ctx) =>
       request((client, signal) => client.readResource({ uri }, requestOptions(signal)), ctx).catch(
@@ -156,6 +203,10 @@ export const mcpResourceSide = (options: {
       ),
     subscribeResource: async (uri) => {
       subscribed.add(uri)
+      if (options.modern?.()) {
+        options.onSubscriptionsChanged?.()
+        return
+      }
       try {
         await request((client, signal) => client.subscribeResource({ uri }, requestOptions(signal)))
       } catch (error) {
@@ -165,6 +216,10 @@ export const mcpResourceSide = (options: {
     },
     unsubscribeResource: async (uri) => {
       if (!subscribed.delete(uri)) return
+      if (options.modern?.()) {
+        options.onSubscriptionsChanged?.()
+        return
+      }
       const client = latest
       await client?.unsubscribeResource({ uri }, { timeout: options.timeoutMs }).catch(() => {})
     },
@@ -173,16 +228,18 @@ export const mcpResourceSide = (options: {
       return () => updateListeners.delete(listener)
     },
     listPrompts: (ctx) =>
-      request(
-        (client, signal) =>
-          allPages(maxPages, async (cursor) => {
-            const page = await client.listPrompts(
-              cursor !== undefined ? { cursor } : {},
-              requestOptions(signal),
-            )
-            return { items: page.prompts, nextCursor: page.nextCursor }
-          }),
-        ctx,
+      listed("prompts", () =>
+        request(
+          (client, signal) =>
+            allPages(maxPages, async (cursor) => {
+              const page = await client.listPrompts(
+                cursor !== undefined ? { cursor } : {},
+                requestOptions(signal),
+              )
+              return { items: page.prompts, nextCursor: page.nextCursor, ttlMs: page.ttlMs }
+            }),
+          ctx,
+        ),
       ),
     getPrompt: (name, args, ctx) =>
       request(
@@ -214,8 +271,15 @@ export const mcpResourceSide = (options: {
     provider,
     setup: (client) => {
       latest = client
-      client.setNotificationHandler(ResourceListChangedNotificationSchema, () => fireList("resources"))
-      client.setNotificationHandler(PromptListChangedNotificationSchema, () => fireList("prompts"))
+      client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+        listings.delete("resources")
+        listings.delete("templates")
+        fireList("resources")
+      })
+      client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
+        listings.delete("prompts")
+        fireList("prompts")
+      })
       client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
         const uri = notification.params.uri
         if (!subscribed.has(uri)) return
@@ -228,14 +292,16 @@ export const mcpResourceSide = (options: {
         }
       })
     },
+    subscriptions: () => [...subscribed],
     onConnected: async (client) => {
-      if (client.getServerCapabilities()?.resources?.subscribe)
+      if (!options.modern?.() && client.getServerCapabilities()?.resources?.subscribe)
         await Promise.all(
           [...subscribed].map((uri) =>
             client.subscribeResource({ uri }, { timeout: options.timeoutMs }).catch(() => {}),
           ),
         )
       // A (re)connected server may serve other lists and capabilities than before (or than none).
+      listings.clear()
       fireList("resources")
       fireList("prompts")
     },

@@ -82,7 +82,9 @@ export const relayResult = <R extends ToolResult>(result: R, upstream: unknown):
   const message = (upstream as { [MESSAGE_TEXT]?: string } | undefined)?.[MESSAGE_TEXT]
   if (message === undefined) return result
   const up = upstream as Json
-  for (const key in up) if (!RELAYABLE_KEYS.has(key)) return result
+  // A modern server's `resultType: "complete"` is valid in both eras' results (2025 results are open).
+  for (const key in up)
+    if (!RELAYABLE_KEYS.has(key) && !(key === "resultType" && up.resultType === "complete")) return result
   if (!Array.isArray(up.content) || result.content !== up.content) return result
   const meta = up._meta as Json | undefined
   if (meta !== undefined && (typeof meta !== "object" || meta === null || NEXT_CURSOR_META_KEY in meta))

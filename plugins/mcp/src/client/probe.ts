@@ -1,0 +1,101 @@
+/**
+ * The `server/discover` probe that opens a connection in `"auto"` or modern mode: one request on the
+ * raw transport, before any client is connected to it.
+ *
+ * @since 0.3.0
+ */
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { type Discovered, parseDiscovered } from "./era.js"
+
+/**
+ * What the probe found: a modern server (with what it discovered), or a 2025 one (`closed` when the
+ * server ended the connection over the probe, so a new one must be opened for `initialize`).
+ *
+ * @internal
+ * @since 0.3.0
+ */
+export type ProbeVerdict =
+  | { readonly era: "modern"; readonly discovered: Discovered }
+  | { readonly era: "legacy"; readonly reason: string; readonly closed: boolean }
+
+/** The probe's JSON-RPC id: a string, so it never meets the client's numeric ids. */
+const PROBE_ID = "toolplane-discover"
+
+/** An HTTP status carried by a transport's error (ours and the SDK's both put it in `code`). */
+const httpStatus = (error: unknown): number | undefined => {
+  const code = (error as { code?: unknown })?.code
+  // Ours is named StreamableHTTPError; the SDK's keeps the name Error and says so in its message.
+  const named =
+    (error as Error)?.name === "StreamableHTTPError" ||
+    String((error as Error)?.message).startsWith("Streamable HTTP error")
+  return named && typeof code === "number" && code >= 100 ? code : undefined
+}
+
+/**
+ * Sends `server/discover` with the modern envelope and classifies the answer. A JSON-RPC error (method
+ * not found, unsupported version, not initialized), an HTTP 4xx other than 401/403, or a result without
+ * 2026-07-28 mean a 2025 server; over stdio so do a closed connection and no answer in time (some
+ * servers ignore or exit on a request before `initialize`). Rejects for what says nothing about the era
+ * (connection refused, 401/403, 5xx, an HTTP timeout). Leaves the transport started, its handlers unset.
+ *
+ * @internal
+ * @since 0.3.0
+ */
+export const probeEra = (
+  transport: Transport,
+  envelope: Record<string, unknown>,
+  timeoutMs: number,
+  kind: "stdio" | "http",
+): Promise<ProbeVerdict> =>
+  new Promise((resolve, reject) => {
+    let done = false
+    const finish = (verdict: ProbeVerdict | undefined, error?: unknown) => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      transport.onmessage = undefined
+      transport.onclose = undefined
+      transport.onerror = undefined
+      if (verdict !== undefined) resolve(verdict)
+      else reject(error)
+    }
+    const legacy = (reason: string, closed = false) => finish({ era: "legacy", reason, closed })
+    const timer = setTimeout(() => {
+      if (kind === "stdio") legacy(`no answer to server/discover within ${timeoutMs} ms`)
+      else finish(undefined, new Error(`server/discover timed out after ${timeoutMs} ms`))
+    }, timeoutMs)
+    transport.onmessage = (message) => {
+      const m = message as { id?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown } }
+      if (m.id !== PROBE_ID) return
+      if (m.error !== undefined) {
+        legacy(`server/discover answered ${String(m.error?.code)} ${String(m.error?.message)}`)
+        return
+      }
+      const discovered = parseDiscovered(m.result)
+      if (discovered !== undefined) finish({ era: "modern", discovered })
+      else legacy("server/discover did not offer 2026-07-28")
+    }
+    transport.onclose = () => {
+      if (kind === "stdio") legacy("the server closed the connection on server/discover", true)
+      else finish(undefined, new Error("connection closed during server/discover"))
+    }
+    transport.onerror = () => {
+      // A failed POST rejects `send` below, with its status; stdio errors end in onclose.
+    }
+    transport
+      .start()
+      .then(() =>
+        transport.send({
+          jsonrpc: "2.0",
+          id: PROBE_ID,
+          method: "server/discover",
+          params: { _meta: { ...envelope } },
+        }),
+      )
+      .catch((error: unknown) => {
+        const status = httpStatus(error)
+        if (status !== undefined && status >= 400 && status < 500 && status !== 401 && status !== 403)
+          legacy(`server/discover answered HTTP ${status}`)
+        else finish(undefined, error)
+      })
+  })
