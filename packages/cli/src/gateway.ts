@@ -25,7 +25,7 @@ import {
   tagsNone,
 } from "@toolplane/compose"
 import { fileIntentStore, type LearnOptions, searchMode } from "@toolplane/discovery"
-import { createRunner, type PrefetchOptions, type ToolRunner } from "@toolplane/exec"
+import { type Approver, createRunner, type PrefetchOptions, type ToolRunner } from "@toolplane/exec"
 import {
   type Backend,
   type BackendHealth,
@@ -62,6 +62,35 @@ export type GatewayEvent =
       readonly cause: unknown
     }
   | { readonly type: "warning"; readonly message: string }
+  /**
+   * A connected MCP backend's connection changed (lost, reconnecting, back, closed); also the
+   * reconnection attempts of a backend that was down at start. @since 0.3.0
+   */
+  | {
+      readonly type: "status"
+      readonly backend: string
+      readonly state: "connecting" | "connected" | "reconnecting" | "failed" | "closed" | "idle"
+      /** Failed attempts since the last connection. */
+      readonly attempts: number
+      /** Milliseconds until the next attempt, while reconnecting. */
+      readonly delayMs?: number
+      readonly error?: string
+      readonly tools: number
+    }
+  /** An MCP backend's tool list changed (`notifications/tools/list_changed`). @since 0.3.0 */
+  | { readonly type: "tools-changed"; readonly backend: string; readonly tools: number }
+
+/**
+ * Observation hooks of {@link openGateway} (metrics, audit): each wraps what it observes.
+ *
+ * @since 0.3.0
+ */
+export interface GatewayObserver {
+  /** Wraps every backend (before it is registered; reused backends keep their wrapper). */
+  readonly backend?: (backend: Backend) => Backend
+  /** Wraps the approver of the backends' `approval` modes; `mode` tells a backend's mode. */
+  readonly approver?: (approver: Approver, mode: (backend: string) => string | undefined) => Approver
+}
 
 /**
  * Options of {@link openGateway}.
@@ -113,6 +142,8 @@ export interface OpenGatewayOptions {
    * @since 0.2.0
    */
   readonly singleClient?: boolean
+  /** Observation hooks (metrics, audit). @since 0.3.0 */
+  readonly observer?: GatewayObserver
 }
 
 /**
@@ -244,6 +275,7 @@ const makeBackend = async (
           )
     try {
       await (backend as McpBackend).connect()
+      watchStatus(config.name, backend as McpBackend, options.onEvent)
     } catch (error) {
       if (options.reconnect) {
         // Kept (unconnected) for the reconnection loop of openGateway.
@@ -262,6 +294,25 @@ const makeBackend = async (
     backend = filterBackend(backend, (tool) => selection.admits(tool))
   }
   return backend
+}
+
+/** Reports a connected MCP backend's connection changes and tool-list changes as gateway events. */
+const watchStatus = (name: string, backend: McpBackend, emit: OpenGatewayOptions["onEvent"]): void => {
+  if (emit === undefined) return
+  backend.onStatusChange((status) =>
+    emit({
+      type: "status",
+      backend: name,
+      state: status.state,
+      attempts: status.attempts,
+      ...(status.nextAttemptAt !== undefined
+        ? { delayMs: Math.max(0, status.nextAttemptAt - Date.now()) }
+        : {}),
+      ...(status.lastError !== undefined ? { error: status.lastError } : {}),
+      tools: status.tools,
+    }),
+  )
+  backend.onToolsChanged(() => emit({ type: "tools-changed", backend: name, tools: backend.status().tools }))
 }
 
 /** A backend that could not connect at start, kept for reconnection (`reconnect: true`). */
@@ -377,6 +428,7 @@ export const openGateway = async (
   } catch (error) {
     throw inConfigFile(error)
   }
+  const observeBackend = options.observer?.backend
   const backends: Backend[] = []
   const failures: { name: string; error: unknown }[] = []
   /** Backends taken over from `reuse` (never closed here). */
@@ -394,14 +446,15 @@ export const openGateway = async (
       }
       emit({ type: "connecting", backend: b.name })
       try {
-        const backend = await makeBackend(b, i, { ...options, baseDir })
+        const made = await makeBackend(b, i, { ...options, baseDir })
+        const backend = observeBackend ? observeBackend(made) : made
         const tools = (await backend.toolSchemas()).length
         backends[i] = backend
         emit({ type: "connected", backend: b.name, tools, ms: Date.now() - started })
       } catch (error) {
         if (error instanceof DownBackend) {
           down.set(b.name, {
-            backend: error.backend,
+            backend: observeBackend ? observeBackend(error.backend) : error.backend,
             mcp: error.mcp,
             error: error.message,
             since: Date.now(),
@@ -462,7 +515,13 @@ export const openGateway = async (
     ...(prefetch === undefined ? {} : { prefetch }),
     backends: live,
     cursorCodec: codec,
-    ...(approvalModes.size > 0 ? { approver: gatewayApprover(approvalModes) } : {}),
+    ...(approvalModes.size > 0
+      ? {
+          approver: options.observer?.approver
+            ? options.observer.approver(gatewayApprover(approvalModes), (name) => approvalModes.get(name))
+            : gatewayApprover(approvalModes),
+        }
+      : {}),
     pageSize: config.server.page_size,
     ...(limits.call_timeout_ms !== undefined ? { defaultTimeoutMs: limits.call_timeout_ms } : {}),
     ...(limits.retries !== undefined
@@ -565,6 +624,17 @@ export const openGateway = async (
   /** Reconnects a down backend with exponential backoff; registers it (a tool-list change) once back. */
   const retry = (name: string, attempt: number) => {
     const delay = Math.min(maxDelay, initialDelay * 2 ** attempt) * (0.8 + Math.random() * 0.4)
+    const failed = down.get(name)
+    if (attempt > 0 && failed)
+      emit({
+        type: "status",
+        backend: name,
+        state: "reconnecting",
+        attempts: attempt,
+        delayMs: Math.round(delay),
+        error: failed.error,
+        tools: 0,
+      })
     const timer = setTimeout(async () => {
       const d = down.get(name)
       if (closed || !d) return
@@ -574,6 +644,7 @@ export const openGateway = async (
         if (closed) return
         await runner.register(d.backend)
         down.delete(name)
+        watchStatus(name, d.mcp, options.onEvent)
         emit({
           type: "connected",
           backend: name,
