@@ -123,7 +123,7 @@ export const serveCommand = defineCommand({
         file: ctx.file,
       })
     const baseDir = dirname(ctx.file)
-    const ops = openServeOperations(ctx.config, {
+    const ops = await openServeOperations(ctx.config, {
       log,
       logCalls: values["log-calls"] === true || ctx.config.log.calls,
       env: ctx.io.env,

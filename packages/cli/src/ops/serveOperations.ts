@@ -11,7 +11,7 @@ import { ConfigError, type Tool } from "@toolplane/foundation"
 import type { GatewayConfig } from "../config/schema.js"
 import { type AuditLog, openAuditLog } from "./audit.js"
 import type { Logger } from "./logger.js"
-import { createGatewayMetrics, type GatewayMetrics } from "./metrics.js"
+import type { GatewayMetrics } from "./metrics.js"
 import { gatewayOperations, type Operations } from "./operations.js"
 
 /**
@@ -35,7 +35,7 @@ export interface ServeOperations {
  *
  * @since 0.3.0
  */
-export const openServeOperations = (
+export const openServeOperations = async (
   config: GatewayConfig,
   options: {
     readonly log: Logger
@@ -44,11 +44,12 @@ export const openServeOperations = (
     readonly baseDir: string
     readonly file?: string
   },
-): ServeOperations => {
+): Promise<ServeOperations> => {
   const m = config.metrics
   const metrics =
     m !== undefined && (m.listen !== undefined || m.path !== undefined)
-      ? createGatewayMetrics({ maxTools: m.max_tools })
+      ? // Loaded only when configured: prom-client is not part of every start-up.
+        (await import("./metrics.js")).createGatewayMetrics({ maxTools: m.max_tools })
       : undefined
   let audit: AuditLog | undefined
   const a = config.audit
