@@ -210,7 +210,7 @@ describe("label cardinality", () => {
       expect(value(families, "toolplane_calls_total", { tool: "bulk/tool_7", outcome: "ok" })).toBe(2)
       const other = series.filter((m) => m.labels?.tool === "other").reduce((s, m) => s + Number(m.value), 0)
       expect(other).toBe(4900)
-      expect(series.reduce((s, m) => s + Number(m.value), 0)).toBe(5001)
+      expect(series.reduce((s: number, m) => s + Number(m.value), 0)).toBe(5001)
       expect(value(families, "toolplane_call_duration_seconds_count", { backend: "bulk" })).toBe(5001)
       // Bounded exposition: well under what 5,000 tool series would take.
       expect(text.length).toBeLessThan(40_000)
