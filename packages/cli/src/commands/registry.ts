@@ -5,6 +5,7 @@
  * @since 0.2.0
  */
 import type { Command } from "../command.js"
+import { auditCommand } from "./audit.js"
 import { callCommand } from "./call.js"
 import { checkCommand } from "./check.js"
 import { exportCommand } from "./export.js"
@@ -22,4 +23,5 @@ export const COMMANDS: readonly Command[] = [
   exportCommand,
   checkCommand,
   runsCommand,
+  auditCommand,
 ]
