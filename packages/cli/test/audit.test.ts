@@ -259,14 +259,14 @@ describe("audit log of toolplane serve (subprocess)", () => {
 })
 
 describe("audit file rotation", () => {
-  it("rotates by size, keeps `keep` old files, and reads them back oldest first", () => {
+  it("rotates by size, keeps `keep` old files, and reads them back oldest first", async () => {
     const dir = mkdtempSync(join(tmpdir(), "toolplane-audit-rotate-"))
     try {
       const file = join(dir, "audit.jsonl")
       const log = openAuditLog({ file, maxBytes: 4096, keep: 2, key: KEY })
       for (let i = 0; i < 100; i++)
         log.write({ type: "reload", ok: true, trigger: `n${i}`, added: ["x".repeat(100)] })
-      log.close()
+      await log.close()
       expect(existsSync(`${file}.1`)).toBe(true)
       expect(existsSync(`${file}.2`)).toBe(true)
       expect(existsSync(`${file}.3`)).toBe(false)

@@ -160,7 +160,7 @@ export const serveCommand = defineCommand({
         file: ctx.file,
       })
     } catch (error) {
-      ops.close()
+      await ops.close()
       throw error
     }
     const service = ops.observesCalls ? ops.operations.service(live.service) : live.service
@@ -292,7 +292,7 @@ export const serveCommand = defineCommand({
       stopReloading()
       await metricsListener?.close()
       await live.close()
-      ops.close()
+      await ops.close()
     }
   },
 })

@@ -1,8 +1,8 @@
 /**
  * The audit log: an append-only JSON-lines file with one record per tool call, approval decision,
- * configuration reload and authentication failure. Each record is written with one `write` system call
- * before the call's answer leaves the gateway, so a crash of the process (SIGKILL included) loses no
- * record of an answered call; `fsync` additionally survives a power loss. Arguments and results are
+ * configuration reload and authentication failure. A call's record is in the file before the call's
+ * answer leaves the gateway (one asynchronous write carries the records queued while the previous one
+ * was in flight), so a crash of the process (SIGKILL included) loses no record of an answered call; `fsync` additionally survives a power loss. Arguments and results are
  * recorded as keyed hashes (HMAC-SHA256) unless the operator lists the tool in `clear`. The file rotates
  * by size (`file` → `file.1` → `file.2` …, `keep` old files).
  *
@@ -12,12 +12,14 @@ import { createHmac } from "node:crypto"
 import {
   closeSync,
   existsSync,
+  fdatasync,
   fstatSync,
   fsyncSync,
   openSync,
   readFileSync,
   renameSync,
   rmSync,
+  write as writeAsync,
   writeSync,
 } from "node:fs"
 
@@ -131,8 +133,10 @@ export interface AuditLogOptions {
   readonly key: string | Uint8Array
   /** Whether a tool's arguments and results are recorded in clear. Default: never. */
   readonly clear?: (tool: string) => boolean
-  /** fsync after each record. Default false. */
+  /** fsync after each write. Default false. */
   readonly fsync?: boolean
+  /** A queued record could not be written (disk full, file removed…). */
+  readonly onError?: (error: unknown) => void
   readonly now?: () => Date
 }
 
@@ -145,11 +149,17 @@ export interface AuditLog {
   readonly file: string
   /** Writes a record (synchronously: it is in the file when this returns). */
   write(entry: AuditEntry): void
+  /**
+   * Queues a record; the promise resolves once it is in the file (or its write failed: `onError`).
+   * Records queued while a write is in flight are written together by the next one (group commit).
+   */
+  commit(entry: AuditEntry): Promise<void>
   /** `hmac-sha256:<base64url>` of a value's JSON text. */
   hash(value: unknown): string
   /** Whether the tool's arguments and results are recorded in clear. */
   clear(tool: string): boolean
-  close(): void
+  /** Waits for queued records to be written, then closes the file. */
+  close(): Promise<void>
 }
 
 /**
@@ -161,6 +171,7 @@ export const openAuditLog = (options: AuditLogOptions): AuditLog => {
   const maxBytes = options.maxBytes ?? 10 * 1024 * 1024
   const keep = options.keep ?? 5
   const now = options.now ?? (() => new Date())
+  const key = typeof options.key === "string" ? Buffer.from(options.key) : options.key
   const clear = options.clear ?? (() => false)
   let fd = openSync(options.file, "a", 0o600)
   let size = fstatSync(fd).size
@@ -177,24 +188,111 @@ export const openAuditLog = (options: AuditLogOptions): AuditLog => {
     size = 0
   }
   let closed = false
+  // The time text is made once per millisecond (records of one millisecond share it).
+  let lastMs = -1
+  let lastIso = ""
+  const timestamp = () => {
+    const date = now()
+    const ms = date.getTime()
+    if (ms !== lastMs) {
+      lastMs = ms
+      lastIso = date.toISOString()
+    }
+    return lastIso
+  }
+  /** Appends lines (each ending in a newline) synchronously, rotating as needed. */
+  const append = (lines: readonly string[]) => {
+    let chunk = ""
+    let chunkBytes = 0
+    for (const line of lines) {
+      const bytes = Buffer.byteLength(line)
+      if (size + chunkBytes > 0 && size + chunkBytes + bytes > maxBytes) {
+        if (chunk !== "") writeSync(fd, chunk)
+        chunk = ""
+        chunkBytes = 0
+        rotate()
+      }
+      chunk += line
+      chunkBytes += bytes
+    }
+    if (chunk !== "") writeSync(fd, chunk)
+    size += chunkBytes
+    if (options.fsync) fsyncSync(fd)
+  }
+  const lineOf = (entry: AuditEntry) => `{"ts":"${timestamp()}",${JSON.stringify(entry).slice(1)}\n`
+
+  // Group commit: a call's record is queued and written by one asynchronous write together with the
+  // records queued while the previous write was in flight; the call's answer waits for it. The event
+  // loop never blocks on the disk, and under load many records share one system call.
+  let queue: string[] = []
+  let queueDone: (() => void) | undefined
+  let queued: Promise<void> | undefined
+  let writing = false
+  let idle: (() => void) | undefined
+  const writeQueued = () => {
+    const lines = queue
+    const done = queueDone!
+    queue = []
+    queued = undefined
+    queueDone = undefined
+    writing = true
+    const finished = (error: unknown) => {
+      if (error) options.onError?.(error)
+      writing = false
+      done()
+      if (queued !== undefined) writeQueued()
+      else idle?.()
+    }
+    try {
+      // Rotation is rare and done synchronously; the last chunk of the batch is written asynchronously.
+      let chunk = ""
+      let chunkBytes = 0
+      for (const line of lines) {
+        const bytes = Buffer.byteLength(line)
+        if (size + chunkBytes > 0 && size + chunkBytes + bytes > maxBytes) {
+          if (chunk !== "") writeSync(fd, chunk)
+          size += chunkBytes
+          chunk = ""
+          chunkBytes = 0
+          rotate()
+        }
+        chunk += line
+        chunkBytes += bytes
+      }
+      size += chunkBytes
+      writeAsync(fd, chunk, null, "utf8", (error) => {
+        if (error || !options.fsync) finished(error)
+        else fdatasync(fd, finished)
+      })
+    } catch (error) {
+      finished(error)
+    }
+  }
   return {
     file: options.file,
     write: (entry) => {
       if (closed) return
-      const line = `${JSON.stringify({ ts: now().toISOString(), ...entry })}\n`
-      const bytes = Buffer.byteLength(line)
-      if (size > 0 && size + bytes > maxBytes) rotate()
-      writeSync(fd, line)
-      size += bytes
-      if (options.fsync) fsyncSync(fd)
+      append([lineOf(entry)])
+    },
+    commit: (entry) => {
+      if (closed) return Promise.resolve()
+      queue.push(lineOf(entry))
+      if (queued === undefined)
+        queued = new Promise<void>((resolve) => {
+          queueDone = resolve
+        })
+      const mine = queued
+      if (!writing) writeQueued()
+      return mine
     },
     hash: (value) =>
-      `hmac-sha256:${createHmac("sha256", options.key)
+      `hmac-sha256:${createHmac("sha256", key)
         .update(JSON.stringify(value) ?? "null")
         .digest("base64url")}`,
     clear,
-    close: () => {
+    close: async () => {
       if (closed) return
+      if (writing) await new Promise<void>((resolve) => (idle = resolve))
       closed = true
       closeSync(fd)
     },

@@ -115,7 +115,16 @@ export const createGatewayMetrics = (options: GatewayMetricsOptions = {}): Gatew
     buckets: BUCKETS,
     registers,
   })
-  const inFlight = new Gauge({ name: "toolplane_calls_in_flight", help: "Calls being served now", registers })
+  // A plain number on the hot path, read at scrape time.
+  let inFlightNow = 0
+  new Gauge({
+    name: "toolplane_calls_in_flight",
+    help: "Calls being served now",
+    registers,
+    collect() {
+      this.set(inFlightNow)
+    },
+  })
   const up = new Gauge({
     name: "toolplane_backend_up",
     help: "1 when the backend is connected, 0 while it is down or reconnecting",
@@ -229,11 +238,11 @@ export const createGatewayMetrics = (options: GatewayMetricsOptions = {}): Gatew
   return {
     registry,
     callStarted: () => {
-      inFlight.inc()
+      inFlightNow++
       otel?.inFlight.add(1)
     },
     callEnded: (tool, backend, outcome, totalSeconds, backendSeconds) => {
-      inFlight.dec()
+      inFlightNow--
       const label = toolLabel(tool)
       const key = `${label}\u0000${backend}\u0000${outcome}`
       let child = callChildren.get(key)

@@ -116,13 +116,14 @@ export const gatewayOperations = (options: OperationsOptions): Operations => {
   /** Backends lost (or down at start) and not back yet. */
   const lost = new Set<string>()
 
+  /** Records a call that ended; with an audit log, the promise of its record being in the file. */
   const finish = (
     request: CallToolRequest,
     ctx: ExecutionContext,
     state: CallState,
     result: ToolResult | undefined,
     error: unknown,
-  ) => {
+  ): Promise<void> | undefined => {
     calls.delete(ctx.callId)
     const ms = performance.now() - state.started
     const tool = String(request.name)
@@ -145,28 +146,29 @@ export const gatewayOperations = (options: OperationsOptions): Operations => {
       const clear = audit.clear(tool)
       const args = request.arguments ?? {}
       const scopes = callerScopes(ctx)
-      const record: Omit<CallRecord, "ts"> = {
+      // Absent members are undefined (JSON leaves them out): one object literal, no spreads per call.
+      const record = {
         type: "call",
         call_id: ctx.callId,
         caller,
-        ...(ctx.sessionId !== undefined ? { session: ctx.sessionId } : {}),
-        ...(scopes !== undefined ? { scopes } : {}),
+        session: ctx.sessionId,
+        scopes,
         tool,
         backend,
         decision: state.decision,
-        ...(state.channel !== undefined ? { decision_channel: state.channel } : {}),
+        decision_channel: state.channel,
         outcome,
         duration_ms: Math.round(ms * 1000) / 1000,
-        ...(clear ? { args } : { args_hmac: audit.hash(args) }),
-        ...(result === undefined ? {} : clear ? { result } : { result_hmac: audit.hash(result) }),
-        ...(error !== undefined && clear ? { error: messageOf(error) } : {}),
-      }
-      try {
-        audit.write(record)
-      } catch (e) {
-        log.error("audit.write_failed", { file: audit.file, error: messageOf(e) })
-      }
+        args_hmac: clear ? undefined : audit.hash(args),
+        args: clear ? args : undefined,
+        result_hmac: result === undefined || clear ? undefined : audit.hash(result),
+        result: clear ? result : undefined,
+        error: error !== undefined && clear ? messageOf(error) : undefined,
+      } as Omit<CallRecord, "ts">
+      // A failed write is reported through the log's onError; the call still answers.
+      return audit.commit(record)
     }
+    return undefined
   }
 
   const service = (inner: ToolService): ToolService => ({
@@ -193,17 +195,24 @@ export const gatewayOperations = (options: OperationsOptions): Operations => {
       try {
         promise = inner.callTool(request)
       } catch (error) {
-        finish(request, c, state, undefined, error)
-        throw error
+        const written = finish(request, c, state, undefined, error)
+        if (written === undefined) throw error
+        return written.then(() => {
+          throw error
+        })
       }
+      // With an audit log the answer waits until its record is in the file.
       return promise.then(
         (result) => {
-          finish(request, c, state, result, undefined)
-          return result
+          const written = finish(request, c, state, result, undefined)
+          return written === undefined ? result : written.then(() => result)
         },
         (error: unknown) => {
-          finish(request, c, state, undefined, error)
-          throw error
+          const written = finish(request, c, state, undefined, error)
+          if (written === undefined) throw error
+          return written.then(() => {
+            throw error
+          })
         },
       )
     },

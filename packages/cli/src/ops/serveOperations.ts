@@ -14,6 +14,20 @@ import type { Logger } from "./logger.js"
 import type { GatewayMetrics } from "./metrics.js"
 import { gatewayOperations, type Operations } from "./operations.js"
 
+/** Answers of `test` kept per tool id (bounded: a flood of unknown names starts the cache over). */
+const memo = (test: (tool: string) => boolean): ((tool: string) => boolean) => {
+  const known = new Map<string, boolean>()
+  return (tool) => {
+    let answer = known.get(tool)
+    if (answer === undefined) {
+      answer = test(tool)
+      if (known.size >= 10_000) known.clear()
+      known.set(tool, answer)
+    }
+    return answer
+  }
+}
+
 /**
  * What {@link openServeOperations} opened.
  *
@@ -25,7 +39,7 @@ export interface ServeOperations {
   readonly audit: AuditLog | undefined
   /** Whether calls are observed at all (metrics, audit or `--log-calls`); otherwise the service is left as is. */
   readonly observesCalls: boolean
-  close(): void
+  close(): Promise<void>
 }
 
 /**
@@ -74,7 +88,12 @@ export const openServeOperations = async (
         keep: a.keep,
         key: key ?? randomBytes(32),
         fsync: a.fsync,
-        ...(clear ? { clear: (tool: string) => clear({ id: tool } as Tool) } : {}),
+        onError: (error) =>
+          options.log.error("audit.write_failed", {
+            file,
+            error: (error as Error)?.message ?? String(error),
+          }),
+        ...(clear ? { clear: memo((tool: string) => clear({ id: tool } as Tool)) } : {}),
       })
     } catch (error) {
       throw new ConfigError({
@@ -96,6 +115,8 @@ export const openServeOperations = async (
     metrics,
     audit,
     observesCalls: metrics !== undefined || audit !== undefined || options.logCalls,
-    close: () => audit?.close(),
+    close: async () => {
+      await audit?.close()
+    },
   }
 }
