@@ -10,10 +10,11 @@
  * time per call is read from /proc.
  *
  * Env: BENCH_CONCURRENCY (default "1,32"), BENCH_ROUND_MS (default 2000), BENCH_ROUNDS (default 3),
- * BENCH_GATEWAY_NODE_ARGS, BENCH_GATEWAY_BUILD (see gatewayCommand.ts).
+ * BENCH_GATEWAY_NODE_ARGS, BENCH_GATEWAY_BUILD (see gatewayCommand.ts), BENCH_OPS_CANDIDATE
+ * ("both", default; "metrics" or "audit" to measure one of them alone).
  */
 import type { ChildProcess } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -38,6 +39,10 @@ const env = {
   TOOLPLANE_CURSOR_SECRET: "bench-cursor-secret-0123456789abcdef",
   TOOLPLANE_AUDIT_KEY: "bench-audit-key-0123456789abcdef",
 }
+
+const candidateKind = process.env.BENCH_OPS_CANDIDATE ?? "both"
+if (candidateKind !== "both" && candidateKind !== "metrics" && candidateKind !== "audit")
+  throw new RangeError(`BENCH_OPS_CANDIDATE must be "both", "metrics" or "audit", got "${candidateKind}"`)
 
 const connect = async (url: string): Promise<Client> => {
   const client = new Client({ name: "bench", version: "0" })
@@ -70,8 +75,10 @@ try {
     on,
     [
       '[server]\ntool_names = "name"',
-      '[metrics]\nlisten = "127.0.0.1:0"',
-      `[audit]\nfile = ${JSON.stringify(auditFile)}\nmax_bytes = 1073741824`,
+      candidateKind === "audit" ? "" : '[metrics]\nlisten = "127.0.0.1:0"',
+      candidateKind === "metrics"
+        ? ""
+        : `[audit]\nfile = ${JSON.stringify(auditFile)}\nmax_bytes = 1073741824`,
       ...backend,
     ].join("\n"),
   )
@@ -85,6 +92,7 @@ try {
     clients.push(client)
     return { pid: served.child.pid, client }
   }
+  const label = candidateKind === "both" ? "metrics + audit" : candidateKind
   const baseline = await serve(off)
   const candidate = await serve(on)
   const results = await compareLoad((side, concurrency) => {
@@ -99,16 +107,16 @@ try {
       },
     })
   }, settings)
-  const records = readFileSync(auditFile, "utf8").split("\n").length - 1
+  const records = candidateKind === "metrics" ? 0 : readFileSync(auditFile, "utf8").split("\n").length - 1
   console.log(
     heading(
       "Operating cost: gateway CPU per relayed call, metrics + audit on ÷ off",
-      `${settings.rounds} interleaved rounds × ${settings.roundMs} ms per cell, median of rounds; ${records} audit records (${(statSync(auditFile).size / 1e6).toFixed(1)} MB) written by the candidate`,
+      `${settings.rounds} interleaved rounds × ${settings.roundMs} ms per cell, median of rounds; ${records} audit records written by the candidate (${candidateKind})`,
     ),
   )
-  console.log(cpuTable(results, { baseline: "off", candidate: "metrics + audit" }))
+  console.log(cpuTable(results, { baseline: "off", candidate: label }))
   console.log("")
-  console.log(loadTable(results, { baseline: "off", candidate: "metrics + audit" }))
+  console.log(loadTable(results, { baseline: "off", candidate: label }))
 } finally {
   await Promise.all(clients.map((c) => c.close().catch(() => {})))
   await Promise.all([...gateways.map((g) => stopProcess(g)), stopProcess(upstream)])

@@ -1,8 +1,8 @@
 /**
  * The audit log: an append-only JSON-lines file with one record per tool call, approval decision,
  * configuration reload and authentication failure. A call's record is in the file before the call's
- * answer leaves the gateway (one asynchronous write carries the records queued while the previous one
- * was in flight), so a crash of the process (SIGKILL included) loses no record of an answered call; `fsync` additionally survives a power loss. Arguments and results are
+ * answer leaves the gateway (the records of calls ending in one turn of the event loop share one `write`
+ * at its end), so a crash of the process (SIGKILL included) loses no record of an answered call; `fsync` additionally survives a power loss. Arguments and results are
  * recorded as keyed hashes (HMAC-SHA256) unless the operator lists the tool in `clear`. The file rotates
  * by size (`file` → `file.1` → `file.2` …, `keep` old files).
  *
@@ -12,14 +12,12 @@ import { createHmac } from "node:crypto"
 import {
   closeSync,
   existsSync,
-  fdatasync,
   fstatSync,
   fsyncSync,
   openSync,
   readFileSync,
   renameSync,
   rmSync,
-  write as writeAsync,
   writeSync,
 } from "node:fs"
 
@@ -151,7 +149,7 @@ export interface AuditLog {
   write(entry: AuditEntry): void
   /**
    * Queues a record; the promise resolves once it is in the file (or its write failed: `onError`).
-   * Records queued while a write is in flight are written together by the next one (group commit).
+   * Records queued in one turn of the event loop are written together at its end (group commit).
    */
   commit(entry: AuditEntry): Promise<void>
   /** `hmac-sha256:<base64url>` of a value's JSON text. */
@@ -221,52 +219,24 @@ export const openAuditLog = (options: AuditLogOptions): AuditLog => {
   }
   const lineOf = (entry: AuditEntry) => `{"ts":"${timestamp()}",${JSON.stringify(entry).slice(1)}\n`
 
-  // Group commit: a call's record is queued and written by one asynchronous write together with the
-  // records queued while the previous write was in flight; the call's answer waits for it. The event
-  // loop never blocks on the disk, and under load many records share one system call.
+  // Group commit: records of calls that end in the same turn of the event loop are written together,
+  // with one write at the end of that turn (setImmediate), and their answers wait for it. A synchronous
+  // write costs a fraction of a thread-pool round trip per record; under load a turn ends many calls.
   let queue: string[] = []
   let queueDone: (() => void) | undefined
   let queued: Promise<void> | undefined
-  let writing = false
-  let idle: (() => void) | undefined
   const writeQueued = () => {
     const lines = queue
     const done = queueDone!
     queue = []
     queued = undefined
     queueDone = undefined
-    writing = true
-    const finished = (error: unknown) => {
-      if (error) options.onError?.(error)
-      writing = false
-      done()
-      if (queued !== undefined) writeQueued()
-      else idle?.()
-    }
     try {
-      // Rotation is rare and done synchronously; the last chunk of the batch is written asynchronously.
-      let chunk = ""
-      let chunkBytes = 0
-      for (const line of lines) {
-        const bytes = Buffer.byteLength(line)
-        if (size + chunkBytes > 0 && size + chunkBytes + bytes > maxBytes) {
-          if (chunk !== "") writeSync(fd, chunk)
-          size += chunkBytes
-          chunk = ""
-          chunkBytes = 0
-          rotate()
-        }
-        chunk += line
-        chunkBytes += bytes
-      }
-      size += chunkBytes
-      writeAsync(fd, chunk, null, "utf8", (error) => {
-        if (error || !options.fsync) finished(error)
-        else fdatasync(fd, finished)
-      })
+      if (!closed) append(lines)
     } catch (error) {
-      finished(error)
+      options.onError?.(error)
     }
+    done()
   }
   return {
     file: options.file,
@@ -277,13 +247,13 @@ export const openAuditLog = (options: AuditLogOptions): AuditLog => {
     commit: (entry) => {
       if (closed) return Promise.resolve()
       queue.push(lineOf(entry))
-      if (queued === undefined)
+      if (queued === undefined) {
         queued = new Promise<void>((resolve) => {
           queueDone = resolve
         })
-      const mine = queued
-      if (!writing) writeQueued()
-      return mine
+        setImmediate(writeQueued)
+      }
+      return queued
     },
     hash: (value) =>
       `hmac-sha256:${createHmac("sha256", key)
@@ -292,7 +262,7 @@ export const openAuditLog = (options: AuditLogOptions): AuditLog => {
     clear,
     close: async () => {
       if (closed) return
-      if (writing) await new Promise<void>((resolve) => (idle = resolve))
+      if (queued !== undefined) writeQueued()
       closed = true
       closeSync(fd)
     },
