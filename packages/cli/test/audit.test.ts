@@ -288,3 +288,21 @@ describe("audit file rotation", () => {
     }
   })
 })
+
+describe("audit hashes", () => {
+  it("are HMAC-SHA256 of the value's JSON text, for short and long keys and any text", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "toolplane-audit-hmac-"))
+    try {
+      for (const key of [KEY, "k".repeat(100)]) {
+        const log = openAuditLog({ file: join(dir, "a.jsonl"), key })
+        for (const value of [{ a: 1 }, "é✓ unicode", { big: "x".repeat(10_000) }, null])
+          expect(log.hash(value)).toBe(
+            `hmac-sha256:${createHmac("sha256", key).update(JSON.stringify(value)).digest("base64url")}`,
+          )
+        await log.close()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
