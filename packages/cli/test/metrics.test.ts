@@ -10,6 +10,13 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { metrics as otelMetrics } from "@opentelemetry/api"
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from "@opentelemetry/sdk-metrics"
 import parsePrometheusTextFormat, { type MetricFamily } from "parse-prometheus-text-format"
 import { afterAll, describe, expect, it } from "vitest"
 import { createGatewayMetrics } from "../src/ops/metrics.js"
@@ -216,6 +223,48 @@ describe("label cardinality", () => {
       expect(text.length).toBeLessThan(40_000)
     } finally {
       await endpoint.close()
+    }
+  })
+})
+
+describe("OpenTelemetry metrics", () => {
+  it("records the call instruments on a registered meter provider", async () => {
+    const reader = new PeriodicExportingMetricReader({
+      exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE),
+      exportIntervalMillis: 3_600_000,
+    })
+    const provider = new MeterProvider({ readers: [reader] })
+    otelMetrics.setGlobalMeterProvider(provider)
+    try {
+      const metrics = createGatewayMetrics()
+      for (const outcome of ["ok", "ok", "Timeout"]) {
+        metrics.callStarted()
+        metrics.callEnded("docs/read", "docs", outcome, 0.01, 0.004)
+      }
+      metrics.callStarted()
+      const { resourceMetrics } = await reader.collect()
+      const all = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics)
+      const byName = (name: string) => all.find((m) => m.descriptor.name === name)
+      const calls = byName("toolplane.calls")!.dataPoints.map((p) => [
+        p.attributes["toolplane.outcome"],
+        p.value,
+      ])
+      expect(calls.sort()).toEqual([
+        ["Timeout", 1],
+        ["ok", 2],
+      ])
+      expect(byName("toolplane.calls.in_flight")!.dataPoints[0]!.value).toBe(1)
+      const duration = byName("toolplane.call.duration")!.dataPoints[0]!.value as {
+        count: number
+        sum: number
+      }
+      expect(duration.count).toBe(3)
+      expect(duration.sum).toBeCloseTo(0.03)
+      const overhead = byName("toolplane.gateway.overhead")!.dataPoints[0]!.value as { sum: number }
+      expect(overhead.sum).toBeCloseTo(0.018)
+    } finally {
+      otelMetrics.disable()
+      await provider.shutdown()
     }
   })
 })
