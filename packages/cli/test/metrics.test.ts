@@ -89,7 +89,7 @@ describe("Prometheus metrics of toolplane serve (subprocess)", () => {
         "",
       ].join("\n"),
     )
-    gateway = await startOpsGateway(file, { env: { OPS_TOKEN: TOKEN } })
+    gateway = await startOpsGateway(file, { env: { OPS_TOKEN: TOKEN }, args: ["--log-calls"] })
     const authorization = { authorization: `Bearer ${TOKEN}` }
     const client = new Client({ name: "metrics", version: "1.0.0" })
     await client.connect(
@@ -191,6 +191,27 @@ describe("Prometheus metrics of toolplane serve (subprocess)", () => {
     expect(value(families, "toolplane_backend_up", { backend: "ops" })).toBe(1)
     expect(value(families, "toolplane_backend_tools", { backend: "ops" })).toBe(5)
     expect(value(families, "toolplane_prefetch_hits_total")).toBe(0)
+
+    // --log-calls: one line per call, with its outcome.
+    const callLines = gateway.lines().filter((l) => l.event === "call")
+    expect(callLines.map((l) => [l.tool, l.outcome, l.caller])).toEqual([
+      ["ops/echo", "ok", "ci"],
+      ["ops/echo", "ok", "ci"],
+      ["ops/echo", "ok", "ci"],
+      ["ops/soft_fail", "tool_error", "ci"],
+      ["ops/soft_fail", "tool_error", "ci"],
+      ["ops/crash", "ExecutionFailed", "ci"],
+      ["guarded/deploy", "ApprovalDenied", "ci"],
+      ["guarded/deploy", "ApprovalDenied", "ci"],
+      ["ops/slow", "Timeout", "ci"],
+      ["ops/nope", "ToolNotFound", "ci"],
+    ])
+    expect(
+      gateway
+        .lines()
+        .filter((l) => l.event === "auth.failed")
+        .map((l) => l.reason),
+    ).toContain("invalid_token")
   }, 60_000)
 })
 

@@ -113,7 +113,11 @@ export interface AuthFailureRecord extends Common {
   readonly description?: string
 }
 
-/** A record as handed to {@link AuditLog.write}: without its time, which the log adds. */
+/**
+ * A record as handed to {@link AuditLog.write}: without its time, which the log adds.
+ *
+ * @since 0.3.0
+ */
 export type AuditEntry = AuditRecord extends infer R ? (R extends AuditRecord ? Omit<R, "ts"> : never) : never
 
 /**

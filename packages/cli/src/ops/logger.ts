@@ -85,7 +85,7 @@ const jsonValue = (_key: string, value: unknown): unknown =>
  * A logger writing lines to `write`.
  *
  * @example
- * ```ts
+ * ```ts no-check
  * const log = createLogger({ format: "json", level: "info", write: (line) => process.stderr.write(line) })
  * log.warn("backend.lost", { backend: "docs", error: "EPIPE" })
  * ```

@@ -68,7 +68,11 @@ const OTEL_GLOBAL = Symbol.for("opentelemetry.js.api.1")
 const otelMetricsRegistered = (): boolean =>
   (globalThis as Record<symbol, { metrics?: unknown } | undefined>)[OTEL_GLOBAL]?.metrics !== undefined
 
-/** The folded tool label: the id itself for the first `max` distinct ids, then `"other"`. */
+/**
+ * The folded tool label: the id itself for the first `max` distinct ids, then `"other"`.
+ *
+ * @since 0.3.0
+ */
 export const toolLabeler = (max: number): ((tool: string) => string) => {
   const kept = new Set<string>()
   return (tool) => {

@@ -23,7 +23,7 @@ import {
 import { callerScopes, type McpHttpAuth } from "@toolplane/plugin-mcp"
 import type { GatewayEvent, GatewayObserver } from "../gateway.js"
 import type { ReloadOutcome } from "../liveGateway.js"
-import type { AuditLog, CallRecord } from "./audit.js"
+import type { AuditEntry, AuditLog, CallRecord } from "./audit.js"
 import type { Logger } from "./logger.js"
 import type { GatewayMetrics } from "./metrics.js"
 
@@ -416,6 +416,15 @@ export const gatewayOperations = (options: OperationsOptions): Operations => {
     },
   })
 
+  /** Writes a record now; a failure is logged, never thrown into the caller. */
+  const auditWrite = (entry: AuditEntry) => {
+    try {
+      audit?.write(entry)
+    } catch (e) {
+      log.error("audit.write_failed", { file: audit!.file, error: messageOf(e) })
+    }
+  }
+
   const reloaded = (file: string, trigger: string, outcome: ReloadOutcome): void => {
     metrics?.configReload(outcome.ok ? "applied" : "rejected")
     if (!outcome.ok) {
@@ -427,7 +436,7 @@ export const gatewayOperations = (options: OperationsOptions): Operations => {
         error: text,
         msg: `reload (${trigger}) rejected, still serving the previous configuration: ${text}`,
       })
-      audit?.write({ type: "reload", ok: false, trigger, error: text })
+      auditWrite({ type: "reload", ok: false, trigger, error: text })
       return
     }
     const parts = [
@@ -449,7 +458,7 @@ export const gatewayOperations = (options: OperationsOptions): Operations => {
         settings: outcome.restartNeeded,
         msg: `warning: ${outcome.restartNeeded.join(", ")} changed; takes effect after a restart`,
       })
-    audit?.write({
+    auditWrite({
       type: "reload",
       ok: true,
       trigger,
