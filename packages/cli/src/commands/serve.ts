@@ -13,6 +13,7 @@ import { loadConfig } from "../config/load.js"
 import type { GatewayConfig } from "../config/schema.js"
 import { type OpenGatewayOptions, openGateway } from "../gateway.js"
 import { type LiveGateway, liveGateway } from "../liveGateway.js"
+import { mountConsole } from "../ops/console.js"
 import { createLogger, LOG_LEVELS, type Logger, type LogLevel } from "../ops/logger.js"
 import { listenMetrics, mountMetrics } from "../ops/metricsEndpoint.js"
 import { openServeOperations, type ServeOperations } from "../ops/serveOperations.js"
@@ -191,6 +192,10 @@ export const serveCommand = defineCommand({
           naming,
           catalog: live.catalog,
         })
+        if (ctx.config.console.enabled)
+          log.warn("console.unavailable", {
+            msg: "warning: [console] needs --transport http; not served over stdio",
+          })
         log.info("gateway.start", {
           transport,
           tools: count,
@@ -264,6 +269,32 @@ export const serveCommand = defineCommand({
           log.info("metrics.mounted", {
             url: new URL(metricsConfig.path, url).href,
             msg: `metrics at ${new URL(metricsConfig.path, url).href}${auth ? " (bearer token required)" : ""}`,
+          })
+        }
+        if (ctx.config.console.enabled) {
+          mountConsole(handle.httpServer, {
+            auth,
+            scope: ctx.config.console.scope,
+            state: async () => {
+              const health = await live.current().health()
+              const lastReload = ops.operations.lastReload()
+              return {
+                backends: Object.entries(health).map(([name, h]) => ({
+                  name,
+                  healthy: h.healthy,
+                  tools: h.tools,
+                  ...(h.error !== undefined ? { error: h.error } : {}),
+                })),
+                calls: ops.operations.recentCalls(),
+                approvalsPending: ops.operations.pendingApprovals().length,
+                ...(lastReload ? { lastReload } : {}),
+              }
+            },
+          })
+          const consoleUrl = new URL("/console/", url).href
+          log.info("console.mounted", {
+            url: consoleUrl,
+            msg: `console at ${consoleUrl}${auth ? ` (token with scope "${ctx.config.console.scope}" required)` : ""}`,
           })
         }
         log.info("gateway.start", {

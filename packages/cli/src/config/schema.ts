@@ -349,6 +349,17 @@ export const AuditConfig = z.strictObject({
   fsync: z.boolean().default(false),
 })
 
+/**
+ * The read-only web console at `/console/` of the HTTP server (off by default). With `[server.auth]`, its
+ * data needs a token carrying `scope`.
+ *
+ * @since 0.3.0
+ */
+export const ConsoleConfig = z.strictObject({
+  enabled: z.boolean().default(false),
+  scope: z.string().min(1).default("admin"),
+})
+
 /** @since 0.1.0 */
 export const GatewayConfig = z
   .strictObject({
@@ -365,6 +376,7 @@ export const GatewayConfig = z
     log: LogConfig.prefault({}),
     metrics: MetricsConfig.optional(),
     audit: AuditConfig.prefault({}),
+    console: ConsoleConfig.prefault({}),
   })
   .superRefine((config, ctx) => {
     if (config.search.learn_from_use !== undefined && config.tool_exposure !== "search")

@@ -108,13 +108,14 @@ export const openServeOperations = async (
     ...(metrics ? { metrics } : {}),
     ...(audit ? { audit } : {}),
     logCalls: options.logCalls,
+    recentCalls: config.console.enabled ? 200 : 0,
   })
   if (metrics) metrics.pendingApprovalsSource(operations.pendingApprovals)
   return {
     operations,
     metrics,
     audit,
-    observesCalls: metrics !== undefined || audit !== undefined || options.logCalls,
+    observesCalls: metrics !== undefined || audit !== undefined || options.logCalls || config.console.enabled,
     close: async () => {
       await audit?.close()
     },
