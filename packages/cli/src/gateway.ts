@@ -25,7 +25,13 @@ import {
   tagsNone,
 } from "@toolplane/compose"
 import { fileIntentStore, type LearnOptions, searchMode } from "@toolplane/discovery"
-import { type AuthorizeCall, createRunner, type PrefetchOptions, type ToolRunner } from "@toolplane/exec"
+import {
+  type Approver,
+  type AuthorizeCall,
+  createRunner,
+  type PrefetchOptions,
+  type ToolRunner,
+} from "@toolplane/exec"
 import {
   type Backend,
   type BackendHealth,
@@ -71,6 +77,35 @@ export type GatewayEvent =
   | { readonly type: "warning"; readonly message: string }
   /** A decision about pinned tool definitions (a first sight, a change served or held). @since 0.3.0 */
   | { readonly type: "pin"; readonly decision: PinDecision }
+  /**
+   * A connected MCP backend's connection changed (lost, reconnecting, back, closed); also the
+   * reconnection attempts of a backend that was down at start. @since 0.3.0
+   */
+  | {
+      readonly type: "status"
+      readonly backend: string
+      readonly state: "connecting" | "connected" | "reconnecting" | "failed" | "closed" | "idle"
+      /** Failed attempts since the last connection. */
+      readonly attempts: number
+      /** Milliseconds until the next attempt, while reconnecting. */
+      readonly delayMs?: number
+      readonly error?: string
+      readonly tools: number
+    }
+  /** An MCP backend's tool list changed (`notifications/tools/list_changed`). @since 0.3.0 */
+  | { readonly type: "tools-changed"; readonly backend: string; readonly tools: number }
+
+/**
+ * Observation hooks of {@link openGateway} (metrics, audit): each wraps what it observes.
+ *
+ * @since 0.3.0
+ */
+export interface GatewayObserver {
+  /** Wraps every backend (before it is registered; reused backends keep their wrapper). */
+  readonly backend?: (backend: Backend) => Backend
+  /** Wraps the approver of the backends' `approval` modes; `mode` tells a backend's mode. */
+  readonly approver?: (approver: Approver, mode: (backend: string) => string | undefined) => Approver
+}
 
 /**
  * Options of {@link openGateway}.
@@ -147,6 +182,8 @@ export interface OpenGatewayOptions {
    * @since 0.3.0
    */
   readonly pins?: PinStore
+  /** Observation hooks (metrics, audit). @since 0.3.0 */
+  readonly observer?: GatewayObserver
 }
 
 /**
@@ -279,6 +316,7 @@ const makeBackend = async (
           )
     try {
       await (backend as McpBackend).connect()
+      watchStatus(config.name, backend as McpBackend, options.onEvent)
     } catch (raw) {
       // The likely cause and what to try, instead of the transport's bare "Request timed out".
       const error = new BackendUnavailable({
@@ -308,6 +346,25 @@ const makeBackend = async (
     backend = filterBackend(backend, (tool) => selection.admits(tool))
   }
   return pinBackend(backend, backendPinPolicy(config), options.pins)
+}
+
+/** Reports a connected MCP backend's connection changes and tool-list changes as gateway events. */
+const watchStatus = (name: string, backend: McpBackend, emit: OpenGatewayOptions["onEvent"]): void => {
+  if (emit === undefined) return
+  backend.onStatusChange((status) =>
+    emit({
+      type: "status",
+      backend: name,
+      state: status.state,
+      attempts: status.attempts,
+      ...(status.nextAttemptAt !== undefined
+        ? { delayMs: Math.max(0, status.nextAttemptAt - Date.now()) }
+        : {}),
+      ...(status.lastError !== undefined ? { error: status.lastError } : {}),
+      tools: status.tools,
+    }),
+  )
+  backend.onToolsChanged(() => emit({ type: "tools-changed", backend: name, tools: backend.status().tools }))
 }
 
 /** A backend that could not connect at start, kept for reconnection (`reconnect: true`). */
@@ -425,6 +482,7 @@ export const openGateway = async (
   }
   const pins = options.pins ?? pinStore()
   await pins.load(lockFilePath(config, baseDir, options.file), (decision) => emit({ type: "pin", decision }))
+  const observeBackend = options.observer?.backend
   const backends: Backend[] = []
   const failures: { name: string; error: unknown }[] = []
   /** Backends taken over from `reuse` (never closed here). */
@@ -442,14 +500,15 @@ export const openGateway = async (
       }
       emit({ type: "connecting", backend: b.name })
       try {
-        const backend = await makeBackend(b, i, { ...options, baseDir, pins })
+        const made = await makeBackend(b, i, { ...options, baseDir, pins })
+        const backend = observeBackend ? observeBackend(made) : made
         const tools = (await backend.toolSchemas()).length
         backends[i] = backend
         emit({ type: "connected", backend: b.name, tools, ms: Date.now() - started })
       } catch (error) {
         if (error instanceof DownBackend) {
           down.set(b.name, {
-            backend: error.backend,
+            backend: observeBackend ? observeBackend(error.backend) : error.backend,
             mcp: error.mcp,
             error: error.message,
             since: Date.now(),
@@ -518,7 +577,13 @@ export const openGateway = async (
     ...(options.authorization ? { authorize: options.authorization.authorize } : {}),
     backends: live,
     cursorCodec: codec,
-    ...(approvalModes.size > 0 ? { approver: gatewayApprover(approvalModes) } : {}),
+    ...(approvalModes.size > 0
+      ? {
+          approver: options.observer?.approver
+            ? options.observer.approver(gatewayApprover(approvalModes), (name) => approvalModes.get(name))
+            : gatewayApprover(approvalModes),
+        }
+      : {}),
     pageSize: config.server.page_size,
     ...(limits.call_timeout_ms !== undefined ? { defaultTimeoutMs: limits.call_timeout_ms } : {}),
     ...(limits.retries !== undefined
@@ -624,6 +689,17 @@ export const openGateway = async (
   /** Reconnects a down backend with exponential backoff; registers it (a tool-list change) once back. */
   const retry = (name: string, attempt: number) => {
     const delay = Math.min(maxDelay, initialDelay * 2 ** attempt) * (0.8 + Math.random() * 0.4)
+    const failed = down.get(name)
+    if (attempt > 0 && failed)
+      emit({
+        type: "status",
+        backend: name,
+        state: "reconnecting",
+        attempts: attempt,
+        delayMs: Math.round(delay),
+        error: failed.error,
+        tools: 0,
+      })
     const timer = setTimeout(async () => {
       const d = down.get(name)
       if (closed || !d) return
@@ -633,6 +709,7 @@ export const openGateway = async (
         if (closed) return
         await runner.register(d.backend)
         down.delete(name)
+        watchStatus(name, d.mcp, options.onEvent)
         emit({
           type: "connected",
           backend: name,

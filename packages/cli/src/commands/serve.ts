@@ -13,41 +13,27 @@ import { loadConfig } from "../config/load.js"
 import type { GatewayConfig } from "../config/schema.js"
 import type { OpenGatewayOptions } from "../gateway.js"
 import type { LiveGateway } from "../liveGateway.js"
+import { mountConsole } from "../ops/console.js"
+import { createLogger, LOG_LEVELS, type Logger, type LogLevel } from "../ops/logger.js"
+import { listenMetrics, mountMetrics } from "../ops/metricsEndpoint.js"
+import { openServeOperations, type ServeOperations } from "../ops/serveOperations.js"
 import type { PinStore } from "../pinStore.js"
 import type { ClosableReplicaBus } from "../postgresBus.js"
-import { progressPrinter } from "./shared.js"
 
 /**
  * Reloads the configuration when its file changes (debounced) or on SIGHUP; prints what changed, or
  * why the new configuration was rejected. Returns a function that stops watching.
  */
-const watchConfig = (ctx: CommandContext, live: LiveGateway, pins: PinStore): (() => void) => {
+const watchConfig = (
+  ctx: CommandContext,
+  live: LiveGateway,
+  pins: PinStore,
+  ops: ServeOperations,
+  log: Logger,
+): (() => void) => {
   const file = ctx.file
   const reload = (why: string) => {
-    live
-      .reload(() => loadConfig(file))
-      .then((outcome) => {
-        if (!outcome.ok) {
-          const error = outcome.error as Error
-          const text = error instanceof ConfigError ? `configuration error: ${error.message}` : error.message
-          ctx.io.stderr(
-            `toolplane: reload (${why}) rejected, still serving the previous configuration: ${text}\n`,
-          )
-          return
-        }
-        const parts = [
-          outcome.added.length > 0 ? `added ${outcome.added.join(", ")}` : "",
-          outcome.removed.length > 0 ? `removed ${outcome.removed.join(", ")}` : "",
-          outcome.changed.length > 0 ? `changed ${outcome.changed.join(", ")}` : "",
-        ].filter(Boolean)
-        ctx.io.stderr(
-          `toolplane: reloaded ${file} (${why}): ${parts.length > 0 ? parts.join("; ") : "backends unchanged"}; serving ${outcome.tools} tools\n`,
-        )
-        if (outcome.restartNeeded.length > 0)
-          ctx.io.stderr(
-            `toolplane: warning: ${outcome.restartNeeded.join(", ")} changed; takes effect after a restart\n`,
-          )
-      })
+    live.reload(() => loadConfig(file)).then((outcome) => ops.operations.reloaded(file, why, outcome))
   }
   let timer: ReturnType<typeof setTimeout> | undefined
   let watcher: FSWatcher | undefined
@@ -60,7 +46,7 @@ const watchConfig = (ctx: CommandContext, live: LiveGateway, pins: PinStore): ((
     })
     watcher.on("error", () => {})
   } catch {
-    ctx.io.stderr(`toolplane: warning: cannot watch ${file}; reload with SIGHUP\n`)
+    log.warn("config.watch_failed", { file, msg: `warning: cannot watch ${file}; reload with SIGHUP` })
   }
   const onHup = () => reload("SIGHUP")
   process.on("SIGHUP", onHup)
@@ -96,7 +82,7 @@ const untilSignal = (): Promise<string> =>
 export const serveCommand = defineCommand({
   name: "serve",
   summary:
-    "serve the configured gateway over MCP\n[--transport stdio|http] [--host 127.0.0.1] [--port N] [--http-transport raw|node|sdk] [--require-all-backends]",
+    "serve the configured gateway over MCP\n[--transport stdio|http] [--host 127.0.0.1] [--port N] [--http-transport raw|node|sdk] [--require-all-backends]\n[--log-format text|json] [--log-level debug|info|warn|error] [--log-calls]",
   maxPositionals: 0,
   flags: {
     transport: "string",
@@ -104,6 +90,9 @@ export const serveCommand = defineCommand({
     port: "string",
     "http-transport": "string",
     "require-all-backends": "boolean",
+    "log-format": "string",
+    "log-level": "string",
+    "log-calls": "boolean",
   },
   flagHelp: {
     transport: "stdio|http  how clients connect (default: server.transport, else stdio)",
@@ -150,6 +139,13 @@ export const serveCommand = defineCommand({
       throw new UsageError(`--http-transport must be "raw", "node" or "sdk", got "${httpTransport}"`)
     if (ctx.invocation.positionals.length > 0)
       throw new UsageError(`unexpected argument "${ctx.invocation.positionals[0]}"`)
+    const logFormat = values["log-format"] ?? ctx.config.log.format
+    if (logFormat !== "text" && logFormat !== "json")
+      throw new UsageError(`--log-format must be "text" or "json", got "${logFormat}"`)
+    const logLevel = values["log-level"] ?? ctx.config.log.level
+    if (!(LOG_LEVELS as readonly string[]).includes(logLevel))
+      throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}, got "${logLevel}"`)
+    const log = createLogger({ format: logFormat, level: logLevel as LogLevel, write: ctx.io.stderr })
 
     const authConfig = ctx.config.server.auth
     if (transport === "http" && !authConfig && !isLoopbackHost(host))
@@ -159,6 +155,13 @@ export const serveCommand = defineCommand({
         file: ctx.file,
       })
     const baseDir = dirname(ctx.file)
+    const ops = await openServeOperations(ctx.config, {
+      log,
+      logCalls: values["log-calls"] === true || ctx.config.log.calls,
+      env: ctx.io.env,
+      baseDir,
+      file: ctx.file,
+    })
     const reconnect = values["require-all-backends"] !== true
     const pins = pinStore({ record: true })
     const openWith = (config: GatewayConfig, extra: Partial<OpenGatewayOptions>) =>
@@ -166,7 +169,8 @@ export const serveCommand = defineCommand({
         file: ctx.file,
         baseDir,
         env: ctx.io.env,
-        onEvent: progressPrinter(ctx.io),
+        onEvent: ops.operations.onEvent,
+        ...(ops.observesCalls ? { observer: ops.operations.observer } : {}),
         warnRandomCursorKey: true,
         singleClient: transport === "stdio",
         // A backend down at start is served without (and reconnected) unless --require-all-backends.
@@ -181,14 +185,23 @@ export const serveCommand = defineCommand({
           : {}),
         ...extra,
       })
-    const live = await liveGateway(ctx.config, {
-      open: openWith,
-      transport,
-      env: ctx.io.env,
-      baseDir,
-      file: ctx.file,
-    })
-    const { service, auth } = live
+    let live: LiveGateway
+    try {
+      live = await liveGateway(ctx.config, {
+        open: openWith,
+        transport,
+        env: ctx.io.env,
+        baseDir,
+        file: ctx.file,
+      })
+    } catch (error) {
+      await ops.close()
+      throw error
+    }
+    const service = ops.observesCalls ? ops.operations.service(live.service) : live.service
+    const auth = live.auth ? ops.operations.auth(live.auth) : undefined
+    ops.metrics?.prefetchSource(() => live.current().runner.prefetch?.stats())
+    let metricsListener: Awaited<ReturnType<typeof listenMetrics>> | undefined
     const serverInfo = { name: ctx.config.server.name, version: "0.1.0" }
     const watch = (notify: () => void) => live.watch(notify)
     const naming = ctx.config.server.tool_names
@@ -196,8 +209,19 @@ export const serveCommand = defineCommand({
     const cacheHints = cache
       ? { listTtlMs: cache.list_ttl_ms, readTtlMs: cache.read_ttl_ms, scope: cache.cache_scope }
       : undefined
-    const stopReloading = watchConfig(ctx, live, pins)
+    const stopReloading = watchConfig(ctx, live, pins, ops, log)
     try {
+      const metricsConfig = ctx.config.metrics
+      if (ops.metrics && metricsConfig?.listen !== undefined) {
+        try {
+          metricsListener = await listenMetrics(ops.metrics.registry, metricsConfig.listen)
+        } catch (error) {
+          throw new UsageError(
+            `cannot listen for metrics on ${metricsConfig.listen}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message} (set metrics.listen in ${ctx.file})`,
+          )
+        }
+        log.info("metrics.listening", { url: metricsListener.url, msg: `metrics at ${metricsListener.url}` })
+      }
       const count = (await listAllTools(live.current().service)).length
       if (transport === "stdio") {
         const handle = await serveStdio(service, {
@@ -207,8 +231,17 @@ export const serveCommand = defineCommand({
           catalog: live.catalog,
           ...(cacheHints ? { cacheHints } : {}),
         })
-        ctx.io.stderr(`toolplane: serving ${count} tools over stdio (MCP); waiting for a client on stdin\n`)
-        await Promise.race([handle.closed, untilSignal()])
+        if (ctx.config.console.enabled)
+          log.warn("console.unavailable", {
+            msg: "warning: [console] needs --transport http; not served over stdio",
+          })
+        log.info("gateway.start", {
+          transport,
+          tools: count,
+          msg: `serving ${count} tools over stdio (MCP); waiting for a client on stdin`,
+        })
+        const ended = await Promise.race([handle.closed.then(() => "stdin closed"), untilSignal()])
+        log.info("gateway.shutdown", { reason: ended, msg: `${ended}, shutting down` })
         await handle.close()
       } else {
         const server = ctx.config.server
@@ -238,10 +271,10 @@ export const serveCommand = defineCommand({
           bus = await postgresReplicaBus({
             connectionString: url,
             channel: server.replicas.channel,
-            onError: (error) =>
-              ctx.io.stderr(
-                `toolplane: replica bus: ${error instanceof Error ? error.message : String(error)}\n`,
-              ),
+            onError: (error) => {
+              const message = error instanceof Error ? error.message : String(error)
+              log.error("replica_bus.error", { error: message, msg: `replica bus: ${message}` })
+            },
           })
         }
         let handle: Awaited<ReturnType<typeof serveHttp>>
@@ -275,26 +308,67 @@ export const serveCommand = defineCommand({
         const url = /^(0\.0\.0\.0|::|\[::\])$/.test(host)
           ? handle.url.replace(/\/\/[^/]+/, `//127.0.0.1:${handle.port}`)
           : handle.url
-        ctx.io.stderr(
-          [
-            `toolplane: serving ${count} tools over MCP Streamable HTTP at ${url}${url === handle.url ? "" : ` (bound to all interfaces on ${host})`}`,
-            "toolplane: connect a client, for example:",
-            `  npx @modelcontextprotocol/inspector --transport http --server-url ${url}`,
-            `  or in code: new StreamableHTTPClientTransport(new URL("${url}"))`,
-            "toolplane: press Ctrl+C to stop",
-            "",
-          ].join("\n"),
-        )
+        if (ops.metrics && metricsConfig?.path !== undefined) {
+          mountMetrics(handle.httpServer, metricsConfig.path, ops.metrics.registry, auth)
+          log.info("metrics.mounted", {
+            url: new URL(metricsConfig.path, url).href,
+            msg: `metrics at ${new URL(metricsConfig.path, url).href}${auth ? " (bearer token required)" : ""}`,
+          })
+        }
+        if (ctx.config.console.enabled) {
+          mountConsole(handle.httpServer, {
+            auth,
+            scope: ctx.config.console.scope,
+            state: async () => {
+              const health = await live.current().health()
+              const lastReload = ops.operations.lastReload()
+              return {
+                backends: Object.entries(health).map(([name, h]) => ({
+                  name,
+                  healthy: h.healthy,
+                  tools: h.tools,
+                  ...(h.error !== undefined ? { error: h.error } : {}),
+                })),
+                calls: ops.operations.recentCalls(),
+                approvalsPending: ops.operations.pendingApprovals().length,
+                ...(lastReload ? { lastReload } : {}),
+              }
+            },
+          })
+          const consoleUrl = new URL("/console/", url).href
+          log.info("console.mounted", {
+            url: consoleUrl,
+            msg: `console at ${consoleUrl}${auth ? ` (token with scope "${ctx.config.console.scope}" required)` : ""}`,
+          })
+        }
+        log.info("gateway.start", {
+          transport,
+          tools: count,
+          url,
+          msg: `serving ${count} tools over MCP Streamable HTTP at ${url}${url === handle.url ? "" : ` (bound to all interfaces on ${host})`}`,
+        })
+        if (log.format === "text")
+          ctx.io.stderr(
+            [
+              "toolplane: connect a client, for example:",
+              `  npx @modelcontextprotocol/inspector --transport http --server-url ${url}`,
+              `  or in code: new StreamableHTTPClientTransport(new URL("${url}"))`,
+              "toolplane: press Ctrl+C to stop",
+              "",
+            ].join("\n"),
+          )
         const signal = await untilSignal()
-        ctx.io.stderr(`toolplane: ${signal} received, shutting down\n`)
+        log.info("gateway.shutdown", { reason: signal, msg: `${signal} received, shutting down` })
         await handle.close()
         await bus?.close()
       }
       return EXIT.ok
     } finally {
       stopReloading()
+      await metricsListener?.close()
       await live.close()
       await pins.flush()
+      await ops.close()
     }
   },
 })

@@ -380,6 +380,68 @@ export const SkillConfig = z.strictObject({
   output: z.string().optional(),
 })
 
+/**
+ * Operating `toolplane serve`: the operator log (`[log]`), the Prometheus endpoint (`[metrics]`, off
+ * unless `listen` or `path` is set) and the audit log (`[audit]`, off unless `file` is set).
+ *
+ * @since 0.3.0
+ */
+export const LogConfig = z.strictObject({
+  format: z.enum(["text", "json"]).default("text"),
+  level: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  /** One line per completed call (otherwise only failures of interest are logged). */
+  calls: z.boolean().default(false),
+})
+/** @since 0.3.0 */
+export const MetricsConfig = z
+  .strictObject({
+    /** A listener of its own, `host:port` (e.g. `"127.0.0.1:9464"`). */
+    listen: z
+      .string()
+      .regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:]+):\d{1,5}$/, { message: 'must be "host:port"' })
+      .optional(),
+    /** Or a path on the main HTTP server (e.g. `"/metrics"`; behind `[server.auth]` when configured). */
+    path: z
+      .string()
+      .regex(/^\/[^\s?#]*$/, { message: 'must be a path starting with "/"' })
+      .optional(),
+    /** Distinct tool label values kept; calls of further tools are counted under `tool="other"`. */
+    max_tools: z.number().int().min(1).max(100_000).default(500),
+  })
+  .refine((m) => !(m.listen !== undefined && m.path !== undefined), {
+    message: "set listen or path, not both",
+  })
+/** @since 0.3.0 */
+export const AuditConfig = z.strictObject({
+  /** The JSON-lines file (relative to the config file); unset: no audit log. */
+  file: z.string().min(1).optional(),
+  /** Rotate when the file would grow past this many bytes (to `file.1`, `file.2`, …). */
+  max_bytes: z
+    .number()
+    .int()
+    .min(4096)
+    .default(10 * 1024 * 1024),
+  /** Rotated files kept. */
+  keep: z.number().int().min(0).max(1000).default(5),
+  /** Environment variable with the HMAC key of argument and result hashes (16+ characters). */
+  key_env: z.string().default("TOOLPLANE_AUDIT_KEY"),
+  /** Tool ids or patterns whose arguments and results are recorded in clear. */
+  clear: z.array(pattern).default([]),
+  /** fsync each record (survives a power loss; each record is written before the call answers anyway). */
+  fsync: z.boolean().default(false),
+})
+
+/**
+ * The read-only web console at `/console/` of the HTTP server (off by default). With `[server.auth]`, its
+ * data needs a token carrying `scope`.
+ *
+ * @since 0.3.0
+ */
+export const ConsoleConfig = z.strictObject({
+  enabled: z.boolean().default(false),
+  scope: z.string().min(1).default("admin"),
+})
+
 /** @since 0.1.0 */
 export const GatewayConfig = z
   .strictObject({
@@ -395,6 +457,11 @@ export const GatewayConfig = z
     prefetch: PrefetchConfig.prefault({}),
     durable: DurableConfig.prefault({}),
     skills: z.array(SkillConfig).default([]),
+
+    log: LogConfig.prefault({}),
+    metrics: MetricsConfig.optional(),
+    audit: AuditConfig.prefault({}),
+    console: ConsoleConfig.prefault({}),
   })
   .superRefine((config, ctx) => {
     if (config.search.learn_from_use !== undefined && config.tool_exposure !== "search")

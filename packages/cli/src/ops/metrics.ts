@@ -1,0 +1,322 @@
+/**
+ * The gateway's metrics: Prometheus instruments (`prom-client`, its own registry, served as the text
+ * exposition format) and, when an OpenTelemetry SDK has registered a meter provider, the same call
+ * instruments as OpenTelemetry metrics. Label values are bounded: backends and outcomes are finite
+ * sets, and tools beyond `maxTools` distinct ids are counted as `tool="other"`.
+ *
+ * @since 0.3.0
+ */
+import {
+  type Attributes,
+  metrics,
+  type Counter as OtelCounter,
+  type Histogram as OtelHistogram,
+} from "@opentelemetry/api"
+import type { PrefetchStats } from "@toolplane/exec"
+import { Counter, Gauge, Histogram, Registry } from "prom-client"
+
+/**
+ * Everything the gateway reports to metrics.
+ *
+ * @since 0.3.0
+ */
+export interface GatewayMetrics {
+  /** The Prometheus registry (`registry.metrics()` is the exposition text). */
+  readonly registry: Registry
+  callStarted(): void
+  /**
+   * A call ended. `totalSeconds` is the whole call as the gateway served it; `backendSeconds` the time
+   * spent in backends (undefined when no backend was reached).
+   */
+  callEnded(
+    tool: string,
+    backend: string,
+    outcome: string,
+    totalSeconds: number,
+    backendSeconds: number | undefined,
+  ): void
+  backendUp(backend: string, up: boolean): void
+  backendReconnect(backend: string): void
+  backendTools(backend: string, tools: number): void
+  approvalDecided(decision: "approved" | "denied", channel: string): void
+  authFailure(reason: string): void
+  configReload(result: "applied" | "rejected"): void
+  sandboxLimit(limit: string): void
+  /** Reads prefetch counters (the current gateway's runner; summed over reloads). */
+  prefetchSource(read: () => PrefetchStats | undefined): void
+  /** Reads the approvals waiting now (their start times, epoch ms). */
+  pendingApprovalsSource(read: () => readonly number[]): void
+}
+
+/**
+ * Options of {@link createGatewayMetrics}.
+ *
+ * @since 0.3.0
+ */
+export interface GatewayMetricsOptions {
+  /** Distinct tool label values kept before folding into `"other"`. Default 500. */
+  readonly maxTools?: number
+  /** Mirror the call instruments as OpenTelemetry metrics when a meter provider is registered. Default true. */
+  readonly otel?: boolean
+}
+
+/** Seconds: from 0.5 ms (an in-process call) to 60 s. */
+const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
+const OTEL_GLOBAL = Symbol.for("opentelemetry.js.api.1")
+
+/** Whether an OpenTelemetry SDK registered a meter provider (the API's global holds a "metrics" entry). */
+const otelMetricsRegistered = (): boolean =>
+  (globalThis as Record<symbol, { metrics?: unknown } | undefined>)[OTEL_GLOBAL]?.metrics !== undefined
+
+/**
+ * The folded tool label: the id itself for the first `max` distinct ids, then `"other"`.
+ *
+ * @since 0.3.0
+ */
+export const toolLabeler = (max: number): ((tool: string) => string) => {
+  const kept = new Set<string>()
+  return (tool) => {
+    if (kept.has(tool)) return tool
+    if (kept.size >= max) return "other"
+    kept.add(tool)
+    return tool
+  }
+}
+
+/**
+ * Creates the instruments on a fresh registry.
+ *
+ * @since 0.3.0
+ */
+export const createGatewayMetrics = (options: GatewayMetricsOptions = {}): GatewayMetrics => {
+  const registry = new Registry()
+  const toolLabel = toolLabeler(options.maxTools ?? 500)
+  const registers = [registry]
+  const calls = new Counter({
+    name: "toolplane_calls_total",
+    help: "Tool calls served, by tool (folded past metrics.max_tools into other), backend and outcome (ok, tool_error, or the error's tag)",
+    labelNames: ["tool", "backend", "outcome"] as const,
+    registers,
+  })
+  const duration = new Histogram({
+    name: "toolplane_call_duration_seconds",
+    help: "Whole call as served by the gateway, by backend",
+    labelNames: ["backend"] as const,
+    buckets: BUCKETS,
+    registers,
+  })
+  const backendDuration = new Histogram({
+    name: "toolplane_backend_duration_seconds",
+    help: "Time spent in the backend (every attempt) of calls that reached one",
+    labelNames: ["backend"] as const,
+    buckets: BUCKETS,
+    registers,
+  })
+  const overhead = new Histogram({
+    name: "toolplane_gateway_overhead_seconds",
+    help: "Gateway time of calls that reached a backend: the whole call minus backend time",
+    labelNames: ["backend"] as const,
+    buckets: BUCKETS,
+    registers,
+  })
+  // A plain number on the hot path, read at scrape time.
+  let inFlightNow = 0
+  new Gauge({
+    name: "toolplane_calls_in_flight",
+    help: "Calls being served now",
+    registers,
+    collect() {
+      this.set(inFlightNow)
+    },
+  })
+  const up = new Gauge({
+    name: "toolplane_backend_up",
+    help: "1 when the backend is connected, 0 while it is down or reconnecting",
+    labelNames: ["backend"] as const,
+    registers,
+  })
+  const reconnects = new Counter({
+    name: "toolplane_backend_reconnects_total",
+    help: "Times a backend came back after being lost or down at start",
+    labelNames: ["backend"] as const,
+    registers,
+  })
+  const tools = new Gauge({
+    name: "toolplane_backend_tools",
+    help: "Tools a backend serves",
+    labelNames: ["backend"] as const,
+    registers,
+  })
+  const approvals = new Counter({
+    name: "toolplane_approval_decisions_total",
+    help: "Approval decisions, by decision and channel (elicit, config)",
+    labelNames: ["decision", "channel"] as const,
+    registers,
+  })
+  const auth = new Counter({
+    name: "toolplane_auth_failures_total",
+    help: "Refused bearer tokens, by reason",
+    labelNames: ["reason"] as const,
+    registers,
+  })
+  const reloads = new Counter({
+    name: "toolplane_config_reloads_total",
+    help: "Configuration reloads, by result",
+    labelNames: ["result"] as const,
+    registers,
+  })
+  const sandboxRuns = new Counter({
+    name: "toolplane_sandbox_runs_total",
+    help: "Code-mode programs run, by outcome",
+    labelNames: ["outcome"] as const,
+    registers,
+  })
+  const sandboxLimits = new Counter({
+    name: "toolplane_sandbox_limit_hits_total",
+    help: "Code-mode programs stopped by a limit (SandboxTimeout, SandboxMemory, SandboxLimit)",
+    labelNames: ["limit"] as const,
+    registers,
+  })
+
+  // Prefetch counters live in the runner; read at scrape time and summed over reloads (each reload
+  // makes a new runner whose counters start at zero).
+  let readPrefetch: () => PrefetchStats | undefined = () => undefined
+  const prefetchTotals = { issued: 0, hits: 0, wasted: 0 }
+  let lastPrefetch: PrefetchStats | undefined
+  const syncPrefetch = () => {
+    const stats = readPrefetch()
+    if (stats === undefined) return
+    const base = lastPrefetch !== undefined && stats.issued >= lastPrefetch.issued ? lastPrefetch : undefined
+    prefetchTotals.issued += stats.issued - (base?.issued ?? 0)
+    prefetchTotals.hits += stats.hits - (base?.hits ?? 0)
+    prefetchTotals.wasted += stats.wasted - (base?.wasted ?? 0)
+    lastPrefetch = stats
+  }
+  const prefetchCounter = (key: keyof typeof prefetchTotals, help: string) =>
+    new Counter({
+      name: `toolplane_prefetch_${key}_total`,
+      help,
+      registers,
+      collect() {
+        if (key === "issued") syncPrefetch()
+        this.reset()
+        this.inc(prefetchTotals[key])
+      },
+    })
+  // "issued" is registered first so its collect() reads the stats before hits and wasted are reported.
+  prefetchCounter("issued", "Speculative calls started")
+  prefetchCounter(
+    "hits",
+    "Calls answered from a prefetch (the gateway's only answers without a backend call)",
+  )
+  prefetchCounter("wasted", "Speculative calls whose result was never served")
+
+  let readPending: () => readonly number[] = () => []
+  new Gauge({
+    name: "toolplane_approvals_pending",
+    help: "Approval questions waiting for an answer",
+    registers,
+    collect() {
+      this.set(readPending().length)
+    },
+  })
+  new Gauge({
+    name: "toolplane_approval_oldest_pending_seconds",
+    help: "Age of the oldest approval question waiting (0 when none)",
+    registers,
+    collect() {
+      const pending = readPending()
+      this.set(pending.length === 0 ? 0 : (Date.now() - Math.min(...pending)) / 1000)
+    },
+  })
+
+  // Children cached per label set: prom-client hashes the label object on every inc otherwise.
+  const callChildren = new Map<string, ReturnType<typeof calls.labels>>()
+  const histChildren = new Map<
+    string,
+    readonly [Histogram.Internal<"backend">, Histogram.Internal<"backend">, Histogram.Internal<"backend">]
+  >()
+
+  const otel = options.otel !== false && otelMetricsRegistered() ? otelInstruments() : undefined
+
+  return {
+    registry,
+    callStarted: () => {
+      inFlightNow++
+      otel?.inFlight.add(1)
+    },
+    callEnded: (tool, backend, outcome, totalSeconds, backendSeconds) => {
+      inFlightNow--
+      const label = toolLabel(tool)
+      const key = `${label}\u0000${backend}\u0000${outcome}`
+      let child = callChildren.get(key)
+      if (child === undefined) {
+        child = calls.labels(label, backend, outcome)
+        callChildren.set(key, child)
+      }
+      child.inc()
+      let hist = histChildren.get(backend)
+      if (hist === undefined) {
+        hist = [duration.labels(backend), backendDuration.labels(backend), overhead.labels(backend)] as const
+        histChildren.set(backend, hist)
+      }
+      hist[0].observe(totalSeconds)
+      if (backendSeconds !== undefined) {
+        hist[1].observe(backendSeconds)
+        hist[2].observe(Math.max(0, totalSeconds - backendSeconds))
+      }
+      if (tool.endsWith("/execute_code")) sandboxRuns.labels(outcome).inc()
+      if (otel !== undefined) {
+        const attributes: Attributes = {
+          "toolplane.tool": label,
+          "toolplane.backend": backend,
+          "toolplane.outcome": outcome,
+        }
+        otel.inFlight.add(-1)
+        otel.calls.add(1, attributes)
+        otel.duration.record(totalSeconds, { "toolplane.backend": backend })
+        if (backendSeconds !== undefined) {
+          otel.backend.record(backendSeconds, { "toolplane.backend": backend })
+          otel.overhead.record(Math.max(0, totalSeconds - backendSeconds), { "toolplane.backend": backend })
+        }
+      }
+    },
+    backendUp: (backend, isUp) => up.labels(backend).set(isUp ? 1 : 0),
+    backendReconnect: (backend) => reconnects.labels(backend).inc(),
+    backendTools: (backend, n) => tools.labels(backend).set(n),
+    approvalDecided: (decision, channel) => approvals.labels(decision, channel).inc(),
+    authFailure: (reason) => auth.labels(reason).inc(),
+    configReload: (result) => reloads.labels(result).inc(),
+    sandboxLimit: (limit) => sandboxLimits.labels(limit).inc(),
+    prefetchSource: (read) => {
+      readPrefetch = read
+    },
+    pendingApprovalsSource: (read) => {
+      readPending = read
+    },
+  }
+}
+
+interface OtelInstruments {
+  readonly calls: OtelCounter
+  readonly inFlight: ReturnType<ReturnType<typeof metrics.getMeter>["createUpDownCounter"]>
+  readonly duration: OtelHistogram
+  readonly backend: OtelHistogram
+  readonly overhead: OtelHistogram
+}
+
+/** The call instruments on the global OpenTelemetry meter provider (`toolplane.*`, seconds). */
+const otelInstruments = (): OtelInstruments => {
+  const meter = metrics.getMeter("@toolplane/cli", "0.3.0")
+  const histogram = (name: string, description: string) =>
+    meter.createHistogram(name, { description, unit: "s", advice: { explicitBucketBoundaries: BUCKETS } })
+  return {
+    calls: meter.createCounter("toolplane.calls", { description: "Tool calls served", unit: "{call}" }),
+    inFlight: meter.createUpDownCounter("toolplane.calls.in_flight", {
+      description: "Calls being served now",
+    }),
+    duration: histogram("toolplane.call.duration", "Whole call as served by the gateway"),
+    backend: histogram("toolplane.backend.duration", "Time spent in the backend"),
+    overhead: histogram("toolplane.gateway.overhead", "Gateway time of calls that reached a backend"),
+  }
+}
