@@ -48,6 +48,14 @@ export interface AuthInfo {
   readonly expiresAt?: number
 }
 
+/**
+ * Who a session belongs to: the client and the token's scopes, so that another token of the same client
+ * holding other scopes (which would see other resources, and get their updates on the GET stream) cannot
+ * use it. `undefined` without authentication.
+ */
+export const sessionOwner = (authInfo: AuthInfo | undefined): string | undefined =>
+  authInfo === undefined ? undefined : JSON.stringify([authInfo.clientId, [...authInfo.scopes].sort()])
+
 type RequestId = string | number
 type Message = Record<string, unknown> & { method?: string; id?: RequestId | null }
 
@@ -879,7 +887,7 @@ export class NodeSessions {
     if (sessionId === undefined)
       return jsonRpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required")
     if (this.#badVersion(known, res)) return
-    const session = await this.#session(sessionId, authInfo?.clientId)
+    const session = await this.#session(sessionId, sessionOwner(authInfo))
     if (session === "full") return jsonRpcError(res, 503, -32000, "Too many sessions")
     if (session === undefined) return jsonRpcError(res, 404, -32001, "Session not found")
     if (method === "GET") return session.openStream(res)
@@ -970,7 +978,7 @@ export class NodeSessions {
     if (sessionId === undefined)
       return jsonRpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required")
     if (this.#badVersion(known, res)) return
-    const clientId = authInfo?.clientId
+    const clientId = sessionOwner(authInfo)
     const here = this.#sessions.get(sessionId)
     if (here === undefined)
       return this.#toSession(sessionId, messages as Message[], batch, req, res, authInfo)
@@ -989,7 +997,7 @@ export class NodeSessions {
     res: EdgeResponse,
     authInfo: AuthInfo | undefined,
   ): Promise<void> {
-    const session = await this.#session(sessionId, authInfo?.clientId)
+    const session = await this.#session(sessionId, sessionOwner(authInfo))
     if (session === "full") return jsonRpcError(res, 503, -32000, "Too many sessions")
     if (session === undefined) return jsonRpcError(res, 404, -32001, "Session not found")
     session.receive(messages, batch, req, res, authInfo)
@@ -1005,7 +1013,7 @@ export class NodeSessions {
     authInfo: AuthInfo | undefined,
   ): Promise<void> {
     const sessionId = known.sessionId
-    const clientId = authInfo?.clientId
+    const clientId = sessionOwner(authInfo)
     if (sessionId !== undefined) {
       const session = await this.#session(sessionId, clientId)
       return session === undefined
