@@ -2,7 +2,8 @@
  * A session belongs to the token that opened it, not only to its client: two tokens of one client that
  * hold different scopes (or two users of one OAuth client) must not use each other's sessions. Token B
  * takes over the GET stream of a session token A opened and subscribed on, and would receive the updates
- * of a resource that B's scopes do not show. Real SDK servers and `serveHttp` over loopback.
+ * of a resource that B's scopes do not show; and one user's JWT must not open another user's session of
+ * the same OAuth client. Real SDK servers and `serveHttp` over loopback.
  */
 import { randomUUID } from "node:crypto"
 import { createServer, type Server as HttpServer } from "node:http"
@@ -13,9 +14,11 @@ import { SubscribeRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { resourceCatalog } from "@toolplane/compose"
 import { createRunner } from "@toolplane/exec"
 import { makeCursorCodec, resourceProviderOf } from "@toolplane/foundation"
+import { exportJWK, generateKeyPair, SignJWT } from "jose"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   callerScopes,
+  jwtAuth,
   type McpBackend,
   type McpHttpServerHandle,
   mcpBackend,
@@ -183,3 +186,67 @@ describe.each(["node", "raw", "sdk"] as const)(
     })
   },
 )
+
+describe("a session opened by one user of an OAuth client, used by another user of it", () => {
+  let server: McpHttpServerHandle
+  let privateKey: Awaited<ReturnType<typeof generateKeyPair>>["privateKey"]
+
+  const token = (sub: string) =>
+    new SignJWT({ client_id: "shared-app", sub, scope: "mcp" })
+      .setProtectedHeader({ alg: "ES256", kid: "k1" })
+      .setIssuer("https://issuer.test")
+      .setAudience("https://gateway.test")
+      .setIssuedAt()
+      .setExpirationTime("5m")
+      .sign(privateKey)
+
+  beforeAll(async () => {
+    const pair = await generateKeyPair("ES256")
+    privateKey = pair.privateKey
+    const runner = createRunner({ backends: [] })
+    await runner.ready()
+    server = await serveHttp(runner, {
+      auth: jwtAuth({
+        jwks: { keys: [{ ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "ES256" }] },
+        issuer: "https://issuer.test",
+        audience: "https://gateway.test",
+      }),
+      resourceUrl: "https://gateway.test",
+    })
+  })
+
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  it("binds the session to the token's subject, not only to the client id", async () => {
+    const send = async (bearer: string, body: unknown, sessionId?: string) =>
+      fetch(server.url, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${bearer}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-06-18",
+          ...(sessionId ? { "mcp-session-id": sessionId } : {}),
+        },
+        body: JSON.stringify(body),
+      })
+    const alice = await token("alice")
+    const init = await send(alice, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "a", version: "1" } },
+    })
+    expect(init.status).toBe(200)
+    const sessionId = init.headers.get("mcp-session-id")!
+    await init.text()
+    const own = await send(await token("alice"), { jsonrpc: "2.0", id: 2, method: "ping" }, sessionId)
+    expect(own.status).toBe(200)
+    await own.text()
+    const other = await send(await token("mallory"), { jsonrpc: "2.0", id: 3, method: "ping" }, sessionId)
+    expect(other.status).toBe(404)
+    await other.text()
+  })
+})

@@ -218,6 +218,7 @@ const authInfoOf = (caller: McpCaller): AuthInfo => ({
   clientId: caller.clientId,
   scopes: [...caller.scopes],
   ...(caller.expiresAt !== undefined ? { expiresAt: caller.expiresAt } : {}),
+  ...(caller.subject !== undefined ? { extra: { subject: caller.subject } } : {}),
 })
 
 const METADATA_PATH = "/.well-known/oauth-protected-resource"

@@ -46,15 +46,24 @@ export interface AuthInfo {
   readonly clientId: string
   readonly scopes: string[]
   readonly expiresAt?: number
+  /** `subject`: the token's user (`McpCaller.subject`), when known. */
+  readonly extra?: Record<string, unknown>
 }
 
 /**
- * Who a session belongs to: the client and the token's scopes, so that another token of the same client
- * holding other scopes (which would see other resources, and get their updates on the GET stream) cannot
- * use it. `undefined` without authentication.
+ * Who a session belongs to: the client, the token's user (when known) and its scopes, so that another
+ * user of the same client, or another token of it holding other scopes (which would see other resources,
+ * and get their updates on the GET stream), cannot use it. `undefined` without authentication.
  */
-export const sessionOwner = (authInfo: AuthInfo | undefined): string | undefined =>
-  authInfo === undefined ? undefined : JSON.stringify([authInfo.clientId, [...authInfo.scopes].sort()])
+export const sessionOwner = (authInfo: AuthInfo | undefined): string | undefined => {
+  if (authInfo === undefined) return undefined
+  const subject = authInfo.extra?.subject
+  return JSON.stringify([
+    authInfo.clientId,
+    typeof subject === "string" ? subject : null,
+    [...authInfo.scopes].sort(),
+  ])
+}
 
 type RequestId = string | number
 type Message = Record<string, unknown> & { method?: string; id?: RequestId | null }
