@@ -147,6 +147,53 @@ describe("scopes bound search mode, code mode, composites and aliases", () => {
     }
   })
 
+  it("an ungranted tool is refused exactly like one that does not exist, on every path", async () => {
+    // Same text once the id is blanked out: no oracle for whether a hidden id exists.
+    const shape = (text: string, id: string) => text.split(id).join("<id>")
+    const hidden = "notes/echo"
+    const absent = "notes/echoes"
+    const pubSearch = await connect(search.url, TOKENS.TP_TOKEN_PUB)
+    const pubCode = await connect(code.url, TOKENS.TP_TOKEN_PUB)
+    try {
+      const paths: [string, (id: string) => Promise<unknown>][] = [
+        [
+          "tools/call",
+          (id) => pubSearch.callTool({ name: id.replace("/", "."), arguments: { message: "x" } }),
+        ],
+        [
+          "call_tool",
+          (id) =>
+            pubSearch.callTool({
+              name: "toolplane.call_tool",
+              arguments: { id, arguments: { message: "x" } },
+            }),
+        ],
+        ["describe_tool", (id) => pubSearch.callTool({ name: "toolplane.describe_tool", arguments: { id } })],
+        [
+          "execute_code",
+          (id) =>
+            pubCode.callTool({
+              name: "toolplane.execute_code",
+              arguments: {
+                code: `try { await tools.${id.replace("/", ".")}({ message: "x" }) } catch (e) { return JSON.stringify([e.code, e.message, e.suggestions]) }`,
+              },
+            }),
+        ],
+      ]
+      for (const [path, run] of paths) {
+        const a = await outcome(run(hidden))
+        const b = await outcome(run(absent))
+        expect(a.text, path).toMatch(/not found|unknown tool|TOOL_NOT_FOUND/i)
+        expect(shape(a.text, hidden).replace("notes.echo", "<id>"), path).toBe(
+          shape(b.text, absent).replace("notes.echoes", "<id>"),
+        )
+      }
+    } finally {
+      await pubSearch.close()
+      await pubCode.close()
+    }
+  })
+
   it("a composite's target needs its own grant", async () => {
     const pub = await connect(search.url, TOKENS.TP_TOKEN_PUB)
     try {

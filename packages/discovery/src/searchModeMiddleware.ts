@@ -440,7 +440,13 @@ export const searchMode = (options: SearchModeOptions = {}): Middleware => {
     const describe = async (request: CallToolRequest): Promise<ToolResult> => {
       const args = validate(meta.describe.id, request.arguments)
       const tool = await visibleTool(args.id as string, request.context)
-      const doc = describeTool(tool, (args.level as DocLevel | undefined) ?? level, docCaps)
+      // Learned examples rank tools but are never shown: they are other callers' queries (a token would
+      // read what another searched, or plant text in the docs another caller's model reads).
+      const doc = describeTool(
+        base.get(tool.id) ?? tool,
+        (args.level as DocLevel | undefined) ?? level,
+        docCaps,
+      )
       return structuredResult(doc as unknown as Record<string, unknown>)
     }
 

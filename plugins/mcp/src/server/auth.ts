@@ -33,6 +33,13 @@ export interface McpCaller {
   /** Epoch seconds. */
   readonly expiresAt?: number
   readonly token: string
+  /**
+   * The user the token was issued to (a JWT's `sub`), when the verifier knows one: a session is bound to
+   * it as well as to the client, so one user of an OAuth client cannot use another user's session.
+   *
+   * @since 0.3.0
+   */
+  readonly subject?: string
 }
 
 /**
@@ -191,6 +198,7 @@ export const jwtAuth = (options: JwtAuthOptions): McpHttpAuth => {
         if (clientId === "") return { error: "invalid_token", description: "token names no client_id or sub" }
         return {
           clientId,
+          ...(typeof payload.sub === "string" ? { subject: payload.sub } : {}),
           scopes: scopesOf(payload),
           ...(payload.exp !== undefined ? { expiresAt: payload.exp } : {}),
           token,

@@ -22,7 +22,7 @@ import { checkDnsRebinding, dnsRebindingPolicy, isLoopbackHost } from "./dnsRebi
 import { type EdgeRequest, type EdgeResponse, type KnownHeaders, knownHeaders } from "./edgeExchange.js"
 import { serveSessionlessPost } from "./modern/httpEntry.js"
 import { ModernServing } from "./modern/serving.js"
-import { type AuthInfo, jsonRpcError, NodeSessions } from "./nodeSessions.js"
+import { type AuthInfo, jsonRpcError, NodeSessions, sessionOwner } from "./nodeSessions.js"
 import { listenOn, RawEdge } from "./rawEdge.js"
 import type { ReplicaBus } from "./replicaBus.js"
 import { McpExposure, type McpServeOptions, type McpServerHandle } from "./serve.js"
@@ -146,7 +146,7 @@ interface Session {
   readonly transport: StreamableHTTPServerTransport
   readonly server: Server
   lastSeen: number
-  /** The authenticated client that opened it; other clients cannot use it. */
+  /** The authenticated client and scopes that opened it (`sessionOwner`); no other token can use it. */
   clientId?: string
 }
 
@@ -220,6 +220,7 @@ const authInfoOf = (caller: McpCaller): AuthInfo => ({
   clientId: caller.clientId,
   scopes: [...caller.scopes],
   ...(caller.expiresAt !== undefined ? { expiresAt: caller.expiresAt } : {}),
+  ...(caller.subject !== undefined ? { extra: { subject: caller.subject } } : {}),
 })
 
 const METADATA_PATH = "/.well-known/oauth-protected-resource"
@@ -556,7 +557,7 @@ export const serveHttp = async (
     const sessionId = Array.isArray(header) ? header[0] : header
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId)
-      if (!session || session.clientId !== authInfo?.clientId)
+      if (!session || session.clientId !== sessionOwner(authInfo))
         return jsonRpcError(res, 404, -32001, "Session not found")
       session.lastSeen = Date.now()
       if (req.method === "POST" && isJsonBody(req)) {
@@ -601,7 +602,7 @@ export const serveHttp = async (
     let session: Session | undefined
     try {
       session = newSession()
-      if (authInfo) session.clientId = authInfo.clientId
+      if (authInfo) session.clientId = sessionOwner(authInfo)
       await session.server.connect(session.transport)
       await session.transport.handleRequest(req, res, parsedBody)
     } finally {

@@ -46,6 +46,23 @@ export interface AuthInfo {
   readonly clientId: string
   readonly scopes: string[]
   readonly expiresAt?: number
+  /** `subject`: the token's user (`McpCaller.subject`), when known. */
+  readonly extra?: Record<string, unknown>
+}
+
+/**
+ * Who a session belongs to: the client, the token's user (when known) and its scopes, so that another
+ * user of the same client, or another token of it holding other scopes (which would see other resources,
+ * and get their updates on the GET stream), cannot use it. `undefined` without authentication.
+ */
+export const sessionOwner = (authInfo: AuthInfo | undefined): string | undefined => {
+  if (authInfo === undefined) return undefined
+  const subject = authInfo.extra?.subject
+  return JSON.stringify([
+    authInfo.clientId,
+    typeof subject === "string" ? subject : null,
+    [...authInfo.scopes].sort(),
+  ])
 }
 
 type RequestId = string | number
@@ -879,7 +896,7 @@ export class NodeSessions {
     if (sessionId === undefined)
       return jsonRpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required")
     if (this.#badVersion(known, res)) return
-    const session = await this.#session(sessionId, authInfo?.clientId)
+    const session = await this.#session(sessionId, sessionOwner(authInfo))
     if (session === "full") return jsonRpcError(res, 503, -32000, "Too many sessions")
     if (session === undefined) return jsonRpcError(res, 404, -32001, "Session not found")
     if (method === "GET") return session.openStream(res)
@@ -970,7 +987,7 @@ export class NodeSessions {
     if (sessionId === undefined)
       return jsonRpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required")
     if (this.#badVersion(known, res)) return
-    const clientId = authInfo?.clientId
+    const clientId = sessionOwner(authInfo)
     const here = this.#sessions.get(sessionId)
     if (here === undefined)
       return this.#toSession(sessionId, messages as Message[], batch, req, res, authInfo)
@@ -989,7 +1006,7 @@ export class NodeSessions {
     res: EdgeResponse,
     authInfo: AuthInfo | undefined,
   ): Promise<void> {
-    const session = await this.#session(sessionId, authInfo?.clientId)
+    const session = await this.#session(sessionId, sessionOwner(authInfo))
     if (session === "full") return jsonRpcError(res, 503, -32000, "Too many sessions")
     if (session === undefined) return jsonRpcError(res, 404, -32001, "Session not found")
     session.receive(messages, batch, req, res, authInfo)
@@ -1005,7 +1022,7 @@ export class NodeSessions {
     authInfo: AuthInfo | undefined,
   ): Promise<void> {
     const sessionId = known.sessionId
-    const clientId = authInfo?.clientId
+    const clientId = sessionOwner(authInfo)
     if (sessionId !== undefined) {
       const session = await this.#session(sessionId, clientId)
       return session === undefined
