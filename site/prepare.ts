@@ -27,7 +27,12 @@ const publishedPackages = (): PackageInfo[] =>
       .map((name) => {
         const dir = join(group, name)
         const manifest = JSON.parse(readFileSync(join(ROOT, dir, "package.json"), "utf8"))
-        return { name: manifest.name as string, dir, slug: (manifest.name as string).replace("@toolplane/", ""), private: manifest.private === true }
+        return {
+          name: manifest.name as string,
+          dir,
+          slug: (manifest.name as string).replace("@toolplane/", ""),
+          private: manifest.private === true,
+        }
       })
       .filter((p) => !p.private),
   )
@@ -40,41 +45,39 @@ const pageOf = (repoPath: string): string | undefined => {
   const normal = posix.normalize(repoPath)
   if (normal === "README.md") return "/"
   if (normal.startsWith("docs/") && normal.endsWith(".md")) return `/guide/${normal.slice(5, -3)}`
-  const pkg = packages.find((p) => normal === `${p.dir}/README.md` || normal === p.dir || normal === `${p.dir}/`)
+  const pkg = packages.find(
+    (p) => normal === `${p.dir}/README.md` || normal === p.dir || normal === `${p.dir}/`,
+  )
   return pkg ? `/packages/${pkg.slug}` : undefined
 }
 
-/** Rewrites the relative links of a document that lives at `repoPath` for the site. */
-const rewriteLinks = (markdown: string, repoPath: string): string => {
+/** Applies `rewrite` to every line of `markdown` outside fenced code blocks. */
+const outsideCode = (markdown: string, rewrite: (line: string) => string): string => {
   let inFence = false
   return markdown
     .split("\n")
     .map((line) => {
       if (line.trimStart().startsWith("```")) inFence = !inFence
-      if (inFence) return line
-      return line.replace(/(!?)\[([^\]]*)\]\(([^)\s]+)\)/g, (whole, bang: string, text: string, target: string) => {
-        if (bang || /^(https?:|mailto:|#)/.test(target)) return whole
-        const [path = "", fragment] = target.split("#")
-        const page = pageOf(posix.join(posix.dirname(repoPath), path))
-        if (page === undefined) return text
-        return `[${text}](${page}${fragment ? `#${fragment}` : ""})`
-      })
+      return inFence ? line : rewrite(line)
     })
     .join("\n")
 }
 
+/** Rewrites the relative links of a document that lives at `repoPath` for the site. */
+const rewriteLinks = (markdown: string, repoPath: string): string =>
+  outsideCode(markdown, (line) =>
+    line.replace(/(!?)\[([^\]]*)\]\(([^)\s]+)\)/g, (whole, bang: string, text: string, target: string) => {
+      if (bang || /^(https?:|mailto:|#)/.test(target)) return whole
+      const [path = "", fragment] = target.split("#")
+      const page = pageOf(posix.join(posix.dirname(repoPath), path))
+      if (page === undefined) return text
+      return `[${text}](${page}${fragment ? `#${fragment}` : ""})`
+    }),
+  )
+
 /** Text VitePress would read as Vue template syntax outside code is escaped. */
-const escapeVue = (markdown: string): string => {
-  let inFence = false
-  return markdown
-    .split("\n")
-    .map((line) => {
-      if (line.trimStart().startsWith("```")) inFence = !inFence
-      if (inFence) return line
-      return line.replace(/\{\{/g, "&#123;&#123;")
-    })
-    .join("\n")
-}
+const escapeVue = (markdown: string): string =>
+  outsideCode(markdown, (line) => line.replace(/\{\{/g, "&#123;&#123;"))
 
 const page = (repoPath: string, extraFrontmatter = ""): string => {
   const text = readFileSync(join(ROOT, repoPath), "utf8")
@@ -104,7 +107,8 @@ writeFileSync(
   ),
 )
 for (const file of guides) writeFileSync(join(CONTENT, "guide", file), page(`docs/${file}`))
-for (const pkg of packages) writeFileSync(join(CONTENT, "packages", `${pkg.slug}.md`), page(`${pkg.dir}/README.md`))
+for (const pkg of packages)
+  writeFileSync(join(CONTENT, "packages", `${pkg.slug}.md`), page(`${pkg.dir}/README.md`))
 
 // The API reference, one module per published package.
 const app = await Application.bootstrapWithPlugins({
@@ -121,7 +125,12 @@ const app = await Application.bootstrapWithPlugins({
   hideGenerator: true,
   logLevel: "Warn",
   // typedoc-plugin-markdown and the VitePress theme
-  ...({ docsRoot: CONTENT, entryFileName: "index", hidePageHeader: true, outputFileStrategy: "modules" } as object),
+  ...({
+    docsRoot: CONTENT,
+    entryFileName: "index",
+    hidePageHeader: true,
+    outputFileStrategy: "modules",
+  } as object),
 })
 const project = await app.convert()
 if (!project) throw new Error("TypeDoc could not convert the packages' entry points")
@@ -145,23 +154,31 @@ for (const reflection of inherited) project.removeReflection(reflection)
 for (const owner of project.getReflectionsByKind(ReflectionKind.ClassOrInterface)) {
   if (!(owner instanceof DeclarationReflection)) continue
   owner.children = owner.children?.filter((child) => !removed.has(child))
-  for (const group of owner.groups ?? []) group.children = group.children.filter((c) => !removed.has(c as DeclarationReflection))
+  for (const group of owner.groups ?? [])
+    group.children = group.children.filter((c) => !removed.has(c as DeclarationReflection))
   for (const category of owner.categories ?? [])
     category.children = category.children.filter((c) => !removed.has(c as DeclarationReflection))
 }
 for (const child of project.children ?? []) {
-  const pkg = packages.find((p) => child.sources?.[0]?.fullFileName?.startsWith(join(ROOT, p.dir)) ?? child.name.includes(p.dir))
+  const pkg = packages.find(
+    (p) => child.sources?.[0]?.fullFileName?.startsWith(join(ROOT, p.dir)) ?? child.name.includes(p.dir),
+  )
   if (pkg) child.name = pkg.name
 }
 await app.generateOutputs(project)
 
 const sidebar = {
-  guides: guides.map((f) => ({ text: titleOf(readFileSync(join(ROOT, "docs", f), "utf8"), f), link: `/guide/${f.slice(0, -3)}` })),
+  guides: guides.map((f) => ({
+    text: titleOf(readFileSync(join(ROOT, "docs", f), "utf8"), f),
+    link: `/guide/${f.slice(0, -3)}`,
+  })),
   packages: packages.map((p) => ({ text: p.name, link: `/packages/${p.slug}` })),
 }
 writeFileSync(join(CONTENT, "sidebar.json"), `${JSON.stringify(sidebar, null, 2)}\n`)
 cpSync(join(SITE, "public"), join(CONTENT, "public"), { recursive: true })
-console.log(`site: ${guides.length} guides, ${packages.length} package pages, API reference in ${relative(ROOT, join(CONTENT, "api"))}`)
+console.log(
+  `site: ${guides.length} guides, ${packages.length} package pages, API reference in ${relative(ROOT, join(CONTENT, "api"))}`,
+)
 
 function titleOf(markdown: string, fallback: string): string {
   return /^# (.+)$/m.exec(markdown)?.[1] ?? fallback

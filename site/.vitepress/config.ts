@@ -10,7 +10,8 @@ const api = read("api/typedoc-sidebar.json") ?? []
 
 export default defineConfig({
   title: "Toolplane",
-  description: "Define agent tools once; gather them from many backends, find, compose, export and execute them safely.",
+  description:
+    "Define agent tools once; gather them from many backends, find, compose, export and execute them safely.",
   srcDir: "content",
   head: [["link", { rel: "icon", type: "image/svg+xml", href: "/favicon.svg" }]],
   cleanUrls: true,
