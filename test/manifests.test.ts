@@ -31,7 +31,10 @@ const published = ["packages", "plugins"].flatMap((group) =>
   readdirSync(join(ROOT, group))
     .map((name) => join(ROOT, group, name))
     .filter((dir) => existsSync(join(dir, "package.json")))
-    .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Manifest }))
+    .map((dir) => ({
+      dir,
+      manifest: JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Manifest,
+    }))
     .filter(({ manifest }) => manifest.private !== true),
 )
 
@@ -79,7 +82,10 @@ describe("published package manifests", () => {
             // A peer not installed for tests (no package.json export): its range is not checked here.
           }
           if (installed === undefined) continue
-          expect(semver.satisfies(installed, range, { includePrerelease: true }), `${peer}@${installed} in ${range}`).toBe(true)
+          expect(
+            semver.satisfies(installed, range, { includePrerelease: true }),
+            `${peer}@${installed} in ${range}`,
+          ).toBe(true)
         }
       })
     })

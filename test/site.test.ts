@@ -29,7 +29,10 @@ const TYPES: Record<string, string> = {
 const serveDist = (): Promise<Server> =>
   new Promise((resolve) => {
     const server = createServer((req, res) => {
-      const path = normalize(decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname)).replace(/^(\.\.[/\\])+/, "")
+      const path = normalize(decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname)).replace(
+        /^(\.\.[/\\])+/,
+        "",
+      )
       const candidates = [join(DIST, path), join(DIST, `${path}.html`), join(DIST, path, "index.html")]
       const file = candidates.find((f) => f.startsWith(DIST) && existsSync(f) && statSync(f).isFile())
       if (!file) {
@@ -87,22 +90,22 @@ describe("documentation site in Chromium", () => {
 
   it("renders the home page, and its action links reach the guides and packages", async () => {
     const page = await open("/")
-    await expect(page.locator(".VPHero .name").innerText()).resolves.toContain("Toolplane")
+    await expect(page.locator(".VPHero .name").textContent()).resolves.toContain("Toolplane")
     await page.getByRole("link", { name: "API reference" }).first().click()
     await page.waitForURL(/\/api\/?$/)
-    await expect(page.locator("main").innerText()).resolves.toContain("@toolplane/foundation")
+    await expect(page.locator("main").textContent()).resolves.toContain("@toolplane/foundation")
     await page.close()
   })
 
   it("renders a guide, a package page and an API page with their content", async () => {
     const guide = await open("/guide/architecture")
-    await expect(guide.locator("main h1").innerText()).resolves.toContain("Toolplane architecture")
+    await expect(guide.locator("main h1").textContent()).resolves.toContain("Toolplane architecture")
     await guide.close()
     const pkg = await open("/packages/cli")
-    await expect(pkg.locator("main h1").innerText()).resolves.toContain("@toolplane/cli")
+    await expect(pkg.locator("main h1").textContent()).resolves.toContain("@toolplane/cli")
     await pkg.close()
     const api = await open("/api/@toolplane/foundation")
-    await expect(api.locator("main").innerText()).resolves.toContain("defineTool")
+    await expect(api.locator("main").textContent()).resolves.toContain("defineTool")
     await api.close()
   })
 
