@@ -33,6 +33,7 @@ export type {
   McpHttpConfig,
   McpStdioConfig,
   McpTransportConfig,
+  McpUpstreamAuth,
   ReconnectOptions,
 } from "./client/connection.js"
 export { listRemoteTools, type RemoteTool, toBackendResult, toProgress } from "./client/mapping.js"
@@ -42,6 +43,7 @@ export {
   type NodeStreamableHttpTransportOptions,
 } from "./client/nodeHttpTransport.js"
 export { NodeStdioTransport, type NodeStdioTransportOptions } from "./client/nodeStdioTransport.js"
+export * from "./client/oauth/index.js"
 export {
   callFailureToMcp,
   isUnreachable,
