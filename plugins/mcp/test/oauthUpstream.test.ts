@@ -39,6 +39,50 @@ const readBody = (req: IncomingMessage): Promise<string> =>
     req.on("end", () => resolve(text))
   })
 
+/**
+ * Completes oidc-provider's development login and consent forms like a browser would (cookies, redirects,
+ * form posts) and returns the redirect to the client's callback, without following it.
+ */
+const consentHeadlessly = async (authorizationUrl: URL, redirectPrefix: string): Promise<URL> => {
+  const jar = new Map<string, string>()
+  const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join("; ")
+  const keep = (res: Response) => {
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(";")
+      const at = pair!.indexOf("=")
+      jar.set(pair!.slice(0, at), pair!.slice(at + 1))
+    }
+  }
+  let next: { url: URL; form?: URLSearchParams } = { url: authorizationUrl }
+  for (let step = 0; step < 12; step++) {
+    const res = await fetch(next.url, {
+      redirect: "manual",
+      method: next.form ? "POST" : "GET",
+      headers: {
+        cookie: cookie(),
+        ...(next.form ? { "content-type": "application/x-www-form-urlencoded" } : {}),
+      },
+      ...(next.form ? { body: next.form } : {}),
+    })
+    keep(res)
+    const location = res.headers.get("location")
+    if (location !== null) {
+      const target = new URL(location, next.url)
+      if (target.href.startsWith(redirectPrefix)) return target
+      next = { url: target }
+      continue
+    }
+    const html = await res.text()
+    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1]
+    if (action === undefined) throw new Error(`no form at ${next.url.href} (HTTP ${res.status})`)
+    const prompt = /name="prompt" value="([^"]+)"/.exec(html)?.[1] ?? "consent"
+    const form = new URLSearchParams({ prompt })
+    if (prompt === "login") form.set("login", "alice"), form.set("password", "pw")
+    next = { url: new URL(action.replace(/&amp;/g, "&"), next.url), form }
+  }
+  throw new Error("consent did not reach the redirect")
+}
+
 /** A protected MCP server: bearer tokens checked by introspection at `issuer`, RFC 9728 metadata served. */
 const protectedUpstream = async (issuer: () => string) => {
   const seen: (string | undefined)[] = []
@@ -188,6 +232,148 @@ describe("OAuth to a protected upstream MCP server (oidc-provider)", () => {
       const result = await backend.execute({ toolId: "m2m/echo", arguments: { text: "hi" } }, makeContext())
       expect(result.content).toEqual([{ type: "text", text: "echo: hi" }])
       expect(upstream.seen.at(-1)).toMatch(/^Bearer /)
+    } finally {
+      await backend.close()
+    }
+  })
+
+  const login = (tamper?: (callback: URL) => void) =>
+    authorizationCodeLogin({
+      backend: "crm",
+      resource: upstream.url,
+      store,
+      clientId: "gateway",
+      scopes: ["tools"],
+      port: redirectPort,
+      timeoutMs: 10_000,
+      onAuthorizationUrl: (url) => {
+        void consentHeadlessly(url, `http://127.0.0.1:${redirectPort}/callback`).then((callback) => {
+          tamper?.(callback)
+          return fetch(callback)
+        })
+      },
+    })
+
+  it("refuses an authorization response whose iss is not the issuer", async () => {
+    await expect(
+      login((callback) => callback.searchParams.set("iss", "http://127.0.0.1:9/evil")),
+    ).rejects.toThrow(/authorization response refused/)
+    await expect(store.get(issuer, "crm")).resolves.toBeUndefined()
+  })
+
+  it("logs in with the authorization code and PKCE, stores tokens encrypted, refreshes after expiry", async () => {
+    const tokens = await login()
+    expect(tokens.issuer).toBe(issuer)
+    expect(tokens.refreshToken).toBeDefined()
+    const file = await readFile(store.path, "utf8")
+    expect(file).not.toContain(tokens.accessToken)
+    expect(file).not.toContain(tokens.refreshToken!)
+    expect((await stat(store.path)).mode & 0o777).toBe(0o600)
+
+    const auth = oauthUpstreamAuth({
+      backend: "crm",
+      resource: upstream.url,
+      grant: "authorization_code",
+      clientId: "gateway",
+      store,
+      refreshSkewMs: 500,
+    })
+    const backend = mcpBackend({ name: "crm", http: { url: upstream.url, auth } }, { reconnect: false })
+    try {
+      const call = () => backend.execute({ toolId: "crm/echo", arguments: { text: "x" } }, makeContext())
+      await expect(call()).resolves.toMatchObject({ content: [{ type: "text", text: "echo: x" }] })
+      expect(upstream.seen.at(-1)).toBe(`Bearer ${tokens.accessToken}`)
+      await new Promise((r) => setTimeout(r, 1600))
+      await expect(call()).resolves.toMatchObject({ content: [{ type: "text", text: "echo: x" }] })
+      const refreshed = (await store.get(issuer, "crm"))!
+      expect(refreshed.accessToken).not.toBe(tokens.accessToken)
+      expect(upstream.seen.at(-1)).toBe(`Bearer ${refreshed.accessToken}`)
+      expect(await readFile(store.path, "utf8")).not.toContain(refreshed.accessToken)
+    } finally {
+      await backend.close()
+    }
+  })
+
+  it("never sends a token of issuer A to a resource of issuer B", async () => {
+    const a = (await store.get(issuer, "crm"))!
+    const otherIssuer = createServer((req, res) => {
+      otherSeen.push(`${req.method} ${req.url} ${req.headers.authorization ?? ""}`)
+      const base = `http://127.0.0.1:${(otherIssuer.address() as AddressInfo).port}`
+      if (req.url === "/.well-known/oauth-authorization-server") {
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(
+          JSON.stringify({
+            issuer: base,
+            token_endpoint: `${base}/token`,
+            authorization_endpoint: `${base}/auth`,
+          }),
+        )
+      } else {
+        readBody(req).then((body) => {
+          otherSeen.push(body)
+          res.writeHead(400, { "content-type": "application/json" }).end('{"error":"invalid_grant"}')
+        })
+      }
+    })
+    const otherSeen: string[] = []
+    const otherBase = await listen(otherIssuer)
+    const other = await protectedUpstream(() => otherBase)
+    try {
+      // The same store and backend name, but the resource names issuer B: no token of A is found or sent.
+      const auth = oauthUpstreamAuth({
+        backend: "crm",
+        resource: other.url,
+        grant: "authorization_code",
+        store,
+      })
+      const backend = mcpBackend({ name: "crm", http: { url: other.url, auth } }, { reconnect: false })
+      await expect(backend.connect()).rejects.toThrow(/toolplane auth login crm/)
+      await backend.close()
+      // A pinned issuer that the resource does not name is refused before any token moves.
+      const pinned = oauthUpstreamAuth({
+        backend: "crm",
+        resource: other.url,
+        grant: "authorization_code",
+        store,
+        issuer,
+      })
+      await expect(pinned.authorization()).rejects.toThrow(/not the configured issuer/)
+      const everything = [...other.seen, ...otherSeen].join("\n")
+      expect(everything).not.toContain(a.accessToken)
+      expect(everything).not.toContain(a.refreshToken!)
+    } finally {
+      await close(other.server)
+      await close(otherIssuer)
+    }
+  })
+
+  it("reports a revoked token as an unavailable backend with the login command", async () => {
+    const current = (await store.get(issuer, "crm"))!
+    for (const token of [current.refreshToken!, current.accessToken]) {
+      const res = await fetch(`${issuer}/token/revocation`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ token, client_id: "gateway" }),
+      })
+      expect(res.status).toBe(200)
+    }
+    const auth = oauthUpstreamAuth({
+      backend: "crm",
+      resource: upstream.url,
+      grant: "authorization_code",
+      clientId: "gateway",
+      store,
+      refreshSkewMs: 0,
+    })
+    const backend = mcpBackend({ name: "crm", http: { url: upstream.url, auth } }, { reconnect: false })
+    try {
+      const error = await backend.connect().then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+      expect(error).toMatchObject({ _tag: "BackendUnavailable" })
+      expect(String((error as Error).message)).toMatch(/run `toolplane auth login crm`/)
+      expect(String((error as Error).message)).not.toContain(current.accessToken)
     } finally {
       await backend.close()
     }
