@@ -49,6 +49,7 @@ import { filterBackend } from "./filterBackend.js"
 import { lockFilePath } from "./lockFile.js"
 import { backendPinPolicy, pinBackend } from "./pinBackend.js"
 import { type PinDecision, type PinStore, pinStore } from "./pinStore.js"
+import { upstreamAuthOf } from "./upstreamAuth.js"
 
 /**
  * Progress events while a gateway starts.
@@ -263,7 +264,14 @@ const makeBackend = async (
             { ...approval, ...timeout },
           )
         : mcpBackend(
-            { name: config.name, http: { url: mcp.url, headers: mcp.headers } },
+            {
+              name: config.name,
+              http: {
+                url: mcp.url,
+                headers: mcp.headers,
+                ...withAuth(config, index, options.baseDir, options.env),
+              },
+            },
             { ...approval, ...timeout },
           )
     try {
@@ -290,6 +298,16 @@ const makeBackend = async (
     backend = filterBackend(backend, (tool) => selection.admits(tool))
   }
   return pinBackend(backend, backendPinPolicy(config), options.pins)
+}
+
+const withAuth = (
+  config: BackendConfig,
+  index: number,
+  baseDir: string,
+  env: NodeJS.ProcessEnv | undefined,
+) => {
+  const auth = upstreamAuthOf(config, index, baseDir, env ?? process.env)
+  return auth !== undefined ? { auth } : {}
 }
 
 /** A backend that could not connect at start, kept for reconnection (`reconnect: true`). */

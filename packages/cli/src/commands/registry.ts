@@ -5,6 +5,7 @@
  * @since 0.2.0
  */
 import type { Command } from "../command.js"
+import { authCommand } from "./auth.js"
 import { callCommand } from "./call.js"
 import { checkCommand } from "./check.js"
 import { exportCommand } from "./export.js"
@@ -24,4 +25,5 @@ export const COMMANDS: readonly Command[] = [
   checkCommand,
   lockCommand,
   runsCommand,
+  authCommand,
 ]
