@@ -1,14 +1,10 @@
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises"
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { makeContext } from "@toolplane/foundation"
-import Provider from "oidc-provider"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { z } from "zod"
 import {
   authorizationCodeLogin,
   discoverOAuth,
@@ -17,181 +13,26 @@ import {
   oauthUpstreamAuth,
   parseTokenKey,
 } from "../src/index.js"
-
-const listen = (server: Server): Promise<string> =>
-  new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () =>
-      resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
-    ),
-  )
-const close = (server: Server | undefined) =>
-  new Promise<void>((resolve) => {
-    if (!server) return resolve()
-    server.closeAllConnections()
-    server.close(() => resolve())
-  })
-const readBody = (req: IncomingMessage): Promise<string> =>
-  new Promise((resolve) => {
-    let text = ""
-    req.on("data", (c: Buffer) => {
-      text += c.toString("utf8")
-    })
-    req.on("end", () => resolve(text))
-  })
-
-/**
- * Completes oidc-provider's development login and consent forms like a browser would (cookies, redirects,
- * form posts) and returns the redirect to the client's callback, without following it.
- */
-const consentHeadlessly = async (authorizationUrl: URL, redirectPrefix: string): Promise<URL> => {
-  const jar = new Map<string, string>()
-  const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join("; ")
-  const keep = (res: Response) => {
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(";")
-      const at = pair!.indexOf("=")
-      jar.set(pair!.slice(0, at), pair!.slice(at + 1))
-    }
-  }
-  let next: { url: URL; form?: URLSearchParams } = { url: authorizationUrl }
-  for (let step = 0; step < 12; step++) {
-    const res = await fetch(next.url, {
-      redirect: "manual",
-      method: next.form ? "POST" : "GET",
-      headers: {
-        cookie: cookie(),
-        ...(next.form ? { "content-type": "application/x-www-form-urlencoded" } : {}),
-      },
-      ...(next.form ? { body: next.form } : {}),
-    })
-    keep(res)
-    const location = res.headers.get("location")
-    if (location !== null) {
-      const target = new URL(location, next.url)
-      if (target.href.startsWith(redirectPrefix)) return target
-      next = { url: target }
-      continue
-    }
-    const html = await res.text()
-    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1]
-    if (action === undefined) throw new Error(`no form at ${next.url.href} (HTTP ${res.status})`)
-    const prompt = /name="prompt" value="([^"]+)"/.exec(html)?.[1] ?? "consent"
-    const form = new URLSearchParams({ prompt })
-    if (prompt === "login") form.set("login", "alice"), form.set("password", "pw")
-    next = { url: new URL(action.replace(/&amp;/g, "&"), next.url), form }
-  }
-  throw new Error("consent did not reach the redirect")
-}
-
-/** A protected MCP server: bearer tokens checked by introspection at `issuer`, RFC 9728 metadata served. */
-const protectedUpstream = async (issuer: () => string) => {
-  const seen: (string | undefined)[] = []
-  let base = ""
-  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? "/", base)
-    const resource = `${base}/mcp`
-    if (url.pathname === "/.well-known/oauth-protected-resource/mcp") {
-      res.writeHead(200, { "content-type": "application/json" })
-      res.end(JSON.stringify({ resource, authorization_servers: [issuer()], scopes_supported: ["tools"] }))
-      return
-    }
-    if (url.pathname !== "/mcp") return void res.writeHead(404).end()
-    const authorization = req.headers.authorization
-    seen.push(authorization)
-    const token = /^Bearer (.+)$/.exec(authorization ?? "")?.[1]
-    let active = false
-    if (token !== undefined) {
-      const answer = await fetch(`${issuer()}/token/introspection`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ token, client_id: "rs", client_secret: "rs-secret" }),
-      }).then((r) => r.json() as Promise<{ active: boolean; aud?: string | string[] }>)
-      active = answer.active && [answer.aud].flat().includes(resource)
-    }
-    if (!active) {
-      res.writeHead(401, {
-        "www-authenticate": `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
-      })
-      res.end()
-      return
-    }
-    if (req.method !== "POST") return void res.writeHead(405).end()
-    const mcp = new McpServer({ name: "protected", version: "1.0.0" })
-    mcp.registerTool("echo", { inputSchema: { text: z.string() } }, async ({ text }) => ({
-      content: [{ type: "text", text: `echo: ${text}` }],
-    }))
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    })
-    await mcp.connect(transport)
-    await transport.handleRequest(req, res, JSON.parse(await readBody(req)))
-  })
-  base = await listen(server)
-  return { server, url: `${base}/mcp`, seen }
-}
+import {
+  close,
+  consentHeadlessly,
+  listen,
+  protectedUpstream,
+  readBody,
+  startOAuthServers,
+} from "./fixtures/oauthServers.js"
 
 describe("OAuth to a protected upstream MCP server (oidc-provider)", () => {
-  let asServer: Server
+  let servers: Awaited<ReturnType<typeof startOAuthServers>>
   let issuer = ""
   let upstream: Awaited<ReturnType<typeof protectedUpstream>>
-  let provider: Provider
   let dir: string
   let store: EncryptedTokenStore
   let redirectPort = 0
 
   beforeAll(async () => {
-    asServer = createServer()
-    issuer = await listen(asServer)
-    upstream = await protectedUpstream(() => issuer)
-    const probe = createServer()
-    redirectPort = Number(new URL(await listen(probe)).port)
-    await close(probe)
-    provider = new Provider(issuer, {
-      clients: [
-        {
-          client_id: "m2m",
-          client_secret: "m2m-secret",
-          grant_types: ["client_credentials"],
-          redirect_uris: [],
-          response_types: [],
-          token_endpoint_auth_method: "client_secret_post",
-          scope: "tools",
-        },
-        {
-          client_id: "gateway",
-          application_type: "native",
-          token_endpoint_auth_method: "none",
-          grant_types: ["authorization_code", "refresh_token"],
-          response_types: ["code"],
-          redirect_uris: [`http://127.0.0.1:${redirectPort}/callback`],
-          scope: "tools",
-        },
-        {
-          client_id: "rs",
-          client_secret: "rs-secret",
-          grant_types: [],
-          redirect_uris: [],
-          response_types: [],
-        },
-      ],
-      scopes: ["openid", "offline_access", "tools"],
-      pkce: { required: () => true },
-      issueRefreshToken: async () => true,
-      features: {
-        devInteractions: { enabled: true },
-        clientCredentials: { enabled: true },
-        introspection: { enabled: true },
-        revocation: { enabled: true },
-        resourceIndicators: {
-          enabled: true,
-          defaultResource: () => upstream.url,
-          useGrantedResource: () => true,
-          getResourceServerInfo: () => ({ scope: "tools", accessTokenFormat: "opaque", accessTokenTTL: 2 }),
-        },
-      },
-    })
-    asServer.on("request", provider.callback())
+    servers = await startOAuthServers()
+    ;({ issuer, upstream, redirectPort } = servers)
     dir = await mkdtemp(join(tmpdir(), "toolplane-oauth-"))
     store = new EncryptedTokenStore(
       join(dir, "tokens.json"),
@@ -199,8 +40,7 @@ describe("OAuth to a protected upstream MCP server (oidc-provider)", () => {
     )
   })
   afterAll(async () => {
-    await close(upstream?.server)
-    await close(asServer)
+    await servers?.close()
     if (dir) await rm(dir, { recursive: true, force: true })
   })
 
