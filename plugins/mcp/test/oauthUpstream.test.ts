@@ -56,6 +56,52 @@ describe("OAuth to a protected upstream MCP server (oidc-provider)", () => {
     )
   })
 
+  it("keeps to the first issuer when the upstream later names another (no secret sent there)", async () => {
+    let named = issuer
+    const moving = await protectedUpstream(() => named)
+    const otherSeen: string[] = []
+    const otherIssuer = createServer((req, res) => {
+      readBody(req).then((body) => {
+        otherSeen.push(`${req.url} ${req.headers.authorization ?? ""} ${body}`)
+        // The upstream now introspects here: every token is inactive.
+        if (req.url === "/token/introspection")
+          res.writeHead(200, { "content-type": "application/json" }).end('{"active":false}')
+        else if (req.url === "/.well-known/oauth-authorization-server")
+          res
+            .writeHead(200, { "content-type": "application/json" })
+            .end(JSON.stringify({ issuer: otherBase, token_endpoint: `${otherBase}/token` }))
+        else res.writeHead(400, { "content-type": "application/json" }).end('{"error":"invalid_client"}')
+      })
+    })
+    const otherBase = await listen(otherIssuer)
+    const auth = oauthUpstreamAuth({
+      backend: "moving",
+      resource: moving.url,
+      grant: "client_credentials",
+      clientId: "m2m",
+      clientSecret: "m2m-secret",
+    })
+    const backend = mcpBackend(
+      { name: "moving", http: { url: moving.url, auth, transport: "fetch" } },
+      { reconnect: false },
+    )
+    try {
+      await backend.connect()
+      named = otherBase
+      // The held token no longer passes the upstream's check (it now trusts the other issuer): 401.
+      await expect(
+        backend.execute({ toolId: "moving/echo", arguments: { text: "x" } }, makeContext()),
+      ).rejects.toThrow(/not the configured issuer/)
+      expect(otherSeen.join("\n")).not.toContain("m2m-secret")
+      expect(otherSeen.filter((s) => s.startsWith("/token "))).toEqual([])
+      expect(otherSeen.some((s) => s.startsWith("/token/introspection"))).toBe(true)
+    } finally {
+      await backend.close()
+      await close(moving.server)
+      await close(otherIssuer)
+    }
+  })
+
   it("lists and calls through mcpBackend with the client credentials grant", async () => {
     const auth = oauthUpstreamAuth({
       backend: "m2m",

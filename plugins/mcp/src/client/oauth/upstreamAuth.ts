@@ -108,12 +108,21 @@ export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAut
       `backend ${config.backend}: the client_credentials grant needs a client id and secret`,
     )
 
+  // The first issuer found stays the only one: a backend whose metadata later names another authorization
+  // server gets no client secret or token sent there (it is reported until reconfigured).
+  let pinnedIssuer = config.issuer
   const discover = (challenge?: string): Promise<OAuthDiscovery> => {
     if (discovery === undefined || challenge !== undefined) {
       const next = discoverOAuth(resource, {
         ...(challenge !== undefined ? { challenge } : {}),
-        ...(config.issuer !== undefined ? { issuer: config.issuer } : {}),
+        ...(pinnedIssuer !== undefined ? { issuer: pinnedIssuer } : {}),
       })
+      next.then(
+        (found) => {
+          pinnedIssuer ??= found.authorizationServer.issuer
+        },
+        () => {},
+      )
       next.catch(() => {
         if (discovery === next) discovery = undefined
       })
