@@ -91,7 +91,10 @@ describe("OAuth to a protected upstream MCP server (oidc-provider)", () => {
       // The held token no longer passes the upstream's check (it now trusts the other issuer): 401.
       await expect(
         backend.execute({ toolId: "moving/echo", arguments: { text: "x" } }, makeContext()),
-      ).rejects.toThrow(/not the configured issuer/)
+      ).rejects.toMatchObject({
+        _tag: "BackendUnavailable",
+        message: expect.stringMatching(/not the configured issuer/),
+      })
       expect(otherSeen.join("\n")).not.toContain("m2m-secret")
       expect(otherSeen.filter((s) => s.startsWith("/token "))).toEqual([])
       expect(otherSeen.some((s) => s.startsWith("/token/introspection"))).toBe(true)
@@ -223,7 +226,10 @@ describe("OAuth to a protected upstream MCP server (oidc-provider)", () => {
         store,
         issuer,
       })
-      await expect(pinned.authorization()).rejects.toThrow(/not the configured issuer/)
+      await expect(pinned.authorization()).rejects.toMatchObject({
+        _tag: "BackendUnavailable",
+        message: expect.stringMatching(/not the configured issuer/),
+      })
       const everything = [...other.seen, ...otherSeen].join("\n")
       expect(everything).not.toContain(a.accessToken)
       expect(everything).not.toContain(a.refreshToken!)
@@ -235,6 +241,22 @@ describe("OAuth to a protected upstream MCP server (oidc-provider)", () => {
 
   it("reports a revoked token as an unavailable backend with the login command", async () => {
     const current = (await store.get(issuer, "crm"))!
+    const connected = mcpBackend(
+      {
+        name: "crm",
+        http: {
+          url: upstream.url,
+          auth: oauthUpstreamAuth({
+            backend: "crm",
+            resource: upstream.url,
+            grant: "authorization_code",
+            store,
+          }),
+        },
+      },
+      { reconnect: false },
+    )
+    await connected.connect()
     for (const token of [current.refreshToken!, current.accessToken]) {
       const res = await fetch(`${issuer}/token/revocation`, {
         method: "POST",
@@ -260,8 +282,16 @@ describe("OAuth to a protected upstream MCP server (oidc-provider)", () => {
       expect(error).toMatchObject({ _tag: "BackendUnavailable" })
       expect(String((error as Error).message)).toMatch(/run `toolplane auth login crm`/)
       expect(String((error as Error).message)).not.toContain(current.accessToken)
+      // A backend connected before the revocation reports its calls the same way.
+      await expect(
+        connected.execute({ toolId: "crm/echo", arguments: { text: "y" } }, makeContext()),
+      ).rejects.toMatchObject({
+        _tag: "BackendUnavailable",
+        message: expect.stringMatching(/toolplane auth login crm/),
+      })
     } finally {
       await backend.close()
+      await connected.close()
     }
   })
 })

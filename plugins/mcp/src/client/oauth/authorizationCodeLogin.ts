@@ -11,7 +11,7 @@ import * as oauth from "oauth4webapi"
 import { discoverOAuth, requestOptions } from "./discovery.js"
 import { OAuthUpstreamError } from "./errors.js"
 import type { EncryptedTokenStore, StoredTokens } from "./tokenStore.js"
-import { clientAuthOf, describe, toStored } from "./upstreamAuth.js"
+import { clientAuthOf, describeOAuthError, toStored } from "./upstreamAuth.js"
 
 /**
  * Options of {@link authorizationCodeLogin}.
@@ -126,7 +126,7 @@ export const authorizationCodeLogin = async (
       // Checks `state`, an `error` response, and the RFC 9207 `iss` against the discovered issuer.
       parameters = oauth.validateAuthResponse(as, client, callback, state)
     } catch (error) {
-      throw new OAuthUpstreamError(`authorization response refused: ${describe(error)}`)
+      throw new OAuthUpstreamError(`authorization response refused: ${describeOAuthError(error)}`)
     }
     try {
       const response = await oauth.authorizationCodeGrantRequest(
@@ -143,7 +143,7 @@ export const authorizationCodeLogin = async (
       await options.store.set(tokens)
       return tokens
     } catch (error) {
-      throw new OAuthUpstreamError(`code exchange at ${as.issuer} failed: ${describe(error)}`)
+      throw new OAuthUpstreamError(`code exchange at ${as.issuer} failed: ${describeOAuthError(error)}`)
     }
   } finally {
     server.closeAllConnections()

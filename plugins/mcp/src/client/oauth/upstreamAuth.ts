@@ -6,6 +6,7 @@
  *
  * @since 0.3.0
  */
+import { BackendUnavailable } from "@toolplane/foundation"
 import * as oauth from "oauth4webapi"
 import type { McpUpstreamAuth } from "../connection.js"
 import { discoverOAuth, type OAuthDiscovery, requestOptions, resourceMetadataUrl } from "./discovery.js"
@@ -153,7 +154,7 @@ export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAut
       })
     } catch (error) {
       throw new OAuthUpstreamError(
-        `backend ${config.backend}: client credentials grant at ${as.issuer} failed: ${describe(error)}`,
+        `backend ${config.backend}: client credentials grant at ${as.issuer} failed: ${describeOAuthError(error)}`,
       )
     }
   }
@@ -190,7 +191,7 @@ export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAut
     } catch (error) {
       throw new OAuthLoginRequired(
         config.backend,
-        `the OAuth token of backend ${config.backend} could not be refreshed at ${as.issuer} (${describe(error)})`,
+        `the OAuth token of backend ${config.backend} could not be refreshed at ${as.issuer} (${describeOAuthError(error)})`,
       )
     }
   }
@@ -208,36 +209,50 @@ export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAut
     return pending
   }
 
+  /** A backend without a usable token is unavailable, like one that is down (the reason says what to run). */
+  const unavailable = (error: unknown): BackendUnavailable =>
+    new BackendUnavailable({
+      backend: config.backend,
+      reason: error instanceof Error ? error.message : String(error),
+    })
+
   return {
     discover,
     async authorization() {
-      if (tokens === undefined || expiring(tokens)) tokens = await obtain(false)
+      try {
+        if (tokens === undefined || expiring(tokens)) tokens = await obtain(false)
+      } catch (error) {
+        throw unavailable(error)
+      }
       return `Bearer ${tokens.accessToken}`
     },
-    async onUnauthorized(challenge) {
-      const held = tokens
-      tokens = undefined
-      // The challenge may name other protected-resource metadata: re-discover, and never send a token of
-      // one issuer to a resource that now names another (discovery fails, or keys the store differently).
-      await (resourceMetadataUrl(challenge) !== undefined ? discover(challenge) : discover())
-      try {
-        tokens = await obtain(true)
-      } catch (error) {
-        throw error instanceof OAuthUpstreamError
-          ? error
-          : new OAuthUpstreamError(`backend ${config.backend}: ${describe(error)}`)
-      }
-      if (held !== undefined && tokens.accessToken === held.accessToken)
-        throw new OAuthLoginRequired(
-          config.backend,
-          `backend ${config.backend} refused its OAuth token from ${tokens.issuer} (revoked?)`,
-        )
-    },
+    onUnauthorized: (challenge) =>
+      onUnauthorized(challenge).catch((error) => Promise.reject(unavailable(error))),
+  }
+
+  async function onUnauthorized(challenge: string | undefined): Promise<void> {
+    const held = tokens
+    tokens = undefined
+    // The challenge may name other protected-resource metadata: re-discover, and never send a token of
+    // one issuer to a resource that now names another (discovery fails, or keys the store differently).
+    await (resourceMetadataUrl(challenge) !== undefined ? discover(challenge) : discover())
+    try {
+      tokens = await obtain(true)
+    } catch (error) {
+      throw error instanceof OAuthUpstreamError
+        ? error
+        : new OAuthUpstreamError(`backend ${config.backend}: ${describeOAuthError(error)}`)
+    }
+    if (held !== undefined && tokens.accessToken === held.accessToken)
+      throw new OAuthLoginRequired(
+        config.backend,
+        `backend ${config.backend} refused its OAuth token from ${tokens.issuer} (revoked?)`,
+      )
   }
 }
 
 /** An OAuth error's code and description, never a token. */
-export const describe = (error: unknown): string => {
+export const describeOAuthError = (error: unknown): string => {
   if (error instanceof oauth.ResponseBodyError)
     return `${error.error}${error.error_description ? `: ${error.error_description}` : ""}`
   return error instanceof Error ? error.message : String(error)
