@@ -183,6 +183,25 @@ describe("OAuth to a protected upstream MCP server (oidc-provider)", () => {
     }
   })
 
+  it("registers dynamically when no client_id is configured and the server offers registration", async () => {
+    const own = new EncryptedTokenStore(join(dir, "dcr.json"), parseTokenKey("ab".repeat(32), "key"))
+    const tokens = await authorizationCodeLogin({
+      backend: "dcr",
+      resource: upstream.url,
+      store: own,
+      scopes: ["tools"],
+      timeoutMs: 10_000,
+      onAuthorizationUrl: (url) => {
+        expect(url.searchParams.get("client_id")).not.toBe("gateway")
+        const redirect = url.searchParams.get("redirect_uri")!
+        void consentHeadlessly(url, redirect).then((callback) => fetch(callback))
+      },
+    })
+    expect(tokens.clientId).not.toBe("gateway")
+    expect(tokens.clientId.length).toBeGreaterThan(0)
+    await expect(own.get(issuer, "dcr")).resolves.toMatchObject({ clientId: tokens.clientId })
+  })
+
   it("never sends a token of issuer A to a resource of issuer B", async () => {
     const a = (await store.get(issuer, "crm"))!
     const otherIssuer = createServer((req, res) => {
