@@ -105,6 +105,27 @@ describe("OAuth to a protected upstream MCP server (oidc-provider)", () => {
     }
   })
 
+  it("discovers from the 401 when the metadata is not at the well-known URL", async () => {
+    const hidden = await protectedUpstream(() => issuer, "/meta/prm")
+    const auth = oauthUpstreamAuth({
+      backend: "hidden",
+      resource: hidden.url,
+      grant: "client_credentials",
+      clientId: "m2m",
+      clientSecret: "m2m-secret",
+    })
+    const backend = mcpBackend({ name: "hidden", http: { url: hidden.url, auth } }, { reconnect: false })
+    try {
+      const result = await backend.execute({ toolId: "hidden/echo", arguments: { text: "h" } }, makeContext())
+      expect(result.content).toEqual([{ type: "text", text: "echo: h" }])
+      expect(hidden.seen[0]).toBeUndefined()
+      expect(hidden.seen.at(-1)).toMatch(/^Bearer /)
+    } finally {
+      await backend.close()
+      await close(hidden.server)
+    }
+  })
+
   it("lists and calls through mcpBackend with the client credentials grant", async () => {
     const auth = oauthUpstreamAuth({
       backend: "m2m",
@@ -245,10 +266,12 @@ describe("OAuth to a protected upstream MCP server (oidc-provider)", () => {
         store,
         issuer,
       })
-      await expect(pinned.authorization()).rejects.toMatchObject({
-        _tag: "BackendUnavailable",
-        message: expect.stringMatching(/not the configured issuer/),
-      })
+      const pinnedBackend = mcpBackend(
+        { name: "crm", http: { url: other.url, auth: pinned } },
+        { reconnect: false },
+      )
+      await expect(pinnedBackend.connect()).rejects.toThrow(/not the configured issuer/)
+      await pinnedBackend.close()
       const everything = [...other.seen, ...otherSeen].join("\n")
       expect(everything).not.toContain(a.accessToken)
       expect(everything).not.toContain(a.refreshToken!)

@@ -96,6 +96,8 @@ export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAut
   let discovery: Promise<OAuthDiscovery> | undefined
   let tokens: StoredTokens | undefined
   let pending: Promise<StoredTokens> | undefined
+  /** Whether a 401 arrived (after which discovery failures are reported, not retried bare). */
+  let challenged = false
 
   if (config.grant === "authorization_code" && config.store === undefined)
     throw new OAuthUpstreamError(
@@ -219,6 +221,14 @@ export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAut
   return {
     discover,
     async authorization() {
+      // Metadata only a 401 points to (not at the well-known URL): send the first request bare to get it.
+      if (tokens === undefined && !challenged) {
+        try {
+          await discover()
+        } catch {
+          return undefined
+        }
+      }
       try {
         if (tokens === undefined || expiring(tokens)) tokens = await obtain(false)
       } catch (error) {
@@ -231,6 +241,7 @@ export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAut
   }
 
   async function onUnauthorized(challenge: string | undefined): Promise<void> {
+    challenged = true
     const held = tokens
     tokens = undefined
     // The challenge may name other protected-resource metadata: re-discover, and never send a token of
