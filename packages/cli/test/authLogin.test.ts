@@ -3,6 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type CliIO, run } from "../src/cli.js"
+import { parseConfig } from "../src/config/load.js"
 
 /** The OAuth test servers of plugin-mcp (imported by path: they live outside this package's rootDir). */
 interface OAuthServers {
@@ -107,5 +108,21 @@ describe("toolplane auth login and OAuth backends in the configuration", () => {
     expect(bearer).not.toContain(`Bearer ${token}`)
     expect(readFileSync(store, "utf8")).not.toContain(token)
     expect(`${login.stdout}${after.stdout}${after.stderr}`).not.toContain(token)
+  })
+})
+
+describe("backend auth configuration", () => {
+  it.each([
+    [
+      'mcp = { command = "x" }\nauth = { type = "oauth", grant = "authorization_code" }',
+      /"auth" needs an HTTP "mcp"/,
+    ],
+    [
+      'mcp = { url = "http://127.0.0.1:1/mcp" }\nauth = { type = "oauth", grant = "client_credentials", client_id = "a" }',
+      /client_credentials needs "client_id" and "client_secret_env"/,
+    ],
+    ['mcp = { url = "http://127.0.0.1:1/mcp" }\nauth = { type = "oauth", grant = "implicit" }', /grant/],
+  ])("refuses %j", (backend, message) => {
+    expect(() => parseConfig(`[[backends]]\nname = "b"\n${backend}\n`)).toThrow(message)
   })
 })
