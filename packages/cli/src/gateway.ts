@@ -58,6 +58,7 @@ import { filterBackend } from "./filterBackend.js"
 import { lockFilePath } from "./lockFile.js"
 import { backendPinPolicy, pinBackend } from "./pinBackend.js"
 import { type PinDecision, type PinStore, pinStore } from "./pinStore.js"
+import { upstreamAuthOf } from "./upstreamAuth.js"
 
 /**
  * Progress events while a gateway starts.
@@ -311,7 +312,14 @@ const makeBackend = async (
             { ...approval, ...timeout },
           )
         : mcpBackend(
-            { name: config.name, http: { url: mcp.url, headers: mcp.headers } },
+            {
+              name: config.name,
+              http: {
+                url: mcp.url,
+                headers: mcp.headers,
+                ...withAuth(config, index, options.baseDir, options.env),
+              },
+            },
             { ...approval, ...timeout },
           )
     try {
@@ -365,6 +373,17 @@ const watchStatus = (name: string, backend: McpBackend, emit: OpenGatewayOptions
     }),
   )
   backend.onToolsChanged(() => emit({ type: "tools-changed", backend: name, tools: backend.status().tools }))
+}
+
+/** The `auth` option of an HTTP backend whose config asks for OAuth to the upstream. */
+const withAuth = (
+  config: BackendConfig,
+  index: number,
+  baseDir: string,
+  env: NodeJS.ProcessEnv | undefined,
+) => {
+  const auth = upstreamAuthOf(config, index, baseDir, env ?? process.env)
+  return auth !== undefined ? { auth } : {}
 }
 
 /** A backend that could not connect at start, kept for reconnection (`reconnect: true`). */

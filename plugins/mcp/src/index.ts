@@ -33,6 +33,7 @@ export type {
   McpHttpConfig,
   McpStdioConfig,
   McpTransportConfig,
+  McpUpstreamAuth,
   ReconnectOptions,
 } from "./client/connection.js"
 export { type McpProtocolChoice, MetaKeys, MODERN_PROTOCOL_VERSION } from "./client/era.js"
@@ -49,6 +50,7 @@ export {
   type NodeStreamableHttpTransportOptions,
 } from "./client/nodeHttpTransport.js"
 export { NodeStdioTransport, type NodeStdioTransportOptions } from "./client/nodeStdioTransport.js"
+export * from "./client/oauth/index.js"
 export {
   callFailureToMcp,
   isUnreachable,

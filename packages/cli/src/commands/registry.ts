@@ -6,6 +6,7 @@
  */
 import type { Command } from "../command.js"
 import { auditCommand } from "./audit.js"
+import { authCommand } from "./auth.js"
 import { callCommand } from "./call.js"
 import { checkCommand } from "./check.js"
 import { exportCommand } from "./export.js"
@@ -26,4 +27,5 @@ export const COMMANDS: readonly Command[] = [
   lockCommand,
   runsCommand,
   auditCommand,
+  authCommand,
 ]

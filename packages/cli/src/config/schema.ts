@@ -54,6 +54,39 @@ export const FilterConfig = z.strictObject({
   prompts: z.boolean().optional(),
 })
 
+/**
+ * OAuth to an upstream MCP server: `client_credentials` (machine to machine; `client_secret_env` names the
+ * variable holding the secret) or `authorization_code` (one service identity, consent by `toolplane auth
+ * login <backend>`; tokens kept in `token_store`, encrypted with the 32-byte key in `token_key_env`).
+ *
+ * @since 0.3.0
+ */
+export const UpstreamAuthConfig = z
+  .strictObject({
+    type: z.literal("oauth", { message: 'must be "oauth"' }),
+    grant: z.enum(["client_credentials", "authorization_code"]),
+    /** A pre-registered client id or a Client ID Metadata Document URL; omitted: dynamic registration. */
+    client_id: z.string().min(1).optional(),
+    client_secret_env: z.string().min(1).optional(),
+    scopes: z.array(z.string().min(1)).default([]),
+    /** The expected authorization server; the backend's resource metadata must name it. */
+    issuer: z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).optional(),
+    /** Encrypted token file, relative to the config file. Default `toolplane.tokens`. */
+    token_store: z.string().min(1).default("toolplane.tokens"),
+    token_key_env: z.string().min(1).default("TOOLPLANE_TOKEN_KEY"),
+  })
+  .superRefine((auth, ctx) => {
+    if (
+      auth.grant === "client_credentials" &&
+      (auth.client_id === undefined || auth.client_secret_env === undefined)
+    )
+      ctx.addIssue({
+        code: "custom",
+        message: 'client_credentials needs "client_id" and "client_secret_env"',
+        path: [],
+      })
+  })
+
 /** @since 0.1.0 */
 export const BackendConfig = z
   .strictObject({
@@ -98,8 +131,13 @@ export const BackendConfig = z
 
     /** MCP protocol to the server: `"auto"` (default: `server/discover`, else `initialize`), `"2026-07-28"` or `"2025-11-25"`. */
     protocol: z.enum(["auto", "2026-07-28", "2025-11-25"]).optional(),
+
+    /** OAuth to this Streamable HTTP backend (the gateway as an OAuth 2.1 client); see UpstreamAuthConfig. */
+    auth: UpstreamAuthConfig.optional(),
   })
   .superRefine((backend, ctx) => {
+    if (backend.auth !== undefined && (backend.mcp === undefined || "command" in backend.mcp))
+      ctx.addIssue({ code: "custom", message: '"auth" needs an HTTP "mcp" ({ url })', path: ["auth"] })
     const kinds = [backend.module !== undefined, backend.mcp !== undefined].filter(Boolean).length
     if (kinds !== 1)
       ctx.addIssue({
@@ -504,3 +542,5 @@ export type GatewayConfig = z.output<typeof GatewayConfig>
 export type BackendConfig = z.output<typeof BackendConfig>
 /** @since 0.2.0 */
 export type AuthConfig = z.output<typeof AuthConfig>
+/** @since 0.3.0 */
+export type UpstreamAuthConfig = z.output<typeof UpstreamAuthConfig>

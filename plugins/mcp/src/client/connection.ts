@@ -79,7 +79,43 @@ export interface McpHttpConfig {
    * and web streams.
    */
   readonly transport?: "node" | "fetch"
+  /**
+   * Per-request credentials (e.g. from {@link oauthUpstreamAuth}): the `Authorization` header of each
+   * request, and what to do on a 401 (refresh and retry once, or fail with a typed error).
+   *
+   * @since 0.3.0
+   */
+  readonly auth?: McpUpstreamAuth
 }
+
+/**
+ * Per-request credentials of an HTTP backend.
+ *
+ * @since 0.3.0
+ */
+export interface McpUpstreamAuth {
+  /** The `Authorization` header value of the next request, or `undefined` for none. */
+  authorization(): Promise<string | undefined>
+  /** A 401 arrived with this `WWW-Authenticate`: resolve to retry once, reject to fail the request. */
+  onUnauthorized(challenge: string | undefined): Promise<void>
+}
+
+/** Wraps a `fetch` with an {@link McpUpstreamAuth}: the header on every request, one retry after a 401. */
+const authorizingFetch =
+  (auth: McpUpstreamAuth, inner: typeof originMarkingFetch) =>
+  async (url: string | URL, init?: RequestInit): Promise<Response> => {
+    const withAuth = async (): Promise<RequestInit> => {
+      const headers = new Headers(init?.headers)
+      const value = await auth.authorization()
+      if (value !== undefined) headers.set("authorization", value)
+      return { ...init, headers }
+    }
+    const response = await inner(url, await withAuth())
+    if (response.status !== 401) return response
+    await response.body?.cancel()
+    await auth.onUnauthorized(response.headers.get("www-authenticate") ?? undefined)
+    return inner(url, await withAuth())
+  }
 
 /**
  * Where an MCP server is: a command to spawn, or a Streamable HTTP endpoint.
@@ -592,9 +628,15 @@ export class McpConnection {
       return new NodeStreamableHttpTransport(new URL(http.url), {
         originMetaKey: ORIGIN_META_KEY,
         ...(http.headers ? { headers: http.headers } : {}),
+        ...(http.auth
+          ? {
+              authorization: () => http.auth!.authorization(),
+              onUnauthorized: (c: string | undefined) => http.auth!.onUnauthorized(c),
+            }
+          : {}),
       })
     return new StreamableHTTPClientTransport(new URL(http.url), {
-      fetch: originMarkingFetch,
+      fetch: http.auth ? authorizingFetch(http.auth, originMarkingFetch) : originMarkingFetch,
       ...(http.headers ? { requestInit: { headers: { ...http.headers } } } : {}),
       reconnectionOptions: {
         initialReconnectionDelay: 250,

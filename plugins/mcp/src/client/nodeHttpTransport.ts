@@ -52,6 +52,19 @@ export interface NodeStreamableHttpTransportOptions {
   readonly standaloneStream?: boolean
   /** Time allowed for the `DELETE` of the session on close. Default 1000 ms. */
   readonly closeTimeoutMs?: number
+  /**
+   * Supplies the `Authorization` header of each request (e.g. an OAuth bearer token); `undefined` sends none.
+   *
+   * @since 0.3.0
+   */
+  readonly authorization?: () => Promise<string | undefined>
+  /**
+   * Called with the `WWW-Authenticate` header of a 401 answer to a POST: resolve to retry that POST once
+   * (after refreshing what {@link authorization} supplies), or reject to fail it with that error.
+   *
+   * @since 0.3.0
+   */
+  readonly onUnauthorized?: (challenge: string | undefined) => Promise<void>
 }
 
 type Json = Record<string, unknown>
@@ -199,6 +212,8 @@ export class NodeStreamableHttpTransport implements Transport {
   #head = ""
   #headLatin1 = false
   #headKey: string | undefined
+  /** The `Authorization` value of the next requests, from `options.authorization`. */
+  #authorization: string | undefined
 
   constructor(url: URL, options: NodeStreamableHttpTransportOptions = {}) {
     this.#url = url
@@ -222,7 +237,7 @@ export class NodeStreamableHttpTransport implements Transport {
   #postMessage(body: string, modern: string): string | Buffer {
     const session = this.sessionId
     const version = this.#protocolVersion
-    const key = `${session ?? ""}\n${version ?? ""}`
+    const key = `${session ?? ""}\n${version ?? ""}\n${this.#authorization ?? ""}`
     if (this.#headKey !== key) {
       const url = this.#url
       const headers = new Map<string, string>([
@@ -237,6 +252,8 @@ export class NodeStreamableHttpTransport implements Transport {
       }
       if (version !== undefined && isValidHeader("mcp-protocol-version", version))
         headers.set("mcp-protocol-version", `mcp-protocol-version: ${version}`)
+      if (this.#authorization !== undefined && isValidHeader("authorization", this.#authorization))
+        headers.set("authorization", `authorization: ${this.#authorization}`)
       // Configured headers replace ours of the same name, except the body's length.
       for (const [name, value] of Object.entries(this.#options.headers ?? {}))
         if (name.toLowerCase() !== "content-length") headers.set(name.toLowerCase(), `${name}: ${value}`)
@@ -269,6 +286,7 @@ export class NodeStreamableHttpTransport implements Transport {
     const headers: Record<string, string | number> = { ...extra }
     if (this.sessionId !== undefined) headers["mcp-session-id"] = this.sessionId
     if (this.#protocolVersion !== undefined) headers["mcp-protocol-version"] = this.#protocolVersion
+    if (this.#authorization !== undefined) headers.authorization = this.#authorization
     if (this.#options.headers) Object.assign(headers, this.#options.headers)
     return headers
   }
@@ -324,6 +342,10 @@ export class NodeStreamableHttpTransport implements Transport {
     })
   }
 
+  async #refreshAuthorization(): Promise<void> {
+    if (this.#options.authorization !== undefined) this.#authorization = await this.#options.authorization()
+  }
+
   async send(message: JSONRPCMessage | JSONRPCMessage[], options?: TransportSendOptions): Promise<void> {
     try {
       if (options?.resumptionToken) {
@@ -334,10 +356,22 @@ export class NodeStreamableHttpTransport implements Transport {
       }
       const body = JSON.stringify(message)
       const modern = Array.isArray(message) ? "" : modernHeaderLines(message)
-      const res: Answer =
+      const modernRecord = modern === "" || Array.isArray(message) ? undefined : modernHeaders(message)
+      if (this.#options.authorization !== undefined) await this.#refreshAuthorization()
+      let res: Answer =
         this.#pool !== undefined
           ? await this.#pool.request(this.#postMessage(body, modern))
-          : fromIncoming(await this.#post(body, modern === "" ? undefined : modernHeaders(message)))
+          : fromIncoming(await this.#post(body, modernRecord))
+      if (res.status === 401 && this.#options.onUnauthorized !== undefined) {
+        const challenge = res.header("www-authenticate")
+        res.discard()
+        await this.#options.onUnauthorized(typeof challenge === "string" ? challenge : undefined)
+        await this.#refreshAuthorization()
+        res =
+          this.#pool !== undefined
+            ? await this.#pool.request(this.#postMessage(body, modern))
+            : fromIncoming(await this.#post(body, modernRecord))
+      }
       const sessionId = res.header("mcp-session-id")
       if (typeof sessionId === "string" && sessionId !== "") this.sessionId = sessionId
       const status = res.status
@@ -498,6 +532,7 @@ export class NodeStreamableHttpTransport implements Transport {
     origin: string | undefined,
   ): Promise<void> {
     if (this.#closed) return
+    await this.#refreshAuthorization()
     const headers = this.#headers({ accept: "text/event-stream" })
     if (lastEventId !== undefined) headers["last-event-id"] = lastEventId
     const res = await this.#exchange("GET", headers)

@@ -1,0 +1,128 @@
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type CliIO, run } from "../src/cli.js"
+import { parseConfig } from "../src/config/load.js"
+
+/** The OAuth test servers of plugin-mcp (imported by path: they live outside this package's rootDir). */
+interface OAuthServers {
+  readonly upstream: { readonly url: string; readonly seen: (string | undefined)[] }
+  readonly redirectPort: number
+  close(): Promise<void>
+}
+interface OAuthFixture {
+  startOAuthServers(options?: { accessTokenTtlSeconds?: number }): Promise<OAuthServers>
+  consentHeadlessly(authorizationUrl: URL, redirectPrefix: string): Promise<URL>
+}
+const fixturePath = join(import.meta.dirname, "../../../plugins/mcp/test/fixtures/oauthServers.ts")
+const { startOAuthServers, consentHeadlessly } = (await import(fixturePath)) as OAuthFixture
+
+const env = {
+  TOOLPLANE_CURSOR_SECRET: "test-secret-0123456789abcdef0123456789",
+  TOKEN_KEY: Buffer.alloc(32, 9).toString("base64"),
+  M2M_SECRET: "m2m-secret",
+}
+
+const cli = async (argv: string[], onStdout: (text: string) => void = () => {}) => {
+  let stdout = ""
+  let stderr = ""
+  const io: CliIO = {
+    stdout: (s) => {
+      stdout += s
+      onStdout(s)
+    },
+    stderr: (s) => {
+      stderr += s
+    },
+    env: { ...process.env, ...env },
+    cwd: process.cwd(),
+  }
+  const code = await run(argv, io)
+  return { code, stdout, stderr }
+}
+
+describe("toolplane auth login and OAuth backends in the configuration", () => {
+  let servers: OAuthServers
+  let dir: string
+  const config = (name: string, auth: string) => {
+    const file = join(dir, `${name}.toml`)
+    writeFileSync(
+      file,
+      `[[backends]]\nname = "crm"\nmcp = { url = "${servers.upstream.url}" }\nrequire_approval = false\npin = "off"\nauth = ${auth}\n`,
+    )
+    return file
+  }
+
+  beforeAll(async () => {
+    servers = await startOAuthServers({ accessTokenTtlSeconds: 60 })
+    dir = mkdtempSync(join(tmpdir(), "toolplane-auth-"))
+  })
+  afterAll(async () => {
+    await servers?.close()
+  })
+
+  it("calls a client-credentials backend", async () => {
+    const file = config(
+      "m2m",
+      '{ type = "oauth", grant = "client_credentials", client_id = "m2m", client_secret_env = "M2M_SECRET", scopes = ["tools"] }',
+    )
+    const { code, stdout, stderr } = await cli(["call", "crm/echo", "--args", '{"text":"cc"}', "-c", file])
+    expect(stderr).not.toMatch(/error|unavailable/i)
+    expect(code).toBe(0)
+    expect(stdout).toContain("echo: cc")
+  })
+
+  it("reports a backend without a token with the login command, then logs in and calls it", async () => {
+    const file = config(
+      "code",
+      `{ type = "oauth", grant = "authorization_code", client_id = "gateway", scopes = ["tools"], token_key_env = "TOKEN_KEY", token_store = "code.tokens" }`,
+    )
+    const before = await cli(["call", "crm/echo", "--args", '{"text":"x"}', "-c", file])
+    expect(before.code).not.toBe(0)
+    expect(before.stderr).toContain("toolplane auth login crm")
+
+    let consent: Promise<unknown> | undefined
+    const login = await cli(
+      ["auth", "login", "crm", "--port", String(servers.redirectPort), "-c", file],
+      (text) => {
+        const url = /https?:\/\/\S+\/auth\?\S+/.exec(text)?.[0]
+        if (url !== undefined && consent === undefined)
+          consent = consentHeadlessly(new URL(url), `http://127.0.0.1:${servers.redirectPort}/callback`).then(
+            (callback) => fetch(callback),
+          )
+      },
+    )
+    expect(login.stderr).toBe("")
+    expect(login.code).toBe(0)
+    expect(login.stdout).toMatch(/Signed in to http:\/\/127\.0\.0\.1:\d+ for "crm"/)
+    const bearer = servers.upstream.seen.filter((s) => s !== undefined)
+    const store = join(dir, "code.tokens")
+    expect(statSync(store).mode & 0o777).toBe(0o600)
+
+    const after = await cli(["call", "crm/echo", "--args", '{"text":"ok"}', "-c", file])
+    expect(after.code).toBe(0)
+    expect(after.stdout).toContain("echo: ok")
+    const token = servers.upstream.seen.at(-1)!.replace(/^Bearer /, "")
+    expect(token.length).toBeGreaterThan(10)
+    expect(bearer).not.toContain(`Bearer ${token}`)
+    expect(readFileSync(store, "utf8")).not.toContain(token)
+    expect(`${login.stdout}${after.stdout}${after.stderr}`).not.toContain(token)
+  })
+})
+
+describe("backend auth configuration", () => {
+  it.each([
+    [
+      'mcp = { command = "x" }\nauth = { type = "oauth", grant = "authorization_code" }',
+      /"auth" needs an HTTP "mcp"/,
+    ],
+    [
+      'mcp = { url = "http://127.0.0.1:1/mcp" }\nauth = { type = "oauth", grant = "client_credentials", client_id = "a" }',
+      /client_credentials needs "client_id" and "client_secret_env"/,
+    ],
+    ['mcp = { url = "http://127.0.0.1:1/mcp" }\nauth = { type = "oauth", grant = "implicit" }', /grant/],
+  ])("refuses %j", (backend, message) => {
+    expect(() => parseConfig(`[[backends]]\nname = "b"\n${backend}\n`)).toThrow(message)
+  })
+})

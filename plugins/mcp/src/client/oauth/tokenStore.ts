@@ -1,0 +1,139 @@
+/**
+ * Upstream OAuth tokens at rest: one file, AES-256-GCM encrypted as a whole with a 32-byte key the
+ * operator supplies (never stored beside it), written atomically with mode 0600. Entries are keyed by
+ * issuer and backend, so a token is only ever found for the issuer and backend it was issued for.
+ *
+ * @since 0.3.0
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
+import { chmod, readFile, rename, writeFile } from "node:fs/promises"
+import { OAuthUpstreamError } from "./errors.js"
+
+/**
+ * The tokens of one backend from one issuer.
+ *
+ * @since 0.3.0
+ */
+export interface StoredTokens {
+  readonly issuer: string
+  readonly backend: string
+  /** The MCP server URL the tokens were issued for (RFC 8707 `resource`). */
+  readonly resource: string
+  readonly clientId: string
+  readonly accessToken: string
+  readonly refreshToken?: string
+  /** Milliseconds since the epoch; absent when the server gave no `expires_in`. */
+  readonly expiresAt?: number
+  readonly scope?: string
+}
+
+const AAD = Buffer.from("toolplane-oauth-token-store-v1")
+
+/**
+ * Decodes a token-store key: 32 bytes as base64 (44 characters) or hex (64 characters).
+ *
+ * @throws {@link OAuthUpstreamError} when it is not 32 bytes.
+ * @since 0.3.0
+ */
+export const parseTokenKey = (text: string, where: string): Buffer => {
+  const trimmed = text.trim()
+  const key = /^[0-9a-f]{64}$/i.test(trimmed) ? Buffer.from(trimmed, "hex") : Buffer.from(trimmed, "base64")
+  if (key.length !== 32)
+    throw new OAuthUpstreamError(
+      `${where} must hold a 32-byte key as base64 or hex (e.g. \`openssl rand -base64 32\`)`,
+    )
+  return key
+}
+
+const entryKey = (issuer: string, backend: string): string => `${issuer}\n${backend}`
+
+/**
+ * An encrypted token file.
+ *
+ * @example
+ * ```ts
+ * const store = new EncryptedTokenStore("toolplane.tokens", parseTokenKey(process.env.TOKEN_KEY!, "TOKEN_KEY"))
+ * const tokens = await store.get("https://auth.example.com", "crm")
+ * ```
+ * @since 0.3.0
+ */
+export class EncryptedTokenStore {
+  readonly path: string
+  readonly #key: Buffer
+  /** Serializes writes within this process. */
+  #queue: Promise<unknown> = Promise.resolve()
+
+  constructor(path: string, key: Buffer) {
+    if (key.length !== 32) throw new OAuthUpstreamError("the token-store key must be 32 bytes")
+    this.path = path
+    this.#key = key
+  }
+
+  async #read(): Promise<Record<string, StoredTokens>> {
+    let text: string
+    try {
+      text = await readFile(this.path, "utf8")
+    } catch (error) {
+      if ((error as { code?: string }).code === "ENOENT") return {}
+      throw error
+    }
+    try {
+      const file = JSON.parse(text) as { v: number; iv: string; tag: string; data: string }
+      const decipher = createDecipheriv("aes-256-gcm", this.#key, Buffer.from(file.iv, "base64"))
+      decipher.setAAD(AAD)
+      decipher.setAuthTag(Buffer.from(file.tag, "base64"))
+      const plain = Buffer.concat([decipher.update(Buffer.from(file.data, "base64")), decipher.final()])
+      return JSON.parse(plain.toString("utf8")) as Record<string, StoredTokens>
+    } catch {
+      throw new OAuthUpstreamError(`token store ${this.path} cannot be decrypted (wrong key or damaged file)`)
+    }
+  }
+
+  async #write(entries: Record<string, StoredTokens>): Promise<void> {
+    const iv = randomBytes(12)
+    const cipher = createCipheriv("aes-256-gcm", this.#key, iv)
+    cipher.setAAD(AAD)
+    const data = Buffer.concat([cipher.update(JSON.stringify(entries), "utf8"), cipher.final()])
+    const file = JSON.stringify({
+      v: 1,
+      iv: iv.toString("base64"),
+      tag: cipher.getAuthTag().toString("base64"),
+      data: data.toString("base64"),
+    })
+    const temporary = `${this.path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`
+    await writeFile(temporary, file, { mode: 0o600 })
+    await chmod(temporary, 0o600)
+    await rename(temporary, this.path)
+  }
+
+  #update(change: (entries: Record<string, StoredTokens>) => void): Promise<void> {
+    const next = this.#queue.then(async () => {
+      const entries = await this.#read()
+      change(entries)
+      await this.#write(entries)
+    })
+    this.#queue = next.catch(() => {})
+    return next
+  }
+
+  /** The tokens of `backend` from `issuer`, if stored. */
+  async get(issuer: string, backend: string): Promise<StoredTokens | undefined> {
+    await this.#queue
+    const entry = (await this.#read())[entryKey(issuer, backend)]
+    return entry?.issuer === issuer && entry.backend === backend ? entry : undefined
+  }
+
+  /** Stores (replaces) the tokens of `tokens.backend` from `tokens.issuer`. */
+  set(tokens: StoredTokens): Promise<void> {
+    return this.#update((entries) => {
+      entries[entryKey(tokens.issuer, tokens.backend)] = tokens
+    })
+  }
+
+  /** Forgets the tokens of `backend` from `issuer`. */
+  delete(issuer: string, backend: string): Promise<void> {
+    return this.#update((entries) => {
+      delete entries[entryKey(issuer, backend)]
+    })
+  }
+}
