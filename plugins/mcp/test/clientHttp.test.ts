@@ -171,7 +171,11 @@ describe("the node:http transport", () => {
         return {}
       },
     })
-    const backend = mcpBackend({ name: "json", http: { url: handle.url, headers: { "x-test": "yes" } } })
+    // A 2025 session (the server speaks both eras; sessions are what this test ends on close).
+    const backend = mcpBackend(
+      { name: "json", http: { url: handle.url, headers: { "x-test": "yes" } } },
+      { protocol: "2025-11-25" },
+    )
     try {
       const tools = await backend.toolSchemas()
       expect(tools.length).toBeGreaterThan(0)

@@ -394,7 +394,7 @@ const MAX_INPUT_ROUNDS = 8
  * context when its context's metadata carries them (under their MCP `_meta` names). Marked as the
  * sender's own, so the modern envelope is added to it in place.
  */
-const callMeta = (call: BackendCall, ctx: ExecutionContext): Record<string, unknown> => {
+const callMeta = (call: BackendCall, ctx: ExecutionContext, modern: boolean): Record<string, unknown> => {
   const meta: Record<string, unknown> & { [OWNED_META]?: true } = { [OWNED_META]: true }
   if (typeof call.resume === "string") meta[CURSOR_META_KEY] = call.resume
   const md = ctx.metadata
@@ -405,7 +405,10 @@ const callMeta = (call: BackendCall, ctx: ExecutionContext): Record<string, unkn
     if (typeof tracestate === "string") meta[MetaKeys.tracestate] = tracestate
   }
   const level = md[MetaKeys.logLevel]
+  // A 2025 server sends a call's log messages unasked and the caller's own session filters them; a
+  // modern one sends them only when the request asks, so the gateway asks for all of them.
   if (typeof level === "string") meta[MetaKeys.logLevel] = level
+  else if (modern) meta[MetaKeys.logLevel] = "debug"
   return meta
 }
 
@@ -433,7 +436,9 @@ const answerInputs = async (
           ? ctx.client.createMessage
           : undefined
     if (hook === undefined)
-      throw fail(`${backend} asked for ${String(method)} input, which the caller cannot answer`)
+      throw fail(
+        `${String(method)}: the caller does not support it (${backend} asked for input the caller cannot answer)`,
+      )
     out[key] = await hook(params ?? {})
   }
   return out
@@ -695,7 +700,11 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
         hasDeadline ? undefined : timeouts.list(timeoutMs),
         connection,
       )
-      const params = { name: entry.mcpName, arguments: call.arguments ?? {}, _meta: callMeta(call, ctx) }
+      const params = {
+        name: entry.mcpName,
+        arguments: call.arguments ?? {},
+        _meta: callMeta(call, ctx, connection.era === "modern"),
+      }
       let result: BackendResult
       inFlight.add(flight)
       try {
@@ -716,7 +725,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
           const inputResponses = await answerInputs(ctx, toolId, name, asked.inputRequests)
           raw = await flight.run(client, {
             ...params,
-            _meta: callMeta(call, ctx),
+            _meta: callMeta(call, ctx, connection.era === "modern"),
             inputResponses,
             ...(typeof asked.requestState === "string" ? { requestState: asked.requestState } : {}),
           })

@@ -302,13 +302,16 @@ const originMarkingFetch = async (url: string | URL, init?: RequestInit): Promis
     init.body.includes(MODERN_PROTOCOL_VERSION)
   ) {
     let headers: Record<string, string> = {}
-    try {
-      headers = modernHeaders(JSON.parse(init.body))
-    } catch {
-      // Not JSON: sent as it is.
-    }
+    const merged = new Headers(init.headers)
+    // A request of a 2025 session keeps its negotiated headers, even when its `_meta` carries a
+    // downstream client's 2026 protocol version.
+    if (!merged.has("mcp-session-id"))
+      try {
+        headers = modernHeaders(JSON.parse(init.body))
+      } catch {
+        // Not JSON: sent as it is.
+      }
     if (Object.keys(headers).length > 0) {
-      const merged = new Headers(init.headers)
       for (const [name, value] of Object.entries(headers)) merged.set(name, value)
       init = { ...init, headers: merged }
     }

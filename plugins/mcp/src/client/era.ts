@@ -161,7 +161,8 @@ export const modernEnvelope = (clientInfo: Implementation, capabilities: ClientC
 
 /**
  * A transport that speaks the modern era over another one: every request and notification the client
- * sends gets the modern `_meta` envelope (its own `_meta` keys win, e.g. a log level), and a result's
+ * sends gets the modern `_meta` envelope (which wins over the same keys in the request; its other keys, e.g. a
+ * log level, stay), and a result's
  * `resultType: "complete"` stays on the object (callers read a result without `resultType` as complete,
  * which is what a 2025 server sends). Handlers set on it are the inner transport's.
  *
@@ -210,13 +211,16 @@ export class ModernEnvelopeTransport implements Transport {
     const params = m.params
     const meta = params?._meta as Json | undefined
     // The direct call path hands over a `_meta` object of its own: filled in place (no copies per call).
+    // The envelope's keys (this client's protocol version, capabilities and info) win over any a request
+    // carries, e.g. a downstream client's forwarded by the gateway; a request's own log level and trace
+    // context stay.
     if (meta !== undefined && (meta as { [OWNED_META]?: true })[OWNED_META] === true) {
-      for (const key in this.#envelope) if (!(key in meta)) meta[key] = this.#envelope[key]
+      for (const key in this.#envelope) meta[key] = this.#envelope[key]
       return this.inner.send(message, options)
     }
     const enveloped = {
       ...m,
-      params: { ...params, _meta: { ...this.#envelope, ...meta } },
+      params: { ...params, _meta: { ...meta, ...this.#envelope } },
     } as unknown as JSONRPCMessage
     return this.inner.send(enveloped, options)
   }

@@ -355,7 +355,10 @@ export class NodeStreamableHttpTransport implements Transport {
         return
       }
       const body = JSON.stringify(message)
-      const modern = Array.isArray(message) ? "" : modernHeaderLines(message)
+      // In a 2025 session (a negotiated version) a request never gets the modern headers, even when its
+      // `_meta` carries a downstream client's 2026 protocol version.
+      const modern =
+        Array.isArray(message) || this.#protocolVersion !== undefined ? "" : modernHeaderLines(message)
       const modernRecord = modern === "" || Array.isArray(message) ? undefined : modernHeaders(message)
       if (this.#options.authorization !== undefined) await this.#refreshAuthorization()
       let res: Answer =

@@ -82,6 +82,17 @@ const withBody = (req: EdgeRequest, body: Buffer): EdgeRequest =>
     : new Proxy(req, { get: (target, key) => (key === "rawBody" ? body : Reflect.get(target, key, target)) })
 
 /**
+ * Stateless requests in flight per server, by caller and request id, so that a client's
+ * `notifications/cancelled` (a POST of its own) reaches the call it names. A caller is the token's owner
+ * (client, subject, scopes); unauthenticated callers (loopback) share one namespace, as they share
+ * everything else.
+ */
+const inFlightOf = new WeakMap<ModernServing, Map<string, CallController>>()
+
+const inFlightKey = (caller: ModernCaller, id: string | number): string =>
+  `${caller.authInfo === undefined ? "" : JSON.stringify([caller.authInfo.clientId, (caller.authInfo as { extra?: { subject?: unknown } }).extra?.subject ?? null, [...caller.authInfo.scopes].sort()])}\n${typeof id}:${id}`
+
+/**
  * Serves a POST without a session: statelessly when it is a 2026-07-28 request, otherwise by `legacy`
  * (given the request with its body read, and the parsed body).
  */
@@ -147,7 +158,15 @@ export const serveSessionlessPost = async (
     }
     return writeJson(res, refusal.httpStatus, errorMessage(id, refusal.code, refusal.message, refusal.data))
   }
+  let inFlight = inFlightOf.get(serving)
+  if (inFlight === undefined) inFlightOf.set(serving, (inFlight = new Map()))
   if (id === undefined) {
+    const requestId = (params as { requestId?: unknown } | undefined)?.requestId
+    if (
+      method === "notifications/cancelled" &&
+      (typeof requestId === "string" || typeof requestId === "number")
+    )
+      inFlight.get(inFlightKey(caller, requestId))?.cancel(new Error("the client cancelled the request"))
     res.writeHead(202, { "content-length": "0" })
     res.end()
     return
@@ -157,5 +176,11 @@ export const serveSessionlessPost = async (
   res.once("close", () => {
     if (!sink.done) controller.cancel(new Error("the client disconnected"))
   })
-  await serving.serve(message, caller, sink, controller)
+  const key = inFlightKey(caller, id)
+  inFlight.set(key, controller)
+  try {
+    await serving.serve(message, caller, sink, controller)
+  } finally {
+    if (inFlight.get(key) === controller) inFlight.delete(key)
+  }
 }
