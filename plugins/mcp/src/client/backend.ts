@@ -51,6 +51,7 @@ import { CURSOR_META_KEY } from "../adapter.js"
 import { isUnreachable, mcpFailureToToolError, toolErrorFromResult } from "../errors.js"
 import { relayResult } from "../internal/resultJson.js"
 import { type Expiring, type TimeoutList, TimeoutQueue } from "../internal/timeoutQueue.js"
+import { INPUT_KEY_META_KEY } from "../server/modern/inputRequests.js"
 import {
   McpConnection,
   type McpConnectionStatus,
@@ -439,7 +440,10 @@ const answerInputs = async (
       throw fail(
         `${String(method)}: the caller does not support it (${backend} asked for input the caller cannot answer)`,
       )
-    out[key] = await hook(params ?? {})
+    // The server's own name for the input travels with the request, so a gateway serving a modern client
+    // asks its client under the same name.
+    const meta = (params?._meta ?? {}) as Record<string, unknown>
+    out[key] = await hook({ ...params, _meta: { ...meta, [INPUT_KEY_META_KEY]: key } })
   }
   return out
 }
