@@ -11,8 +11,10 @@ import { isLoopbackHost, serveHttp, serveStdio } from "@toolplane/plugin-mcp"
 import { type CommandContext, defineCommand, EXIT, UsageError } from "../command.js"
 import { loadConfig } from "../config/load.js"
 import type { GatewayConfig } from "../config/schema.js"
+import { callFeed } from "../console/callFeed.js"
+import { type ConsoleHandle, startConsole } from "../console/consoleServer.js"
 import { type OpenGatewayOptions, openGateway } from "../gateway.js"
-import { type LiveGateway, liveGateway } from "../liveGateway.js"
+import { type LiveGateway, liveGateway, type ReloadOutcome } from "../liveGateway.js"
 import { type PinStore, pinStore } from "../pinStore.js"
 import { type ClosableReplicaBus, postgresReplicaBus } from "../postgresBus.js"
 import { progressPrinter } from "./shared.js"
@@ -21,12 +23,18 @@ import { progressPrinter } from "./shared.js"
  * Reloads the configuration when its file changes (debounced) or on SIGHUP; prints what changed, or
  * why the new configuration was rejected. Returns a function that stops watching.
  */
-const watchConfig = (ctx: CommandContext, live: LiveGateway, pins: PinStore): (() => void) => {
+const watchConfig = (
+  ctx: CommandContext,
+  live: LiveGateway,
+  pins: PinStore,
+  onReload?: (outcome: ReloadOutcome) => void,
+): (() => void) => {
   const file = ctx.file
   const reload = (why: string) => {
     live
       .reload(() => loadConfig(file))
       .then((outcome) => {
+        onReload?.(outcome)
         if (!outcome.ok) {
           const error = outcome.error as Error
           const text = error instanceof ConfigError ? `configuration error: ${error.message}` : error.message
@@ -161,11 +169,30 @@ export const serveCommand = defineCommand({
       baseDir,
       file: ctx.file,
     })
-    const { service, auth } = live
+    const { auth } = live
+    const feed = ctx.config.console.enabled ? callFeed() : undefined
+    const service = feed ? feed.wrap(live.service) : live.service
+    let webConsole: ConsoleHandle | undefined
+    if (feed) {
+      try {
+        webConsole = await startConsole({
+          live,
+          config: ctx.config,
+          feed,
+          env: ctx.io.env,
+          baseDir,
+          file: ctx.file,
+        })
+      } catch (error) {
+        await live.close()
+        throw error
+      }
+      ctx.io.stderr(`toolplane: web console at ${webConsole.url}\n`)
+    }
     const serverInfo = { name: ctx.config.server.name, version: "0.1.0" }
     const watch = (notify: () => void) => live.watch(notify)
     const naming = ctx.config.server.tool_names
-    const stopReloading = watchConfig(ctx, live, pins)
+    const stopReloading = watchConfig(ctx, live, pins, webConsole?.recordReload)
     try {
       const count = (await listAllTools(live.current().service)).length
       if (transport === "stdio") {
@@ -256,6 +283,7 @@ export const serveCommand = defineCommand({
       return EXIT.ok
     } finally {
       stopReloading()
+      await webConsole?.close()
       await live.close()
       await pins.flush()
     }

@@ -307,6 +307,26 @@ export const CodeConfig = z.strictObject({
   max_programs: z.number().int().min(1).max(64).default(2),
 })
 
+/**
+ * `[console]`: the web console of `toolplane serve` (off unless `enabled`), on its own listener.
+ *
+ * @since 0.3.0
+ */
+export const ConsoleConfig = z.strictObject({
+  enabled: z.boolean().default(false),
+  /** `host:port` of the console's listener; a non-loopback host needs `[server.auth]`. */
+  listen: z
+    .string()
+    .regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.:-]+):\d{1,5}$/, "must be host:port")
+    .default("127.0.0.1:8809"),
+  /** Scope a token needs to read the console (when `[server.auth]` is set). */
+  read_scope: z.string().min(1).default("toolplane:admin"),
+  /** Scope a token needs to approve or reject (when `[server.auth]` is set). */
+  action_scope: z.string().min(1).default("toolplane:approve"),
+  /** The durable run store whose pending approvals are shown: a SQLite file (relative to the config file) or a postgres:// URL. */
+  runs: z.string().min(1).optional(),
+})
+
 /** @since 0.1.0 */
 export const GatewayConfig = z
   .strictObject({
@@ -320,6 +340,7 @@ export const GatewayConfig = z
     composite_tools: z.array(CompositeConfig).default([]),
     limits: LimitsConfig.prefault({}),
     prefetch: PrefetchConfig.prefault({}),
+    console: ConsoleConfig.prefault({}),
   })
   .superRefine((config, ctx) => {
     if (config.search.learn_from_use !== undefined && config.tool_exposure !== "search")
