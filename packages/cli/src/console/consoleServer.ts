@@ -141,11 +141,38 @@ export const startConsole = async (options: {
       ...(caller.scopes !== undefined ? { metadata: { [CALLER_SCOPES_KEY]: caller.scopes } } : {}),
     })
 
+  /** The last errors of each backend (connection lost, failed reconnection attempts), newest last. */
+  const recentErrors = new Map<string, { at: string; error: string }[]>()
+  const watched = new WeakSet<object>()
+  const watchBackends = () => {
+    for (const [name, entry] of live.current().backends()) {
+      const backend = (entry as { backend?: unknown }).backend as
+        | { onStatusChange?: (listener: (status: { lastError?: string }) => void) => () => void }
+        | undefined
+      if (!backend || typeof backend.onStatusChange !== "function" || watched.has(backend)) continue
+      watched.add(backend)
+      let last: string | undefined
+      backend.onStatusChange((status) => {
+        if (status.lastError === undefined || status.lastError === last) return
+        last = status.lastError
+        const list = recentErrors.get(name) ?? []
+        list.push({ at: new Date().toISOString(), error: status.lastError })
+        if (list.length > 10) list.shift()
+        recentErrors.set(name, list)
+      })
+    }
+  }
+  watchBackends()
+
   const backends = async () => {
+    watchBackends()
     const gateway = live.current()
     const health = await gateway.health()
-    return [...gateway.backends()].map(([name, entry]) => {
-      const backend = (entry as { backend?: unknown }).backend as
+    const connected = gateway.backends()
+    // Backends down since the start are not in backends() yet; health() reports them.
+    const names = [...new Set([...options.config.backends.map((b) => b.name), ...connected.keys()])]
+    return names.map((name) => {
+      const backend = (connected.get(name) as { backend?: unknown } | undefined)?.backend as
         | { status?: () => Record<string, unknown> }
         | undefined
       const status = typeof backend?.status === "function" ? backend.status() : undefined
@@ -156,16 +183,18 @@ export const startConsole = async (options: {
         healthy: h?.healthy ?? false,
         tools: h?.tools ?? 0,
         ...(h?.error !== undefined ? { reason: h.error } : {}),
+        recentErrors: recentErrors.get(name) ?? [],
         ...(status
           ? {
               state: status.state,
               attempts: status.attempts,
               connections: status.connections,
+              ...(status.pid !== undefined ? { pid: status.pid } : {}),
               ...(status.lastError !== undefined ? { lastError: status.lastError } : {}),
               ...(status.protocolVersion !== undefined ? { protocol: status.protocolVersion } : {}),
               ...(info ? { server: `${info.name ?? "?"} ${info.version ?? ""}`.trim() } : {}),
             }
-          : { state: "in-process" }),
+          : { state: connected.has(name) ? "in-process" : "not connected" }),
       }
     })
   }

@@ -42,7 +42,14 @@ const renderBackends = (backends) => {
         el("td", {}, b.name),
         el("td", { class: b.healthy ? "up" : "down" }, b.healthy ? "up" : "down"),
         el("td", {}, b.state ?? ""),
-        el("td", {}, b.reason ?? b.lastError ?? ""),
+        el(
+          "td",
+          {},
+          b.reason ?? b.lastError ?? "",
+          ...b.recentErrors
+            .slice(-3)
+            .map((e) => el("div", { class: "muted" }, `${new Date(e.at).toLocaleTimeString()} ${e.error}`)),
+        ),
         el("td", {}, b.attempts === undefined ? "" : `${b.attempts} attempts, ${b.connections} connections`),
         el("td", {}, [b.server, b.protocol].filter(Boolean).join(" · ")),
         el("td", {}, b.tools),
@@ -144,7 +151,7 @@ const renderTools = (rows) => {
     ...rows.map((t) =>
       el(
         "tr",
-        { "data-tool": t.id },
+        { "data-tool": t.id, ...(t.score === undefined ? {} : { "data-score": String(t.score) }) },
         el("td", {}, t.id),
         el("td", {}, t.score ?? ""),
         el("td", {}, (t.fields ?? []).join(", ")),
