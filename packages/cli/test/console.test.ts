@@ -44,8 +44,12 @@ transport = "http"
 [server.auth]
 tokens = [
   { env = "CONSOLE_ADMIN_TOKEN", client = "ops-admin", scopes = ["toolplane:admin", "toolplane:approve"] },
-  { env = "CONSOLE_USER_TOKEN", client = "agent", scopes = [] },
+  { env = "CONSOLE_USER_TOKEN", client = "agent", scopes = ["agent"] },
 ]
+
+[server.auth.scopes]
+"toolplane:admin" = { tools = ["everything/*", "math/*"] }
+agent = { tools = ["everything/*"] }
 
 [console]
 enabled = true
@@ -163,6 +167,16 @@ describe("web console in Chromium", () => {
     expect(text).not.toContain("do-not-show-me")
     expect(text).not.toContain(ADMIN)
     expect(text).toContain("CONSOLE_ADMIN_TOKEN")
+    // The same scope policy as MCP listings: the admin scope grants everything/* and math/* only.
+    const ids = (JSON.parse(text) as { tools: { id: string }[] }).tools.map((t) => t.id)
+    expect(ids).toContain("math/divide")
+    expect(ids).toContain("everything/echo")
+    expect(ids.filter((id) => id.startsWith("notes/") || id.startsWith("bulk/"))).toEqual([])
+    const search = (await (
+      await api("search?q=echo", { headers: { authorization: `Bearer ${ADMIN}` } })
+    ).json()) as { hits: { id: string }[] }
+    expect(search.hits.map((h) => h.id)).toContain("everything/echo")
+    expect(search.hits.map((h) => h.id)).not.toContain("notes/echo")
   })
 
   const openSignedIn = async (): Promise<Page> => {
