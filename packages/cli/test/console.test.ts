@@ -7,7 +7,15 @@
  * answers 401/403 and a POST without the CSRF token is refused. Screenshots go to .ci-results/console/.
  */
 import { execFileSync } from "node:child_process"
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -251,6 +259,13 @@ describe("web console in Chromium", () => {
     await page
       .locator('#backends tr[data-backend="everything"][data-healthy="true"]')
       .waitFor({ timeout: 15_000 })
+
+    // A reload (the config file changed) is reported with its result.
+    writeFileSync(config, `${readFileSync(config, "utf8")}\n[limits]\nretries = 1\n`)
+    await expect
+      .poll(() => page.locator("#reload").textContent(), { timeout: 10_000 })
+      .toMatch(/last reload .*: applied, \d+ tools/)
+    await expect.poll(() => page.locator("#config").textContent(), { timeout: 5000 }).toMatch(/"retries": 1/)
     expect(errors).toEqual([])
     await page.close()
   }, 40_000)

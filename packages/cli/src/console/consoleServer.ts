@@ -15,6 +15,7 @@ import { type SearchableTool, Searcher, ToolIndex } from "@toolplane/discovery"
 import { isPostgresStorage, openRunStore, type RunStore } from "@toolplane/durable"
 import { ConfigError, listAllTools, makeContext } from "@toolplane/foundation"
 import { CALLER_SCOPES_KEY, isLoopbackHost, type McpHttpAuth } from "@toolplane/plugin-mcp"
+import { loadConfig } from "../config/load.js"
 import type { GatewayConfig } from "../config/schema.js"
 import { httpAuthFromConfig } from "../httpAuth.js"
 import type { LiveGateway, ReloadOutcome } from "../liveGateway.js"
@@ -103,6 +104,8 @@ export const startConsole = async (options: {
         : resolve(options.baseDir, settings.runs),
     )
   let lastReload: unknown = null
+  /** The configuration being served (the `[console]` and auth settings themselves apply from the start). */
+  let active = options.config
   const dir = assetsDir()
 
   const send = (res: ServerResponse, status: number, body: unknown) => {
@@ -170,7 +173,7 @@ export const startConsole = async (options: {
     const health = await gateway.health()
     const connected = gateway.backends()
     // Backends down since the start are not in backends() yet; health() reports them.
-    const names = [...new Set([...options.config.backends.map((b) => b.name), ...connected.keys()])]
+    const names = [...new Set([...active.backends.map((b) => b.name), ...connected.keys()])]
     return names.map((name) => {
       const backend = (connected.get(name) as { backend?: unknown } | undefined)?.backend as
         | { status?: () => Record<string, unknown> }
@@ -224,7 +227,7 @@ export const startConsole = async (options: {
       tools: tools.map((t) => ({ id: t.id, description: t.description ?? "" })),
       feed: feed.since().filter((e) => visible.has(e.tool)),
       approvals: await approvals(),
-      config: maskConfig(options.config),
+      config: maskConfig(active),
       lastReload,
       canAct: caller.scopes === undefined || caller.scopes.includes(settings.action_scope),
     }
@@ -333,6 +336,13 @@ export const startConsole = async (options: {
   return {
     url: `http://${shown}:${address.port}/`,
     recordReload: (outcome) => {
+      if (outcome.ok && options.file !== undefined)
+        loadConfig(options.file).then(
+          (config) => {
+            active = config
+          },
+          () => {},
+        )
       lastReload = outcome.ok
         ? {
             at: new Date().toISOString(),
