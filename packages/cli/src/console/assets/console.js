@@ -87,8 +87,9 @@ const renderFeed = (feed) => {
   const line = document.createElementNS(ns, "polyline")
   line.setAttribute(
     "points",
-    points
-      .map((ms, i) => `${points.length < 2 ? 0 : (i / (points.length - 1)) * 100},${38 - (ms / max) * 36}`)
+    // One call is drawn as a flat line across the chart.
+    (points.length === 1 ? [points[0], points[0]] : points)
+      .map((ms, i, all) => `${(i / Math.max(1, all.length - 1)) * 100},${38 - (ms / max) * 36}`)
       .join(" "),
   )
   svg.append(line)
