@@ -11,9 +11,10 @@ import type { serveHttp } from "@toolplane/plugin-mcp"
 import { type CommandContext, defineCommand, EXIT, UsageError } from "../command.js"
 import { loadConfig } from "../config/load.js"
 import type { GatewayConfig } from "../config/schema.js"
+import { callFeed } from "../console/callFeed.js"
+import { type ConsoleHandle, startConsole } from "../console/consoleServer.js"
 import type { OpenGatewayOptions } from "../gateway.js"
-import type { LiveGateway } from "../liveGateway.js"
-import { mountConsole } from "../ops/console.js"
+import type { LiveGateway, ReloadOutcome } from "../liveGateway.js"
 import { createLogger, LOG_LEVELS, type Logger, type LogLevel } from "../ops/logger.js"
 import { listenMetrics, mountMetrics } from "../ops/metricsEndpoint.js"
 import { openServeOperations, type ServeOperations } from "../ops/serveOperations.js"
@@ -30,10 +31,16 @@ const watchConfig = (
   pins: PinStore,
   ops: ServeOperations,
   log: Logger,
+  onReload?: (outcome: ReloadOutcome) => void,
 ): (() => void) => {
   const file = ctx.file
   const reload = (why: string) => {
-    live.reload(() => loadConfig(file)).then((outcome) => ops.operations.reloaded(file, why, outcome))
+    live
+      .reload(() => loadConfig(file))
+      .then((outcome) => {
+        onReload?.(outcome)
+        ops.operations.reloaded(file, why, outcome)
+      })
   }
   let timer: ReturnType<typeof setTimeout> | undefined
   let watcher: FSWatcher | undefined
@@ -198,8 +205,29 @@ export const serveCommand = defineCommand({
       await ops.close()
       throw error
     }
-    const service = ops.observesCalls ? ops.operations.service(live.service) : live.service
+    const observed = ops.observesCalls ? ops.operations.service(live.service) : live.service
+    // The web console's live call feed (its own listener; loopback unless [server.auth]).
+    const feed = ctx.config.console.enabled ? callFeed() : undefined
+    const service = feed ? feed.wrap(observed) : observed
     const auth = live.auth ? ops.operations.auth(live.auth) : undefined
+    let webConsole: ConsoleHandle | undefined
+    if (feed) {
+      try {
+        webConsole = await startConsole({
+          live,
+          config: ctx.config,
+          feed,
+          env: ctx.io.env,
+          baseDir,
+          file: ctx.file,
+        })
+      } catch (error) {
+        await live.close()
+        await ops.close()
+        throw error
+      }
+      log.info("console.listening", { url: webConsole.url, msg: `web console at ${webConsole.url}` })
+    }
     ops.metrics?.prefetchSource(() => live.current().runner.prefetch?.stats())
     let metricsListener: Awaited<ReturnType<typeof listenMetrics>> | undefined
     const serverInfo = { name: ctx.config.server.name, version: "0.1.0" }
@@ -209,7 +237,7 @@ export const serveCommand = defineCommand({
     const cacheHints = cache
       ? { listTtlMs: cache.list_ttl_ms, readTtlMs: cache.read_ttl_ms, scope: cache.cache_scope }
       : undefined
-    const stopReloading = watchConfig(ctx, live, pins, ops, log)
+    const stopReloading = watchConfig(ctx, live, pins, ops, log, webConsole?.recordReload)
     try {
       const metricsConfig = ctx.config.metrics
       if (ops.metrics && metricsConfig?.listen !== undefined) {
@@ -231,10 +259,6 @@ export const serveCommand = defineCommand({
           catalog: live.catalog,
           ...(cacheHints ? { cacheHints } : {}),
         })
-        if (ctx.config.console.enabled)
-          log.warn("console.unavailable", {
-            msg: "warning: [console] needs --transport http; not served over stdio",
-          })
         log.info("gateway.start", {
           transport,
           tools: count,
@@ -315,32 +339,6 @@ export const serveCommand = defineCommand({
             msg: `metrics at ${new URL(metricsConfig.path, url).href}${auth ? " (bearer token required)" : ""}`,
           })
         }
-        if (ctx.config.console.enabled) {
-          mountConsole(handle.httpServer, {
-            auth,
-            scope: ctx.config.console.scope,
-            state: async () => {
-              const health = await live.current().health()
-              const lastReload = ops.operations.lastReload()
-              return {
-                backends: Object.entries(health).map(([name, h]) => ({
-                  name,
-                  healthy: h.healthy,
-                  tools: h.tools,
-                  ...(h.error !== undefined ? { error: h.error } : {}),
-                })),
-                calls: ops.operations.recentCalls(),
-                approvalsPending: ops.operations.pendingApprovals().length,
-                ...(lastReload ? { lastReload } : {}),
-              }
-            },
-          })
-          const consoleUrl = new URL("/console/", url).href
-          log.info("console.mounted", {
-            url: consoleUrl,
-            msg: `console at ${consoleUrl}${auth ? ` (token with scope "${ctx.config.console.scope}" required)` : ""}`,
-          })
-        }
         log.info("gateway.start", {
           transport,
           tools: count,
@@ -365,6 +363,7 @@ export const serveCommand = defineCommand({
       return EXIT.ok
     } finally {
       stopReloading()
+      await webConsole?.close()
       await metricsListener?.close()
       await live.close()
       await pins.flush()

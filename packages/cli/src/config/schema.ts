@@ -470,14 +470,26 @@ export const AuditConfig = z.strictObject({
 })
 
 /**
- * The read-only web console at `/console/` of the HTTP server (off by default). With `[server.auth]`, its
- * data needs a token carrying `scope`.
+ * `[console]`: the web console of `toolplane serve` (off unless `enabled`), on its own listener.
  *
  * @since 0.3.0
  */
 export const ConsoleConfig = z.strictObject({
   enabled: z.boolean().default(false),
-  scope: z.string().min(1).default("admin"),
+  /** `host:port` of the console's listener; a non-loopback host needs `[server.auth]`. */
+  listen: z
+    .string()
+    .regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.:-]+):\d{1,5}$/, "must be host:port")
+    .default("127.0.0.1:8809"),
+  /** Scope a token needs to read the console (when `[server.auth]` is set). */
+  read_scope: z.string().min(1).default("toolplane:admin"),
+  /** Scope a token needs to approve or reject (when `[server.auth]` is set). */
+  action_scope: z.string().min(1).default("toolplane:approve"),
+  /**
+   * The durable run store whose pending approvals are shown: a SQLite file (relative to the config file)
+   * or a postgres:// URL. Default: `[durable] store` when `[[skills]]` are declared.
+   */
+  runs: z.string().min(1).optional(),
 })
 
 /** @since 0.1.0 */
@@ -495,7 +507,6 @@ export const GatewayConfig = z
     prefetch: PrefetchConfig.prefault({}),
     durable: DurableConfig.prefault({}),
     skills: z.array(SkillConfig).default([]),
-
     log: LogConfig.prefault({}),
     metrics: MetricsConfig.optional(),
     audit: AuditConfig.prefault({}),
