@@ -5,14 +5,14 @@
  * by an MCP client appears in its feed; the data API answers 401 without a token, 403 without the scope,
  * 405 to anything but GET. A screenshot is saved (its path is printed).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { type Browser, chromium } from "playwright-core"
 import { afterAll, describe, expect, it } from "vitest"
-import { type OpsGateway, startOpsGateway, stopOpsGateways } from "./helpers/opsGateway.js"
+import { opsGatewaySuite } from "./helpers/opsGateway.js"
 import { FIXTURES } from "./helpers/processes.js"
 
 const CHROMIUM = "/usr/bin/chromium"
@@ -20,22 +20,16 @@ const ADMIN = "console-admin-token-0123456789abcdef"
 const USER = "console-user-token-0123456789abcdef"
 
 describe.skipIf(!existsSync(CHROMIUM))("web console (subprocess, chromium)", () => {
-  let dir: string | undefined
-  let gateway: OpsGateway | undefined
+  const suite = opsGatewaySuite("toolplane-console-")
   let browser: Browser | undefined
 
+  // After-hooks run last-registered first: the browser closes before the gateway stops.
   afterAll(async () => {
     await browser?.close()
-    await gateway?.stop()
-    await stopOpsGateways()
-    if (dir) rmSync(dir, { recursive: true, force: true })
   }, 20_000)
 
   it("shows backends and the live call feed to the console scope only", async () => {
-    dir = mkdtempSync(join(tmpdir(), "toolplane-console-"))
-    const file = join(dir, "toolplane.toml")
-    writeFileSync(
-      file,
+    const gateway = await suite.start(
       [
         "[server.auth]",
         'tokens = [{ env = "ADMIN_TOKEN", client = "ops-admin", scopes = ["admin"] }, { env = "USER_TOKEN", client = "bob", scopes = ["tools"] }]',
@@ -49,9 +43,9 @@ describe.skipIf(!existsSync(CHROMIUM))("web console (subprocess, chromium)", () 
         `mcp = { command = ${JSON.stringify(process.execPath)}, args = [${JSON.stringify(join(FIXTURES, "pidServer.mjs"))}] }`,
         "require_approval = false",
         "",
-      ].join("\n"),
+      ],
+      { env: { ADMIN_TOKEN: ADMIN, USER_TOKEN: USER } },
     )
-    gateway = await startOpsGateway(file, { env: { ADMIN_TOKEN: ADMIN, USER_TOKEN: USER } })
     const consoleUrl = new URL("/console/", gateway.url)
     const api = new URL("/console/api/state", gateway.url)
 
