@@ -11,6 +11,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { McpHttpAuth } from "@toolplane/plugin-mcp"
+import type { RecentCall } from "./operations.js"
 
 /**
  * What the console shows.
@@ -24,14 +25,7 @@ export interface ConsoleState {
     readonly tools: number
     readonly error?: string
   }[]
-  readonly calls: readonly {
-    readonly ts: string
-    readonly tool: string
-    readonly backend: string
-    readonly caller: string
-    readonly outcome: string
-    readonly duration_ms: number
-  }[]
+  readonly calls: readonly RecentCall[]
   readonly approvalsPending: number
   readonly lastReload?: { readonly ts: string; readonly ok: boolean; readonly detail: string }
 }
