@@ -88,7 +88,8 @@ export interface ScopePolicy {
    * The outermost layer: narrows listings and calls to the tools the caller's scopes grant (the
    * meta-tools of search and code mode included), and qualifies the caller id by the scopes, so that
    * whatever is cached per caller below (listings, search mode's view, code mode's declaration,
-   * prefetches) is never shared between two tokens of one client that hold different scopes.
+   * prefetches) is never shared between two tokens of one client that hold different scopes. (The caller
+   * id already names a JWT's user as well as its client, so two users of one client are kept apart too.)
    */
   readonly middleware: Middleware
   /**

@@ -7,21 +7,13 @@
  * gateway all have their records. `toolplane audit` filters the file by caller, tool, outcome and time.
  */
 import { createHmac } from "node:crypto"
-import {
-  appendFileSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs"
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { run } from "../src/cli.js"
 import {
   type ApprovalRecord,
@@ -30,7 +22,7 @@ import {
   openAuditLog,
   readAuditLog,
 } from "../src/ops/audit.js"
-import { type OpsGateway, startOpsGateway, stopOpsGateways } from "./helpers/opsGateway.js"
+import { opsGatewaySuite } from "./helpers/opsGateway.js"
 import { FIXTURES, textOf } from "./helpers/processes.js"
 
 const TOKEN = "audit-test-token-0123456789abcdef"
@@ -67,21 +59,13 @@ const cli = async (argv: string[]) => {
 }
 
 describe("audit log of toolplane serve (subprocess)", () => {
-  let dir: string | undefined
-  let gateway: OpsGateway | undefined
-
-  afterAll(async () => {
-    await gateway?.stop()
-    await stopOpsGateways()
-    if (dir) rmSync(dir, { recursive: true, force: true })
-  }, 20_000)
+  const suite = opsGatewaySuite("toolplane-audit-")
 
   it("records every call, approval and refused token once, hashes what is not opted in, and survives SIGKILL", async () => {
-    dir = mkdtempSync(join(tmpdir(), "toolplane-audit-"))
-    const file = join(dir, "toolplane.toml")
+    const dir = suite.dir()
+    const file = suite.file()
     const auditFile = join(dir, "audit.jsonl")
-    writeFileSync(
-      file,
+    const gateway = await suite.start(
       [
         "[server.auth]",
         'tokens = [{ env = "AUDIT_TOKEN", client = "alice" }]',
@@ -105,9 +89,9 @@ describe("audit log of toolplane serve (subprocess)", () => {
         "require_approval = true",
         'approval = "elicit"',
         "",
-      ].join("\n"),
+      ],
+      { env: { AUDIT_TOKEN: TOKEN, AUDIT_KEY: KEY } },
     )
-    gateway = await startOpsGateway(file, { env: { AUDIT_TOKEN: TOKEN, AUDIT_KEY: KEY } })
     const client = new Client({ name: "audited", version: "1.0.0" }, { capabilities: { elicitation: {} } })
     const answers = [{ action: "accept", content: { approve: true } }, { action: "decline" }]
     client.setRequestHandler(ElicitRequestSchema, async () => answers.shift() as never)

@@ -1,12 +1,3 @@
-/**
- * The Prometheus endpoint of `toolplane serve` (a real subprocess), scraped over HTTP and read with a
- * Prometheus text-format parser: after a known sequence of calls (successes, isError results, a crash,
- * approval denials, a timeout, an unknown tool, a refused token) every counter and histogram count
- * matches; the path needs the gateway's bearer token. In process: 5,000 distinct tools fold into
- * `tool="other"` past `max_tools`.
- */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -18,10 +9,10 @@ import {
   PeriodicExportingMetricReader,
 } from "@opentelemetry/sdk-metrics"
 import parsePrometheusTextFormat, { type MetricFamily } from "parse-prometheus-text-format"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { createGatewayMetrics } from "../src/ops/metrics.js"
 import { listenMetrics } from "../src/ops/metricsEndpoint.js"
-import { type OpsGateway, startOpsGateway, stopOpsGateways } from "./helpers/opsGateway.js"
+import { opsGatewaySuite } from "./helpers/opsGateway.js"
 import { FIXTURES } from "./helpers/processes.js"
 
 const TOKEN = "metrics-test-token-0123456789abcdef"
@@ -56,20 +47,10 @@ const value = (families: MetricFamily[], name: string, labels: Record<string, st
 }
 
 describe("Prometheus metrics of toolplane serve (subprocess)", () => {
-  let dir: string | undefined
-  let gateway: OpsGateway | undefined
-
-  afterAll(async () => {
-    await gateway?.stop()
-    await stopOpsGateways()
-    if (dir) rmSync(dir, { recursive: true, force: true })
-  }, 20_000)
+  const suite = opsGatewaySuite("toolplane-metrics-")
 
   it("counts a known sequence of calls by tool, backend and outcome", async () => {
-    dir = mkdtempSync(join(tmpdir(), "toolplane-metrics-"))
-    const file = join(dir, "toolplane.toml")
-    writeFileSync(
-      file,
+    const gateway = await suite.start(
       [
         "[server.auth]",
         'tokens = [{ env = "OPS_TOKEN", client = "ci" }]',
@@ -87,9 +68,9 @@ describe("Prometheus metrics of toolplane serve (subprocess)", () => {
         "require_approval = true",
         'approval = "deny"',
         "",
-      ].join("\n"),
+      ],
+      { env: { OPS_TOKEN: TOKEN }, args: ["--log-calls"] },
     )
-    gateway = await startOpsGateway(file, { env: { OPS_TOKEN: TOKEN }, args: ["--log-calls"] })
     const authorization = { authorization: `Bearer ${TOKEN}` }
     const client = new Client({ name: "metrics", version: "1.0.0" })
     await client.connect(

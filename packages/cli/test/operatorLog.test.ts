@@ -4,12 +4,11 @@
  * change is logged applied, an invalid one rejected with its located reason. The text format and the
  * level filter are checked on the logger itself.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { createLogger } from "../src/ops/logger.js"
-import { type OpsGateway, startOpsGateway, stopOpsGateways } from "./helpers/opsGateway.js"
+import { opsGatewaySuite } from "./helpers/opsGateway.js"
 import { connectHttp, FIXTURES, textOf } from "./helpers/processes.js"
 
 describe("operator log lines", () => {
@@ -46,19 +45,12 @@ describe("operator log lines", () => {
 })
 
 describe("toolplane serve operator log (subprocess)", () => {
-  let dir: string | undefined
-  let gateway: OpsGateway | undefined
-
-  afterAll(async () => {
-    await gateway?.stop()
-    await stopOpsGateways()
-    if (dir) rmSync(dir, { recursive: true, force: true })
-  }, 20_000)
+  const suite = opsGatewaySuite("toolplane-oplog-")
 
   it("logs a killed backend lost, reconnecting and back, and reloads applied and rejected", async () => {
-    dir = mkdtempSync(join(tmpdir(), "toolplane-oplog-"))
+    const dir = suite.dir()
     const pidFile = join(dir, "pids")
-    const file = join(dir, "toolplane.toml")
+    const file = suite.file()
     const pinger = [
       "[[backends]]",
       'name = "pinger"',
@@ -72,8 +64,7 @@ describe("toolplane serve operator log (subprocess)", () => {
       `module = ${JSON.stringify(join(FIXTURES, "tools.ts"))}`,
       "",
     ]
-    writeFileSync(file, pinger.join("\n"))
-    gateway = await startOpsGateway(file)
+    const gateway = await suite.start(pinger)
     const connected = gateway.lines().find((l) => l.event === "backend.connected")
     expect(connected).toMatchObject({ level: "info", backend: "pinger", tools: 1 })
     expect(gateway.lines().find((l) => l.event === "gateway.start")).toMatchObject({

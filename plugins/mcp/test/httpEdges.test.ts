@@ -106,6 +106,35 @@ describe.each(["raw", "node", "sdk"] as const)("serveHttp edge cases (%s transpo
     expect(status).toEqual({ status: 413, connection: "close" })
   })
 
+  // The SDK's own transport refuses a sessionless non-initialize POST before it reads the body.
+  it.each([
+    ["in a session", true],
+    ...(transport === "sdk" ? [] : [["without a session", false] as const]),
+  ] as const)(
+    "answers a too large body sent without a length (chunked) with 413 (%s)",
+    async (_, inSession) => {
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(server.url, {
+          method: "POST",
+          headers: { ...HEADERS, ...(inSession ? { "mcp-session-id": session } : {}) },
+        })
+        req.on("response", (res) => {
+          let body = ""
+          res.setEncoding("utf8")
+          res.on("data", (chunk: string) => {
+            body += chunk
+          })
+          res.on("end", () => resolve({ status: res.statusCode!, body }))
+        })
+        // The server may answer and close before the whole body is written.
+        req.on("error", (error) => (error.message.includes("EPIPE") ? undefined : reject(error)))
+        req.end(Buffer.alloc(5 * 1024 * 1024, 32))
+      })
+      expect(answer.status).toBe(413)
+      expect(answer.body).toContain("Payload Too Large: Request body must not exceed 4194304 bytes")
+    },
+  )
+
   it("cancels the call of a client that disconnects before the answer", async () => {
     const before = service.aborted.length
     const controller = new AbortController()

@@ -92,33 +92,32 @@ export const createGatewayMetrics = (options: GatewayMetricsOptions = {}): Gatew
   const registry = new Registry()
   const toolLabel = toolLabeler(options.maxTools ?? 500)
   const registers = [registry]
-  const calls = new Counter({
-    name: "toolplane_calls_total",
-    help: "Tool calls served, by tool (folded past metrics.max_tools into other), backend and outcome (ok, tool_error, or the error's tag)",
-    labelNames: ["tool", "backend", "outcome"] as const,
-    registers,
-  })
-  const duration = new Histogram({
-    name: "toolplane_call_duration_seconds",
-    help: "Whole call as served by the gateway, by backend",
-    labelNames: ["backend"] as const,
-    buckets: BUCKETS,
-    registers,
-  })
-  const backendDuration = new Histogram({
-    name: "toolplane_backend_duration_seconds",
-    help: "Time spent in the backend (every attempt) of calls that reached one",
-    labelNames: ["backend"] as const,
-    buckets: BUCKETS,
-    registers,
-  })
-  const overhead = new Histogram({
-    name: "toolplane_gateway_overhead_seconds",
-    help: "Gateway time of calls that reached a backend: the whole call minus backend time",
-    labelNames: ["backend"] as const,
-    buckets: BUCKETS,
-    registers,
-  })
+  // The shapes most instruments share: one registry, labels typed by their names.
+  const counter = <L extends string>(name: string, help: string, ...labelNames: L[]) =>
+    new Counter<L>({ name, help, labelNames, registers })
+  const gauge = <L extends string>(name: string, help: string, ...labelNames: L[]) =>
+    new Gauge<L>({ name, help, labelNames, registers })
+  const backendHistogram = (name: string, help: string) =>
+    new Histogram<"backend">({ name, help, labelNames: ["backend"], buckets: BUCKETS, registers })
+  const calls = counter(
+    "toolplane_calls_total",
+    "Tool calls served, by tool (folded past metrics.max_tools into other), backend and outcome (ok, tool_error, or the error's tag)",
+    "tool",
+    "backend",
+    "outcome",
+  )
+  const duration = backendHistogram(
+    "toolplane_call_duration_seconds",
+    "Whole call as served by the gateway, by backend",
+  )
+  const backendDuration = backendHistogram(
+    "toolplane_backend_duration_seconds",
+    "Time spent in the backend (every attempt) of calls that reached one",
+  )
+  const overhead = backendHistogram(
+    "toolplane_gateway_overhead_seconds",
+    "Gateway time of calls that reached a backend: the whole call minus backend time",
+  )
   // A plain number on the hot path, read at scrape time.
   let inFlightNow = 0
   new Gauge({
@@ -129,54 +128,31 @@ export const createGatewayMetrics = (options: GatewayMetricsOptions = {}): Gatew
       this.set(inFlightNow)
     },
   })
-  const up = new Gauge({
-    name: "toolplane_backend_up",
-    help: "1 when the backend is connected, 0 while it is down or reconnecting",
-    labelNames: ["backend"] as const,
-    registers,
-  })
-  const reconnects = new Counter({
-    name: "toolplane_backend_reconnects_total",
-    help: "Times a backend came back after being lost or down at start",
-    labelNames: ["backend"] as const,
-    registers,
-  })
-  const tools = new Gauge({
-    name: "toolplane_backend_tools",
-    help: "Tools a backend serves",
-    labelNames: ["backend"] as const,
-    registers,
-  })
-  const approvals = new Counter({
-    name: "toolplane_approval_decisions_total",
-    help: "Approval decisions, by decision and channel (elicit, config)",
-    labelNames: ["decision", "channel"] as const,
-    registers,
-  })
-  const auth = new Counter({
-    name: "toolplane_auth_failures_total",
-    help: "Refused bearer tokens, by reason",
-    labelNames: ["reason"] as const,
-    registers,
-  })
-  const reloads = new Counter({
-    name: "toolplane_config_reloads_total",
-    help: "Configuration reloads, by result",
-    labelNames: ["result"] as const,
-    registers,
-  })
-  const sandboxRuns = new Counter({
-    name: "toolplane_sandbox_runs_total",
-    help: "Code-mode programs run, by outcome",
-    labelNames: ["outcome"] as const,
-    registers,
-  })
-  const sandboxLimits = new Counter({
-    name: "toolplane_sandbox_limit_hits_total",
-    help: "Code-mode programs stopped by a limit (SandboxTimeout, SandboxMemory, SandboxLimit)",
-    labelNames: ["limit"] as const,
-    registers,
-  })
+  const up = gauge(
+    "toolplane_backend_up",
+    "1 when the backend is connected, 0 while it is down or reconnecting",
+    "backend",
+  )
+  const reconnects = counter(
+    "toolplane_backend_reconnects_total",
+    "Times a backend came back after being lost or down at start",
+    "backend",
+  )
+  const tools = gauge("toolplane_backend_tools", "Tools a backend serves", "backend")
+  const approvals = counter(
+    "toolplane_approval_decisions_total",
+    "Approval decisions, by decision and channel (elicit, config)",
+    "decision",
+    "channel",
+  )
+  const auth = counter("toolplane_auth_failures_total", "Refused bearer tokens, by reason", "reason")
+  const reloads = counter("toolplane_config_reloads_total", "Configuration reloads, by result", "result")
+  const sandboxRuns = counter("toolplane_sandbox_runs_total", "Code-mode programs run, by outcome", "outcome")
+  const sandboxLimits = counter(
+    "toolplane_sandbox_limit_hits_total",
+    "Code-mode programs stopped by a limit (SandboxTimeout, SandboxMemory, SandboxLimit)",
+    "limit",
+  )
 
   // Prefetch counters live in the runner; read at scrape time and summed over reloads (each reload
   // makes a new runner whose counters start at zero).

@@ -3,6 +3,10 @@
  * line by line (the tests of the operator log, metrics and audit).
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll } from "vitest"
 import { childEnv, REPO, serveArgs, stopGroup, TSX } from "./processes.js"
 
 /** One JSON line of the operator log. */
@@ -30,10 +34,16 @@ export const stopOpsGateways = async (): Promise<void> => {
   await Promise.all([...started].map((child) => stopGroup(child)))
 }
 
+/** Options of {@link startOpsGateway}: more command-line arguments, and the gateway's environment. */
+export interface OpsGatewayOptions {
+  readonly args?: readonly string[]
+  readonly env?: Record<string, string>
+}
+
 /** Spawns the gateway and waits for its `gateway.start` line. */
 export const startOpsGateway = async (
   config: string,
-  options: { readonly args?: readonly string[]; readonly env?: Record<string, string> } = {},
+  options: OpsGatewayOptions = {},
 ): Promise<OpsGateway> => {
   const child = spawn(TSX, [...serveArgs(config, "http"), "--log-format", "json", ...(options.args ?? [])], {
     env: childEnv(options.env),
@@ -101,4 +111,41 @@ export const startOpsGateway = async (
     await stopGroup(child)
     throw error
   }
+}
+
+/** One suite's gateway in a temporary directory (see {@link opsGatewaySuite}). */
+export interface OpsGatewaySuite {
+  /** The temporary directory (made on first use). */
+  dir(): string
+  /** `toolplane.toml` in that directory. */
+  file(): string
+  /** Writes `toolplane.toml` (the lines joined by newlines) and starts the gateway on it. */
+  start(config: readonly string[], options?: OpsGatewayOptions): Promise<OpsGateway>
+}
+
+/**
+ * A temporary directory named after `prefix` and the gateway a test starts in it, both stopped and removed
+ * after the suite. Call it in a `describe` (it registers an `afterAll`).
+ */
+export const opsGatewaySuite = (prefix: string): OpsGatewaySuite => {
+  let dir: string | undefined
+  let gateway: OpsGateway | undefined
+  afterAll(async () => {
+    await gateway?.stop()
+    await stopOpsGateways()
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  }, 20_000)
+  const suite: OpsGatewaySuite = {
+    dir: () => {
+      dir ??= mkdtempSync(join(tmpdir(), prefix))
+      return dir
+    },
+    file: () => join(suite.dir(), "toolplane.toml"),
+    start: async (config, options) => {
+      writeFileSync(suite.file(), config.join("\n"))
+      gateway = await startOpsGateway(suite.file(), options)
+      return gateway
+    },
+  }
+  return suite
 }

@@ -64,3 +64,22 @@ export interface EdgeResponse {
   once(event: "close" | "drain", listener: () => void): unknown
   destroy(error?: Error): unknown
 }
+
+/**
+ * Reads a request's body from its Node stream, keeping at most `maxBytes`: the body, or `undefined` when
+ * it was longer (the caller answers 413 in its protocol's shape).
+ */
+export const readBodyUpTo = (req: EdgeRequest, maxBytes: number): Promise<Buffer | undefined> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= maxBytes) chunks.push(chunk)
+    })
+    req.on("error", reject)
+    req.on("end", () => {
+      if (size > maxBytes) return resolve(undefined)
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
+    })
+  })

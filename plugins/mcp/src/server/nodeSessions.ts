@@ -29,7 +29,7 @@ import {
   McpError,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js"
-import type { EdgeRequest, EdgeResponse, KnownHeaders } from "./edgeExchange.js"
+import { type EdgeRequest, type EdgeResponse, type KnownHeaders, readBodyUpTo } from "./edgeExchange.js"
 import type { ReplicaBus } from "./replicaBus.js"
 import { CALL_CONTROLLER, CallController, isDirectParams, type McpExposure } from "./serve.js"
 import {
@@ -161,23 +161,11 @@ const tooLarge = (res: EdgeResponse, maxBytes: number) =>
   jsonRpcError(res, 413, -32000, `Payload Too Large: Request body must not exceed ${maxBytes} bytes`)
 
 /** Reads and parses a JSON body from the Node stream; `undefined` when an error answer was sent. */
-const readJsonBody = (req: EdgeRequest, res: EdgeResponse, maxBytes: number): Promise<unknown> =>
-  new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= maxBytes) chunks.push(chunk)
-    })
-    req.on("error", reject)
-    req.on("end", () => {
-      if (size > maxBytes) {
-        tooLarge(res, maxBytes)
-        return resolve(undefined)
-      }
-      resolve(parseBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), res))
-    })
-  })
+const readJsonBody = async (req: EdgeRequest, res: EdgeResponse, maxBytes: number): Promise<unknown> => {
+  const body = await readBodyUpTo(req, maxBytes)
+  if (body === undefined) return tooLarge(res, maxBytes)
+  return parseBody(body, res)
+}
 
 /**
  * The SDK's `extra.requestInfo` of a POST's messages: its `headers` are read through the request when a

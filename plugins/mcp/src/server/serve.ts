@@ -56,6 +56,7 @@ import {
 } from "../adapter.js"
 import { callFailureToMcp, toolErrorToMcpError, unprefixed, wireError } from "../errors.js"
 import { resultJson } from "../internal/resultJson.js"
+import { callerIdOf } from "./callerIdentity.js"
 import type { McpCacheHints } from "./modern/cacheHints.js"
 
 /** A readable account of a zod error (`params.name: expected string, received number`). */
@@ -466,7 +467,7 @@ export class McpExposure {
   #context(extra: Extra, init: ExecutionContextInit): ExecutionContext {
     const sessionId = extra.sessionId
     const authInfo = extra.authInfo
-    const clientId = authInfo?.clientId
+    const clientId = authInfo === undefined ? undefined : callerIdOf(authInfo)
     const make = this.options.context
     if (make === undefined && init.metadata === undefined) {
       // No `context` option: the same context as below, built with fewer temporary objects.

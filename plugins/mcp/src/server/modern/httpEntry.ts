@@ -6,7 +6,7 @@
  *
  * @internal
  */
-import type { EdgeRequest, EdgeResponse, KnownHeaders } from "../edgeExchange.js"
+import { type EdgeRequest, type EdgeResponse, type KnownHeaders, readBodyUpTo } from "../edgeExchange.js"
 import { CallController } from "../serve.js"
 import { errorMessage, ModernProtocolError } from "./errors.js"
 import { checkStandardHeaders } from "./headers.js"
@@ -53,25 +53,14 @@ const readBody = (
   maxBytes: number,
 ): Promise<Buffer | undefined> | Buffer => {
   if (req.rawBody !== undefined) return req.rawBody
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= maxBytes) chunks.push(chunk)
-    })
-    req.on("error", reject)
-    req.on("end", () => {
-      if (size > maxBytes) {
-        writeJson(
-          res,
-          413,
-          errorMessage(null, -32000, `Payload Too Large: Request body must not exceed ${maxBytes} bytes`),
-        )
-        return resolve(undefined)
-      }
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
-    })
+  return readBodyUpTo(req, maxBytes).then((body) => {
+    if (body === undefined)
+      writeJson(
+        res,
+        413,
+        errorMessage(null, -32000, `Payload Too Large: Request body must not exceed ${maxBytes} bytes`),
+      )
+    return body
   })
 }
 

@@ -12,6 +12,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { type LoggingLevel, McpError } from "@modelcontextprotocol/sdk/types.js"
+import { callerIdOf } from "../callerIdentity.js"
 import type { ReplicaBus } from "../replicaBus.js"
 import {
   CALL_CONTROLLER,
@@ -51,6 +52,8 @@ export interface ModernCaller {
     readonly clientId: string
     readonly scopes: string[]
     readonly expiresAt?: number
+    /** `subject`: the token's user (`McpCaller.subject`), when known. */
+    readonly extra?: Record<string, unknown>
   }
   /** The request's HTTP headers (for a `context` option that reads them). */
   readonly headers?: Readonly<Record<string, string | string[] | undefined>>
@@ -415,7 +418,7 @@ export class ModernServing {
           : `Method not found: ${method}`,
       )
     const params = isObject(message.params) ? message.params : {}
-    const callerId = caller.authInfo?.clientId ?? ""
+    const callerId = caller.authInfo === undefined ? "" : callerIdOf(caller.authInfo)
     let round: InputRound | undefined
     let binding: { caller: string; method: string; arguments: unknown } | undefined
     if (method === "tools/call") {
