@@ -5,7 +5,16 @@
  * that is not a page (a source file, a folder) keeps its text and loses the link, so VitePress's own
  * dead-link check only ever sees links between pages and fails the build on a broken one.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs"
 import { dirname, join, posix, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Application, DeclarationReflection, ReflectionKind } from "typedoc"
@@ -67,7 +76,15 @@ const outsideCode = (markdown: string, rewrite: (line: string) => string): strin
 const rewriteLinks = (markdown: string, repoPath: string): string =>
   outsideCode(markdown, (line) =>
     line.replace(/(!?)\[([^\]]*)\]\(([^)\s]+)\)/g, (whole, bang: string, text: string, target: string) => {
-      if (bang || /^(https?:|mailto:|#)/.test(target)) return whole
+      if (/^(https?:|mailto:|#)/.test(target)) return whole
+      if (bang) {
+        // An image beside a README is copied into the site's public folder under its repository path.
+        const source = posix.join(posix.dirname(repoPath), target)
+        if (!existsSync(join(ROOT, source))) return whole
+        mkdirSync(dirname(join(CONTENT, "public", source)), { recursive: true })
+        copyFileSync(join(ROOT, source), join(CONTENT, "public", source))
+        return `![${text}](/${source})`
+      }
       const [path = "", fragment] = target.split("#")
       const page = pageOf(posix.join(posix.dirname(repoPath), path))
       if (page === undefined) return text
