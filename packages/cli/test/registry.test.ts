@@ -4,9 +4,20 @@ import { UsageError } from "../src/command.js"
 import { COMMANDS } from "../src/commands/registry.js"
 
 describe("command registry", () => {
-  it("lists nine uniquely named commands, each described in the help", () => {
+  it("lists ten uniquely named commands, each described in the help", () => {
     const names = COMMANDS.map((c) => c.name)
-    expect(names).toEqual(["serve", "list", "search", "call", "export", "check", "lock", "runs", "auth"])
+    expect(names).toEqual([
+      "serve",
+      "list",
+      "search",
+      "call",
+      "export",
+      "check",
+      "lock",
+      "runs",
+      "audit",
+      "auth",
+    ])
     for (const command of COMMANDS) expect(USAGE).toMatch(new RegExp(`^  ${command.name}\\b`, "m"))
   })
 

@@ -20,6 +20,7 @@
  *
  * @internal
  */
+
 import { randomBytes } from "node:crypto"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js"
@@ -29,6 +30,7 @@ import {
   McpError,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js"
+import { sessionOwner } from "./callerIdentity.js"
 import { type EdgeRequest, type EdgeResponse, type KnownHeaders, readBodyUpTo } from "./edgeExchange.js"
 import type { ReplicaBus } from "./replicaBus.js"
 import { CALL_CONTROLLER, CallController, isDirectParams, type McpExposure } from "./serve.js"
@@ -48,21 +50,6 @@ export interface AuthInfo {
   readonly expiresAt?: number
   /** `subject`: the token's user (`McpCaller.subject`), when known. */
   readonly extra?: Record<string, unknown>
-}
-
-/**
- * Who a session belongs to: the client, the token's user (when known) and its scopes, so that another
- * user of the same client, or another token of it holding other scopes (which would see other resources,
- * and get their updates on the GET stream), cannot use it. `undefined` without authentication.
- */
-export const sessionOwner = (authInfo: AuthInfo | undefined): string | undefined => {
-  if (authInfo === undefined) return undefined
-  const subject = authInfo.extra?.subject
-  return JSON.stringify([
-    authInfo.clientId,
-    typeof subject === "string" ? subject : null,
-    [...authInfo.scopes].sort(),
-  ])
 }
 
 type RequestId = string | number

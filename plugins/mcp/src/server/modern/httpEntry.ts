@@ -6,6 +6,8 @@
  *
  * @internal
  */
+
+import { sessionOwner } from "../callerIdentity.js"
 import { type EdgeRequest, type EdgeResponse, type KnownHeaders, readBodyUpTo } from "../edgeExchange.js"
 import { CallController } from "../serve.js"
 import { errorMessage, ModernProtocolError } from "./errors.js"
@@ -79,7 +81,7 @@ const withBody = (req: EdgeRequest, body: Buffer): EdgeRequest =>
 const inFlightOf = new WeakMap<ModernServing, Map<string, CallController>>()
 
 const inFlightKey = (caller: ModernCaller, id: string | number): string =>
-  `${caller.authInfo === undefined ? "" : JSON.stringify([caller.authInfo.clientId, (caller.authInfo as { extra?: { subject?: unknown } }).extra?.subject ?? null, [...caller.authInfo.scopes].sort()])}\n${typeof id}:${id}`
+  `${sessionOwner(caller.authInfo) ?? ""}\n${typeof id}:${id}`
 
 /**
  * Serves a POST without a session: statelessly when it is a 2026-07-28 request, otherwise by `legacy`
