@@ -1,7 +1,7 @@
 /**
  * The one set of environment variables every benchmark reads.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 
 /**
@@ -13,7 +13,7 @@
  * - `BENCH_WARMUP_CALLS`: calls each contender of a load benchmark makes before its first measured round
  *   (0 or more; a steady-state warm-up: JIT-compiled code and pools settle before anything is measured).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface BenchSettings {
   readonly rounds: number
@@ -23,7 +23,7 @@ export interface BenchSettings {
    * Calls each contender makes before its first measured round (`BENCH_WARMUP_CALLS`; 0 when the benchmark
    * gives no default). Benchmarks that do not warm up by calls ignore it.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly warmupCalls: number
 }
@@ -55,7 +55,7 @@ const nonNegativeInteger = (name: string, text: string): number => {
  * `BENCH_STACK_CALLS`, `BENCH_SECONDS`) is set, naming its replacement, so no run silently ignores a
  * setting.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const benchSettings = (
   defaults: {

@@ -2,7 +2,7 @@
  * @toolplane/bench-kit: the benchmark kit every Toolplane benchmark uses (private, never published).
  *
  * @packageDocumentation
- * @since 0.2.0
+ * @since 0.1.0
  */
 export { type BenchSettings, benchSettings } from "./env.js"
 export {

@@ -1,7 +1,7 @@
 /**
  * A closed-loop load generator: `concurrency` workers call, await and call again for a fixed time.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { fmt, type Goal, markdownTable, verdict } from "./report.js"
 import { interleaved } from "./rounds.js"
@@ -10,7 +10,7 @@ import { median, percentile } from "./stats.js"
 /**
  * Throughput and latency of one load run.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface LoadSample {
   readonly calls: number
@@ -26,7 +26,7 @@ export interface LoadSample {
  * Runs `call` from `concurrency` workers for `ms` milliseconds after `warmupMs` (default 300) of the
  * same load, and reports throughput and latency. `check` sees every result and throws on a wrong one.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const closedLoop = async <A>(
   call: () => Promise<A>,
@@ -64,7 +64,7 @@ export const closedLoop = async <A>(
 /**
  * Load samples of a baseline and a candidate, per concurrency level, one sample per round each.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type LoadResults<S extends LoadSample = LoadSample> = ReadonlyMap<
   number,
@@ -76,7 +76,7 @@ export type LoadResults<S extends LoadSample = LoadSample> = ReadonlyMap<
  * every level × side once, in a rotated order). `measure` runs one load and returns its sample (for
  * example {@link closedLoop} plus anything else the benchmark records).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const compareLoad = async <S extends LoadSample>(
   measure: (side: "baseline" | "candidate", concurrency: number) => Promise<S>,
@@ -98,7 +98,7 @@ export const compareLoad = async <S extends LoadSample>(
  * latency (medians of rounds) and candidate ÷ baseline throughput (median of the per-round ratios, with
  * each round's ratio), plus a goal column when `goal` is given (a minimum throughput ratio).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const loadTable = (
   results: LoadResults,

@@ -3,7 +3,7 @@
  * alone (its children's time is not included), in microseconds. Used by the gateway benchmarks to charge
  * each gateway process with only its own work.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { execFileSync } from "node:child_process"
 import { readFileSync } from "node:fs"

@@ -4,7 +4,7 @@
  * compare two processes' CPU per call, stop them. What the gateway, relay and server-transport benchmarks
  * of the CLI and the MCP plugin share.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { closedLoop, type LoadResults, type LoadSample } from "./load.js"
@@ -15,7 +15,7 @@ import { median } from "./stats.js"
 /**
  * A load sample with the CPU time per call (µs, user + system) of one process; NaN without `/proc`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface CpuLoadSample extends LoadSample {
   readonly cpuPerCall: number
@@ -25,7 +25,7 @@ export interface CpuLoadSample extends LoadSample {
  * Spawns `node <args>` and resolves once its `stream` output matches `pattern` (its first group is
  * `match`); rejects with the output so far when the process exits first or after `timeoutMs`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const spawnNodeUntil = (
   args: readonly string[],
@@ -69,7 +69,7 @@ export const spawnNodeUntil = (
 /**
  * Stops a process: SIGTERM, then SIGKILL after `graceMs` (default 5 s); resolves once it exited.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const stopProcess = (child: ChildProcess, graceMs = 5_000): Promise<void> =>
   new Promise((resolve) => {
@@ -90,7 +90,7 @@ const cpuPerCallOf = (before: number | undefined, after: number | undefined, cal
  * A closed loop of `call` (after `warmupMs`, default 300, of the same load outside the measured window)
  * and the CPU time `pid` spent per completed call during it.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const loadWithCpu = async <A>(
   call: () => Promise<A>,
@@ -118,7 +118,7 @@ export const loadWithCpu = async <A>(
  * What {@link callsWithCpu} measured: how many calls, how long they took, and the CPU µs process `pid`
  * spent per call (NaN without `/proc` or without a pid).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface CallsCpuSample {
   readonly calls: number
@@ -133,7 +133,7 @@ export interface CallsCpuSample {
  * pools settle the same way; called in chunks, its samples show whether the CPU per call has levelled off.
  * `check` sees every result and throws on a wrong one.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const callsWithCpu = async <A>(
   call: () => Promise<A>,
@@ -164,7 +164,7 @@ export const callsWithCpu = async <A>(
  * The CPU-per-call table of a load comparison: per concurrency, each side's CPU µs per call (median of
  * rounds) and candidate ÷ baseline (median of per-round ratios).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const cpuTable = (
   results: LoadResults<CpuLoadSample>,

@@ -2,7 +2,7 @@
  * The one output format of every benchmark: a Markdown heading naming the machine and the settings, and
  * Markdown tables (paste-able into a README).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { availableParallelism, loadavg } from "node:os"
 import type { CaseResult } from "./rounds.js"
@@ -11,7 +11,7 @@ import { ratio } from "./rounds.js"
 /**
  * A number with thousands separators and exactly `digits` decimals.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const fmt = (n: number, digits = 0): string =>
   n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
@@ -20,7 +20,7 @@ export const fmt = (n: number, digits = 0): string =>
  * A Markdown table. Columns whose index is listed in `right` (default: every column but the first)
  * are right-aligned.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const markdownTable = (
   header: readonly string[],
@@ -37,7 +37,7 @@ export const markdownTable = (
  * The heading every benchmark prints first: the title, then Node version, cores, load average and the
  * measuring settings.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const heading = (title: string, settings: string): string => {
   const load = loadavg()
@@ -49,7 +49,7 @@ export const heading = (title: string, settings: string): string => {
 /**
  * The settings line of a per-call comparison, for {@link heading}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const roundsLine = (settings: { readonly rounds: number; readonly roundMs: number }): string =>
   `${settings.rounds} interleaved rounds × ${settings.roundMs} ms per case, median of rounds`
@@ -57,7 +57,7 @@ export const roundsLine = (settings: { readonly rounds: number; readonly roundMs
 /**
  * A goal on a case's time per call relative to the baseline (`max: 1.05` is "at most 5% slower").
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface Goal {
   readonly max?: number
@@ -67,7 +67,7 @@ export interface Goal {
 /**
  * Whether `value` meets `goal`, as `"≤ 1.05 PASS"` / `"≥ 20 MISS"`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const verdict = (value: number, goal: Goal): string => {
   const parts: string[] = []
@@ -88,7 +88,7 @@ export const verdict = (value: number, goal: Goal): string => {
  * and each case's time per call relative to the baseline (`÷ baseline`, from {@link ratio}) with the
  * extra µs, plus a goal column when `goals` names any case.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const comparisonTable = (
   results: readonly CaseResult[],

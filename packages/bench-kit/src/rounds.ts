@@ -2,14 +2,14 @@
  * Interleaved rounds: every round runs each case once, in an order rotated by one per round, so drift
  * and background load on a shared machine hit all cases alike and no case always runs first.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { median } from "./stats.js"
 
 /**
  * Runs `run(case, round)` for `rounds` rounds over `cases`, rotating the order each round.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const interleaved = async <C>(
   rounds: number,
@@ -24,7 +24,7 @@ export const interleaved = async <C>(
  * One case of a per-call comparison: a function called over and over. Sync functions are called in a
  * plain loop; a function returning a promise is awaited call after call (sequential, one at a time).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface BenchCase {
   readonly name: string
@@ -34,7 +34,7 @@ export interface BenchCase {
 /**
  * A case's measurements: µs per call in each round, and their median.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface CaseResult {
   readonly name: string
@@ -62,7 +62,7 @@ const timeBatch = async (fn: () => unknown, async: boolean, n: number): Promise<
  * results in the order of `cases`. Each case is first warmed up (`warmupMs`, default 200), which also
  * sizes its batches so the clock is read rarely against the calls it measures.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const compare = async (
   cases: readonly BenchCase[],
@@ -108,7 +108,7 @@ export const compare = async (
  * How many times longer a call of `a` takes than a call of `b`: the median over rounds of the ratio
  * within each round (both measured under the same load), not the ratio of two medians.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const ratio = (a: CaseResult, b: CaseResult): number =>
   median(a.rounds.map((us, i) => us / b.rounds[i]!))

@@ -1,14 +1,14 @@
 /**
  * The statistics every benchmark uses: one median, one percentile.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 
 /**
  * The median: the middle value of the sorted numbers, or the mean of the two middle values when their
  * count is even. `NaN` for no numbers.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const median = (xs: readonly number[]): number => {
   if (xs.length === 0) return Number.NaN
@@ -21,7 +21,7 @@ export const median = (xs: readonly number[]): number => {
  * The `p`-th percentile (0 < p <= 100) by nearest rank: the smallest value with at least `p`% of the
  * numbers at or below it (`percentile(xs, 99)` is p99). `NaN` for no numbers.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const percentile = (xs: readonly number[], p: number): number => {
   if (!(p > 0 && p <= 100)) throw new RangeError(`percentile must be in (0, 100], got ${p}`)

@@ -7,7 +7,7 @@
  * or no approval mode: `ApprovalRequired`). Aliases are judged by their original tool; a composite tool
  * needs approval when any of its targets does.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { ToolRunner } from "@toolplane/exec"
 import type { ApprovalMode } from "./elicitApproval.js"
@@ -15,7 +15,7 @@ import type { ApprovalMode } from "./elicitApproval.js"
 /**
  * What {@link approvalMarks} needs of a gateway.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ApprovalMarksOptions {
   readonly runner: ToolRunner
@@ -31,7 +31,7 @@ export interface ApprovalMarksOptions {
  * Answers, for a tool id as the layer under code mode lists it, whether a call of it goes through the
  * approver and may wait or be refused.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const approvalMarks = (options: ApprovalMarksOptions): ((toolId: string) => Promise<boolean>) => {
   const toOriginal = new Map(Object.entries(options.aliases).map(([original, alias]) => [alias, original]))

@@ -53,7 +53,7 @@ ${EXIT_CODES}
 /**
  * The help of one command: its usage line, what it does, its flags and examples.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const commandUsage = (command: Command): string => {
   const [first, ...rest] = command.summary.split("\n")

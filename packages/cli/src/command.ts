@@ -35,14 +35,14 @@ export class UsageError extends Error {
  * The flags a command accepts, each with the kind of value it takes (`--json` is a boolean, `--limit 5` a
  * string the command validates).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type Flags = Readonly<Record<string, "string" | "boolean">>
 
 /**
  * Parsed flag values of a command with flags `F`, plus the global `--config`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type FlagValues<F extends Flags> = {
   readonly [K in keyof F]?: F[K] extends "boolean" ? boolean : string
@@ -75,7 +75,7 @@ export interface CommandContext<F extends Flags = Flags> {
  * One `toolplane` command. Adding a command is writing one module that exports a `Command` and listing it
  * in `commands/registry.ts`; the dispatcher derives parsing, validation and the help text from it.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface Command<F extends Flags = Flags> {
   /** The word after `toolplane`. */
@@ -91,15 +91,15 @@ export interface Command<F extends Flags = Flags> {
   /**
    * What each flag does, shown by `toolplane <command> --help` (`{ json: "print JSON" }`); a flag's value
    * placeholder may lead its text (`"N  tools per page"`). Flags without an entry are listed bare.
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly flagHelp?: { readonly [K in keyof F]?: string }
-  /** A few complete command lines (without the leading `toolplane`), shown by `--help`. @since 0.3.0 */
+  /** A few complete command lines (without the leading `toolplane`), shown by `--help`. @since 0.1.0 */
   readonly examples?: readonly string[]
   /**
    * The command works without a configuration file (`toolplane runs`): when the file is missing it still
    * runs, and reading its `config` is the configuration error (file not found). Default false.
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly configOptional?: boolean
   /** Runs the command with the loaded configuration and returns the exit code. */
@@ -109,7 +109,7 @@ export interface Command<F extends Flags = Flags> {
 /**
  * Declares a command, typing its `run` context by its flags.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const defineCommand = <const F extends Flags>(command: Command<F>): Command =>
   command as unknown as Command

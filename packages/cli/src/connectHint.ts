@@ -3,7 +3,7 @@
  * the server exited (with its code and the end of its stderr), it did not answer `initialize` in time,
  * or nothing listens at its URL, each with what to try.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import type { BackendConfig } from "./config/schema.js"
 
@@ -15,7 +15,7 @@ const NETWORK_VARIABLES =
  * The reason a backend failed to connect, with its likely cause and what to try. `message` is the
  * connection error's text; `index` the backend's position in `backends`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const explainConnectFailure = (
   backend: BackendConfig,
@@ -56,7 +56,7 @@ export const explainConnectFailure = (
  * USER): the variables named in `passthrough` (exact names, or a prefix ending in `*`) that are set in
  * `env`, then the backend's own `mcp.env`, which wins.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const stdioEnvironment = (
   passthrough: readonly string[],

@@ -1,14 +1,14 @@
 /**
  * "Did you mean" suggestions for mistyped commands, flags, configuration keys and values.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 
 /**
  * The optimal string alignment distance between two strings: insertions, deletions, substitutions and
  * swaps of two adjacent characters each cost 1 (`comand` → `command` is 1, `sreach` → `search` is 1).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const editDistance = (a: string, b: string): number => {
   const rows = a.length + 1
@@ -36,7 +36,7 @@ export const editDistance = (a: string, b: string): number => {
  * intent: at most a third of the word's length in edits (at least 1, at most 3), or `word` differing only
  * in case or `-`/`_`. `undefined` when nothing is that close.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const closest = (word: string, candidates: Iterable<string>): string | undefined => {
   const normal = (s: string) => s.toLowerCase().replaceAll("-", "_")
@@ -58,7 +58,7 @@ export const closest = (word: string, candidates: Iterable<string>): string | un
 /**
  * `; did you mean "X"?` for the closest candidate, or `""`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const didYouMean = (word: string, candidates: Iterable<string>): string => {
   const match = closest(word, candidates)

@@ -10,7 +10,7 @@
  * that state and an accepting answer, on whichever replica it lands. A modern client that did not
  * declare elicitation gets `-32021 MissingRequiredClientCapability`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { Approver } from "@toolplane/exec"
 import { ApprovalRequired } from "@toolplane/foundation"
@@ -19,7 +19,7 @@ import { INPUT_KEY_META_KEY } from "@toolplane/plugin-mcp"
 /**
  * A backend's approval mode.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type ApprovalMode = "elicit" | "deny" | "allow"
 
@@ -31,7 +31,7 @@ const preview = (args: Readonly<Record<string, unknown>>): string => {
 /**
  * The approver for backends' approval modes; a backend without a mode gets `ApprovalRequired`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const gatewayApprover = (modes: ReadonlyMap<string, ApprovalMode>): Approver => ({
   approve: async ({ toolId, backend, arguments: args, context }) => {

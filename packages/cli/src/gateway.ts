@@ -76,11 +76,11 @@ export type GatewayEvent =
       readonly cause: unknown
     }
   | { readonly type: "warning"; readonly message: string }
-  /** A decision about pinned tool definitions (a first sight, a change served or held). @since 0.3.0 */
+  /** A decision about pinned tool definitions (a first sight, a change served or held). @since 0.1.0 */
   | { readonly type: "pin"; readonly decision: PinDecision }
   /**
    * A connected MCP backend's connection changed (lost, reconnecting, back, closed); also the
-   * reconnection attempts of a backend that was down at start. @since 0.3.0
+   * reconnection attempts of a backend that was down at start. @since 0.1.0
    */
   | {
       readonly type: "status"
@@ -93,13 +93,13 @@ export type GatewayEvent =
       readonly error?: string
       readonly tools: number
     }
-  /** An MCP backend's tool list changed (`notifications/tools/list_changed`). @since 0.3.0 */
+  /** An MCP backend's tool list changed (`notifications/tools/list_changed`). @since 0.1.0 */
   | { readonly type: "tools-changed"; readonly backend: string; readonly tools: number }
 
 /**
  * Observation hooks of {@link openGateway} (metrics, audit): each wraps what it observes.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface GatewayObserver {
   /** Wraps every backend (before it is registered; reused backends keep their wrapper). */
@@ -131,28 +131,28 @@ export interface OpenGatewayOptions {
    * back. Aliases and composite tools that need a down backend are left out (with a warning). Takes
    * precedence over `requireAllBackends`.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly reconnect?: boolean
   /**
    * With `[[skills]]`: continue the durable runs a previous process left and pick up decisions taken
    * elsewhere (`toolplane runs approve`). Default false (one-shot commands only start runs); `serve` sets it.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly resumeRuns?: boolean
-  /** How long an MCP backend may take to connect. Default 30 000 ms. @since 0.2.0 */
+  /** How long an MCP backend may take to connect. Default 30 000 ms. @since 0.1.0 */
   readonly connectTimeoutMs?: number
-  /** Reconnection backoff of down backends: first delay and cap. Default 250 ms and 10 000 ms. @since 0.2.0 */
+  /** Reconnection backoff of down backends: first delay and cap. Default 250 ms and 10 000 ms. @since 0.1.0 */
   readonly reconnectDelayMs?: { readonly initial?: number; readonly max?: number }
   /**
    * Backends of a previous gateway to use instead of starting new ones, where their configuration is
    * unchanged (hot reload).
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly reuse?: ReadonlyMap<string, { readonly config: BackendConfig; readonly backend: Backend }>
-  /** The cursor codec to keep (hot reload: cursors issued before stay valid). @since 0.2.0 */
+  /** The cursor codec to keep (hot reload: cursors issued before stay valid). @since 0.1.0 */
   readonly cursorCodec?: CursorCodec
   /** Narrows which resources, templates and prompts a caller sees (e.g. by token scopes). */
   readonly visible?: (item: CatalogItemRef, ctx: ExecutionContext) => boolean
@@ -161,7 +161,7 @@ export interface OpenGatewayOptions {
    * mode search, describe, declare and call (it sits right below them), `authorize` is the runner's
    * check, which every call reaches (composite targets, code-mode calls, prefetches included).
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly authorization?: {
     readonly tools: Middleware
@@ -173,17 +173,17 @@ export interface OpenGatewayOptions {
    * The gateway serves exactly one client (stdio): calls without a caller id are that client's, so
    * `[prefetch]` may prefetch for them. Default false.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly singleClient?: boolean
   /**
    * The pinned tool definitions (kept across reloads; `serve` and `lock` pass one that records to the
    * lock file). Default: a store that reads the lock file and records nothing.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly pins?: PinStore
-  /** Observation hooks (metrics, audit). @since 0.3.0 */
+  /** Observation hooks (metrics, audit). @since 0.1.0 */
   readonly observer?: GatewayObserver
 }
 
@@ -209,7 +209,7 @@ export interface Gateway {
    * The connected backends by name, with the configuration each was made from (a reload reuses the
    * unchanged ones).
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   backends(): ReadonlyMap<string, { readonly config: BackendConfig; readonly backend: Backend }>
   /** Closes the gateway and its backends, except those named in `keep` (handed to a new gateway). */

@@ -2,7 +2,7 @@
  * `[server.auth]`: the bearer-token verifier of `serve --transport http`, and the per-caller policy its
  * scopes stand for (which tools, prompts and resources a token's holder sees and may call).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
@@ -24,7 +24,7 @@ import type { AuthConfig } from "./config/schema.js"
  * The verifier `[server.auth]` describes. Token variables must be set (16+ characters); a JWKS file
  * must hold a key set.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const httpAuthFromConfig = (
   auth: AuthConfig,
@@ -81,7 +81,7 @@ export const httpAuthFromConfig = (
  * grants nothing while it is aliased), a composite's name grants the composite but not its targets, which
  * need grants of their own, and the meta-tools of search and code mode are tools like any other.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ScopePolicy {
   /**
@@ -96,14 +96,14 @@ export interface ScopePolicy {
    * The same narrowing without the caller qualification, for the place right below search mode or code
    * mode: what they search, describe, declare and call is what the caller may call.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly tools: Middleware
   /**
    * The runner's check (`createRunner({ authorize })`): whether the caller may run a backend tool, by
    * the id it is served under (its alias, when it has one). Every path to a tool ends in the runner.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly authorize: (toolId: string, ctx: ExecutionContext) => boolean
   /** Whether the caller sees a resource, resource template or prompt. */
@@ -113,7 +113,7 @@ export interface ScopePolicy {
 /**
  * Options of {@link scopePolicy}.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface ScopePolicyOptions {
   /** `[aliases]` (original id → served id): the runner sees originals, grants name served ids. */
@@ -123,7 +123,7 @@ export interface ScopePolicyOptions {
 /**
  * The policy of `[server.auth.scopes]`, or `undefined` when no scope is mapped.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const scopePolicy = (
   auth: AuthConfig | undefined,

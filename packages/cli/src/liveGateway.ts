@@ -7,7 +7,7 @@
  * schema, a module that does not load, an alias to nothing) is rejected with the usual located error and
  * the previous one keeps serving.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import {
   applyMiddleware,
@@ -35,7 +35,7 @@ interface Generation {
 /**
  * What a reload did.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type ReloadOutcome =
   | {
@@ -52,7 +52,7 @@ export type ReloadOutcome =
 /**
  * A reloadable gateway.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface LiveGateway {
   /** Delegates to the current gateway (with the current scope policy). */
@@ -71,7 +71,7 @@ export interface LiveGateway {
 /**
  * Checks that the served MCP names do not collide under `tool_names`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const checkToolNames = async (
   service: ToolService,
@@ -97,7 +97,7 @@ export const checkToolNames = async (
 /**
  * Opens the first gateway and wraps it for reloading.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const liveGateway = async (
   config: GatewayConfig,

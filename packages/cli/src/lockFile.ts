@@ -5,7 +5,7 @@
  * reviews well in version control. Reading checks every entry: a malformed or hand-edited file is a
  * `ConfigError` naming the file, the key path, the line and what is wrong.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import { randomBytes } from "node:crypto"
 import { readFile, rename, rm, writeFile } from "node:fs/promises"
@@ -17,7 +17,7 @@ import type { GatewayConfig } from "./config/schema.js"
 /**
  * One pinned tool: the hash of its definition and the definition.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface LockedTool {
   readonly hash: string
@@ -27,7 +27,7 @@ export interface LockedTool {
 /**
  * The content of a lock file: per backend name, per tool id, the pinned tool.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface LockFile {
   readonly version: 1

@@ -3,7 +3,7 @@
  * through under the backend's policy. A withheld tool is absent from the listing and calling it is
  * `ToolNotFound`, exactly as if the backend did not have it; the operator's log names the change.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import { type Backend, type BackendCall, type ExecutionContext, ToolNotFound } from "@toolplane/foundation"
 import type { BackendConfig } from "./config/schema.js"
@@ -14,7 +14,7 @@ import type { PinPolicy, PinStore } from "./pinStore.js"
  * definitions can change under a running gateway) and `"off"` for a module (the operator's own code,
  * reviewed as code).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const backendPinPolicy = (config: BackendConfig): PinPolicy =>
   config.pin ?? (config.mcp !== undefined ? "warn" : "off")
@@ -24,7 +24,7 @@ export const backendPinPolicy = (config: BackendConfig): PinPolicy =>
  * (at start, after the backend's `list_changed` or a reconnect, after a reload) and a call reaches only a
  * tool the last check let through. `"off"` returns the backend itself.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const pinBackend = (backend: Backend, policy: PinPolicy, store: PinStore): Backend => {
   if (policy === "off") return backend

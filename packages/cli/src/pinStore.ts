@@ -6,7 +6,7 @@
  * file does not know yet is recorded on first sight; a tool new to a known backend is recorded under
  * `warn` and withheld under `hold`. Every decision is reported once through one `log` function.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import { type FSWatcher, watch as watchFs } from "node:fs"
 import { basename, dirname } from "node:path"
@@ -31,14 +31,14 @@ import {
  * What happens when a backend's tool differs from its pinned definition: serve it with a warning,
  * withhold it until accepted, or do not check.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type PinPolicy = "warn" | "hold" | "off"
 
 /**
  * A decision about pinned definitions, for the operator's log.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type PinDecision =
   | {
@@ -70,7 +70,7 @@ export type PinDecision =
 /**
  * The one line a decision is logged as (without the `toolplane: ` prefix).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const pinDecisionText = (d: PinDecision): string => {
   switch (d.kind) {
@@ -95,7 +95,7 @@ export const pinDecisionText = (d: PinDecision): string => {
  * One tool of a backend compared with the lock file: `pinned` (same hash), `changed`, `new` (not in the
  * lock file) or `removed` (in the lock file, no longer served by the backend); `held` when it is withheld.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface PinToolStatus {
   readonly id: string
@@ -108,7 +108,7 @@ export interface PinToolStatus {
 /**
  * The pinned definitions of a gateway (one per process: reloads keep it).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface PinStore {
   /** The lock file in use (after {@link PinStore.load}). */
@@ -429,7 +429,7 @@ class Store implements PinStore {
  * file (as `toolplane serve` and `toolplane lock` do); without, they are kept in memory (`list`, `call`,
  * an embedding program), and the lock file is only read.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const pinStore = (options: { readonly record?: boolean } = {}): PinStore =>
   new Store(options.record === true)

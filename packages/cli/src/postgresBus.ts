@@ -5,7 +5,7 @@
  * sessions. A message longer than what `NOTIFY` carries (8000 bytes) is stored in a table and the
  * notification names its row.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { ReplicaBus } from "@toolplane/plugin-mcp"
 import pg from "pg"
@@ -13,7 +13,7 @@ import pg from "pg"
 /**
  * Options of {@link postgresReplicaBus}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface PostgresReplicaBusOptions {
   /** `postgres://user:password@host:port/database`. */
@@ -27,7 +27,7 @@ export interface PostgresReplicaBusOptions {
 /**
  * A {@link ReplicaBus} with a `close()` that ends its connections.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ClosableReplicaBus extends ReplicaBus {
   close(): Promise<void>
@@ -44,7 +44,7 @@ const INLINE_BYTES = 7000
  * const bus = await postgresReplicaBus({ connectionString: process.env.TOOLPLANE_BUS_URL! })
  * const handle = await serveHttp(service, { bus, sessionSecret: process.env.TOOLPLANE_CURSOR_SECRET })
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const postgresReplicaBus = async (options: PostgresReplicaBusOptions): Promise<ClosableReplicaBus> => {
   const channel = options.channel ?? "toolplane"

@@ -3,7 +3,7 @@
  * secret and the token-store key read from the environment variables the configuration names, the token
  * store beside the configuration file.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import { resolve } from "node:path"
 import { ConfigError } from "@toolplane/foundation"
@@ -19,7 +19,7 @@ import type { BackendConfig, UpstreamAuthConfig } from "./config/schema.js"
  * The client secret of a backend's `auth`, from the variable `client_secret_env` names.
  *
  * @throws ConfigError when that variable is unset.
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const upstreamClientSecret = (
   auth: UpstreamAuthConfig,
@@ -40,7 +40,7 @@ export const upstreamClientSecret = (
  * The encrypted token store of a backend's `auth`.
  *
  * @throws ConfigError when the key variable is unset or not a 32-byte key.
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const upstreamTokenStore = (
   auth: UpstreamAuthConfig,
@@ -66,7 +66,7 @@ export const upstreamTokenStore = (
 /**
  * The OAuth client of an HTTP backend with `auth`, or `undefined` without.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const upstreamAuthOf = (
   config: BackendConfig,

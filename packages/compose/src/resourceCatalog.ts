@@ -18,7 +18,7 @@
  * - **Subscriptions** are counted per backend and URI: a backend is subscribed once however many
  *   sessions subscribe, and its `resources/updated` reaches exactly the subscribed sessions.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import {
   type CatalogKind,
@@ -45,7 +45,7 @@ import {
 /**
  * One backend's provider.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface CatalogSource {
   /** The backend name (the namespace of its prompt names). */
@@ -56,7 +56,7 @@ export interface CatalogSource {
 /**
  * An item a caller may or may not see.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface CatalogItemRef {
   readonly source: string
@@ -68,7 +68,7 @@ export interface CatalogItemRef {
 /**
  * Options of {@link resourceCatalog}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ResourceCatalogOptions {
   /** Signs listing cursors. Default: a random per-process key. */
@@ -87,7 +87,7 @@ export interface ResourceCatalogOptions {
  * A {@link ResourceCatalog} whose backends can be replaced (a backend connected late, a reloaded
  * configuration).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface GatewayResourceCatalog extends ResourceCatalog {
   /** Replaces the set of backends; list-changed listeners are told about the kinds that changed. */
@@ -120,7 +120,7 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&
 /**
  * Whether `uri` is an expansion of an RFC 6570 URI template (levels 1–3, query forms included).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const matchesUriTemplate = (template: string, uri: string): boolean => {
   let pattern = ""
@@ -172,7 +172,7 @@ const makeListing = <A>(entries: Served<A>[]): Listing<A> => {
  * const catalog = resourceCatalog([{ name: docs.name, provider: resourceProviderOf(docs)! }], { codec })
  * const page = await catalog.listResources({ context: makeContext() }) // serveHttp(service, { catalog })
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const resourceCatalog = (
   initial: readonly CatalogSource[],

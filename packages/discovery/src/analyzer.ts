@@ -264,7 +264,7 @@ export class Analyzer {
    * Analyzes the words of {@link splitWords} into terms (duplicates kept, in order): for analyzing one
    * text with several analyzers after splitting it once.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   analyzeWords(words: readonly string[]): string[] {
     const out: string[] = []

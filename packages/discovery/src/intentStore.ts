@@ -2,7 +2,7 @@
  * Where search mode keeps the intent examples it learns from use (see
  * {@link SearchModeOptions.learn}): a store interface, a JSON file store and an in-memory store.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises"
 import { dirname } from "node:path"
@@ -11,7 +11,7 @@ import { SearchError } from "./searchError.js"
 /**
  * Learned intent examples, by tool id.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type LearnedIntents = Readonly<Record<string, readonly string[]>>
 
@@ -19,7 +19,7 @@ export type LearnedIntents = Readonly<Record<string, readonly string[]>>
  * A store of learned intent examples. `load` is called once, before the first search; `save` after
  * each learned example, with the tool's whole (bounded) list. Calls to `save` are not concurrent.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface IntentStore {
   load(): Promise<LearnedIntents>
@@ -29,7 +29,7 @@ export interface IntentStore {
 /**
  * An in-memory store (learning that does not survive a restart), optionally pre-filled.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export function memoryIntentStore(
   initial: LearnedIntents = {},
@@ -51,7 +51,7 @@ export function memoryIntentStore(
  *
  * @example
  * searchMode({ learn: { store: fileIntentStore("./.toolplane/learned-intents.json") } })
- * @since 0.2.0
+ * @since 0.1.0
  */
 export function fileIntentStore(path: string): IntentStore {
   if (typeof path !== "string" || path.length === 0)

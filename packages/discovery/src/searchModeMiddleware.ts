@@ -79,7 +79,7 @@ export interface SearchModeOptions {
    * - `"shared"`: every caller sees the listing made without a caller context;
    * - a function: `(tool, context) => boolean` over the shared listing.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly visibility?: "listing" | "shared" | SearchVisibility
   /**
@@ -88,7 +88,7 @@ export interface SearchModeOptions {
    * changed are re-indexed). Search mode applied again to the same inner service (as `gatewayStack`
    * does after each change) does the same: it keeps its index.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly changes?: (listener: () => void) => () => void
   /**
@@ -96,7 +96,7 @@ export interface SearchModeOptions {
    * one of its hits, by the same caller within `windowMs`, becomes an intent example of that tool,
    * so that a deployment's search improves with use.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly learn?: LearnOptions
 }
@@ -104,7 +104,7 @@ export interface SearchModeOptions {
 /**
  * Which tools a caller may find in search mode: `true` to show `tool` to the caller of `context`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type SearchVisibility = (
   tool: Tool,
@@ -114,7 +114,7 @@ export type SearchVisibility = (
 /**
  * Options of learning intent examples from use (see {@link SearchModeOptions.learn}).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface LearnOptions {
   /** Where learned examples are kept (e.g. {@link fileIntentStore}). */

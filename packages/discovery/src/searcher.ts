@@ -64,7 +64,7 @@ export interface SearchOptions {
    * scopes). Hits, `total` and pages count visible tools only. The predicate is not part of the
    * cursor binding: bind cursors to the caller (`caller`) whose visibility it is.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly visible?: (toolId: string) => boolean
 }

@@ -73,7 +73,7 @@ export interface ExampleRankingOptions extends ExampleVotingOptions {
    * Query weight of stop words (the main analyzer's list) in the example channel, in [0, 1]: they
    * still tell apart examples that share informative words, but cannot make a match on their own.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly stopWordWeight?: number
   /**
@@ -82,7 +82,7 @@ export interface ExampleRankingOptions extends ExampleVotingOptions {
    * `weight · coverage ^ confidence`. `0` trusts every match fully; a query whose informative terms
    * match no example at all is ranked by the tool documents alone whatever this is.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly confidence?: number
 }
@@ -115,7 +115,7 @@ export interface HybridOptions {
  * - `"toollens"`: tuned on the ToolLens training split alone (RapidAPI-style catalogs whose tools
  *   have long parameter lists), the defaults of 0.1.0.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type SearcherPreset = "default" | "toollens"
 
@@ -129,7 +129,7 @@ export interface SearcherOptions {
   /**
    * The preset the other options are merged over. Default `"default"`.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly preset?: SearcherPreset
   /** BM25F k1. */
@@ -155,7 +155,7 @@ export interface SearcherOptions {
    * Query weight of words of asking rather than of the task ("help", "find", "provide",
    * "information", ...), in [0, 1]: they still break ties, but cannot decide a ranking.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly requestWordWeight?: number
   /**
@@ -165,7 +165,7 @@ export interface SearcherOptions {
    * Catalogs of at most `scan` tools are compared whole; larger ones re-rank their 50 best lexical
    * hits. `false` or `weight: 0` disables it (and does not load the vectors).
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly semantic?: SemanticOptions | false
   /**
@@ -174,7 +174,7 @@ export interface SearcherOptions {
    * `weight`. It bridges a query's words and a tool's (a query about "bitcoin" reaches the tools
    * described with the words of the tools that mention bitcoin). `false` or `weight: 0` disables it.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly feedback?: FeedbackOptions | false
   /**
@@ -193,7 +193,7 @@ export interface SearcherOptions {
 /**
  * Options of pseudo-relevance feedback (see {@link SearcherOptions.feedback}).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface FeedbackOptions {
   /** First-pass tools taken as relevant. */
@@ -207,7 +207,7 @@ export interface FeedbackOptions {
 /**
  * Options of the semantic channel (see {@link SearcherOptions.semantic}).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface SemanticOptions {
   /** Share of the best lexical score the most similar tool gets, in [0, 10]. */

@@ -7,7 +7,7 @@
  * arguments), rejects, or the approval expires; when the run was started by a caller that can answer MCP
  * elicitation, the caller is asked first.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 
 import { randomUUID } from "node:crypto"
@@ -60,7 +60,7 @@ import { type ApproveOptions, makeRunStore } from "./runStore.js"
 /**
  * Options of {@link openDurableRunner}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface DurableRunnerOptions {
   /**
@@ -104,7 +104,7 @@ export interface DurableRunnerOptions {
 /**
  * Options of {@link DurableRunner.start} and {@link DurableRunner.resume}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface RunOptions {
   /**
@@ -121,7 +121,7 @@ export interface RunOptions {
 /**
  * A durable runner over one store.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface DurableRunner {
   /** This runner's identity. */
@@ -208,7 +208,7 @@ const awaitsEngine = (info: RunInfo): boolean =>
  * if (run.status === "suspended") await durable.approve(run.runId, "deploy")
  * await durable.close()
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const openDurableRunner = async (options: DurableRunnerOptions): Promise<DurableRunner> => {
   const opened = await openTables(options.storage)

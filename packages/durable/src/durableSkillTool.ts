@@ -3,7 +3,7 @@
  * client that calls it and supports elicitation is asked to approve the steps that need approval while
  * it is connected; otherwise (or without an answer) the run stays suspended in storage.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { Skill } from "@toolplane/compose"
 import {
@@ -20,7 +20,7 @@ import type { RunInfo } from "./run.js"
 /**
  * Options of {@link durableSkillTool}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface DurableSkillToolOptions {
   /** The tool id. Default `skill/<skill name>`. */
@@ -30,7 +30,7 @@ export interface DurableSkillToolOptions {
   readonly tags?: readonly string[]
 }
 
-/** The `_meta` key of a durable skill tool's result: `{ runId, status }`. @since 0.2.0 */
+/** The `_meta` key of a durable skill tool's result: `{ runId, status }`. @since 0.1.0 */
 export const RUN_META_KEY = "toolplane.dev/run"
 
 const outcome = (skill: Skill, run: RunInfo): ToolResult => {
@@ -97,7 +97,7 @@ const outcome = (skill: Skill, run: RunInfo): ToolResult => {
  * const durable = await openDurableRunner({ storage: "runs.db", service: runner })
  * const gateway = await gatewayStack(runner, { tools: [durableSkillTool(release, durable)] })
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const durableSkillTool = (
   skill: Skill,

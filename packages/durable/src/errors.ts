@@ -1,14 +1,14 @@
 /**
  * Errors of durable runs, members of foundation's `ToolError` family.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { TaggedToolError } from "@toolplane/foundation"
 
 /**
  * No run with this id is in the store.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export class RunNotFound extends TaggedToolError("RunNotFound")<{
   readonly runId: string
@@ -25,7 +25,7 @@ export class RunNotFound extends TaggedToolError("RunNotFound")<{
  * An approval decision was given for a step that is not waiting for one (unknown step, already decided,
  * expired, or never needed approval).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export class ApprovalNotPending extends TaggedToolError("ApprovalNotPending")<{
   readonly runId: string
@@ -43,7 +43,7 @@ export class ApprovalNotPending extends TaggedToolError("ApprovalNotPending")<{
  * The run storage could not be opened: the SQLite file cannot be created or read, or the PostgreSQL
  * server cannot be reached or refused the connection or the schema.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export class StorageUnavailable extends TaggedToolError("StorageUnavailable")<{
   /** The SQLite file, or the database URL without its password. */

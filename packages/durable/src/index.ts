@@ -5,7 +5,7 @@
  * after a crash; steps that need approval suspend the run until someone approves, edits or rejects them
  * (through the API, `toolplane runs`, or MCP elicitation of a connected caller).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export {
   type DurableRunner,

@@ -1,7 +1,7 @@
 /**
  * What a run file records: runs and their steps.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { ToolResult } from "@toolplane/foundation"
 
@@ -9,7 +9,7 @@ import type { ToolResult } from "@toolplane/foundation"
  * A run's state: `running` (executing, or interrupted by a crash until a runner resumes it),
  * `suspended` (a step waits for approval), `completed`, `failed`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type RunStatus = "running" | "suspended" | "completed" | "failed"
 
@@ -17,7 +17,7 @@ export type RunStatus = "running" | "suspended" | "completed" | "failed"
  * A step's state. `started` after a crash means the step may or may not have run: it is re-executed only
  * when its tool is idempotent (`idempotentHint` or `readOnlyHint`), otherwise the run fails.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type StepStatus =
   | "awaiting_approval"
@@ -31,7 +31,7 @@ export type StepStatus =
 /**
  * A journaled step.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface StepInfo {
   readonly stepId: string
@@ -55,7 +55,7 @@ export interface StepInfo {
 /**
  * A journaled run.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface RunInfo {
   readonly runId: string

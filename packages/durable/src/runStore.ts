@@ -3,7 +3,7 @@
  * (`openDurableRunner`) executes the runs; the store is what an operator (or the `toolplane runs`
  * command) uses from another process, against the same SQLite file or PostgreSQL database.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { InvalidArguments, type JsonSchema, validatorFor } from "@toolplane/foundation"
 import { ApprovalNotPending, RunNotFound } from "./errors.js"
@@ -14,7 +14,7 @@ import type { RunInfo, RunStatus, StepInfo } from "./run.js"
 /**
  * Options of an approval.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ApproveOptions {
   /** Replacement arguments for the step, validated against the tool's input schema. */
@@ -24,7 +24,7 @@ export interface ApproveOptions {
 /**
  * Reads runs and decides approvals in a store.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface RunStore {
   /** Where the runs are (the file, or the database URL without its password). */
@@ -124,7 +124,7 @@ export const makeRunStore = (opened: Opened, now: () => number = Date.now): RunS
  * }
  * await store.close()
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const openRunStore = async (storage: string): Promise<RunStore> =>
   makeRunStore(await openTables(storage))

@@ -1,7 +1,7 @@
 /**
  * What a storage string names.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 
 /**
@@ -13,6 +13,6 @@
  * isPostgresStorage("postgres://toolplane@db:5432/runs") // true
  * isPostgresStorage("runs.db") // false
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const isPostgresStorage = (storage: string): boolean => /^postgres(ql)?:\/\//i.test(storage)

@@ -80,7 +80,7 @@ export const allowList = (patterns: Iterable<string>): Approver => {
 /**
  * An approver that refuses every call.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const approveNone = (reason = "all calls requiring approval are denied"): Approver => ({
   approve: () => ({ approved: false, reason }),
@@ -89,7 +89,7 @@ export const approveNone = (reason = "all calls requiring approval are denied"):
 /**
  * An approver that approves every call. Use only where every backend is trusted (tests, sandboxes).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const approveAll = (): Approver => ({ approve: () => true })
 
@@ -106,7 +106,7 @@ export interface EffectApprover {
 /**
  * The {@link EffectApprover} tag.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const EffectApprover: Context.Service<EffectApprover, EffectApprover> =
   Context.Service<EffectApprover>("@toolplane/exec/EffectApprover")
@@ -114,7 +114,7 @@ export const EffectApprover: Context.Service<EffectApprover, EffectApprover> =
 /**
  * A Layer providing {@link EffectApprover}, from an approver in either form.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const approverLayer = (approver: Approver | EffectApprover): Layer.Layer<EffectApprover> =>
   Layer.succeed(EffectApprover, approverToEffect(approver as Approver))

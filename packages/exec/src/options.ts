@@ -120,7 +120,7 @@ export interface RunnerOptions {
   /**
    * Speculative prefetch of likely follow-up read-only calls (`true` for the defaults). Off by default.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly prefetch?: PrefetchOptions | boolean
   /**
@@ -137,7 +137,7 @@ export interface RunnerOptions {
    *   authorize: (toolId, ctx) => toolId.startsWith("public/") || ctx.callerId === "admin",
    * })
    * ```
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly authorize?: AuthorizeCall
 }
@@ -146,6 +146,6 @@ export interface RunnerOptions {
  * The runner's per-caller authorization: whether the caller of `context` may run `toolId` (the id the
  * runner serves, i.e. the backend's). Synchronous and cheap: it runs on every call.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type AuthorizeCall = (toolId: string, context: ExecutionContext) => boolean

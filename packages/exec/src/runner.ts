@@ -105,7 +105,7 @@ export interface ToolRunner extends ToolService {
   /**
    * The speculative prefetcher (counters, invalidation) when `prefetch` is configured.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly prefetch: Prefetcher | undefined
 }

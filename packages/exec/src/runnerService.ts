@@ -34,7 +34,7 @@ import { createRunner, type ToolRunner } from "./runner.js"
 /**
  * The runner, Effect form, and its Context tag: `const runner = yield* EffectToolRunner`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface EffectToolRunner extends EffectToolService {
   /** The plain runner underneath. */
@@ -49,7 +49,7 @@ export interface EffectToolRunner extends EffectToolService {
 /**
  * The {@link EffectToolRunner} tag.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const EffectToolRunner: Context.Service<EffectToolRunner, EffectToolRunner> =
   Context.Service<EffectToolRunner>("@toolplane/exec/EffectToolRunner")
@@ -78,7 +78,7 @@ const traced = (
  * Views a plain runner as an {@link EffectToolRunner}, with an Effect span `execute_tool <id>` per call
  * when a tracer is installed.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toolRunnerToEffect = (runner: ToolRunner): EffectToolRunner => {
   const service = toolServiceToEffect(runner)
@@ -171,7 +171,7 @@ const acquireRunner = (options: RunnerOptions) =>
  * })
  * await Effect.runPromise(program.pipe(Effect.provide(App)))
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toolRunnerLayer = (
   options: RunnerOptions = {},

@@ -208,7 +208,7 @@ export const backendFromEffect = (backend: EffectBackend): Backend =>
  * context with `yield* CurrentContext`; every Effect may require services `R`, which come from the
  * context {@link makeEffectBackend} runs in (e.g. a Layer's).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface EffectBackendSpec<R> {
   readonly name: string
@@ -241,7 +241,7 @@ export interface EffectBackendSpec<R> {
  *   requiresApproval: () => Effect.succeed(false),
  * })
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const makeEffectBackend = <R = never>(
   spec: EffectBackendSpec<R>,
@@ -274,7 +274,7 @@ export const makeEffectBackend = <R = never>(
  * Where Layers contribute backends: a registry the runner reads live. `@toolplane/exec`'s runner Layer
  * provides it; {@link backendLayer} adds to it.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface Backends {
   /** Registers a backend. Fails with `ToolConflict`, `ConfigError` or `BackendUnavailable`. */
@@ -286,7 +286,7 @@ export interface Backends {
 /**
  * The {@link Backends} registry as a Context tag: `const backends = yield* Backends`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const Backends: Context.Service<Backends, Backends> = Context.Service<Backends>(
   "@toolplane/foundation/Backends",

@@ -3,7 +3,7 @@
  * exposures (compose's code-mode middleware, protocol plugins) receive an executor without importing
  * the package that implements it (`codeExecutor` in `@toolplane/exec`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 
 import { text } from "./content.js"
@@ -15,7 +15,7 @@ import type { ToolService } from "./toolService.js"
 /**
  * A finished program: its returned value (JSON data), console output and how many tool calls it made.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface CodeExecution {
   readonly result: unknown
@@ -28,7 +28,7 @@ export interface CodeExecution {
  * The generated TypeScript declaration of a toolset, for a model's prompt. `complete` is `false` when
  * the toolset did not fit the size cap: then `text` names the namespaces and `tools.$search(query)`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ToolsetDeclaration {
   readonly text: string
@@ -42,7 +42,7 @@ export interface ToolsetDeclaration {
  * Runs programs against a toolset. `execute` rejects with a typed error (`SandboxTimeout`,
  * `SandboxError`, ...) whose `logs` hold the console output written before the failure.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface CodeExecutor {
   execute(
@@ -65,7 +65,7 @@ export interface CodeExecutor {
 /**
  * A finished program as a tool result: `structuredContent` `{ result, logs }` and the same as JSON text.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const codeExecutionResult = (execution: CodeExecution): ToolResult => {
   const structured = { result: execution.result ?? null, logs: [...execution.logs] }

@@ -45,7 +45,7 @@ export type HandlerOutput<A, R = never> =
  * The services an Effect handler returning `Out` needs besides {@link CurrentContext} (`never` for
  * plain handlers).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type HandlerRequirements<Out> =
   Out extends Effect.Effect<any, any, infer R> ? Exclude<R, CurrentContext> : never
@@ -179,7 +179,7 @@ const finish = <D extends ToolDefinition<any, any>>(definition: D): D => {
  * const HelloBackend = backendLayer(Effect.map(bindHandlers([hello]), (defs) => localBackend(defs)))
  * // HelloBackend requires Greeter (and Backends): provide it with a Layer
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const bindHandlers = <R>(
   definitions: readonly ToolDefinition<any, R>[],

@@ -116,7 +116,7 @@ const sharedDefaults = (spec: EnricherSpec | EffectEnricherSpec): SharedMembers 
  * enrichers synchronously, so these Effects must not be asynchronous; one that is fails with
  * `ExecutionFailed`. Made by {@link defineEffectEnricher} or {@link enricherToEffect}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface EffectEnricher
   extends Pick<Enricher, "name" | "supportedCategories" | "valueModel" | "projectArgs" | "rateLimitHost"> {
@@ -133,7 +133,7 @@ export interface EffectEnricher
  * What {@link defineEffectEnricher} accepts: a name and categories; the rest defaults to identity or
  * "no opinion".
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface EffectEnricherSpec extends Partial<Omit<EffectEnricher, "name" | "supportedCategories">> {
   readonly name: string
@@ -154,7 +154,7 @@ export interface EffectEnricherSpec extends Partial<Omit<EffectEnricher, "name" 
  *       : Effect.fail(new ConfigError({ path: "GITHUB_TOKEN", reason: `needed by ${toolId}` })),
  * })
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const defineEffectEnricher = (spec: EffectEnricherSpec): EffectEnricher =>
   branded({
@@ -179,7 +179,7 @@ const branded = (enricher: EffectEnricher): EffectEnricher =>
 /**
  * Views a plain enricher as an {@link EffectEnricher}; anything it throws becomes a typed failure.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const enricherToEffect = (enricher: Enricher): EffectEnricher =>
   branded({
@@ -197,7 +197,7 @@ export const enricherToEffect = (enricher: Enricher): EffectEnricher =>
  * Views an {@link EffectEnricher} as a plain enricher: each Effect runs synchronously and its typed
  * failure is thrown as is.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const enricherFromEffect = (enricher: EffectEnricher): Enricher => ({
   ...delegated(enricher),
@@ -209,7 +209,7 @@ export const enricherFromEffect = (enricher: EffectEnricher): Enricher => ({
  * Where Layers contribute enrichers: a registry the runner reads live (in the order enrichers were
  * added). `@toolplane/exec`'s runner Layer provides it; {@link enricherLayer} adds to it.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface Enrichers {
   /** Adds an enricher after the present ones. Fails with `ConfigError` when the name is taken. */
@@ -221,7 +221,7 @@ export interface Enrichers {
 /**
  * The {@link Enrichers} registry as a Context tag.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const Enrichers: Context.Service<Enrichers, Enrichers> = Context.Service<Enrichers>(
   "@toolplane/foundation/Enrichers",
@@ -231,7 +231,7 @@ export const Enrichers: Context.Service<Enrichers, Enrichers> = Context.Service<
  * A Layer contributing one enricher to {@link Enrichers}: added when built, removed when its scope
  * closes. `source` is a plain enricher, an {@link EffectEnricher}, or an Effect making either.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const enricherLayer = <E = never, R = never>(
   source: Enricher | EffectEnricher | Effect.Effect<Enricher | EffectEnricher, E, R>,

@@ -1,7 +1,7 @@
 /**
  * The one test for "a JSON object" that schema walkers, argument checks and result readers share.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 
 /**
@@ -14,7 +14,7 @@
  * isJsonObject([1]) // false
  * isJsonObject(null) // false
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const isJsonObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)

@@ -2,7 +2,7 @@
  * JSON Pointer (RFC 6901) segments: how a property name is written into a pointer such as the `path` of a
  * validation issue or a `$ref`, and read back.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { isJsonObject } from "./jsonObject.js"
 import { getOwn } from "./ownProperty.js"
@@ -14,7 +14,7 @@ import { getOwn } from "./ownProperty.js"
  * ```ts
  * `/properties/${escapeJsonPointer("a/b")}` // "/properties/a~1b"
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const escapeJsonPointer = (segment: string): string => segment.replace(/~/g, "~0").replace(/\//g, "~1")
 
@@ -25,7 +25,7 @@ export const escapeJsonPointer = (segment: string): string => segment.replace(/~
  * ```ts
  * unescapeJsonPointer("a~1b~0c") // "a/b~c"
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const unescapeJsonPointer = (segment: string): string =>
   segment.replace(/~1/g, "/").replace(/~0/g, "~")
@@ -40,7 +40,7 @@ export const unescapeJsonPointer = (segment: string): string =>
  * resolveLocalRef({ $defs: { "a/b": { type: "string" } } }, "#/$defs/a~1b") // { type: "string" }
  * resolveLocalRef({}, "#/$defs/constructor") // undefined
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const resolveLocalRef = (root: Readonly<Record<string, unknown>>, ref: string): unknown => {
   if (ref === "#") return root

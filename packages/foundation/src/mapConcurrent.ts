@@ -1,7 +1,7 @@
 /**
  * Bounded concurrency for the provider plugins' tool-call runners (`maxConcurrency`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 
 /**
@@ -12,7 +12,7 @@
  * ```ts
  * const lengths = await mapConcurrent(["a", "bb", "ccc"], 2, async (word) => word.length) // [1, 2, 3]
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const mapConcurrent = async <T, R>(
   items: readonly T[],

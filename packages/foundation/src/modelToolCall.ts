@@ -1,7 +1,7 @@
 /**
  * One tool call made on behalf of a model, as every provider plugin's tool-call runner makes it.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { ExecutionContextInit } from "./executionContext.js"
 import { isToolError } from "./toolError.js"
@@ -13,7 +13,7 @@ import type { ToolService } from "./toolService.js"
  * A model's tool call, resolved to a tool: the model's call id, the name the model used, the tool id
  * behind it and the arguments.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ModelToolCall {
   readonly callId: string
@@ -29,7 +29,7 @@ export interface ModelToolCall {
  * What {@link callToolForModel} resolves to: the result, or the failure as the text the model reads
  * (see `formatToolError`) with its stable code.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type ModelToolCallOutcome =
   | { readonly ok: true; readonly result: ToolResult }
@@ -45,7 +45,7 @@ export type ModelToolCallOutcome =
  * const outcome = await callToolForModel(service, { callId: "call_1", name: "weather__current", toolId: "weather/current", arguments: { city: "Oslo" } })
  * const text = outcome.ok ? toolResultText(outcome.result) : outcome.text
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const callToolForModel = async (
   service: ToolService,

@@ -3,7 +3,7 @@
  * schemas) into the 2020-12 form Toolplane validates, where the meaning is clear. Without it a schema such
  * as `{ minimum: 0, exclusiveMinimum: true }` (draft-04) does not compile and the whole tool is lost.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 
 import { SUBSCHEMA_LIST, SUBSCHEMA_MAP, SUBSCHEMA_ONE } from "./internal/schemaKeywords.js"
@@ -15,7 +15,7 @@ import { setOwn } from "./ownProperty.js"
 /**
  * One rewrite {@link normalizeJsonSchema} made, as a JSON pointer into the source schema.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface SchemaNormalization {
   /** The keyword rewritten, e.g. `"exclusiveMinimum"`, `"required"`, `"type"`. */
@@ -53,7 +53,7 @@ const matchesNothing = (s: unknown): boolean =>
  * const { schema, changes } = normalizeJsonSchema({ type: "number", minimum: 0, exclusiveMinimum: true })
  * // schema: { type: "number", exclusiveMinimum: 0 }; changes[0].keyword === "exclusiveMinimum"
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const normalizeJsonSchema = (
   schema: JsonSchema,

@@ -2,7 +2,7 @@
  * Own-property reads and writes for JSON whose keys come from outside (schemas, arguments): a key named
  * `__proto__`, `constructor` or `hasOwnProperty` stays data, never the prototype's.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 
 /**
@@ -14,7 +14,7 @@
  * getOwn({ a: 1 }, "a") // 1
  * getOwn({}, "constructor") // undefined (not Object)
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const getOwn = (node: Record<string, unknown>, key: string): unknown =>
   Object.hasOwn(node, key) ? node[key] : undefined
@@ -29,7 +29,7 @@ export const getOwn = (node: Record<string, unknown>, key: string): unknown =>
  * setOwn(properties, "__proto__", { type: "string" })
  * JSON.stringify(properties) // '{"__proto__":{"type":"string"}}'
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const setOwn = (target: Record<string, unknown>, key: string, value: unknown): void => {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })

@@ -6,7 +6,7 @@
  * Shapes follow MCP 2025-11-25 (`Resource`, `ResourceTemplate`, `Prompt`, `completion/complete`) as
  * plain JSON, so a provider needs no protocol library.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { ResourceContents } from "./content.js"
 import type { ExecutionContext } from "./executionContext.js"
@@ -14,7 +14,7 @@ import type { ExecutionContext } from "./executionContext.js"
 /**
  * A readable resource.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface Resource {
   readonly uri: string
@@ -30,7 +30,7 @@ export interface Resource {
 /**
  * A family of resources addressed by an RFC 6570 URI template (`test://items/{id}`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ResourceTemplate {
   readonly uriTemplate: string
@@ -45,7 +45,7 @@ export interface ResourceTemplate {
 /**
  * What reading a resource returns.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ReadResourceResult {
   readonly contents: readonly ResourceContents[]
@@ -55,7 +55,7 @@ export interface ReadResourceResult {
 /**
  * An argument of a prompt.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface PromptArgument {
   readonly name: string
@@ -67,7 +67,7 @@ export interface PromptArgument {
 /**
  * A prompt template a client can fetch with arguments.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface Prompt {
   readonly name: string
@@ -80,7 +80,7 @@ export interface Prompt {
 /**
  * One message of a fetched prompt; `content` is an MCP content block (text, image, audio, resource…).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface PromptMessage {
   readonly role: "user" | "assistant"
@@ -90,7 +90,7 @@ export interface PromptMessage {
 /**
  * What fetching a prompt returns.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface GetPromptResult {
   readonly description?: string
@@ -101,7 +101,7 @@ export interface GetPromptResult {
 /**
  * What a completion is asked for: a prompt's argument or a resource template's variable.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type CompletionRef =
   | { readonly type: "ref/prompt"; readonly name: string }
@@ -110,7 +110,7 @@ export type CompletionRef =
 /**
  * A completion request.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface CompleteRequest {
   readonly ref: CompletionRef
@@ -122,7 +122,7 @@ export interface CompleteRequest {
 /**
  * Completion values, best first.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface Completion {
   readonly values: readonly string[]
@@ -134,7 +134,7 @@ export interface Completion {
  * Which kinds a provider offers. Absent kinds are not offered; a gateway advertises only the kinds some
  * provider offers.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ResourceCapabilities {
   readonly resources?: { readonly subscribe?: boolean }
@@ -145,7 +145,7 @@ export interface ResourceCapabilities {
 /**
  * The kinds whose lists can change.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type CatalogKind = "resources" | "prompts"
 
@@ -154,7 +154,7 @@ export type CatalogKind = "resources" | "prompts"
  * optional except `capabilities`; a method of a kind `capabilities()` does not report is never called.
  * Methods reject with `ToolError`s (`ResourceNotFound`, `PromptNotFound`, `BackendUnavailable`, …).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ResourceProvider {
   /** The kinds offered now (an MCP backend knows them once connected). */
@@ -192,7 +192,7 @@ const PROVIDER: unique symbol = Symbol.for("@toolplane/foundation/resourceProvid
  *   readResource: async (uri) => ({ contents: [{ uri, mimeType: "text/markdown", text: "# Docs" }] }),
  * })
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const withResources = <B extends object>(backend: B, provider: ResourceProvider): B => {
   Object.defineProperty(backend, PROVIDER, { value: provider, enumerable: true, configurable: true })
@@ -202,7 +202,7 @@ export const withResources = <B extends object>(backend: B, provider: ResourcePr
 /**
  * The {@link ResourceProvider} attached to a backend with {@link withResources}, if any.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const resourceProviderOf = (backend: object): ResourceProvider | undefined =>
   (backend as { [PROVIDER]?: ResourceProvider })[PROVIDER]
@@ -210,7 +210,7 @@ export const resourceProviderOf = (backend: object): ResourceProvider | undefine
 /**
  * A page of a served listing.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface CatalogPage<A> {
   readonly items: readonly A[]
@@ -220,7 +220,7 @@ export interface CatalogPage<A> {
 /**
  * A request of a served listing: a signed cursor from the previous page, and the caller's context.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface CatalogListRequest {
   readonly cursor?: string
@@ -232,7 +232,7 @@ export interface CatalogListRequest {
  * backend, merged (prompt names namespaced, clashing URIs made distinct), paged with signed cursors and
  * filtered per caller. `@toolplane/compose`'s `resourceCatalog` builds one from providers.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ResourceCatalog {
   /** The kinds some visible provider offers. */

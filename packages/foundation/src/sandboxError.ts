@@ -6,7 +6,7 @@
  * Each carries the console output the program wrote before it failed (`logs`), so a model sees what
  * happened.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { type ErrorCause, registerToolErrorDecoder, TaggedToolError } from "./toolError.js"
 
@@ -18,7 +18,7 @@ const withLogs = (message: string, logs: readonly string[] | undefined): string 
  * the thread running it when a native loop never yields). The budget counts from the request: `queuedMs`
  * (since 0.3.0) is the part of it spent waiting for a free sandbox.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export class SandboxTimeout extends TaggedToolError("SandboxTimeout")<{
   readonly timeoutMs: number
@@ -41,7 +41,7 @@ export class SandboxTimeout extends TaggedToolError("SandboxTimeout")<{
 /**
  * The program exceeded its memory cap and was stopped.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export class SandboxMemory extends TaggedToolError("SandboxMemory")<{
   readonly limitBytes: number
@@ -65,7 +65,7 @@ type SandboxLimitKind = "output" | "calls" | "cpu" | "arguments" | "queue"
  * `"arguments"` (bytes of one host call's arguments, since 0.3.0) or `"queue"` (its caller already had
  * `max` programs waiting for the sandbox: the program was refused without running, since 0.3.0).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export class SandboxLimit extends TaggedToolError("SandboxLimit")<{
   readonly limit: SandboxLimitKind
@@ -100,7 +100,7 @@ const LIMIT_KINDS: ReadonlySet<unknown> = new Set<SandboxLimitKind>([
  * The program threw (or its promise rejected) and did not catch it; also a syntax error. `cause` holds
  * the program's error name, message and stack (guest frames only).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export class SandboxError extends TaggedToolError("SandboxError")<{
   readonly cause: ErrorCause
@@ -116,7 +116,7 @@ export class SandboxError extends TaggedToolError("SandboxError")<{
 /**
  * The sandbox itself failed (its engine aborted or its thread died); the program may not have run.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export class SandboxCrashed extends TaggedToolError("SandboxCrashed")<{
   readonly reason: string
@@ -131,7 +131,7 @@ export class SandboxCrashed extends TaggedToolError("SandboxCrashed")<{
 /**
  * Every way a sandboxed program can fail.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type SandboxFailure = SandboxTimeout | SandboxMemory | SandboxLimit | SandboxError | SandboxCrashed
 

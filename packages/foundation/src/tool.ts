@@ -270,7 +270,7 @@ const nonEmptyText = (value: unknown): string | undefined =>
  * console.log(toolDescription(tool)) // "Find a customer"
  * ```
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toolDescription = (tool: Tool): string | undefined => {
   const annotations: unknown = tool.annotations

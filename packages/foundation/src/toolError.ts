@@ -10,21 +10,21 @@ import { type Cause, Data, type Types } from "effect"
  * The brand every member of the {@link ToolError} family carries (set by {@link TaggedToolError}), so
  * {@link isToolError} recognises the errors other packages add to the family.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const ToolErrorTypeId: unique symbol = Symbol.for("@toolplane/foundation/ToolError")
 
 /**
  * The type of {@link ToolErrorTypeId}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type ToolErrorTypeId = typeof ToolErrorTypeId
 
 /**
  * What every member of the {@link ToolError} family has besides its own fields.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ToolErrorMember<Tag extends string> extends Cause.YieldableError {
   readonly _tag: Tag
@@ -55,7 +55,7 @@ export interface ToolErrorMember<Tag extends string> extends Cause.YieldableErro
  *   }
  * }
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const TaggedToolError = <Tag extends string>(
   tag: Tag,
@@ -72,7 +72,7 @@ export const TaggedToolError = <Tag extends string>(
  * Makes the errors of a family class retryable unless an instance says otherwise (a `retryable` field
  * given to the constructor overrides it).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const retryableByDefault = (errorClass: { readonly prototype: object }): void => {
   Object.defineProperty(errorClass.prototype, "retryable", {
@@ -412,7 +412,7 @@ export class ConversionFailed extends TaggedToolError("ConversionFailed")<{
 /**
  * No resource has this URI (and no resource template of a visible provider matches it).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export class ResourceNotFound extends TaggedToolError("ResourceNotFound")<{
   readonly uri: string
@@ -426,7 +426,7 @@ export class ResourceNotFound extends TaggedToolError("ResourceNotFound")<{
 /**
  * No prompt has this name. `suggestions` holds the closest known names, best first.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export class PromptNotFound extends TaggedToolError("PromptNotFound")<{
   readonly name: string
@@ -444,7 +444,7 @@ export class PromptNotFound extends TaggedToolError("PromptNotFound")<{
  * members with module augmentation (see {@link TaggedToolError}), e.g. discovery's `SearchError` and
  * compose's skill errors.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 // biome-ignore lint/suspicious/noEmptyInterface: filled by module augmentation
 export interface ToolErrorExtensions {}
@@ -461,7 +461,7 @@ export type ToolError = CoreToolError | ToolErrorExtensions[keyof ToolErrorExten
  * The errors foundation defines in this module (the ones {@link toolErrorFromJson} rebuilds without a
  * registered decoder).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type CoreToolError =
   | ToolNotFound
@@ -514,7 +514,7 @@ export type ToolErrorTag = ToolError["_tag"]
 /**
  * The `_tag` of every {@link CoreToolError}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type CoreToolErrorTag = CoreToolError["_tag"]
 
@@ -555,7 +555,7 @@ export const isToolError = (value: unknown): value is ToolError =>
  * ```ts
  * Effect.tryPromise({ try: () => fetch("https://example.com"), catch: (error) => toToolError(error, "web/fetch") })
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toToolError = (error: unknown, toolId: string): ToolError =>
   isToolError(error) ? error : new ExecutionFailed({ toolId, cause: causeOf(error) })
@@ -616,7 +616,7 @@ const hasKind = (value: unknown, kind: FieldKind): boolean =>
  * every one. The second argument holds the wire's `code` and `message` as they came, for a member whose
  * `code` is one of its fields rather than derived by the class (discovery's `SearchError`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type ToolErrorDecoder = (
   fields: Readonly<Record<string, unknown>>,
@@ -647,7 +647,7 @@ const decoders = new Map<string, ToolErrorDecoder>()
  *   typeof account === "string" ? new BudgetExceeded({ account }) : undefined,
  * )
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const registerToolErrorDecoder = (
   tag: Exclude<ToolErrorTag, CoreToolErrorTag>,

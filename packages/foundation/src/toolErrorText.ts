@@ -1,7 +1,7 @@
 /**
  * The text a model reads for a failed tool call, shared by every provider adapter.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { ToolError } from "./toolError.js"
 import { suggestToolIds } from "./toolId.js"
@@ -16,7 +16,7 @@ import { suggestToolIds } from "./toolId.js"
  *
  * formatToolError(new ApprovalRequired({ toolId: "fs/delete" }), "fs_delete")
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const formatToolError = (error: ToolError, name: string): string => {
   const head = `Error [${error.code}] calling "${name}"`
@@ -47,7 +47,7 @@ export const formatToolError = (error: ToolError, name: string): string => {
  * The text a model reads when it calls a name that is not in the exported set: the closest names, and the
  * whole list when it is short (30 names or fewer).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const unknownToolText = (name: string, known: readonly string[]): string => {
   const sorted = [...known].sort()

@@ -3,7 +3,7 @@
  * cannot be exported before names are given (so a broken tool never forces a rename on another), give
  * reversible names and warn for every lossy rename and every field the provider has no place for.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { FeatureLossWarning } from "./adapter.js"
 import { isJsonObject } from "./jsonObject.js"
@@ -13,7 +13,7 @@ import { mapToolNames, type ToolNameMap, type ToolNameRules } from "./toolNames.
 /**
  * Options of {@link planToolExport}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ToolExportOptions {
   /** The target representation, the warnings' `to` (e.g. `"anthropic"`). */
@@ -38,7 +38,7 @@ export interface ToolExportOptions {
  * One tool to export: the tool, its name and the warnings about it so far (lossy rename, unsupported
  * fields), to emit before the conversion's own.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ToolExportEntry {
   readonly tool: Tool
@@ -49,7 +49,7 @@ export interface ToolExportEntry {
 /**
  * The result of {@link planToolExport}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ToolExportPlan {
   /** The tools to convert, once per id, in input order. */
@@ -71,7 +71,7 @@ export interface ToolExportPlan {
  *   // convert tool.inputSchema, send it as `name`, report `warnings` and the conversion's own
  * }
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const planToolExport = (tools: readonly Tool[], options: ToolExportOptions): ToolExportPlan => {
   const warn = (toolId: string, feature: string, path: string, message: string): FeatureLossWarning => ({

@@ -15,7 +15,7 @@
  *   order, and is the same in every run;
  * - the map goes both ways, so a name the model calls always leads back to exactly one id.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { createHash } from "node:crypto"
 
@@ -26,14 +26,14 @@ import { createHash } from "node:crypto"
  * - `shortened`: the readable form was longer than the limit, so it was cut and hashed;
  * - `collision`: another tool of the set had the same readable form, so both were hashed.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type RenameReason = "separator" | "sanitized" | "shortened" | "collision"
 
 /**
  * One renamed tool.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ToolRename {
   readonly id: string
@@ -44,7 +44,7 @@ export interface ToolRename {
 /**
  * A two-way map between tool ids and provider names, for one set of tools.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ToolNameMap {
   /** The provider name of a tool id of the set, or `undefined`. */
@@ -60,7 +60,7 @@ export interface ToolNameMap {
 /**
  * What a provider accepts as a name, beyond the characters `[a-zA-Z0-9_-]`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ToolNameRules {
   /** The longest name (default 64). */
@@ -83,7 +83,7 @@ const sanitize = (s: string) => s.replace(/[^a-zA-Z0-9_-]/g, "_")
  * readableToolName("fs/read.file") // "fs__read_file"
  * readableToolName("9ns/x", { letterFirst: true }) // "_9ns__x"
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const readableToolName = (id: string, rules: ToolNameRules = {}): string => {
   const slash = id.indexOf("/")
@@ -111,7 +111,7 @@ const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
  * names.nameOf("weather/current") // "weather__current"
  * names.idOf("weather__current") // "weather/current"
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const mapToolNames = (ids: Iterable<string>, rules: ToolNameRules = {}): ToolNameMap => {
   const max = rules.maxLength ?? DEFAULT_MAX_LENGTH

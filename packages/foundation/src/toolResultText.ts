@@ -3,7 +3,7 @@
  * (OpenAI, the AI SDK and LangChain exports) and by those that mix text with media (Gemini, Anthropic)
  * for the blocks they cannot send as media.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { ContentBlock } from "./content.js"
 import type { ToolResult } from "./toolResult.js"
@@ -16,7 +16,7 @@ const approxBytes = (base64: string): number => Math.floor((base64.length * 3) /
  * placeholder naming what is not shown (`[image image/png, 1024 bytes, not shown]`,
  * `[resource file:///a.bin]`, `[resource link "a": file:///a]`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const contentBlockText = (block: ContentBlock): string => {
   switch (block.type) {
@@ -42,7 +42,7 @@ export const contentBlockText = (block: ContentBlock): string => {
  * toolResultText({ content: [{ type: "text", text: "12°C" }] }) // "12°C"
  * toolResultText({ content: [], structuredContent: { t: 12 } }) // '{"t":12}'
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toolResultText = (result: ToolResult): string => {
   let text = result.content.map(contentBlockText).join("\n")

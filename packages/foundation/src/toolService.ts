@@ -186,7 +186,7 @@ export interface EffectToolService {
  * The {@link EffectToolService} tag. `@toolplane/exec`'s runner Layer provides it; so does
  * {@link toolServiceLayer} for any plain service (a middleware stack, a gateway).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const EffectToolService: Context.Service<EffectToolService, EffectToolService> =
   Context.Service<EffectToolService>("@toolplane/foundation/EffectToolService")
@@ -194,7 +194,7 @@ export const EffectToolService: Context.Service<EffectToolService, EffectToolSer
 /**
  * Views a plain tool service as an {@link EffectToolService}; interrupting a call aborts its signal.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toolServiceToEffect = (service: ToolService): EffectToolService => ({
   listTools: (request = {}) =>
@@ -213,7 +213,7 @@ export const toolServiceToEffect = (service: ToolService): EffectToolService => 
 /**
  * Views an {@link EffectToolService} as a plain tool service.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toolServiceFromEffect = (service: EffectToolService): ToolService => ({
   listTools: (request) => runTyped(service.listTools(request), "(list)", undefined),
@@ -223,7 +223,7 @@ export const toolServiceFromEffect = (service: EffectToolService): ToolService =
 /**
  * A Layer providing {@link EffectToolService} from a plain tool service.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toolServiceLayer = (service: ToolService): Layer.Layer<EffectToolService> =>
   Layer.succeed(EffectToolService, toolServiceToEffect(service))

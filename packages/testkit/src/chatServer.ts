@@ -5,12 +5,12 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 
-/** @since 0.2.0 */
+/** @since 0.1.0 */
 export type ScriptedCall = readonly [id: string, name: string, args: string]
-/** @since 0.2.0 */
+/** @since 0.1.0 */
 export type Reply = { readonly calls: readonly ScriptedCall[] } | { readonly text: string }
 
-/** @since 0.2.0 */
+/** @since 0.1.0 */
 export interface ChatServer {
   readonly baseURL: string
   readonly requests: any[]
@@ -78,7 +78,7 @@ const response = (reply: Reply) => ({
   incomplete_details: null,
 })
 
-/** @since 0.2.0 */
+/** @since 0.1.0 */
 export const startChatServer = async (): Promise<ChatServer> => {
   const requests: any[] = []
   const state: { script: ChatServer["script"] } = { script: () => ({ text: "done" }) }
@@ -116,7 +116,7 @@ export const startChatServer = async (): Promise<ChatServer> => {
 /**
  * The tool messages of a chat request, by tool call id.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toolMessages = (body: any): Record<string, string> =>
   Object.fromEntries(
@@ -129,7 +129,7 @@ export const toolMessages = (body: any): Record<string, string> =>
  * Scripts `server` to answer the next request with `calls` and every later one with `text`; returns the
  * index of that next request in `server.requests`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const scriptCalls = (server: ChatServer, calls: readonly ScriptedCall[], text: string): number => {
   const start = server.requests.length
@@ -140,7 +140,7 @@ export const scriptCalls = (server: ChatServer, calls: readonly ScriptedCall[], 
 /**
  * The function tools a chat request offered, as the rule checker reads them (`toolListViolations`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const offeredTools = (
   body: any,

@@ -11,7 +11,7 @@ const require = createRequire(import.meta.url)
 /**
  * The stdio command of server-everything: this Node binary and the package's bin script.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const everythingServerCommand = (): { command: string; args: string[] } => {
   const manifest = require.resolve("@modelcontextprotocol/server-everything/package.json")

@@ -21,7 +21,7 @@ const resolves = (root: any, ref: string): boolean => {
 /**
  * Every violation of the documented rules for one function tool, as "name: problem".
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toolViolations = (name: string, parameters: any): string[] => {
   const problems: string[] = []
@@ -57,7 +57,7 @@ export const toolViolations = (name: string, parameters: any): string[] => {
 /**
  * Violations of a whole tool list: each tool, plus duplicate names.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toolListViolations = (tools: readonly { name: string; parameters: unknown }[]): string[] => {
   const problems = tools.flatMap((t) => toolViolations(t.name, t.parameters))

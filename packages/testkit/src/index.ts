@@ -3,7 +3,7 @@
  * throwaway PostgreSQL server (`startPostgres`) for tests of shared storage.
  *
  * @packageDocumentation
- * @since 0.2.0
+ * @since 0.1.0
  */
 export {
   type ChatServer,

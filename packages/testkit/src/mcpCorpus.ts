@@ -16,7 +16,7 @@ const require = createRequire(import.meta.url)
 /**
  * One server of the corpus: the npm package, the bin inside it and how to start it.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface CorpusServerSpec {
   /** Short name used as the tools' namespace in the corpus. */
@@ -30,7 +30,7 @@ export interface CorpusServerSpec {
 /**
  * The servers of the corpus.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const CORPUS_SERVERS: readonly CorpusServerSpec[] = [
   {
@@ -63,7 +63,7 @@ export const CORPUS_SERVERS: readonly CorpusServerSpec[] = [
 /**
  * A tool as an MCP server lists it (fields may be `null`, as some servers send them).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ListedTool {
   readonly name: string
@@ -77,7 +77,7 @@ export interface ListedTool {
 /**
  * A tool of the corpus, with the name of the server that listed it.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface CorpusTool extends ListedTool {
   readonly server: string
@@ -86,7 +86,7 @@ export interface CorpusTool extends ListedTool {
 /**
  * The tools of one server, with the version of the package they came from.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface CorpusServer {
   readonly name: string
@@ -99,7 +99,7 @@ export interface CorpusServer {
 /**
  * The path of the committed fixture.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const MCP_TOOL_CORPUS_PATH: string = join(
   import.meta.dirname,
@@ -111,7 +111,7 @@ export const MCP_TOOL_CORPUS_PATH: string = join(
 /**
  * The committed fixture, as written.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const corpusFixture = (): { readonly servers: readonly CorpusServer[] } =>
   JSON.parse(readFileSync(MCP_TOOL_CORPUS_PATH, "utf8")) as { servers: CorpusServer[] }
@@ -119,7 +119,7 @@ export const corpusFixture = (): { readonly servers: readonly CorpusServer[] } =
 /**
  * The committed fixture's tools.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const fixtureTools = (): CorpusTool[] =>
   corpusFixture().servers.flatMap((s) => s.tools.map((t) => ({ ...t, server: s.name })))
@@ -138,7 +138,7 @@ const serverEntry = (spec: CorpusServerSpec): { entry: string; version: string }
 /**
  * Spawns one server over stdio, lists all its tools (following cursors) and stops it.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const collectServer = async (spec: CorpusServerSpec, timeoutMs = 15_000): Promise<CorpusServer> => {
   const { entry, version } = serverEntry(spec)
@@ -176,7 +176,7 @@ export const collectServer = async (spec: CorpusServerSpec, timeoutMs = 15_000):
  * Spawns every corpus server at once, lists its tools and stops it; a server that cannot start is a
  * failure line, not an exception.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const liveTools = async (timeoutMs = 15_000): Promise<{ tools: CorpusTool[]; failures: string[] }> => {
   const tools: CorpusTool[] = []

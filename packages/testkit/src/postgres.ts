@@ -25,7 +25,7 @@ import { join } from "node:path"
 /**
  * A running throwaway server.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface PostgresServer {
   /** Connection URL: `postgres://postgres@127.0.0.1:<port>/postgres` (trust authentication, no password). */
@@ -40,7 +40,7 @@ export interface PostgresServer {
 /**
  * Options of {@link startPostgres}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface StartPostgresOptions {
   /**
@@ -58,7 +58,7 @@ const versionOf = (dir: string): number => Number(/postgresql\/(\d+)/.exec(dir)?
  * The directory holding `initdb` and `postgres`: `TOOLPLANE_PG_BIN` when set, else the newest
  * `/usr/lib/postgresql/<version>/bin`; `undefined` when none has both.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const postgresBinDir = (): string | undefined => {
   const has = (dir: string) => existsSync(join(dir, "postgres")) && existsSync(join(dir, "initdb"))
@@ -77,7 +77,7 @@ const isRoot = (): boolean => process.getuid?.() === 0
 /**
  * Why a PostgreSQL server cannot be started here (for a test's skip message), or `undefined` when it can.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const postgresUnavailable = (): string | undefined => {
   if (process.platform === "win32") return "PostgreSQL test servers are not supported on Windows"
@@ -114,7 +114,7 @@ let exitHook = false
  * Initializes and starts a throwaway server; resolves once it accepts connections. Throws when
  * {@link postgresUnavailable} names a reason, or when the server does not come up in time (with its log).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const startPostgres = async (options: StartPostgresOptions = {}): Promise<PostgresServer> => {
   const reason = postgresUnavailable()

@@ -9,14 +9,14 @@ import { escapeJsonPointer, makeTool, type Tool, type ToolService } from "@toolp
 /**
  * The keys an object literal already answers for (`__proto__` sets the prototype when assigned).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const PROTOTYPE_KEYS = ["__proto__", "constructor", "prototype", "hasOwnProperty"] as const
 
 /**
  * The top-level properties of {@link prototypeKeySchema}, in order.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const PROTOTYPE_KEY_PROPERTIES = [
   ...PROTOTYPE_KEYS,
@@ -37,7 +37,7 @@ const keyed = (make: (key: string) => string): string =>
  * a `patternProperties` pattern, a nested object's property, an `anyOf` branch's property and an
  * `allOf` branch's property, and a default object with a `__proto__` key.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const prototypeKeySchema = (): Record<string, unknown> =>
   JSON.parse(`{
@@ -60,7 +60,7 @@ export const prototypeKeySchema = (): Record<string, unknown> =>
  * Arguments a model may send for {@link prototypeKeySchema} (parsed from JSON text): every prototype key
  * as an own property, also inside `nested`, `union` and `merged`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const prototypeKeyArguments = (): Record<string, unknown> =>
   JSON.parse(`{
@@ -76,7 +76,7 @@ export const prototypeKeyArguments = (): Record<string, unknown> =>
  * symbol key, or a value JSON cannot carry (`undefined`, a function, a non-finite number). Empty means
  * `JSON.parse(JSON.stringify(value))` is an identical copy.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const plainJsonViolations = (value: unknown, path = ""): string[] => {
   if (value === null || typeof value === "string" || typeof value === "boolean") return []
@@ -101,7 +101,7 @@ export const plainJsonViolations = (value: unknown, path = ""): string[] => {
  * reads a prototype (`x.__proto__` on an object that lost its `__proto__` property returns the object
  * it was assigned to).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const ownAt = (value: unknown, ...path: readonly (string | number)[]): unknown => {
   let node = value
@@ -115,7 +115,7 @@ export const ownAt = (value: unknown, ...path: readonly (string | number)[]): un
 /**
  * The own keys of the object at a path of own properties ({@link ownAt}); `[]` when there is none.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const ownKeysAt = (value: unknown, ...path: readonly (string | number)[]): string[] => {
   const node = ownAt(value, ...path)
@@ -125,7 +125,7 @@ export const ownKeysAt = (value: unknown, ...path: readonly (string | number)[])
 /**
  * The tool `keys/echo` with input schema {@link prototypeKeySchema}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const prototypeKeyTool = (): Tool =>
   makeTool({ id: "keys/echo", description: "Echoes its arguments", inputSchema: prototypeKeySchema() })
@@ -134,7 +134,7 @@ export const prototypeKeyTool = (): Tool =>
  * What is wrong with the calls a {@link prototypeKeyService} recorded, when exactly one call with the
  * arguments `expected` (JSON text) should have arrived as plain data: empty when nothing is.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const echoViolations = (calls: readonly unknown[], expected: string): string[] => {
   if (calls.length !== 1) return [`${calls.length} calls instead of 1`]
@@ -147,7 +147,7 @@ export const echoViolations = (calls: readonly unknown[], expected: string): str
  * arguments of every call unvalidated and answers with their JSON text: for round trips that check what
  * reaches the tool, past the validator (whose own handling of these keys is not under test).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const prototypeKeyService = (): {
   readonly tool: Tool

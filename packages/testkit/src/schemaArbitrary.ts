@@ -43,7 +43,7 @@ const leaf = fc
 /**
  * One random schema node (a leaf, `{}`, `true`, a `$ref`, an object, an array or a union).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const schemaArb: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   node: fc.oneof(
@@ -92,7 +92,7 @@ export const schemaArb: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
 /**
  * A root input schema: an object with properties and definitions that may refer to each other.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const rootSchemaArb: fc.Arbitrary<Record<string, unknown>> = fc
   .record({

@@ -19,7 +19,7 @@ import { z } from "zod"
 /**
  * What {@link stubService} returns: the service, the calls it received and the most calls at once.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface StubService {
   readonly service: ToolService
@@ -30,7 +30,7 @@ export interface StubService {
 /**
  * A tool service over `definitions` (listed `pageSize` a page, default 2), recording calls.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const stubService = (
   definitions: readonly ToolDefinition<any>[],
@@ -65,7 +65,7 @@ export const stubService = (
 /**
  * A service without tools, for exports that are handed their tools (`{ tools }`) and never call it.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const emptyService: ToolService = {
   listTools: async () => ({ tools: [] }),
@@ -75,7 +75,7 @@ export const emptyService: ToolService = {
 /**
  * A 1x1 PNG, base64.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -84,7 +84,7 @@ export const PNG =
  * The plain tools: a weather lookup, an adder, a tool that always fails, a deploy (to list in
  * `needsApproval`) and a chart that returns text and an image.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const stubTools = {
   weather: defineTool({

@@ -11,7 +11,7 @@ const segment = fc.stringMatching(/^[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,40}$/)
 /**
  * Up to 25 tools with distinct ids.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toolSetArb = (): fc.Arbitrary<Tool[]> =>
   fc.uniqueArray(fc.tuple(segment, segment), { maxLength: 25 }).map((pairs) =>

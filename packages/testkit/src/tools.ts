@@ -11,7 +11,7 @@ import type { ScriptedCall } from "./chatServer.js"
 /**
  * Calls of the two sleeping tools (weather, add) in flight at once.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const inflight = { now: 0, max: 0 }
 const sleep = async (ms: number) => {
@@ -21,7 +21,7 @@ const sleep = async (ms: number) => {
   inflight.now--
 }
 
-/** @since 0.2.0 */
+/** @since 0.1.0 */
 export const weather = defineTool({
   id: "weather/current",
   description: "Current weather for a city",
@@ -33,7 +33,7 @@ export const weather = defineTool({
   },
 })
 
-/** @since 0.2.0 */
+/** @since 0.1.0 */
 export const add = defineTool({
   id: "math/add",
   description: "Adds two numbers",
@@ -45,7 +45,7 @@ export const add = defineTool({
   },
 })
 
-/** @since 0.2.0 */
+/** @since 0.1.0 */
 export const explode = defineTool({
   id: "ops/explode",
   description: "Always fails",
@@ -56,7 +56,7 @@ export const explode = defineTool({
   },
 })
 
-/** @since 0.2.0 */
+/** @since 0.1.0 */
 export const deploy = defineTool({
   id: "ops/deploy",
   description: "Deploys to an environment",
@@ -64,7 +64,7 @@ export const deploy = defineTool({
   handler: ({ env }) => `deployed to ${env}`,
 })
 
-/** @since 0.2.0 */
+/** @since 0.1.0 */
 export const screenshot = defineTool({
   id: "screen/shot",
   description: "Takes a screenshot",
@@ -78,11 +78,11 @@ export const screenshot = defineTool({
 /**
  * Set to `true` when the slow tool saw its signal abort.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const aborted: { value: boolean | undefined } = { value: undefined }
 
-/** @since 0.2.0 */
+/** @since 0.1.0 */
 export const slow = defineTool({
   id: "ops/slow",
   description: "Takes a while",
@@ -106,7 +106,7 @@ const definitions: readonly ToolDefinition<any>[] = [weather, add, explode, depl
 /**
  * A runner over the test tools, with an optional approver.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const makeRunner = (approver?: Approver): ToolRunner => {
   const byId = new Map(definitions.map((d) => [d.id, d]))
@@ -131,7 +131,7 @@ export const makeRunner = (approver?: Approver): ToolRunner => {
  * calls that succeed (in parallel), an unknown tool, bad arguments, a failing tool and invalid JSON
  * (ids `c1` to `c6`, tool names as `mapToolNames` makes them).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const LOOP_CALLS: readonly ScriptedCall[] = [
   ["c1", "weather__current", '{"city":"Oslo"}'],

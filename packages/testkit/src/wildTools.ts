@@ -9,7 +9,7 @@ import { join } from "node:path"
 /**
  * One tool as a server lists it (loosely typed: the point is what servers really send).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface WildMcpTool {
   readonly name: string
@@ -19,14 +19,14 @@ export interface WildMcpTool {
 /**
  * The path of the fixture file (for a real MCP server that lists it).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const WILD_MCP_TOOLS_PATH: string = join(import.meta.dirname, "..", "fixtures", "wild-mcp-tools.json")
 
 /**
  * The wild tools, read fresh on each call.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const wildMcpTools = (): WildMcpTool[] =>
   (JSON.parse(readFileSync(WILD_MCP_TOOLS_PATH, "utf8")) as { tools: WildMcpTool[] }).tools

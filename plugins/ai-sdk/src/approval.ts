@@ -3,7 +3,7 @@
  * (`tool-approval-request` parts, answered with `tool-approval-response`), and only a call the SDK let
  * through reaches the runner with a proof the runner's approver recognises.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { randomBytes, timingSafeEqual } from "node:crypto"
 import type { Tool } from "@toolplane/foundation"
@@ -11,7 +11,7 @@ import type { Tool } from "@toolplane/foundation"
 /**
  * The metadata key under which a call executed by the AI SDK carries its approval proof.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const AI_SDK_APPROVAL_KEY = "toolplane.dev/ai-sdk-approval"
 
@@ -19,14 +19,14 @@ export const AI_SDK_APPROVAL_KEY = "toolplane.dev/ai-sdk-approval"
  * How a call the SDK executes was let through: `"user"` (it needed approval and the SDK's approval
  * flow approved it) or `"policy"` (`needsApproval` said the tool needs none).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type AISDKApprovalVia = "user" | "policy"
 
 /**
  * What the runner's approver is asked (structurally the exec package's `ApprovalRequest`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface AISDKApprovalRequest {
   readonly toolId: string
@@ -36,7 +36,7 @@ export interface AISDKApprovalRequest {
 /**
  * An approver's answer (structurally the exec package's `ApprovalDecision`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type AISDKApprovalDecision = boolean | { readonly approved: boolean; readonly reason?: string }
 
@@ -44,7 +44,7 @@ export type AISDKApprovalDecision = boolean | { readonly approved: boolean; read
  * The approval link between {@link toAISDKTools} and a runner: pass `approver` to `createRunner` and the
  * link itself to `toAISDKTools({ approval })`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface AISDKApproval {
   /** Which tools ask the user through the SDK's approval flow. */
@@ -63,7 +63,7 @@ export interface AISDKApproval {
 /**
  * Options of {@link aiSdkApproval}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface AISDKApprovalOptions {
   /** Which tools ask the user. Default: every tool (approval by default). */
@@ -88,7 +88,7 @@ export interface AISDKApprovalOptions {
  * // parts for tools that ask; answer them with
  * // { role: "tool", content: [{ type: "tool-approval-response", approvalId, approved: true }] }
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const aiSdkApproval = (options: AISDKApprovalOptions = {}): AISDKApproval => {
   const token = randomBytes(24).toString("base64url")

@@ -2,7 +2,7 @@
  * Import: AI SDK tools (`tool()`, `dynamicTool()`, with zod or `jsonSchema` input schemas) as a Toolplane
  * backend, so the runner validates, approves, limits and traces their calls like any other tool.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import {
   type Backend,
@@ -20,7 +20,7 @@ import { asSchema, type ToolSet } from "ai"
 /**
  * Options of {@link fromAISDKTools}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface FromAISDKToolsOptions {
   /** Backend name and the tools' namespace. Default `"ai"`. */
@@ -35,7 +35,7 @@ export interface FromAISDKToolsOptions {
 /**
  * The backend {@link fromAISDKTools} returns, with the warnings of the conversion.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface AISDKBackend extends Backend {
   /** Tools left out (no `execute`, provider-executed, a schema that does not convert) and why. */
@@ -80,7 +80,7 @@ const settle = async (value: unknown): Promise<unknown> => {
  * const backend = await fromAISDKTools({ forecast }, { namespace: "ai", requiresApproval: () => false })
  * // createRunner({ backends: [backend] }) (@toolplane/exec)
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const fromAISDKTools = async (
   tools: ToolSet,

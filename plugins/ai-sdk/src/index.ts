@@ -4,7 +4,7 @@
  * Toolplane backend.
  *
  * @packageDocumentation
- * @since 0.2.0
+ * @since 0.1.0
  */
 export {
   AI_SDK_APPROVAL_KEY,

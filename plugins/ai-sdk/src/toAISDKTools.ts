@@ -2,7 +2,7 @@
  * Export: any tool service as AI SDK tools (`dynamicTool` + `jsonSchema`), executed through the service
  * with the SDK's abort signal and call id, with approval through the SDK's approval flow.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import {
   type ExecutionContextInit,
@@ -23,7 +23,7 @@ import { type ModelOutput, toModelOutput } from "./internal/output.js"
  * The approval status the SDK's `toolApproval` option takes, per tool (the `ai` package's
  * `ToolApprovalStatus`, the variants this plugin produces).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type AISDKApprovalStatus =
   | { readonly type: "user-approval"; readonly reason?: string }
@@ -32,7 +32,7 @@ export type AISDKApprovalStatus =
 /**
  * Options of {@link toAISDKTools}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface AISDKToolsOptions {
   /** The tools to export. Default: every tool the service lists. */
@@ -50,7 +50,7 @@ export interface AISDKToolsOptions {
 /**
  * The result of {@link toAISDKTools}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface AISDKToolSet {
   /** Pass as `tools` to `generateText` / `streamText` / an `Agent`. */
@@ -99,7 +99,7 @@ const withSignal = (init: ExecutionContextInit, signal: AbortSignal | undefined)
  * const { tools } = await toAISDKTools(service)
  * const { text } = await generateText({ model, tools, prompt: "Weather in Oslo?", stopWhen: stepCountIs(5) })
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toAISDKTools = async (
   service: ToolService,

@@ -5,7 +5,7 @@
  * strict schemas and feature-loss warnings. One bad tool never fails the set: it is degraded or skipped
  * with a warning.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import {
   type Adapter,
@@ -25,7 +25,7 @@ import { STRICT_LIMITS, strictComplexity, toStrictSchema } from "./strict.js"
 /**
  * An Anthropic custom tool (assignable to the `@anthropic-ai/sdk` package's `Anthropic.Messages.Tool`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface AnthropicTool {
   name: string
@@ -44,7 +44,7 @@ export interface AnthropicTool {
 /**
  * Options of {@link toAnthropicTools}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface AnthropicToolsOptions {
   /**
@@ -71,7 +71,7 @@ export interface AnthropicToolsOptions {
  * How one tool was exported: its id, Anthropic name, the canonical tool, and whether it went out strict
  * or deferred. {@link runToolCalls} uses it to route calls.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ExportedTool {
   readonly id: string
@@ -85,7 +85,7 @@ export interface ExportedTool {
  * The result of {@link toAnthropicTools}: the tools to send, every feature-loss warning, the name map
  * and what was exported per name.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface AnthropicToolSet {
   readonly tools: AnthropicTool[]
@@ -150,7 +150,7 @@ const looseSchema = (
  * const { tools, warnings } = toAnthropicTools(await listAllTools(service))
  * await client.messages.create({ model, max_tokens: 1024, messages, tools })
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toAnthropicTools = (
   tools: readonly Tool[],
@@ -245,7 +245,7 @@ export const toAnthropicTools = (
  * use {@link toAnthropicTools} for sets, where names must be unique. A tool that cannot be exported at
  * all (no object input schema) fails with `ConversionFailed`; `toCanonical` is {@link fromAnthropicTool}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const anthropicAdapter = (options: AnthropicToolsOptions = {}): Adapter<AnthropicTool> => ({
   name: TARGET,

@@ -4,7 +4,7 @@
  * The model client is injected (the `@anthropic-ai/sdk` package's `Anthropic` client, or anything with
  * the same `messages.create`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { type ExecutionContextInit, listAllTools, type ToolService } from "@toolplane/foundation"
 import { type AnthropicToolSet, toAnthropicTools } from "./adapter.js"
@@ -13,7 +13,7 @@ import { type ContentBlockLike, executeToolCalls, type ToolCallOutcome } from ".
 /**
  * The part of the `@anthropic-ai/sdk` client the loop uses.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface MessagesClient {
   readonly messages: {
@@ -27,7 +27,7 @@ export interface MessagesClient {
 /**
  * Options of {@link runAgentLoop}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface AgentLoopOptions {
   readonly client: MessagesClient
@@ -60,7 +60,7 @@ export interface AgentLoopOptions {
 /**
  * One model call and the tool calls it asked for.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface AgentStep {
   readonly index: number
@@ -72,7 +72,7 @@ export interface AgentStep {
  * The end of a loop: why it stopped, the final text when the model answered, every step, and the
  * messages to continue from.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface AgentLoopResult {
   /** `completed`: the model answered; `max_steps`: the limit was hit while it still called tools. */
@@ -107,7 +107,7 @@ const textOf = (content: readonly ContentBlockLike[]): string | undefined => {
  * })
  * console.log(result.text)
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const runAgentLoop = async (options: AgentLoopOptions): Promise<AgentLoopResult> => {
   const maxSteps = options.maxSteps ?? 10

@@ -3,7 +3,7 @@
  * tools, and a backend that serves such definitions with handlers you supply, for users who already
  * have Anthropic tools.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import {
   type Backend,
@@ -23,7 +23,7 @@ import {
 /**
  * An Anthropic tool definition as it appears in a request (structurally `Anthropic.Messages.Tool`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface AnthropicToolInput {
   readonly name: string
@@ -36,7 +36,7 @@ export interface AnthropicToolInput {
 /**
  * Options of {@link fromAnthropicTool}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ImportOptions {
   /** Namespace of the imported tools. Default `"anthropic"`. */
@@ -48,7 +48,7 @@ export interface ImportOptions {
  * is; `strict` is kept in `metadata.anthropic.strict`. Fails with `ConversionFailed` when the tool is
  * a server tool (`type` other than `custom`), has no name, or its schema is unusable.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const fromAnthropicTool = (native: AnthropicToolInput, options: ImportOptions = {}): Tool => {
   const namespace = options.namespace ?? "anthropic"
@@ -80,7 +80,7 @@ export const fromAnthropicTool = (native: AnthropicToolInput, options: ImportOpt
  * Converts a list of Anthropic tools. Server tools (web search, bash, tool search, ...) and tools that
  * fail to convert are skipped with a warning instead of failing the whole list.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const fromAnthropicTools = (
   natives: readonly unknown[],
@@ -111,7 +111,7 @@ export const fromAnthropicTools = (
  * schema by the runner) and the execution context; returns anything `toToolResult` accepts (a string,
  * an object, content blocks, a `ToolResult`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type AnthropicToolHandler = (
   input: Readonly<Record<string, unknown>>,
@@ -121,7 +121,7 @@ export type AnthropicToolHandler = (
 /**
  * Options of {@link anthropicToolsBackend}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface AnthropicToolsBackendOptions extends ImportOptions {
   /** The Anthropic tool definitions. Server tools are skipped (see `warnings` on the result). */
@@ -149,7 +149,7 @@ export interface AnthropicToolsBackendOptions extends ImportOptions {
  *   handlers: { get_weather: ({ city }) => `Sunny in ${city}` },
  * })
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const anthropicToolsBackend = (
   options: AnthropicToolsBackendOptions,

@@ -5,7 +5,7 @@
  * as an exception: unknown tools, input that is not an object, invalid arguments, approval requirements
  * and tool failures all become results the model can read.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import {
   type ContentBlock,
@@ -25,7 +25,7 @@ import { type AnthropicToolSet, toAnthropicTools } from "./adapter.js"
  * A content block of a response; `tool_use` blocks are executed, the rest ignored (server tool blocks
  * such as `server_tool_use` run on Anthropic's side).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ContentBlockLike {
   readonly type: string
@@ -37,7 +37,7 @@ export interface ContentBlockLike {
 /**
  * A Messages API response or assistant message (structurally `Anthropic.Messages.Message`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface MessageLike {
   readonly content: readonly ContentBlockLike[] | string
@@ -47,7 +47,7 @@ export interface MessageLike {
 /**
  * A text block of a tool result (assignable to `TextBlockParam`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ToolResultText {
   type: "text"
@@ -57,7 +57,7 @@ export interface ToolResultText {
 /**
  * An image block of a tool result (assignable to `ImageBlockParam`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ToolResultImage {
   type: "image"
@@ -71,7 +71,7 @@ export interface ToolResultImage {
 /**
  * A PDF document block of a tool result (assignable to `DocumentBlockParam`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ToolResultDocument {
   type: "document"
@@ -83,7 +83,7 @@ export interface ToolResultDocument {
  * A `tool_result` block (assignable to `Anthropic.Messages.ToolResultBlockParam`), sent back in a
  * `user` message.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ToolResultBlock {
   type: "tool_result"
@@ -95,7 +95,7 @@ export interface ToolResultBlock {
 /**
  * What happened to one call.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ToolCallOutcome {
   /** The `tool_use` block's id. */
@@ -116,7 +116,7 @@ export interface ToolCallOutcome {
 /**
  * Options of {@link runToolCalls}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface RunToolCallsOptions {
   /**
@@ -186,7 +186,7 @@ const blockOf = (block: ContentBlock): ToolResultBlock["content"][number] => {
  * blocks, embedded PDFs as document blocks, resource text as text, anything else as a short text
  * placeholder; the JSON of `structuredContent` when there is no content; never empty.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toolResultContent = (result: ToolResult): ToolResultBlock["content"] => {
   const blocks = result.content.map(blockOf)
@@ -229,7 +229,7 @@ const failure = (callId: string, text: string): ToolResultBlock => ({
  * order. Calls run concurrently (up to `maxConcurrency`). Never rejects because of a call; it rejects
  * only when `tools` is not given and listing the service fails.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const executeToolCalls = async (
   service: ToolService,
@@ -310,7 +310,7 @@ export const executeToolCalls = async (
  * messages.push({ role: "assistant", content: message.content })
  * messages.push({ role: "user", content: await runToolCalls(service, message, { tools: set }) })
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const runToolCalls = async (
   service: ToolService,

@@ -25,7 +25,7 @@
  * The runner still validates the original schema before a tool runs, so a dropped constraint is
  * enforced there and reported to the model as invalid arguments.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import {
   escapeJsonPointer,
@@ -39,7 +39,7 @@ import {
 /**
  * One change to a schema that lost meaning (or was rewritten), as a JSON pointer into the source schema.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface SchemaLoss {
   readonly feature: string
@@ -51,7 +51,7 @@ export interface SchemaLoss {
 /**
  * The outcome of {@link toStrictSchema}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type StrictSchemaResult =
   | { readonly ok: true; readonly schema: JsonSchema; readonly losses: readonly SchemaLoss[] }
@@ -66,7 +66,7 @@ export type StrictSchemaResult =
 /**
  * The string formats strict tool use accepts.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const STRICT_FORMATS: ReadonlySet<string> = new Set([
   "date-time",
@@ -85,7 +85,7 @@ export const STRICT_FORMATS: ReadonlySet<string> = new Set([
  * Anthropic's documented per-request limits for strict tools: strict tools, optional properties and
  * properties with union types, counted over every strict schema of one request.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const STRICT_LIMITS = Object.freeze({
   maxStrictTools: 20,
@@ -155,7 +155,7 @@ const UNSUPPORTED_PATTERN = /\\[1-9]|\\k<|\(\?[=!<]|\\[bB]|\{(\d{3,}|\d+,\d{3,})
  * Tells whether a `pattern` uses only the regular-expression features strict tool use supports (no
  * backreferences, lookaround, word boundaries or repeat counts of 100 and more).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const isSimplePattern = (pattern: string): boolean => !UNSUPPORTED_PATTERN.test(pattern)
 
@@ -416,7 +416,7 @@ const convert = (input: unknown, path: string, ctx: Ctx): unknown => {
  * const r = toStrictSchema({ type: "object", properties: { n: { type: "integer", minimum: 1 } } })
  * // r.schema: { type: "object", properties: { n: { type: "integer", description: "At least 1." } }, additionalProperties: false }
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
   const normalized = normalizeJsonSchema(schema)
@@ -441,7 +441,7 @@ export const toStrictSchema = (schema: JsonSchema): StrictSchemaResult => {
  * Counts what Anthropic's per-request strict limits count in one strict schema: optional properties
  * and properties whose schema is a union (`anyOf` or a type list).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const strictComplexity = (schema: JsonSchema): { optional: number; unions: number } => {
   let optional = 0

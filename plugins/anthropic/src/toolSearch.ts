@@ -19,7 +19,7 @@
  *
  * Keep the 3–5 tools used most often loaded (`alwaysLoaded`): a deferred tool costs a search first.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { Tool } from "@toolplane/foundation"
 import {
@@ -33,7 +33,7 @@ import {
  * The tool search tool, regex or BM25 variant (assignable to the `@anthropic-ai/sdk` package's
  * `ToolSearchToolRegex20251119` / `ToolSearchToolBm25_20251119`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type AnthropicToolSearchTool =
   | { type: "tool_search_tool_regex_20251119"; name: "tool_search_tool_regex" }
@@ -42,7 +42,7 @@ export type AnthropicToolSearchTool =
 /**
  * Options of {@link toAnthropicToolSearch}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface AnthropicToolSearchOptions extends Omit<AnthropicToolsOptions, "deferLoading"> {
   /** `"bm25"` (natural-language queries, the default) or `"regex"`; see the module doc. */
@@ -54,7 +54,7 @@ export interface AnthropicToolSearchOptions extends Omit<AnthropicToolsOptions, 
 /**
  * A toolset for tool search: the deferred tools, the loaded ones and the search tool (last).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface AnthropicToolSearchSet extends Omit<AnthropicToolSet, "tools"> {
   readonly tools: (AnthropicTool | AnthropicToolSearchTool)[]
@@ -64,7 +64,7 @@ export interface AnthropicToolSearchSet extends Omit<AnthropicToolSet, "tools"> 
 /**
  * The tool search tool of a variant.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const anthropicToolSearchTool = (variant: "bm25" | "regex" = "bm25"): AnthropicToolSearchTool =>
   variant === "regex"
@@ -81,7 +81,7 @@ export const anthropicToolSearchTool = (variant: "bm25" | "regex" = "bm25"): Ant
  * const set = toAnthropicToolSearch(await listAllTools(service), { variant: "regex", alwaysLoaded: ["fs/read_file"] })
  * const result = await runAgentLoop({ client, service, model, messages, tools: set })
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toAnthropicToolSearch = (
   tools: readonly Tool[],

@@ -3,7 +3,7 @@
  * `tools: [{ functionDeclarations }]`), with reversible names, the OpenAPI-subset schema Gemini accepts
  * and feature-loss warnings. One bad tool never fails the set: it is degraded or skipped with a warning.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import {
   type Adapter,
@@ -23,7 +23,7 @@ import { type ArgumentShape, type GeminiSchema, toGeminiArguments, toGeminiSchem
 /**
  * A Gemini function declaration (assignable to the `@google/genai` package's `FunctionDeclaration`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface GeminiFunctionDeclaration {
   name: string
@@ -37,7 +37,7 @@ export interface GeminiFunctionDeclaration {
 /**
  * Options of {@link toGeminiTools}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface GeminiToolsOptions {
   /**
@@ -54,7 +54,7 @@ export interface GeminiToolsOptions {
  * How one tool was exported: its id, Gemini name, the canonical tool and the shape that restores its
  * arguments. {@link runToolCalls} uses it to route calls.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ExportedTool {
   readonly id: string
@@ -67,7 +67,7 @@ export interface ExportedTool {
  * The result of {@link toGeminiTools}: the declarations, the same wrapped as one Gemini `Tool`
  * (`{ functionDeclarations }`), every feature-loss warning, the name map and what was exported per name.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface GeminiToolSet {
   readonly declarations: GeminiFunctionDeclaration[]
@@ -106,7 +106,7 @@ const IDENTITY: ArgumentShape = { kind: "value" }
  * const set = toGeminiTools(await listAllTools(service))
  * await ai.models.generateContent({ model: "gemini-2.5-flash", contents: "Weather in Oslo?", config: { tools: [set.tool] } })
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toGeminiTools = (tools: readonly Tool[], options: GeminiToolsOptions = {}): GeminiToolSet => {
   const mode = options.schema ?? "openapi"
@@ -173,7 +173,7 @@ export const toGeminiTools = (tools: readonly Tool[], options: GeminiToolsOption
  * use {@link toGeminiTools} for sets, where names must be unique. A tool that cannot be exported at all
  * fails with `ConversionFailed`; `toCanonical` is {@link fromFunctionDeclaration}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const geminiAdapter = (options: GeminiToolsOptions = {}): Adapter<GeminiFunctionDeclaration> => ({
   name: TARGET,

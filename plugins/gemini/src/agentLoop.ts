@@ -4,7 +4,7 @@
  * hit. The model client is injected (the `@google/genai` package's `GoogleGenAI`, or anything with the
  * same `models.generateContent`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import {
   type ExecutionContextInit,
@@ -18,7 +18,7 @@ import { type ContentLike, executeToolCalls, type ToolCallOutcome } from "./runT
 /**
  * The part of the `@google/genai` client the loop uses.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface GenerateContentClient {
   readonly models: {
@@ -31,7 +31,7 @@ export interface GenerateContentClient {
 /**
  * Options of {@link runAgentLoop}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface AgentLoopOptions {
   readonly client: GenerateContentClient
@@ -61,7 +61,7 @@ export interface AgentLoopOptions {
 /**
  * One model call and the function calls it asked for.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface AgentStep {
   readonly index: number
@@ -72,7 +72,7 @@ export interface AgentStep {
 /**
  * The end of a loop: why it stopped, the final text, every step, and the contents to continue from.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface AgentLoopResult {
   readonly stopReason: "completed" | "max_steps"
@@ -99,7 +99,7 @@ const textOf = (content: ContentLike | undefined): string | undefined => {
  * const result = await runAgentLoop({ client: new GoogleGenAI({}), service, model: "gemini-2.5-flash", contents: "Weather in Oslo?" })
  * console.log(result.text)
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const runAgentLoop = async (options: AgentLoopOptions): Promise<AgentLoopResult> => {
   const maxSteps = options.maxSteps ?? 10

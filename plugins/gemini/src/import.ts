@@ -3,7 +3,7 @@
  * into JSON Schema, or `parametersJsonSchema` as it is), and a backend that serves such declarations
  * with handlers you supply.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import {
   type Backend,
@@ -25,7 +25,7 @@ import {
 /**
  * A Gemini function declaration as it appears in a request (structurally `FunctionDeclaration`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface FunctionDeclarationInput {
   readonly name?: string | undefined
@@ -37,7 +37,7 @@ export interface FunctionDeclarationInput {
 /**
  * Options of {@link fromFunctionDeclaration}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ImportOptions {
   /** Namespace of the imported tools. Default `"gemini"`. */
@@ -55,7 +55,7 @@ const COUNTS = ["minItems", "maxItems", "minLength", "maxLength", "minProperties
  * geminiSchemaToJsonSchema({ type: "STRING", nullable: true, format: "enum", enum: ["a", "b"] })
  * // { type: ["string", "null"], enum: ["a", "b", null] }
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const geminiSchemaToJsonSchema = (schema: unknown): JsonSchema => {
   if (!isJsonObject(schema)) return {}
@@ -107,7 +107,7 @@ export const geminiSchemaToJsonSchema = (schema: unknown): JsonSchema => {
  * Converts one function declaration to a canonical tool with id `namespace/name`. Fails with
  * `ConversionFailed` when it has no name or its parameters are not an object schema.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const fromFunctionDeclaration = (
   native: FunctionDeclarationInput,
@@ -145,7 +145,7 @@ export const fromFunctionDeclaration = (
  * Gemini tools (Google Search, code execution, ...) and declarations that fail to convert are skipped
  * with a warning instead of failing the whole list.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const fromFunctionDeclarations = (
   natives: readonly unknown[],
@@ -197,14 +197,14 @@ export const fromFunctionDeclarations = (
  * A handler for an imported declaration: receives the arguments (validated by the runner) and the
  * execution context; returns anything `toToolResult` accepts.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type FunctionHandler = (args: Readonly<Record<string, unknown>>, context: ExecutionContext) => unknown
 
 /**
  * Options of {@link functionDeclarationsBackend}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface FunctionDeclarationsBackendOptions extends ImportOptions {
   /** Function declarations or Gemini tools holding them. */
@@ -222,7 +222,7 @@ export interface FunctionDeclarationsBackendOptions extends ImportOptions {
  * they run through the runner's pipeline and can be exported anywhere. Returns the backend and the
  * import's warnings.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const functionDeclarationsBackend = (
   options: FunctionDeclarationsBackendOptions,

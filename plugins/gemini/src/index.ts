@@ -4,7 +4,7 @@
  * `functionCall` parts and whole agent loops through any tool service.
  *
  * @packageDocumentation
- * @since 0.2.0
+ * @since 0.1.0
  */
 export {
   type ExportedTool,

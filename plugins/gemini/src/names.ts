@@ -8,7 +8,7 @@
  * digits, `_` and `-`, starting with a letter or `_`, at most 64 characters; some versions also allow
  * `.` and `:`, or 128 characters); names here satisfy all of them.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import {
   mapToolNames as mapNames,
@@ -22,14 +22,14 @@ export type { RenameReason, ToolNameMap, ToolRename } from "@toolplane/foundatio
 /**
  * The function names this plugin sends: valid under every documented Gemini rule.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const GEMINI_NAME_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/
 
 /**
  * The longest function name sent.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const GEMINI_NAME_MAX_LENGTH = 64
 
@@ -41,7 +41,7 @@ export const GEMINI_NAME_RULES: ToolNameRules = { maxLength: GEMINI_NAME_MAX_LEN
  * front when it would start with a digit or `-`. Not length-limited and not collision-checked: use
  * {@link mapToolNames} for names you send.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const readableName = (id: string): string => readableToolName(id, GEMINI_NAME_RULES)
 
@@ -55,6 +55,6 @@ export const readableName = (id: string): string => readableToolName(id, GEMINI_
  * names.nameOf("weather/current") // "weather__current"
  * names.nameOf("9lives/x") // "_9lives__x"
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const mapToolNames = (ids: Iterable<string>): ToolNameMap => mapNames(ids, GEMINI_NAME_RULES)

@@ -5,7 +5,7 @@
  * a tool does wrong escapes as an exception: unknown functions, invalid arguments, approval requirements
  * and tool failures all become responses the model can read.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import {
   callToolForModel,
@@ -24,7 +24,7 @@ import { restoreArguments } from "./schema.js"
 /**
  * A part of a response; parts with `functionCall` are executed, the rest ignored.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface PartLike {
   readonly functionCall?: {
@@ -39,7 +39,7 @@ export interface PartLike {
 /**
  * A `Content` (`{ role, parts }`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ContentLike {
   readonly role?: string
@@ -49,7 +49,7 @@ export interface ContentLike {
 /**
  * A `generateContent` response (structurally `GenerateContentResponse`); the first candidate is used.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface GenerateContentResponseLike {
   readonly candidates?: readonly { readonly content?: ContentLike }[]
@@ -58,7 +58,7 @@ export interface GenerateContentResponseLike {
 /**
  * A media part of a function response (assignable to `FunctionResponsePart`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface FunctionResponseMedia {
   inlineData: { mimeType: string; data: string }
@@ -67,7 +67,7 @@ export interface FunctionResponseMedia {
 /**
  * A `functionResponse` part (assignable to the `@google/genai` package's `Part`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface FunctionResponsePartOut {
   functionResponse: {
@@ -81,7 +81,7 @@ export interface FunctionResponsePartOut {
 /**
  * What happened to one call.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ToolCallOutcome {
   /** The call's `id`, or `name#index` when the model sent none. */
@@ -101,7 +101,7 @@ export interface ToolCallOutcome {
 /**
  * Options of {@link runToolCalls}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface RunToolCallsOptions {
   /** The set returned by `toGeminiTools` for the tools the model saw. Default: the service, exported again. */
@@ -123,7 +123,7 @@ export interface RunToolCallsOptions {
  * The function response of a result: `{ output }` with the structured content or the text, or
  * `{ error }` for a result with `isError`; media as inline-data parts (when `media` is on).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const functionResponseOf = (
   result: ToolResult,
@@ -188,7 +188,7 @@ const callsOf = (response: unknown): PendingCall[] => {
  * Executes every `functionCall` part of a response and returns what happened to each, in order. Calls
  * run concurrently (up to `maxConcurrency`). Never rejects because of a call.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const executeToolCalls = async (
   service: ToolService,
@@ -273,7 +273,7 @@ export const executeToolCalls = async (
  * contents.push(response.candidates![0]!.content!)
  * contents.push({ role: "user", parts: await runToolCalls(service, response, { tools: set }) })
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const runToolCalls = async (
   service: ToolService,

@@ -27,7 +27,7 @@
  * The runner still validates the original schema before a tool runs, so a dropped constraint is
  * enforced there and reported to the model as invalid arguments.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { Type } from "@google/genai"
 import {
@@ -42,7 +42,7 @@ import {
 /**
  * One change to a schema that lost meaning (or was rewritten), as a JSON pointer into the source schema.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface SchemaLoss {
   readonly feature: string
@@ -54,7 +54,7 @@ export interface SchemaLoss {
 /**
  * A Gemini `Schema` (assignable to the `@google/genai` package's `Schema`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface GeminiSchema {
   type?: Type
@@ -84,7 +84,7 @@ export interface GeminiSchema {
  * How to turn the arguments a model sends back into the arguments of the original schema (renamed
  * properties, JSON strings). Opaque; used by {@link restoreArguments}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type ArgumentShape =
   | { readonly kind: "value" }
@@ -101,7 +101,7 @@ export type ArgumentShape =
  * The outcome of {@link toGeminiSchema}: the parameters (`undefined` for a tool without parameters),
  * every loss, and the shape that restores arguments.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface GeminiSchemaResult {
   readonly schema: GeminiSchema | undefined
@@ -112,14 +112,14 @@ export interface GeminiSchemaResult {
 /**
  * What Gemini accepts as a property name.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const GEMINI_PROPERTY_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/
 
 /**
  * The formats Gemini documents, per type.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const GEMINI_FORMATS: Readonly<Record<string, readonly string[]>> = Object.freeze({
   NUMBER: ["float", "double"],
@@ -613,7 +613,7 @@ const convert = (input: unknown, path: string, ctx: Ctx, refs: readonly string[]
  * const r = toGeminiSchema({ type: "object", properties: { "max-results": { type: "integer", exclusiveMinimum: 0 } } })
  * // r.schema: { type: "OBJECT", properties: { max_results: { type: "INTEGER", minimum: 0, description: "Greater than 0." } } }
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toGeminiSchema = (schema: JsonSchema): GeminiSchemaResult => {
   const normalized = normalizeJsonSchema(schema)
@@ -688,7 +688,7 @@ const parseJson = (value: unknown): unknown => {
  * their names back, JSON-text values are parsed, a wrapped root is unwrapped. A value that does not fit
  * the shape is passed on as it is (the runner's validation then says what is wrong).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const restoreArguments = (
   shape: ArgumentShape,
@@ -743,7 +743,7 @@ const restore = (shape: ArgumentShape, value: unknown): unknown => {
  * send them for the converted one (renamed properties, JSON text where the schema became a string). Used
  * for the declaration's `example`; useful for few-shot examples of your own.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toGeminiArguments = (
   shape: ArgumentShape,

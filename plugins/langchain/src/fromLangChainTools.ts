@@ -2,7 +2,7 @@
  * Import: LangChain tools (`tool()`, `DynamicStructuredTool`, any `StructuredToolInterface`, with zod or
  * JSON Schema) as a Toolplane backend, so the runner validates, approves, limits and traces their calls.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { StructuredToolInterface } from "@langchain/core/tools"
 import { toJsonSchema } from "@langchain/core/utils/json_schema"
@@ -21,7 +21,7 @@ import { fromLangChainOutput } from "./internal/content.js"
 /**
  * Options of {@link fromLangChainTools}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface FromLangChainToolsOptions {
   /** Backend name and the tools' namespace. Default `"langchain"`. */
@@ -33,7 +33,7 @@ export interface FromLangChainToolsOptions {
 /**
  * The backend {@link fromLangChainTools} returns, with the warnings of the conversion.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface LangChainBackend extends Backend {
   /** Tools left out (a name or schema that does not convert) and why. */
@@ -59,7 +59,7 @@ export interface LangChainBackend extends Backend {
  * const backend = fromLangChainTools([search], { requiresApproval: () => false })
  * // createRunner({ backends: [backend] }) (@toolplane/exec)
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const fromLangChainTools = (
   tools: readonly StructuredToolInterface[],

@@ -4,7 +4,7 @@
  * model's tool calls, and LangChain tools as a Toolplane backend.
  *
  * @packageDocumentation
- * @since 0.2.0
+ * @since 0.1.0
  */
 export {
   type FromLangChainToolsOptions,

@@ -4,7 +4,7 @@
  * an exception: invalid JSON (`invalid_tool_calls`), unknown tools, invalid arguments, approval
  * requirements and tool failures all become messages with `status: "error"`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { ToolMessage } from "@langchain/core/messages"
 import { type ExecutionContextInit, listAllTools, type Tool, type ToolService } from "@toolplane/foundation"
@@ -15,7 +15,7 @@ import type { LangChainToolSet } from "./toLangChainTools.js"
 /**
  * The parts of a LangChain `AIMessage` this helper reads.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface AIMessageLike {
   readonly tool_calls?: readonly { readonly id?: string; readonly name: string; readonly args: unknown }[]
@@ -30,7 +30,7 @@ export interface AIMessageLike {
 /**
  * Options of {@link runLangChainToolCalls}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface RunLangChainToolCallsOptions {
   /** The set `toLangChainTools` returned for the tools the model saw. Default: list the service again. */
@@ -55,7 +55,7 @@ export interface RunLangChainToolCallsOptions {
  * const ai = await new ChatOpenAI({ model: "gpt-4.1" }).bindTools(set.tools).invoke(history)
  * history.push(ai, ...(await runLangChainToolCalls(service, ai, { tools: set })))
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const runLangChainToolCalls = async (
   service: ToolService,

@@ -2,7 +2,7 @@
  * Export: any tool service as LangChain structured tools (`DynamicStructuredTool` with the tool's JSON
  * Schema), executed through the service with the run's abort signal; failures come back readable.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 
 import { ToolMessage } from "@langchain/core/messages"
@@ -22,7 +22,7 @@ import { toLangChainContent } from "./internal/content.js"
 /**
  * Options of {@link toLangChainTools}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface LangChainToolsOptions {
   /** The tools to export. Default: every tool the service lists. */
@@ -34,7 +34,7 @@ export interface LangChainToolsOptions {
 /**
  * The result of {@link toLangChainTools}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface LangChainToolSet {
   /** Pass to `model.bindTools(tools)`, `createAgent({ tools })`, a `ToolNode`, ... */
@@ -72,7 +72,7 @@ const signalOf = (init: ExecutionContextInit, signal: AbortSignal | undefined) =
  * const { tools } = await toLangChainTools(service)
  * const ai = await new ChatOpenAI({ model: "gpt-4.1" }).bindTools(tools).invoke("Weather in Oslo?")
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toLangChainTools = async (
   service: ToolService,

@@ -84,7 +84,7 @@ export const toolErrorToMcpError = (error: ToolError, exposeStacks = false): Mcp
  * A JSON-RPC error whose message goes on the wire exactly as given (no "MCP error CODE:" prefix, which
  * the receiving client adds itself).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const wireError = (code: number, message: string, data?: unknown): McpError =>
   new WireError(code, message, data)
@@ -93,7 +93,7 @@ export const wireError = (code: number, message: string, data?: unknown): McpErr
  * An error about to be sent as a JSON-RPC error, with the SDK's "MCP error CODE: " prefix removed
  * (however many times it was added on the way), so the client shows it once.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const unprefixed = (error: McpError): McpError => {
   const message = error.message.replace(/^(MCP error -?\d+: )+/, "")

@@ -4,7 +4,7 @@
  * model's calls with `runToolCalls(codeMode.service, message, { tools: codeMode.toolSet })`: each
  * program runs in the executor's sandbox and calls the tools through `service`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { codeMode } from "@toolplane/compose"
 import {
@@ -24,7 +24,7 @@ import {
 /**
  * Options of {@link openAICodeMode}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface OpenAICodeModeOptions {
   /** The code executor (`codeExecutor({ sandbox })` from `@toolplane/exec`). */
@@ -40,7 +40,7 @@ export interface OpenAICodeModeOptions {
 /**
  * The code-mode tools for OpenAI and the service that runs their calls.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface OpenAICodeMode {
   /** The function tools to send to the model: `execute_code` (and `search` for large toolsets). */
@@ -62,7 +62,7 @@ export interface OpenAICodeMode {
  * messages.push(message, ...(await runToolCalls(code.service, message, { tools: code.toolSet })))
  * ```
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const openAICodeMode = async (
   service: ToolService,

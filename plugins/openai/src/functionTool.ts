@@ -3,7 +3,7 @@
  * description and its parameters schema as plain (non-strict) JSON Schema. Shared by the OpenAI export
  * and the plugins that reuse it (AI SDK, LangChain).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import {
   type FeatureLossWarning,
@@ -21,7 +21,7 @@ import {
  * dialect URIs) and with `type: "object"` at a root that has none. Throws a `TypeError` for a schema that
  * is not an object (callers leave such a tool out with a warning).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const looseParameters = (schema: JsonSchema): { [key: string]: unknown } => {
   if (!isJsonObject(schema)) throw new TypeError("the input schema is not an object")
@@ -33,7 +33,7 @@ export const looseParameters = (schema: JsonSchema): { [key: string]: unknown } 
  * One tool of {@link functionTools}: the tool, its name, the text the model reads about it and its
  * parameters.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface FunctionToolEntry {
   readonly tool: Tool
@@ -45,7 +45,7 @@ export interface FunctionToolEntry {
 /**
  * The result of {@link functionTools}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface FunctionTools {
   /** The exportable tools, once per id, in input order. */
@@ -67,7 +67,7 @@ export interface FunctionTools {
  * ```ts
  * const { entries, names, warnings } = functionTools(tools, "my-framework")
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const functionTools = (tools: readonly Tool[], to: string): FunctionTools => {
   const warn = (toolId: string, feature: string, path: string, message: string): FeatureLossWarning => ({

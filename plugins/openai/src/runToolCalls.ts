@@ -106,7 +106,7 @@ export interface FunctionCallOutputItem {
  * One part of a Responses API `function_call_output` content list (assignable to the `openai`
  * package's `ResponseFunctionCallOutputItem`): text, an image as a data URL, or a file as base64 data.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type ResponsesOutputContent =
   | { readonly type: "input_text"; readonly text: string }
@@ -186,7 +186,7 @@ const fileName = (uri: string): string | undefined => {
  * data (with the file name of the resource URI); audio and links, which a function output cannot carry,
  * stay text placeholders. A failed result starts with an `Error:` text part.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toResponsesOutput = (result: ToolResult): ResponsesOutputContent[] | undefined => {
   if (

@@ -2,7 +2,7 @@
  * The schema limits of strict mode (OpenAI's documented Structured Outputs limits) and the check the
  * conversion runs on its output.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { escapeJsonPointer, isJsonObject } from "@toolplane/foundation"
 import { NotStrict } from "./internal/notStrict.js"

@@ -4,7 +4,7 @@
  * searches for. Calls come back as `function_call` items with a `namespace`; {@link runToolCalls} routes
  * them with the set's `byName` (keys `namespace.name`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { FeatureLossWarning, Tool } from "@toolplane/foundation"
 import { type ExportedTool, type OpenAIResponsesTool, toOpenAITools } from "./adapter.js"
@@ -13,7 +13,7 @@ import { mapToolNames } from "./names.js"
 /**
  * A function inside a namespace (assignable to the `openai` package's `NamespaceTool.Function`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface OpenAINamespaceFunction {
   readonly type: "function"
@@ -27,7 +27,7 @@ export interface OpenAINamespaceFunction {
 /**
  * A group of functions (assignable to the `openai` package's `NamespaceTool`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface OpenAINamespaceTool {
   readonly type: "namespace"
@@ -39,7 +39,7 @@ export interface OpenAINamespaceTool {
 /**
  * The hosted tool search tool (assignable to the `openai` package's `ToolSearchTool`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface OpenAIToolSearchTool {
   readonly type: "tool_search"
@@ -48,7 +48,7 @@ export interface OpenAIToolSearchTool {
 /**
  * Options of {@link toOpenAIToolSearch}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface OpenAIToolSearchOptions {
   /** Strict schemas. Default `true` (a tool that cannot be strict goes out with `strict: false`). */
@@ -63,7 +63,7 @@ export interface OpenAIToolSearchOptions {
  * The result of {@link toOpenAIToolSearch}: the `tools` to send, warnings, and `byName` for
  * {@link runToolCalls} (keys `namespace.function`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface OpenAIToolSearchSet {
   readonly tools: (OpenAIToolSearchTool | OpenAINamespaceTool)[]
@@ -93,7 +93,7 @@ const defaultDescription = (namespace: string, tools: readonly Tool[]): string =
  * const response = await client.responses.create({ model, input: "Weather in Oslo?", tools: set.tools })
  * const outputs = await runToolCalls(service, response, { tools: set }) // send with the next request
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toOpenAIToolSearch = (
   tools: readonly Tool[],

@@ -3,6 +3,6 @@
  * capped wasm memory per module, programs in terminable worker threads.
  *
  * @packageDocumentation
- * @since 0.2.0
+ * @since 0.1.0
  */
 export { type QuickJsSandboxOptions, quickJsSandbox } from "./quickJsSandbox.js"

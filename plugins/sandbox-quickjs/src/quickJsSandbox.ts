@@ -11,7 +11,7 @@
  * (hard wall-clock stop). A worker is discarded after a
  * timeout, a memory failure, any error escaping the WebAssembly, or when its memory grew near the cap.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -39,7 +39,7 @@ import { newRingBuffer, type Ring, ringOf, ringRead, ringWrite } from "./interna
 /**
  * Options of {@link quickJsSandbox}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface QuickJsSandboxOptions {
   /** Most programs running at once (one worker each). Default 2. */
@@ -57,7 +57,7 @@ export interface QuickJsSandboxOptions {
    * batch or answer larger than the free space goes as a message instead. `0`: messages only (slower).
    * Default 256 KiB.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly bridgeBytes?: number
   /**
@@ -65,14 +65,14 @@ export interface QuickJsSandboxOptions {
    * when a worker is free, so one caller's runaway programs leave workers to the others. Runs without a
    * caller are not capped. Default: half of `maxWorkers`, rounded up.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly maxRunsPerCaller?: number
   /**
    * Most programs one caller has waiting for a worker; one more is refused at once with `SandboxLimit`
    * (`"queue"`). Runs without a caller are not capped. Default 8.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly maxQueuedPerCaller?: number
 }
@@ -246,7 +246,7 @@ const errorReply = (callId: number, error: Record<string, unknown>): Reply => ({
  * await sandbox.close()
  * ```
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const quickJsSandbox = (options: QuickJsSandboxOptions = {}): Sandbox => {
   const maxWorkers = Math.max(1, options.maxWorkers ?? 2)

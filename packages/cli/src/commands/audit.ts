@@ -3,7 +3,7 @@
  * calls, approval decisions, reloads and refused tokens, filtered by caller, tool, time and outcome,
  * oldest first, as a table or JSON lines (`--json`). Rotated files (`file.1`, `file.2`, …) are read too.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import { dirname, isAbsolute, resolve } from "node:path"
 import { defineCommand, EXIT, UsageError } from "../command.js"
@@ -61,7 +61,7 @@ const summary = (r: AuditRecord): [string, string, string, string, string] => {
   }
 }
 
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export const auditCommand = defineCommand({
   name: "audit",
   summary:

@@ -3,14 +3,14 @@
  * authorization code with PKCE on a loopback redirect). Prints the URL to open, waits for the redirect,
  * and stores the tokens encrypted beside the configuration. Tokens are never printed.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import { dirname } from "node:path"
 import { authorizationCodeLogin } from "@toolplane/plugin-mcp"
 import { defineCommand, EXIT, UsageError } from "../command.js"
 import { upstreamClientSecret, upstreamTokenStore } from "../upstreamAuth.js"
 
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export const authCommand = defineCommand({
   name: "auth",
   synopsis: "login BACKEND",

@@ -5,7 +5,7 @@
  * `--accept` the differences (of every backend, one backend, or one tool) become the pins. Exit 1 while a
  * difference is pending or a backend is down, so CI can run it as a check.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import { dirname } from "node:path"
 import type { JsonValue } from "@toolplane/foundation"
@@ -24,7 +24,7 @@ const shown = (value: JsonValue | undefined): string => {
   return text.length > 160 ? `${text.slice(0, 159)}…` : text
 }
 
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export const lockCommand = defineCommand({
   name: "lock",
   synopsis: "[BACKEND|TOOL_ID]",

@@ -2,7 +2,7 @@
  * Every `toolplane` command, in the order the help lists them. A new command is one module under
  * `commands/` plus one line here.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { Command } from "../command.js"
 import { auditCommand } from "./audit.js"
@@ -16,7 +16,7 @@ import { runsCommand } from "./runs.js"
 import { searchCommand } from "./search.js"
 import { serveCommand } from "./serve.js"
 
-/** @since 0.2.0 */
+/** @since 0.1.0 */
 export const COMMANDS: readonly Command[] = [
   serveCommand,
   listCommand,

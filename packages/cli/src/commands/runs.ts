@@ -4,7 +4,7 @@
  * `--runs postgres://...` (the PostgreSQL database distributed runners share; `TOOLPLANE_RUNS` sets the
  * default). It records decisions only: a runner continues the runs when it resumes them (`poll`/`watch`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { existsSync } from "node:fs"
 import { dirname, resolve } from "node:path"
@@ -35,7 +35,7 @@ const held = (run: RunInfo): string =>
 const pendingStep = (run: RunInfo): string =>
   run.steps.find((s) => s.status === "awaiting_approval")?.stepId ?? ""
 
-/** @since 0.2.0 */
+/** @since 0.1.0 */
 export const runsCommand = defineCommand({
   name: "runs",
   synopsis: "list|show|approve|reject",

@@ -4,7 +4,7 @@
  * tool names (`server.tool_names`, default `"dotted"`: `math.add`) are shown and called as tool ids
  * (`math/add`). A bearer token comes from the environment variable named by `--token-env`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import {
   type CallToolRequest,
@@ -15,10 +15,10 @@ import {
 } from "@toolplane/foundation"
 import { type CommandContext, UsageError } from "../command.js"
 
-/** The flags of a command that can run against a running gateway. @since 0.3.0 */
+/** The flags of a command that can run against a running gateway. @since 0.1.0 */
 export const VIA_FLAGS = { via: "string", "token-env": "string" } as const
 
-/** Help text of {@link VIA_FLAGS}. @since 0.3.0 */
+/** Help text of {@link VIA_FLAGS}. @since 0.1.0 */
 export const VIA_HELP = {
   via: "URL  use a running `toolplane serve --transport http` gateway (its MCP endpoint) instead of starting the backends",
   "token-env": "VAR  with --via: the environment variable holding the gateway's bearer token",
@@ -32,7 +32,7 @@ const REMOTE = "via"
  * MCP name `math.add`). Fails with `UsageError` for a bad URL or an unset token variable, and with the
  * client's `BackendUnavailable` when nothing answers.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const openVia = async (
   ctx: CommandContext,

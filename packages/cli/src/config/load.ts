@@ -271,7 +271,7 @@ export const parseConfig = (source: string, file = "toolplane.toml"): GatewayCon
 /**
  * One configuration problem.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ConfigProblem {
   readonly path: string
@@ -285,7 +285,7 @@ const PROBLEMS = new WeakMap<ConfigError, readonly ConfigProblem[]>()
 /**
  * Every problem a configuration error stands for (a file with several mistakes reports all of them).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const configProblems = (error: ConfigError): readonly ConfigProblem[] =>
   PROBLEMS.get(error) ?? [

@@ -59,7 +59,7 @@ export const FilterConfig = z.strictObject({
  * variable holding the secret) or `authorization_code` (one service identity, consent by `toolplane auth
  * login <backend>`; tokens kept in `token_store`, encrypted with the 32-byte key in `token_key_env`).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const UpstreamAuthConfig = z
   .strictObject({
@@ -174,7 +174,7 @@ export const LimitsConfig = z.strictObject({
  * stdio the one client is the one caller; over HTTP only calls with an authenticated client id are
  * prefetched (sessions without one could otherwise share results).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const PrefetchConfig = z.strictObject({
   enabled: z.boolean().default(false),
@@ -208,7 +208,7 @@ export const PrefetchConfig = z.strictObject({
  * one of its hits (same caller, within `window_ms`) becomes an intent example of that tool, kept in a JSON
  * file (relative paths resolve against the config file's folder), at most `max_per_tool` per tool.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const LearnFromUseConfig = z.strictObject({
   /** The JSON file of learned examples (created on the first one). */
@@ -229,14 +229,14 @@ export const LearnFromUseConfig = z.strictObject({
 /**
  * `[search]`: search mode (`tool_exposure = "search"`) settings.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const SearchConfig = z.strictObject({
   /** Learning intent examples from use (off unless given). */
   learn_from_use: LearnFromUseConfig.optional(),
 })
 
-/** What a token scope lets its holder see and call. @since 0.2.0 */
+/** What a token scope lets its holder see and call. @since 0.1.0 */
 export const ScopeGrantConfig = z.strictObject({
   /** Tool ids or patterns (as served: aliases and composite names included). */
   tools: z.array(pattern).default([]),
@@ -246,7 +246,7 @@ export const ScopeGrantConfig = z.strictObject({
   resources: z.array(z.string().min(1)).default([]),
 })
 
-/** HTTP authentication. @since 0.2.0 */
+/** HTTP authentication. @since 0.1.0 */
 export const AuthConfig = z
   .strictObject({
     /** Static bearer tokens, each read from an environment variable. */
@@ -299,7 +299,7 @@ export const AuthConfig = z
  * secret (session ids are signed with a key derived from it) and a bus for what one replica must hand
  * another (a client's answer to an elicitation, notifications for a GET stream held elsewhere).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const ReplicasConfig = z.strictObject({
   /** The shared bus: PostgreSQL `LISTEN`/`NOTIFY`. */
@@ -362,7 +362,7 @@ export const CursorConfig = z.strictObject({
 /**
  * Code mode (`tool_exposure = "code"`): limits of each program a client runs with `execute_code`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const CodeConfig = z.strictObject({
   /** Wall-clock budget of one program, its tool calls included. */
@@ -390,13 +390,13 @@ export const CodeConfig = z.strictObject({
  * as the tool `skill/<name>`, run durably: steps that are not read-only wait for approval, decided through
  * the caller's elicitation or `toolplane runs approve`).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const DurableConfig = z.strictObject({
   /** SQLite file (relative to the config file) or `postgres://` URL; default `toolplane-runs.db` next to the config, as `toolplane runs`. */
   store: z.string().min(1).default("toolplane-runs.db"),
 })
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export const SkillConfig = z.strictObject({
   name: z
     .string()
@@ -422,7 +422,7 @@ export const SkillConfig = z.strictObject({
  * Operating `toolplane serve`: the operator log (`[log]`), the Prometheus endpoint (`[metrics]`, off
  * unless `listen` or `path` is set) and the audit log (`[audit]`, off unless `file` is set).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const LogConfig = z.strictObject({
   format: z.enum(["text", "json"]).default("text"),
@@ -430,7 +430,7 @@ export const LogConfig = z.strictObject({
   /** One line per completed call (otherwise only failures of interest are logged). */
   calls: z.boolean().default(false),
 })
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export const MetricsConfig = z
   .strictObject({
     /** A listener of its own, `host:port` (e.g. `"127.0.0.1:9464"`). */
@@ -449,7 +449,7 @@ export const MetricsConfig = z
   .refine((m) => !(m.listen !== undefined && m.path !== undefined), {
     message: "set listen or path, not both",
   })
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export const AuditConfig = z.strictObject({
   /** The JSON-lines file (relative to the config file); unset: no audit log. */
   file: z.string().min(1).optional(),
@@ -472,7 +472,7 @@ export const AuditConfig = z.strictObject({
 /**
  * `[console]`: the web console of `toolplane serve` (off unless `enabled`), on its own listener.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const ConsoleConfig = z.strictObject({
   enabled: z.boolean().default(false),
@@ -551,7 +551,7 @@ export const GatewayConfig = z
 export type GatewayConfig = z.output<typeof GatewayConfig>
 /** @since 0.1.0 */
 export type BackendConfig = z.output<typeof BackendConfig>
-/** @since 0.2.0 */
+/** @since 0.1.0 */
 export type AuthConfig = z.output<typeof AuthConfig>
-/** @since 0.3.0 */
+/** @since 0.1.0 */
 export type UpstreamAuthConfig = z.output<typeof UpstreamAuthConfig>

@@ -2,14 +2,14 @@
  * The console's call feed: the last calls through the gateway (tool, caller, latency, outcome), kept in
  * memory in a ring of fixed size.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import type { ToolService } from "@toolplane/foundation"
 
 /**
  * One finished call.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface FeedEntry {
   readonly seq: number
@@ -27,7 +27,7 @@ export interface FeedEntry {
 /**
  * A ring of recent calls and a wrapper recording every call of a service.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface CallFeed {
   /** The service with every call recorded. */
@@ -39,7 +39,7 @@ export interface CallFeed {
 /**
  * Makes a feed keeping the last `size` calls (default 500).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const callFeed = (size = 500): CallFeed => {
   const ring: FeedEntry[] = []

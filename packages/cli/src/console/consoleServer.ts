@@ -4,7 +4,7 @@
  * need `read_scope` and approvals `action_scope`. Every POST needs the CSRF token of `GET api/session`,
  * an HMAC of the caller's bearer token under a per-process key.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
@@ -25,7 +25,7 @@ import { maskConfig } from "./maskConfig.js"
 /**
  * A running console.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface ConsoleHandle {
   readonly url: string
@@ -71,7 +71,7 @@ interface Caller {
 /**
  * Starts the console's listener.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const startConsole = async (options: {
   readonly live: LiveGateway

@@ -2,7 +2,7 @@
  * The active configuration as the console shows it: environment values, header values and URL
  * credentials masked; the names of token variables kept.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import type { GatewayConfig } from "../config/schema.js"
 
@@ -26,7 +26,7 @@ const maskValues = (record: Readonly<Record<string, string>>): Record<string, st
 /**
  * A copy of `config` safe to show: no secret values.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const maskConfig = (config: GatewayConfig): unknown => {
   const walk = (value: unknown, key: string): unknown => {

@@ -6,7 +6,7 @@
  * recorded as keyed hashes (HMAC-SHA256) unless the operator lists the tool in `clear`. The file rotates
  * by size (`file` → `file.1` → `file.2` …, `keep` old files).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import { createHash, hash as sha } from "node:crypto"
 import {
@@ -24,7 +24,7 @@ import {
 /**
  * One audit record (a line of the file).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type AuditRecord = CallRecord | ApprovalRecord | ReloadRecord | AuthFailureRecord
 
@@ -36,7 +36,7 @@ interface Common {
 /**
  * A tool call.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface CallRecord extends Common {
   readonly type: "call"
@@ -68,7 +68,7 @@ export interface CallRecord extends Common {
 /**
  * An approval decision.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface ApprovalRecord extends Common {
   readonly type: "approval"
@@ -88,7 +88,7 @@ export interface ApprovalRecord extends Common {
 /**
  * A configuration reload.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface ReloadRecord extends Common {
   readonly type: "reload"
@@ -104,7 +104,7 @@ export interface ReloadRecord extends Common {
 /**
  * A refused bearer token (never its contents).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface AuthFailureRecord extends Common {
   readonly type: "auth_failure"
@@ -116,14 +116,14 @@ export interface AuthFailureRecord extends Common {
 /**
  * A record as handed to {@link AuditLog.write}: without its time, which the log adds.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type AuditEntry = AuditRecord extends infer R ? (R extends AuditRecord ? Omit<R, "ts"> : never) : never
 
 /**
  * Options of {@link openAuditLog}.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface AuditLogOptions {
   readonly file: string
@@ -145,7 +145,7 @@ export interface AuditLogOptions {
 /**
  * An open audit log.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface AuditLog {
   readonly file: string
@@ -192,7 +192,7 @@ const hmacSha256 = (key: Uint8Array): ((text: string) => string) => {
 /**
  * Opens (creating or appending to) an audit log file.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const openAuditLog = (options: AuditLogOptions): AuditLog => {
   const maxBytes = options.maxBytes ?? 10 * 1024 * 1024
@@ -298,7 +298,7 @@ export const openAuditLog = (options: AuditLogOptions): AuditLog => {
 /**
  * What {@link readAuditLog} keeps.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface AuditQuery {
   readonly type?: AuditRecord["type"]
@@ -326,7 +326,7 @@ const globTest = (pattern: string): ((value: string) => boolean) => {
  * The records of an audit log and its rotated files, oldest first, that match `query`. A line that is
  * not a JSON object (a record torn by a power loss without `fsync`) is skipped and counted.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const readAuditLog = (
   file: string,

@@ -4,13 +4,13 @@
  * (`--log-format json`), filtered by level (`--log-level`). Every part of the CLI logs through one
  * {@link Logger}: `log.warn("backend.lost", { backend: "docs", error })`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 
 /**
  * Severity of an operator log line, lowest first.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type LogLevel = "debug" | "info" | "warn" | "error"
 
@@ -18,7 +18,7 @@ export type LogLevel = "debug" | "info" | "warn" | "error"
  * How lines are written: `"text"` (`toolplane: <message or event> key=value …`) or `"json"` (one
  * object per line: `time`, `level`, `event`, the fields).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type LogFormat = "text" | "json"
 
@@ -26,14 +26,14 @@ export type LogFormat = "text" | "json"
  * Fields of one log line. `msg`, when given, is the whole line of the text format (a sentence for
  * people; JSON lines keep every field). Never put secrets (tokens, argument values) in fields.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type LogFields = Readonly<Record<string, unknown>> & { readonly msg?: string }
 
 /**
  * The operator logger.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Logger {
   readonly level: LogLevel
@@ -49,7 +49,7 @@ export interface Logger {
 /**
  * Options of {@link createLogger}.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface LoggerOptions {
   /** Default `"text"`. */
@@ -67,7 +67,7 @@ const RANK: Readonly<Record<LogLevel, number>> = { debug: 10, info: 20, warn: 30
 /**
  * The log levels, lowest first.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"]
 
@@ -89,7 +89,7 @@ const jsonValue = (_key: string, value: unknown): unknown =>
  * const log = createLogger({ format: "json", level: "info", write: (line) => process.stderr.write(line) })
  * log.warn("backend.lost", { backend: "docs", error: "EPIPE" })
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const createLogger = (options: LoggerOptions): Logger => {
   const format = options.format ?? "text"
@@ -130,6 +130,6 @@ export const createLogger = (options: LoggerOptions): Logger => {
 /**
  * A logger that writes nothing.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const silentLogger: Logger = createLogger({ level: "error", write: () => {} })

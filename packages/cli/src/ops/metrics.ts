@@ -4,7 +4,7 @@
  * instruments as OpenTelemetry metrics. Label values are bounded: backends and outcomes are finite
  * sets, and tools beyond `maxTools` distinct ids are counted as `tool="other"`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import {
   type Attributes,
@@ -18,7 +18,7 @@ import { Counter, Gauge, Histogram, Registry } from "prom-client"
 /**
  * Everything the gateway reports to metrics.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface GatewayMetrics {
   /** The Prometheus registry (`registry.metrics()` is the exposition text). */
@@ -51,7 +51,7 @@ export interface GatewayMetrics {
 /**
  * Options of {@link createGatewayMetrics}.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface GatewayMetricsOptions {
   /** Distinct tool label values kept before folding into `"other"`. Default 500. */
@@ -71,7 +71,7 @@ const otelMetricsRegistered = (): boolean =>
 /**
  * The folded tool label: the id itself for the first `max` distinct ids, then `"other"`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const toolLabeler = (max: number): ((tool: string) => string) => {
   const kept = new Set<string>()
@@ -86,7 +86,7 @@ export const toolLabeler = (max: number): ((tool: string) => string) => {
 /**
  * Creates the instruments on a fresh registry.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const createGatewayMetrics = (options: GatewayMetricsOptions = {}): GatewayMetrics => {
   const registry = new Registry()

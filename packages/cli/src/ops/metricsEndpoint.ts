@@ -2,7 +2,7 @@
  * Serving the Prometheus exposition text: on a listener of its own (`[metrics] listen`) or on a path of
  * the gateway's HTTP server (`[metrics] path`, behind the gateway's bearer-token auth when configured).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { McpHttpAuth } from "@toolplane/plugin-mcp"
@@ -25,7 +25,7 @@ const answer = async (registry: Registry, req: IncomingMessage, res: ServerRespo
 /**
  * A metrics listener on `host:port` answering `GET /metrics` (and `GET /`).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const listenMetrics = async (
   registry: Registry,
@@ -65,7 +65,7 @@ export const listenMetrics = async (
  * Answers `GET <path>` on the gateway's own HTTP server before the MCP handler sees it. With `auth`, a
  * valid bearer token is required (Prometheus sends one with `authorization` in its scrape config).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const mountMetrics = (
   server: Server,

@@ -7,7 +7,7 @@
  * auth verifier. The hot path costs a map entry, two clock reads and, with metrics, cached counter
  * children; audit records are one `write` each.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import type { Approver } from "@toolplane/exec"
 import {
@@ -31,7 +31,7 @@ import type { GatewayMetrics } from "./metrics.js"
 /**
  * Options of {@link gatewayOperations}.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface OperationsOptions {
   readonly log: Logger
@@ -46,7 +46,7 @@ export interface OperationsOptions {
 /**
  * A completed call as the console's feed shows it.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface RecentCall {
   readonly ts: string
@@ -60,7 +60,7 @@ export interface RecentCall {
 /**
  * The observer of a serving gateway.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Operations {
   /** Hooks for `openGateway` (backend time, approvals). */
@@ -127,7 +127,7 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
 /**
  * Creates the observer.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const gatewayOperations = (options: OperationsOptions): Operations => {
   const { log, metrics, audit } = options

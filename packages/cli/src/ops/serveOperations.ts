@@ -2,7 +2,7 @@
  * The operating side of `toolplane serve` from its configuration and flags: the operator logger, and,
  * when configured, the metrics (with their endpoint) and the audit log, joined in one observer.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import { randomBytes } from "node:crypto"
 import { isAbsolute, resolve } from "node:path"
@@ -31,7 +31,7 @@ const memo = (test: (tool: string) => boolean): ((tool: string) => boolean) => {
 /**
  * What {@link openServeOperations} opened.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface ServeOperations {
   readonly operations: Operations
@@ -47,7 +47,7 @@ export interface ServeOperations {
  * `[audit] key_env` (16+ characters); without it a random per-process key is used, with a warning
  * (hashes then cannot be compared across restarts).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const openServeOperations = async (
   config: GatewayConfig,

@@ -10,7 +10,7 @@
  * toolset over the runner), so it is validated, approved, limited and retried like a direct call. Calls
  * to the underlying tools by name still pass through, as in search mode.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import {
   type CodeExecutor,
@@ -30,7 +30,7 @@ import type { ToolListChanges } from "../internal/listing.js"
 /**
  * Options of {@link codeMode}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface CodeModeOptions {
   readonly executor: CodeExecutor
@@ -45,7 +45,7 @@ export interface CodeModeOptions {
 /**
  * Names of the code-mode tools (without namespace). `search` is listed only for large toolsets.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const CODE_MODE_TOOLS = ["execute_code", "search"] as const
 
@@ -76,7 +76,7 @@ const MAX_CACHED_CALLERS = 256
  * })
  * ```
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const codeMode =
   (options: CodeModeOptions): Middleware =>

@@ -3,7 +3,7 @@
  * namespace object per tool namespace and one method per tool (argument and result types from the JSON
  * Schemas, a one-line doc), under a size cap; past the cap, the namespaces and `tools.$search`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { JsonSchema, Tool, ToolsetDeclaration } from "@toolplane/foundation"
 
@@ -132,7 +132,7 @@ const APPROVAL_TAG = "@needsApproval"
  * One tool's method declaration: `/** doc *\/ name(args: {...}): Promise<...>`. Without an output
  * schema a call resolves to the tool's text. `needsApproval` adds the `@needsApproval` doc tag.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const toolDeclaration = (tool: Tool, options: { readonly needsApproval?: boolean } = {}): string => {
   const args = schemaType(tool.inputSchema as JsonSchema as Schema)
@@ -156,7 +156,7 @@ const APPROVAL_LINE = `// A call of a tool marked ${APPROVAL_TAG} waits for a pe
 /**
  * Options of {@link declareToolset}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface DeclareOptions {
   /** Size cap of the declaration, in characters. Default 16 000. */
@@ -173,7 +173,7 @@ const SEARCH_DECL =
  * namespaces with their tool counts and declares `tools.$search` to find the rest (`complete: false`;
  * this fallback is about 800 characters and is not cut further).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const declareToolset = (tools: readonly Tool[], options: DeclareOptions = {}): ToolsetDeclaration => {
   const maxChars = options.maxChars ?? 16_000

@@ -5,7 +5,7 @@
  * enrichers, approval, limits, deadline, retries. A call that needs approval goes to the approver; a
  * denial reaches the program as a catchable error with code `APPROVAL_DENIED`, never a silent drop.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { Searcher, ToolIndex } from "@toolplane/discovery"
 import {
@@ -28,7 +28,7 @@ import { callPath, declareToolset, toolDeclaration } from "./declaration.js"
 /**
  * Options of {@link codeExecutor}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface CodeExecutorOptions {
   readonly sandbox: Sandbox
@@ -147,7 +147,7 @@ const textOf = (result: ToolResult): string =>
  * )
  * ```
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const codeExecutor = (options: CodeExecutorOptions): CodeExecutor => {
   const { sandbox } = options

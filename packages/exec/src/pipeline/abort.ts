@@ -15,7 +15,7 @@ const INTERRUPT_ONLY = Symbol.for("@toolplane/foundation/interruptOnlySignal")
  * Whether `signal` carries the interrupt-only mark: the runner then passes it to the backend without a
  * per-call abort scope (controller, listeners, race), since whoever would wait past its abort is gone.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const isInterruptOnly = (signal: AbortSignal): boolean =>
   (signal as { [INTERRUPT_ONLY]?: true })[INTERRUPT_ONLY] === true
@@ -23,7 +23,7 @@ export const isInterruptOnly = (signal: AbortSignal): boolean =>
 /**
  * Puts the interrupt-only mark (see {@link isInterruptOnly}) on `signal` and returns it.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const markInterruptOnly = (signal: AbortSignal): AbortSignal => {
   ;(signal as { [INTERRUPT_ONLY]?: true })[INTERRUPT_ONLY] = true

@@ -23,7 +23,7 @@ export interface CallScope {
    * Settles as `work` does, or rejects with the typed abort error as soon as `signal` aborts (at once
    * when it already has), without a `Promise.race` or a listener of its own.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   race<A>(work: Promise<A>): Promise<A>
   /** Clears the timer and the caller listener. */

@@ -1,7 +1,7 @@
 /**
  * Canonical JSON of call arguments (keys sorted at every level), the cache key of a prefetch.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 
 const canonicalValue = (value: unknown): unknown => {
@@ -20,7 +20,7 @@ const canonicalValue = (value: unknown): unknown => {
 /**
  * The canonical JSON text of a value: object keys sorted, `undefined` members dropped.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const canonicalJson = (value: unknown): string =>
   (value === null || typeof value !== "object"

@@ -3,7 +3,7 @@
  * on writes, plans follow-ups (declared links, learned patterns), runs the safe ones speculatively through
  * the runner's own pipeline, and serves a caller's matching call from them.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { Span } from "@opentelemetry/api"
 import {
@@ -34,7 +34,7 @@ import type { Prefetcher, PrefetchStats } from "./prefetcher.js"
 /**
  * What the runner gives its prefetch engine.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface PrefetchHost {
   /** The resolved entry of a visible tool, or `undefined`. */
@@ -45,7 +45,7 @@ export interface PrefetchHost {
    * The runner's authorization (`RunnerOptions.authorize`): a follow-up the caller may not run is not
    * issued. The runner checks the speculative call again when it runs.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   authorize?(toolId: string, context: ExecutionContext): boolean
   /** Settles when pending registrations and refreshes are done; `undefined` when none are. */
@@ -132,7 +132,7 @@ const schedule: (fn: () => void) => void =
 /**
  * The engine; the runner calls {@link PrefetchEngine.call} around each call.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export class PrefetchEngine implements Prefetcher {
   readonly #host: PrefetchHost

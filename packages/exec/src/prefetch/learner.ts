@@ -3,7 +3,7 @@
  * follow-up came from (an argument or a result field of one of the last calls, or the value the tool got
  * last time). Starts from nothing; every completed call is one observation.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { canonicalJson } from "./canonical.js"
 import type { Proposal } from "./planner.js"
@@ -102,7 +102,7 @@ const increment = <K>(map: Map<K, number>, key: K): void => {
 /**
  * Settings of a {@link Learner}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface LearnerSettings {
   readonly window: number
@@ -113,7 +113,7 @@ export interface LearnerSettings {
 /**
  * One caller's learned patterns.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export class Learner {
   readonly #settings: LearnerSettings

@@ -7,7 +7,7 @@
  * arguments). Which words lead to which tool, and which kind of value fills which argument, is learned
  * online per caller from the calls that follow each message; nothing is fitted in advance.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { JsonSchema } from "@toolplane/foundation"
 import { canonicalJson } from "./canonical.js"
@@ -17,7 +17,7 @@ import type { Proposal } from "./planner.js"
  * A conversation message a prefetcher may read (`prefetcher.observeMessage(callerId, message)`). Only
  * user messages are used for prediction today.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface PrefetchMessage {
   readonly role: "user" | "assistant" | "system"
@@ -32,7 +32,7 @@ export interface PrefetchMessage {
 /**
  * A tool the message source may propose: its id, name, description and input schema.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface MessageTool {
   readonly id: string
@@ -44,7 +44,7 @@ export interface MessageTool {
 /**
  * Settings of a {@link MessagePredictor}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface MessageSettings {
   /** Smallest estimated probability that a proposed call is made during the turn, with these arguments. */
@@ -105,7 +105,7 @@ const NUMBER_WORDS: Record<string, number> = {
  * back quotes), `f<n>` the n-th file-name-like token, `n<n>` the n-th number (digits or a number word),
  * `c<n>` the n-th run of capitalized words not opening a sentence, `nums` all numbers as a list.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const extractLiterals = (text: string): Literal[] => {
   const out: Literal[] = []
@@ -304,7 +304,7 @@ const kindRank = (kind: string): number => {
  * one of similarity 0.25 that made no call) that made it.
  * Before any similar turn exists, a tool whose name the message mentions is proposed at a low confidence.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export class MessagePredictor {
   readonly #settings: MessageSettings
@@ -595,7 +595,7 @@ const splitName = (s: string): string[] =>
  * The model of a tool the message source ranks: name and parameter-name words, properties, required
  * arguments.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const messageToolModel = (tool: MessageTool): ToolModel => {
   const schema = tool.inputSchema as { properties?: Record<string, JsonSchema>; required?: string[] }

@@ -2,14 +2,14 @@
  * OpenTelemetry metrics of prefetch, through `@opentelemetry/api` (no-ops until an SDK registers a meter
  * provider).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { type Counter, metrics } from "@opentelemetry/api"
 
 /**
  * The counters a prefetcher records into.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface PrefetchMeters {
   readonly issued: Counter
@@ -24,7 +24,7 @@ export interface PrefetchMeters {
 /**
  * Creates the `toolplane.prefetch.*` counters on the global meter provider (looked up at creation).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const prefetchMeters = (): PrefetchMeters => {
   const meter = metrics.getMeter("@toolplane/exec", "0.2.0")

@@ -1,14 +1,14 @@
 /**
  * The options of speculative prefetch (`createRunner({ prefetch })`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { Tool } from "@toolplane/foundation"
 
 /**
  * Online learning of call patterns from each caller's own history.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface PrefetchLearningOptions {
   /** Calls of the caller's history a follow-up's arguments may come from (1 = only the previous). Default 3. */
@@ -27,7 +27,7 @@ export interface PrefetchLearningOptions {
  * the read-only tools it suggests are started with arguments taken from its text and the caller's
  * history, while the model thinks.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface PrefetchMessageOptions {
   /**
@@ -45,7 +45,7 @@ export interface PrefetchMessageOptions {
  * Speculative prefetch: after a call completes, the runner starts the read-only calls the caller is likely
  * to make next, and serves the caller's matching call from that result.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface PrefetchOptions {
   /** Use follow-up links of enrichers' value models (`valueModel().followUps`, `projectArgs`). Default true. */
@@ -79,7 +79,7 @@ export interface PrefetchOptions {
    * while calls of less certain rules are served too. `false`: every rule below `minPrecision` is held
    * back. Default on, `floor` 0.25, `target` `minPrecision` + 0.05 (never below `minPrecision`).
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly precisionBudget?: boolean | { readonly floor?: number; readonly target?: number }
   /**
@@ -102,7 +102,7 @@ export interface PrefetchOptions {
    * ```ts
    * const prefetch: PrefetchOptions = { readOnly: (tool, backend) => backend === "docs" }
    * ```
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly readOnly?: (tool: Tool, backend: string) => boolean
   /**

@@ -3,7 +3,7 @@
  * values out of the previous result by JSON pointer into one argument of the follow-up, unless the
  * enricher's own `projectArgs` builds the arguments.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { Enricher, FollowUpLink, JsonValue, ToolResult } from "@toolplane/foundation"
 import { resolvePointer } from "./pointer.js"
@@ -11,7 +11,7 @@ import { resolvePointer } from "./pointer.js"
 /**
  * A proposed speculative call.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface Proposal {
   readonly toolId: string
@@ -26,7 +26,7 @@ export interface Proposal {
  * The JSON a result carries: its structured content, else its first text block parsed as JSON, else that
  * text.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const resultJson = (result: ToolResult): JsonValue => {
   if (result.structuredContent !== undefined) return result.structuredContent as JsonValue
@@ -49,7 +49,7 @@ export const resultJson = (result: ToolResult): JsonValue => {
  * array gives one call per element; each value goes into `link.projectionArg`, or is the arguments object
  * itself when no argument is named.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const projectLink = (
   result: JsonValue,
@@ -72,7 +72,7 @@ export const projectLink = (
 /**
  * Proposals from the follow-up links the given enrichers declare for `toolId`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const declaredProposals = (
   enrichers: readonly Enricher[],

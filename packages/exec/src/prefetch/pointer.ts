@@ -1,13 +1,13 @@
 /**
  * JSON pointers (RFC 6901) into results, for declared links and learned argument sources.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 
 /**
  * Resolves a JSON pointer (RFC 6901) in a value; `undefined` when it leads nowhere.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const resolvePointer = (value: unknown, pointer: string): unknown => {
   if (pointer === "") return value

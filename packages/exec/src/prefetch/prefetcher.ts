@@ -2,7 +2,7 @@
  * The prefetcher contract: what a runner configured with `prefetch` exposes as `runner.prefetch`, in a
  * plain (Promise-free, synchronous) form and an Effect form.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
 import type { PrefetchMessage } from "./messages.js"
@@ -11,7 +11,7 @@ import type { PrefetchOptions } from "./options.js"
 /**
  * Counters of a prefetcher since it was created.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface PrefetchStats {
   /** Real calls seen (speculative calls not counted). */
@@ -37,7 +37,7 @@ export interface PrefetchStats {
 /**
  * A runner's prefetcher (plain form).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface Prefetcher {
   /** The counters so far. */
@@ -50,7 +50,7 @@ export interface Prefetcher {
    * suggests while the model thinks, and learns from the calls that follow. Other roles are ignored.
    * Never throws; does nothing when the `messages` source is off or the prefetcher is closed.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   observeMessage(callerId: string | undefined, message: PrefetchMessage): void
   /** Drops every prefetch and what was learned, and stops issuing new ones. */
@@ -61,12 +61,12 @@ export interface Prefetcher {
  * The Effect form of {@link Prefetcher}, and its Context tag: `const prefetcher = yield* EffectPrefetcher`
  * (provided by {@link prefetcherLayer}).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface EffectPrefetcher {
   readonly stats: Effect.Effect<PrefetchStats>
   invalidate(callerId?: string): Effect.Effect<number>
-  /** See {@link Prefetcher.observeMessage}. @since 0.2.0 */
+  /** See {@link Prefetcher.observeMessage}. @since 0.1.0 */
   observeMessage(callerId: string | undefined, message: PrefetchMessage): Effect.Effect<void>
   readonly close: Effect.Effect<void>
 }
@@ -74,7 +74,7 @@ export interface EffectPrefetcher {
 /**
  * The {@link EffectPrefetcher} tag.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const EffectPrefetcher: Context.Service<EffectPrefetcher, EffectPrefetcher> =
   Context.Service<EffectPrefetcher>("@toolplane/exec/EffectPrefetcher")
@@ -103,7 +103,7 @@ const PREFETCH_OPTIONS: unique symbol = Symbol.for("@toolplane/exec/prefetchOpti
  * The prefetch options a prefetcher from {@link prefetcherLayer} carries for the runner Layer built above
  * it, with the hook that hands it the runner's prefetcher; `undefined` for any other prefetcher.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const layerPrefetcher = (
   prefetcher: EffectPrefetcher,
@@ -134,7 +134,7 @@ export const layerPrefetcher = (
  *   return yield* prefetcher.stats
  * })
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const prefetcherLayer = (options: PrefetchOptions | true = true): Layer.Layer<EffectPrefetcher> =>
   Layer.sync(EffectPrefetcher, () => {
@@ -155,7 +155,7 @@ export const prefetcherLayer = (options: PrefetchOptions | true = true): Layer.L
 /**
  * The Effect form of a plain prefetcher.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const prefetcherToEffect = (prefetcher: Prefetcher): EffectPrefetcher => ({
   stats: Effect.sync(() => prefetcher.stats()),
@@ -167,7 +167,7 @@ export const prefetcherToEffect = (prefetcher: Prefetcher): EffectPrefetcher => 
 /**
  * The plain form of an Effect prefetcher.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const prefetcherFromEffect = (prefetcher: EffectPrefetcher): Prefetcher => ({
   stats: () => Effect.runSync(prefetcher.stats),

@@ -7,7 +7,7 @@
  * Values crossing the bridge are plain JSON data both ways: arguments of host functions, their results,
  * errors and the program's result are copied, never shared.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import {
   Cancelled,
@@ -26,7 +26,7 @@ import { Effect } from "effect"
  * into the program as JSON; what it throws reaches the program as a catchable `Error` whose own
  * properties are the thrown error's JSON form (`_tag`, `code`, `message` and fields for a `ToolError`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type HostFunction = (
   args: readonly unknown[],
@@ -38,7 +38,7 @@ export type HostFunction = (
  * `SandboxMemory` (memory), `SandboxLimit` (`"output"`, `"calls"`, `"cpu"`); a stack overflow is a catchable
  * `RangeError`/`InternalError` inside the program.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface SandboxLimits {
   /**
@@ -63,7 +63,7 @@ export interface SandboxLimits {
    * Cap on one host call's arguments, as UTF-8 bytes of their JSON text. A call over it stops the run
    * with `SandboxLimit` (`"arguments"`) before the arguments leave the engine. Default 1 MiB.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly maxArgumentBytes?: number
 }
@@ -71,7 +71,7 @@ export interface SandboxLimits {
 /**
  * The default limits.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const defaultSandboxLimits: Required<Omit<SandboxLimits, "cpuTimeMs">> = {
   wallTimeMs: 5000,
@@ -86,7 +86,7 @@ export const defaultSandboxLimits: Required<Omit<SandboxLimits, "cpuTimeMs">> = 
  * One run's input. `code` is the body of an async function: it may `await` and `return` a value.
  * `functions` become globals of the same names in the program (async functions).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface SandboxRunRequest {
   readonly code: string
@@ -99,7 +99,7 @@ export interface SandboxRunRequest {
    * schedules callers fairly and may cap each caller's runs (`SandboxLimit` `"queue"` at once when a
    * caller is over its cap); runs without one are the embedding application's own.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly caller?: string
 }
@@ -109,7 +109,7 @@ export interface SandboxRunRequest {
  * output (one line per call, `console.error`/`warn`/`info`/`debug` prefixed with their level) and how
  * many host calls it made.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface SandboxRunResult {
   readonly result: unknown
@@ -122,7 +122,7 @@ export interface SandboxRunResult {
  * A sandbox (plain form). `run` rejects only with a {@link SandboxFailure} or `Cancelled`; a failed run
  * never affects other runs or the host.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface Sandbox {
   readonly name: string
@@ -134,14 +134,14 @@ export interface Sandbox {
 /**
  * The failures a run can end with.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type SandboxRunError = SandboxFailure | Cancelled
 
 /**
  * A sandbox (Effect form). Interrupting `run` cancels the program.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface EffectSandbox {
   readonly name: string
@@ -161,7 +161,7 @@ const SANDBOX_TAGS = new Set([
 /**
  * Tells whether a value is a {@link SandboxRunError}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const isSandboxRunError = (error: unknown): error is SandboxRunError =>
   isToolError(error) && SANDBOX_TAGS.has(error._tag)
@@ -172,7 +172,7 @@ const asRunError = (error: unknown): SandboxRunError =>
 /**
  * Views a plain sandbox as an {@link EffectSandbox}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const sandboxToEffect = (sandbox: Sandbox): EffectSandbox => ({
   name: sandbox.name,
@@ -184,7 +184,7 @@ export const sandboxToEffect = (sandbox: Sandbox): EffectSandbox => ({
 /**
  * Views an {@link EffectSandbox} as a plain sandbox; the request's signal interrupts the Effect.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const sandboxFromEffect = (sandbox: EffectSandbox): Sandbox => ({
   name: sandbox.name,
@@ -203,7 +203,7 @@ export const sandboxFromEffect = (sandbox: EffectSandbox): Sandbox => ({
  * typed error this process cannot rebuild: say, one another Toolplane process reported with a tag no
  * decoder here knows. The program's error then has that `_tag`, `code`, `message` and fields.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export class HostFunctionError extends Error {
   readonly json: Readonly<Record<string, unknown>>
@@ -229,7 +229,7 @@ const withoutStacks = (value: unknown, depth = 0): unknown => {
  * {@link HostFunctionError}'s JSON, otherwise `{ name, message }`; never a stack (no host frame or file
  * path reaches the program, also not in `cause`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const hostErrorJson = (error: unknown): Record<string, unknown> => {
   if (error instanceof HostFunctionError)

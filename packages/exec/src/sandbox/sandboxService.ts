@@ -1,7 +1,7 @@
 /**
  * The sandbox as an Effect service (its own file so the tag can be renamed with exec's other services).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
 import { type EffectSandbox, type Sandbox, sandboxToEffect } from "./sandbox.js"
@@ -18,7 +18,7 @@ import { type EffectSandbox, type Sandbox, sandboxToEffect } from "./sandbox.js"
  * await Effect.runPromise(Effect.scoped(program.pipe(Effect.provide(SandboxService.layer(() => quickJsSandbox())))))
  * ```
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export class SandboxService extends Context.Service<SandboxService, EffectSandbox>()(
   "@toolplane/exec/Sandbox",
@@ -26,7 +26,7 @@ export class SandboxService extends Context.Service<SandboxService, EffectSandbo
   /**
    * A Layer that creates a plain sandbox and closes it with the Layer's scope.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   static readonly layer = (make: () => Sandbox): Layer.Layer<SandboxService> =>
     Layer.effect(

@@ -7,6 +7,6 @@
  * sandboxContract("quickjs", () => quickJsSandbox())
  * ```
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export { type SandboxContractOptions, sandboxContract } from "./sandboxContract.js"

@@ -1,7 +1,7 @@
 /**
  * The contract and escape suite every {@link Sandbox} implementation runs against itself.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import {
   ApprovalDenied,
@@ -22,7 +22,7 @@ import {
 /**
  * Options of {@link sandboxContract}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface SandboxContractOptions {
   /** Wall-time limit used by the runaway-program cases. Default 300 ms. */
@@ -61,7 +61,7 @@ const tagOf = (o: Outcome): string | undefined =>
  * sandboxContract("quickjs", () => quickJsSandbox())
  * ```
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const sandboxContract = (
   name: string,

@@ -2,7 +2,7 @@
  * Plumbing between the plain (Promise, AbortSignal) and Effect (fiber, interruption) forms of the
  * contracts. Not public: the converters (`backendToEffect`, `toolServiceToEffect`, ...) are.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { Cause, Effect, Exit, Option } from "effect"
 import {
@@ -22,7 +22,7 @@ const NO_INIT: ExecutionContextInit = Object.freeze({})
  * signal to the backend without racing the call against it. A global symbol, so exec reads it without
  * importing foundation's internals.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const INTERRUPT_ONLY: unique symbol = Symbol.for("@toolplane/foundation/interruptOnlySignal")
 
@@ -33,7 +33,7 @@ export const INTERRUPT_ONLY: unique symbol = Symbol.for("@toolplane/foundation/i
  * `AbortSignal.any`, which costs microseconds per call and keeps the signals alive until both are
  * collected).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const fromContextual = <A, E>(
   run: (ctx: ExecutionContext) => Promise<A>,
@@ -87,7 +87,7 @@ export const fromContextual = <A, E>(
  * Runs an Effect as a Promise that rejects only with {@link ToolError}s: a failure as itself, an
  * interruption (the signal aborted) as {@link Cancelled}, a defect as {@link ExecutionFailed}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const runTyped = async <A>(
   effect: Effect.Effect<A, ToolError>,
@@ -112,7 +112,7 @@ export const runTyped = async <A>(
  * that is not synchronous throws {@link ExecutionFailed}. Used where the plain contract is synchronous
  * (enrichers).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const runTypedSync = <A>(effect: Effect.Effect<A, ToolError>, toolId: string): A => {
   const exit = Effect.runSyncExit(effect)

@@ -1,7 +1,7 @@
 /**
  * The contract suite for protocol adapters (see {@link adapterContract}).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { describe, expect, it } from "vitest"
 import { type Adapter, unsupportedFeatures } from "../adapter.js"
@@ -11,7 +11,7 @@ import { makeTool, type Tool } from "../tool.js"
  * What the adapter contract needs: canonical tools to convert (at least one), and features the target
  * protocol cannot express, each with a tool that uses it.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface AdapterContractOptions {
   /** Tools the adapter converts without losing anything that matters for the round trip. */
@@ -42,7 +42,7 @@ export interface AdapterContractOptions {
  *   tools: [makeTool({ id: "demo/echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } })],
  * })
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const adapterContract = <Native>(
   name: string,

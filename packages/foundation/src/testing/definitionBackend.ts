@@ -2,7 +2,7 @@
  * A backend over `defineTool` definitions, built from foundation alone: the stand-in for an in-process
  * backend in tests and benchmarks of packages that may not depend on `@toolplane/plugin-local`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { type Backend, defineBackend } from "../backend.js"
 import { runDefinition, type ToolDefinition } from "../defineTool.js"
@@ -12,7 +12,7 @@ import { suggestToolIds } from "../toolId.js"
 /**
  * Options of {@link definitionBackend}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface DefinitionBackendOptions {
   /** Backend name. Default `"test"`. */
@@ -31,7 +31,7 @@ export interface DefinitionBackendOptions {
  * ```ts no-check
  * const runner = createRunner({ backends: [definitionBackend([weather], { name: "weather" })] })
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const definitionBackend = (
   definitions: readonly ToolDefinition<any>[],

@@ -1,7 +1,7 @@
 /**
  * The contract suite for enrichers (see {@link enricherContract}).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { describe, expect, it } from "vitest"
 import type { Enricher, FollowUpLink } from "../enricher.js"
@@ -14,7 +14,7 @@ import { isToolId } from "../toolId.js"
  * What the enricher contract needs: tools the enricher applies to, and calls and previous results to
  * try its argument transformation and follow-up projection on.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface EnricherContractOptions {
   /** Tools of the enricher's categories, as a backend would list them. At least one. */
@@ -60,7 +60,7 @@ const deepFreeze = <A>(value: A): A => {
  *   calls: [{ toolId: "github/search", arguments: { q: "bug" } }],
  * })
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const enricherContract = (
   name: string,

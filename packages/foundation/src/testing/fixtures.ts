@@ -16,7 +16,7 @@
  * })
  * const backend = definitionBackend([echo], { name: "demo" })
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export { type DefinitionBackendOptions, definitionBackend } from "./definitionBackend.js"
 export {

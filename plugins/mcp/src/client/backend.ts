@@ -150,7 +150,7 @@ export interface McpBackendOptions {
    * boolean) and falls back to the SDK's schema, for its error message, only when that check fails;
    * `"schema"` validates every result with the SDK's zod schema (which copies it).
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly validateResults?: "structural" | "schema"
   /**
@@ -159,7 +159,7 @@ export interface McpBackendOptions {
    * modern protocol (a server without it is unavailable, with the reason); `"2025-11-25"` initializes
    * without asking.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly protocol?: McpProtocolChoice
 }
@@ -179,7 +179,7 @@ export interface McpBackendStatus extends McpConnectionStatus {
    * A modern server's cache hint for the current tool listing, and until when (epoch ms) the listing is
    * fresh; absent for a 2025 server (its listing is kept until it says the list changed).
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly toolsCache?: CacheHint & { readonly freshUntil: number }
 }

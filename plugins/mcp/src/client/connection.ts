@@ -51,7 +51,7 @@ export interface McpStdioConfig {
    * {@link NodeStdioTransport}); `"sdk"` (default on Windows, where its cross-spawn runs `.cmd` shims), the
    * SDK's `StdioClientTransport`.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly transport?: "node" | "sdk"
   /**
@@ -59,7 +59,7 @@ export interface McpStdioConfig {
    * stop the whole group on close, so what a wrapper (`npx`, `sh -c`) started goes too. Default `false`
    * (see {@link NodeStdioTransportOptions.processGroup} for why).
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly processGroup?: boolean
 }
@@ -83,7 +83,7 @@ export interface McpHttpConfig {
    * Per-request credentials (e.g. from {@link oauthUpstreamAuth}): the `Authorization` header of each
    * request, and what to do on a 401 (refresh and retry once, or fail with a typed error).
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly auth?: McpUpstreamAuth
 }
@@ -91,7 +91,7 @@ export interface McpHttpConfig {
 /**
  * Per-request credentials of an HTTP backend.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface McpUpstreamAuth {
   /** The `Authorization` header value of the next request, or `undefined` for none. */
@@ -181,7 +181,7 @@ export interface McpConnectionStatus {
    * The protocol spoken on the current connection: `"2026-07-28"` (modern) or the version `initialize`
    * negotiated.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly protocolVersion?: string
 }
@@ -239,7 +239,7 @@ type Json = Record<string, unknown>
  * connection's own per call).
  *
  * @internal
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface SentRequest {
   /** The JSON-RPC id (set by `send`; `-1` when it went through the SDK client). */

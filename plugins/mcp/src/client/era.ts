@@ -4,7 +4,7 @@
  * session; a `server/discover` probe, and every request carrying its protocol version, the client's
  * capabilities and info in `_meta`, over HTTP also the `Mcp-Method`/`Mcp-Name` headers).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type {
@@ -18,7 +18,7 @@ import type {
 /**
  * The first (and so far only) protocol revision of the modern era.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const MODERN_PROTOCOL_VERSION = "2026-07-28"
 
@@ -27,7 +27,7 @@ export const MODERN_PROTOCOL_VERSION = "2026-07-28"
  * falls back to `initialize` for a 2025 server; `"2026-07-28"` requires the modern protocol (a server
  * without it is reported unavailable); `"2025-11-25"` skips the probe and initializes as before.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type McpProtocolChoice = "auto" | "2026-07-28" | "2025-11-25"
 
@@ -36,7 +36,7 @@ export type McpProtocolChoice = "auto" | "2026-07-28" | "2025-11-25"
  * upstream call's `_meta` from the same keys of the caller's `ExecutionContext.metadata`, so a serving
  * side that puts its caller's values there has them continue upstream.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const MetaKeys = {
   protocolVersion: "io.modelcontextprotocol/protocolVersion",
@@ -55,7 +55,7 @@ type Json = Record<string, unknown>
  * What a modern server said about itself in its `server/discover` result.
  *
  * @internal
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface Discovered {
   readonly supportedVersions: readonly string[]
@@ -69,7 +69,7 @@ export interface Discovered {
  * or one without 2026-07-28).
  *
  * @internal
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const parseDiscovered = (result: unknown): Discovered | undefined => {
   if (typeof result !== "object" || result === null) return undefined
@@ -100,7 +100,7 @@ const NAME_SOURCE: Readonly<Record<string, string>> = {
  * A value as an HTTP field value: plain when it is safe visible ASCII, else `=?base64?…?=` of its UTF-8.
  *
  * @internal
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const encodeHeaderValue = (value: string): string => {
   let plain =
@@ -117,7 +117,7 @@ export const encodeHeaderValue = (value: string): string => {
  * message that carries no modern protocol version in `_meta` (a 2025 exchange gets none).
  *
  * @internal
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const modernHeaderLines = (message: unknown): string => {
   const m = message as { method?: unknown; id?: unknown; params?: Json }
@@ -136,7 +136,7 @@ export const modernHeaderLines = (message: unknown): string => {
  * The same headers as a record (for `fetch` and `node:http`).
  *
  * @internal
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const modernHeaders = (message: unknown): Record<string, string> => {
   const out: Record<string, string> = {}
@@ -151,7 +151,7 @@ export const modernHeaders = (message: unknown): Record<string, string> => {
  * The `_meta` envelope of every modern request and notification the client sends.
  *
  * @internal
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const modernEnvelope = (clientInfo: Implementation, capabilities: ClientCapabilities): Json => ({
   [MetaKeys.protocolVersion]: MODERN_PROTOCOL_VERSION,
@@ -167,7 +167,7 @@ export const modernEnvelope = (clientInfo: Implementation, capabilities: ClientC
  * which is what a 2025 server sends). Handlers set on it are the inner transport's.
  *
  * @internal
- * @since 0.3.0
+ * @since 0.1.0
  */
 export class ModernEnvelopeTransport implements Transport {
   readonly inner: Transport
@@ -243,6 +243,6 @@ export class ModernEnvelopeTransport implements Transport {
  * in place instead of copying the message.
  *
  * @internal
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const OWNED_META: unique symbol = Symbol("toolplane.ownedMeta")

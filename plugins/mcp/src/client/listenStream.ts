@@ -4,7 +4,7 @@
  * has no standalone GET stream and no `resources/subscribe`). It is re-opened with backoff when it
  * ends or breaks, and re-opened with the new filter when what the backend needs changes.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 
@@ -12,7 +12,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
  * What a listen stream asks for (the revision's `SubscriptionFilter`).
  *
  * @internal
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface ListenFilter {
   readonly toolsListChanged?: boolean
@@ -39,7 +39,7 @@ const isEmpty = (filter: ListenFilter): boolean =>
  * like any other.
  *
  * @internal
- * @since 0.3.0
+ * @since 0.1.0
  */
 export class ListenStream {
   readonly #filter: (client: Client) => ListenFilter

@@ -150,7 +150,7 @@ export const listRemoteTools = async (
  * A modern server's cache hint for a result (2026-07-28 `CacheableResult`): how long it stays fresh and
  * whether it may be shared between callers (`public`) or is the requester's own (`private`).
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface CacheHint {
   readonly ttlMs: number
@@ -195,7 +195,7 @@ const isBlock = (value: unknown): boolean => {
  * blocks with their required fields, `structuredContent` and `_meta` objects, `isError` a boolean. What
  * the SDK's zod schema checks besides (optional fields' types, annotations) is left to it when this fails.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const isCallToolResult = (value: unknown): value is CallToolResult => {
   if (!isRecord(value)) return false

@@ -55,14 +55,14 @@ export interface NodeStreamableHttpTransportOptions {
   /**
    * Supplies the `Authorization` header of each request (e.g. an OAuth bearer token); `undefined` sends none.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly authorization?: () => Promise<string | undefined>
   /**
    * Called with the `WWW-Authenticate` header of a 401 answer to a POST: resolve to retry that POST once
    * (after refreshing what {@link authorization} supplies), or reject to fail it with that error.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly onUnauthorized?: (challenge: string | undefined) => Promise<void>
 }

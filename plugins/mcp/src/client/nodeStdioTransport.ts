@@ -8,7 +8,7 @@
  * each; with `processGroup` to the whole group, so a server started through a wrapper (`npx`, `sh -c`)
  * does not outlive the backend.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { PassThrough, type Stream } from "node:stream"
@@ -20,7 +20,7 @@ import { keepMessageText } from "../internal/resultJson.js"
 /**
  * Options of {@link NodeStdioTransport}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface NodeStdioTransportOptions {
   readonly command: string
@@ -64,7 +64,7 @@ const isMessage = (value: unknown): value is JSONRPCMessage =>
  * const client = new Client({ name: "me", version: "1.0.0" })
  * await client.connect(new NodeStdioTransport({ command: "mcp-server-everything" }))
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export class NodeStdioTransport implements Transport {
   onclose?: () => void
@@ -97,7 +97,7 @@ export class NodeStdioTransport implements Transport {
     return this.#stderr ?? null
   }
 
-  /** How the subprocess ended (`"code 3"`, `"signal SIGKILL"`), once it has. @since 0.3.0 */
+  /** How the subprocess ended (`"code 3"`, `"signal SIGKILL"`), once it has. @since 0.1.0 */
   exitStatus: string | undefined = undefined
 
   /** The subprocess id, once started. */

@@ -2,7 +2,7 @@
  * The `server/discover` probe that opens a connection in `"auto"` or modern mode: one request on the
  * raw transport, before any client is connected to it.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { type Discovered, parseDiscovered } from "./era.js"
@@ -12,7 +12,7 @@ import { type Discovered, parseDiscovered } from "./era.js"
  * server ended the connection over the probe, so a new one must be opened for `initialize`).
  *
  * @internal
- * @since 0.3.0
+ * @since 0.1.0
  */
 export type ProbeVerdict =
   | { readonly era: "modern"; readonly discovered: Discovered }
@@ -39,7 +39,7 @@ const httpStatus = (error: unknown): number | undefined => {
  * (connection refused, 401/403, 5xx, an HTTP timeout). Leaves the transport started, its handlers unset.
  *
  * @internal
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const probeEra = (
   transport: Transport,

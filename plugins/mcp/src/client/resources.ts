@@ -4,7 +4,7 @@
  * re-sent after a reconnection, and the server's `list_changed` and `resources/updated` notifications
  * reach the provider's listeners.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import {
@@ -31,7 +31,7 @@ import { mcpFailureToToolError, unprefixed } from "../errors.js"
  * The provider and the hooks its backend's connection calls.
  *
  * @internal
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface McpResourceSide {
   readonly provider: ResourceProvider
@@ -82,7 +82,7 @@ type ListKind = "resources" | "templates" | "prompts"
  * Makes the resource side of an MCP backend.
  *
  * @internal
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const mcpResourceSide = (options: {
   readonly backend: string

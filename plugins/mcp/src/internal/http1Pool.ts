@@ -18,7 +18,7 @@
  * idle connection just as it was reused), as `node:http` does.
  *
  * @internal
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { maxHeaderSize } from "node:http"
 import { connect, type Socket } from "node:net"

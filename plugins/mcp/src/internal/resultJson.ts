@@ -19,7 +19,7 @@
  *   returns a new one.
  *
  * @internal
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { ToolResult } from "@toolplane/foundation"
 import { NEXT_CURSOR_META_KEY } from "../adapter.js"
@@ -49,7 +49,7 @@ type Json = Record<string, unknown>
  * Called by client transports for each message they read alone (not for batches).
  *
  * @internal
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const keepMessageText = (message: unknown, text: string): void => {
   const result = (message as { result?: unknown }).result
@@ -76,7 +76,7 @@ const RELAYABLE_KEYS = new Set(["content", "structuredContent", "isError", "_met
  * `result`.
  *
  * @internal
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const relayResult = <R extends ToolResult>(result: R, upstream: unknown): R => {
   const message = (upstream as { [MESSAGE_TEXT]?: string } | undefined)?.[MESSAGE_TEXT]
@@ -203,7 +203,7 @@ const skipValue = (s: string, i: number): number => {
  * exactly one `result` member; otherwise `null`.
  *
  * @internal
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const resultSpan = (message: string): string | null => {
   let i = skipWs(message, 0)
@@ -239,7 +239,7 @@ export const resultSpan = (message: string): string | null => {
  * it is always one line, safe for an SSE `data:` line).
  *
  * @internal
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const relayedText = (result: ToolResult): string | undefined => {
   const relayed = (result as { [RELAYED]?: Relayed })[RELAYED]
@@ -265,7 +265,7 @@ export const relayedText = (result: ToolResult): string | undefined => {
  * res.end(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson(result)}}`)
  * ```
  * @internal
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const resultJson = (result: ToolResult): string => {
   const kept = relayedText(result)

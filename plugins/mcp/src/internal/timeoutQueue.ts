@@ -10,14 +10,14 @@
  * The timers are unref'd: what keeps a process alive while a call is in flight is its connection.
  *
  * @internal
- * @since 0.2.0
+ * @since 0.1.0
  */
 
 /**
  * Something that expires: a call of {@link TimeoutQueue}. The queue owns the link fields.
  *
  * @internal
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface Expiring {
   /** When it expires (`performance.now()` ms). */
@@ -34,7 +34,7 @@ export interface Expiring {
  * The calls of one timeout length, oldest first, and the timer of its head.
  *
  * @internal
- * @since 0.2.0
+ * @since 0.1.0
  */
 export class TimeoutList {
   head: Expiring | undefined
@@ -101,7 +101,7 @@ export class TimeoutList {
  * Timeout lists by length (a backend's calls use one or a few lengths).
  *
  * @internal
- * @since 0.2.0
+ * @since 0.1.0
  */
 export class TimeoutQueue {
   readonly #lists = new Map<number, TimeoutList>()

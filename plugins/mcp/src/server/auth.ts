@@ -9,7 +9,7 @@
  * variables) and {@link jwtAuth} (JWT access tokens checked against a JWKS with `jose`: signature,
  * issuer, audience, expiry).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { timingSafeEqual } from "node:crypto"
 import {
@@ -24,7 +24,7 @@ import {
 /**
  * Who a verified token belongs to.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface McpCaller {
   /** The client or subject (`client_id`, else `sub`). */
@@ -37,7 +37,7 @@ export interface McpCaller {
    * The user the token was issued to (a JWT's `sub`), when the verifier knows one: a session is bound to
    * it as well as to the client, so one user of an OAuth client cannot use another user's session.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly subject?: string
 }
@@ -45,7 +45,7 @@ export interface McpCaller {
 /**
  * Why a token was refused.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface McpAuthFailure {
   /** `invalid_token` → 401; `insufficient_scope` → 403. */
@@ -56,7 +56,7 @@ export interface McpAuthFailure {
 /**
  * A bearer-token verifier and what `serveHttp` says about it.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface McpHttpAuth {
   /** Verifies the token of a request (`undefined` when there is none). */
@@ -72,7 +72,7 @@ export interface McpHttpAuth {
 /**
  * A static token: the secret, who it stands for and its scopes.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface StaticToken {
   readonly token: string
@@ -96,7 +96,7 @@ const sameSecret = (a: string, b: string): boolean => {
  *   auth: staticTokenAuth([{ token: process.env.GATEWAY_TOKEN!, clientId: "ci", scopes: ["math"] }]),
  * })
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const staticTokenAuth = (
   tokens: readonly StaticToken[],
@@ -115,7 +115,7 @@ export const staticTokenAuth = (
 /**
  * Options of {@link jwtAuth}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface JwtAuthOptions {
   /** A JWKS URL (fetched and cached by `jose`) or a key set (e.g. read from a file). */
@@ -156,7 +156,7 @@ const scopesOf = (payload: JWTPayload): string[] => {
  * })
  * await serveHttp(service, { host: "0.0.0.0", auth })
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const jwtAuth = (options: JwtAuthOptions): McpHttpAuth => {
   const keys =
@@ -229,7 +229,7 @@ export const jwtAuth = (options: JwtAuthOptions): McpHttpAuth => {
  * it, never reaches the header as it is.
  *
  * @internal
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const challengeText = (text: string): string =>
   text.slice(0, 200).replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, "?")
@@ -238,7 +238,7 @@ export const challengeText = (text: string): string =>
  * Checks a request's `Authorization` header; the caller, or the status, headers and body to answer.
  *
  * @internal
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const authenticate = async (
   auth: McpHttpAuth,

@@ -58,7 +58,7 @@ export interface ServeHttpOptions extends McpServeOptions {
    * How long a session id is valid after it was issued (node and raw transports); past it the client
    * gets 404 and starts a new session. Default 24 hours.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly sessionMaxAgeMs?: number
   /** Most concurrent sessions; further `initialize` requests get HTTP 503. Default 10 000. */
@@ -75,21 +75,21 @@ export interface ServeHttpOptions extends McpServeOptions {
    * and the protected-resource metadata document is served. Required when `host` is not a loopback
    * address, unless `allowUnauthenticated`.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly auth?: McpHttpAuth
   /**
    * Serve a non-loopback address without `auth` (e.g. behind a proxy that authenticates). Default
    * `false`: such a server refuses to start.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly allowUnauthenticated?: boolean
   /**
    * The resource identifier announced in the protected-resource metadata (the audience tokens are
    * issued for). Default: the endpoint URL.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly resourceUrl?: string
   /**
@@ -104,7 +104,7 @@ export interface ServeHttpOptions extends McpServeOptions {
    *   `node:http` server, which serves them exactly as `"node"` does;
    * - `"sdk"`: the MCP SDK's `StreamableHTTPServerTransport` (one process only; kept for comparison).
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly transport?: "raw" | "node" | "sdk"
   /**
@@ -112,7 +112,7 @@ export interface ServeHttpOptions extends McpServeOptions {
    * it (and a {@link ReplicaBus}), so any replica accepts any session. Default: a random key per
    * process (sessions end with the process).
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly sessionSecret?: string | Uint8Array
   /**
@@ -120,7 +120,7 @@ export interface ServeHttpOptions extends McpServeOptions {
    * request another replica sent, notifications for a GET stream held by another replica,
    * cancellations and ended sessions. Default: none (one process).
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly bus?: ReplicaBus
 }

@@ -3,7 +3,7 @@
  * string messages), with an in-memory implementation for replicas in one process. A deployment of
  * several processes plugs in a shared one (e.g. `@toolplane/cli`'s PostgreSQL `LISTEN`/`NOTIFY` bus).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 
 /**
@@ -11,7 +11,7 @@
  * of every replica, the publisher's included (`serveHttp` ignores its own messages); order per
  * publisher is kept; delivery is at most once (a replica that is down misses messages).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface ReplicaBus {
   /** Sends `message` to every subscriber. */
@@ -32,7 +32,7 @@ export interface ReplicaBus {
  * const b = await serveHttp(service, { bus, sessionSecret })
  * // a client may send each request of one session to a or b
  * ```
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const memoryReplicaBus = (): ReplicaBus => {
   const subscribers = new Set<(message: string) => void>()

@@ -110,7 +110,7 @@ export interface McpRequestInfo {
   /**
    * The validated token's scopes (with `serveHttp`'s `auth`).
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly scopes?: readonly string[]
   readonly requestId: string | number
@@ -151,14 +151,14 @@ export interface McpServeOptions {
    * `@toolplane/compose`'s `resourceCatalog` over the backends). Only the kinds it offers are
    * advertised; its list changes and resource updates are sent to the clients concerned.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly catalog?: ResourceCatalog
   /**
    * Cache hints (`ttlMs`, `cacheScope`) on listings and resource reads answered to 2026-07-28 clients.
    * Default: listings 30 s, reads 0, `private` when the request was authenticated, else `public`.
    *
-   * @since 0.3.0
+   * @since 0.1.0
    */
   readonly cacheHints?: McpCacheHints
 }
@@ -167,14 +167,14 @@ export interface McpServeOptions {
  * The context metadata key under which a call or listing made with a validated token carries the
  * token's scopes (`readonly string[]`), for middleware that narrows what a caller sees.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const CALLER_SCOPES_KEY = "toolplane.dev/scopes"
 
 /**
  * The scopes of the token a call or listing was made with, or `undefined` when it was not authenticated.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const callerScopes = (ctx: ExecutionContext): readonly string[] | undefined => {
   const scopes = ctx.metadata[CALLER_SCOPES_KEY]

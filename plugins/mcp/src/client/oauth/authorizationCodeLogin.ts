@@ -3,7 +3,7 @@
  * on a loopback redirect (`http://127.0.0.1:<port>/callback`), `state` and the RFC 9207 `iss` checked,
  * the code exchanged with the verifier, the tokens stored encrypted by issuer and backend.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -16,7 +16,7 @@ import { clientAuthOf, describeOAuthError, toStored } from "./upstreamAuth.js"
 /**
  * Options of {@link authorizationCodeLogin}.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface AuthorizationCodeLoginOptions {
   readonly backend: string
@@ -47,7 +47,7 @@ const listen = (server: Server, port: number): Promise<number> =>
  * Runs the consent and stores the tokens; resolves with what was stored (tokens included: do not log it).
  *
  * @throws {@link OAuthUpstreamError} on a wrong `state` or `iss`, a refused consent or a failed exchange.
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const authorizationCodeLogin = async (
   options: AuthorizationCodeLoginOptions,

@@ -4,7 +4,7 @@
  * then the authorization server's metadata (RFC 8414, falling back to OpenID Connect discovery), with
  * the `resource` and `issuer` of each document checked against what was asked for.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import * as oauth from "oauth4webapi"
 import { OAuthUpstreamError } from "./errors.js"
@@ -12,7 +12,7 @@ import { OAuthUpstreamError } from "./errors.js"
 /**
  * What discovery found for one MCP server.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface OAuthDiscovery {
   /** The MCP server URL, the RFC 8707 `resource` of every token request. */
@@ -23,7 +23,7 @@ export interface OAuthDiscovery {
   readonly scopesSupported?: readonly string[]
 }
 
-/** Options of {@link discoverOAuth}. @since 0.3.0 */
+/** Options of {@link discoverOAuth}. @since 0.1.0 */
 export interface DiscoverOAuthOptions {
   /** The `WWW-Authenticate` header of a 401 from the MCP server, if one arrived. */
   readonly challenge?: string
@@ -42,7 +42,7 @@ export const requestOptions = (url: URL): { [oauth.allowInsecureRequests]?: bool
 /**
  * The `resource_metadata` parameter of a `Bearer` challenge, if there is one.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const resourceMetadataUrl = (challenge: string | undefined): string | undefined => {
   if (challenge === undefined) return undefined
@@ -82,7 +82,7 @@ const fetchServerMetadata = async (issuer: URL): Promise<oauth.AuthorizationServ
  * Discovers the authorization server of the MCP server at `resource`.
  *
  * @throws {@link OAuthUpstreamError} naming the document that was missing or wrong.
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const discoverOAuth = async (
   resource: string | URL,

@@ -3,7 +3,7 @@
  * operator supplies (never stored beside it), written atomically with mode 0600. Entries are keyed by
  * issuer and backend, so a token is only ever found for the issuer and backend it was issued for.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
 import { chmod, readFile, rename, writeFile } from "node:fs/promises"
@@ -12,7 +12,7 @@ import { OAuthUpstreamError } from "./errors.js"
 /**
  * The tokens of one backend from one issuer.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface StoredTokens {
   readonly issuer: string
@@ -33,7 +33,7 @@ const AAD = Buffer.from("toolplane-oauth-token-store-v1")
  * Decodes a token-store key: 32 bytes as base64 (44 characters) or hex (64 characters).
  *
  * @throws {@link OAuthUpstreamError} when it is not 32 bytes.
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const parseTokenKey = (text: string, where: string): Buffer => {
   const trimmed = text.trim()
@@ -55,7 +55,7 @@ const entryKey = (issuer: string, backend: string): string => `${issuer}\n${back
  * const store = new EncryptedTokenStore("toolplane.tokens", parseTokenKey(process.env.TOKEN_KEY!, "TOKEN_KEY"))
  * const tokens = await store.get("https://auth.example.com", "crm")
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export class EncryptedTokenStore {
   readonly path: string

@@ -4,7 +4,7 @@
  * credentials grant or from the encrypted store (filled by `toolplane auth login`), refreshes it before
  * it expires, and on a 401 refreshes once and otherwise reports what to run.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 import { BackendUnavailable } from "@toolplane/foundation"
 import * as oauth from "oauth4webapi"
@@ -16,7 +16,7 @@ import type { EncryptedTokenStore, StoredTokens } from "./tokenStore.js"
 /**
  * How a backend gets its upstream token.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface OAuthUpstreamConfig {
   /** The backend's name (keys stored tokens, and names the login command in errors). */
@@ -43,7 +43,7 @@ export interface OAuthUpstreamConfig {
 /**
  * An {@link McpUpstreamAuth} with discovery exposed.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface OAuthUpstreamAuth extends McpUpstreamAuth {
   /** Discovers (once; again after a 401 names other metadata) the authorization server. */
@@ -88,7 +88,7 @@ export const toStored = (
  * })
  * const backend = mcpBackend({ name: "crm", http: { url, auth } })
  * ```
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAuth => {
   const resource = new URL(config.resource).href

@@ -10,7 +10,7 @@ import { CACHEABLE_METHODS } from "./protocol.js"
 /**
  * Cache hints put on cacheable results for 2026-07-28 clients.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export interface McpCacheHints {
   /** How long a listing (tools, prompts, resources, templates) may be reused, in ms. Default 30 000. */

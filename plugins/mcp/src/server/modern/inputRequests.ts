@@ -21,7 +21,7 @@ import type { RequestStateBinding, RequestStateClaims, RequestStates } from "./r
  * under this key (default `elicitation-1`, `sampling-1`, … in the order asked). Removed before the
  * request reaches the client; a 2025 client receives it unchanged in `elicitation/create`.
  *
- * @since 0.3.0
+ * @since 0.1.0
  */
 export const INPUT_KEY_META_KEY = "toolplane.dev/inputKey"
 
