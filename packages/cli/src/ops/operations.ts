@@ -39,22 +39,6 @@ export interface OperationsOptions {
   readonly audit?: AuditLog
   /** One log line per completed call (`--log-calls`). */
   readonly logCalls?: boolean
-  /** Keep the last this many calls for {@link Operations.recentCalls} (the console's feed). Default 0. */
-  readonly recentCalls?: number
-}
-
-/**
- * A completed call as the console's feed shows it.
- *
- * @since 0.1.0
- */
-export interface RecentCall {
-  readonly ts: string
-  readonly tool: string
-  readonly backend: string
-  readonly caller: string
-  readonly outcome: string
-  readonly duration_ms: number
 }
 
 /**
@@ -75,10 +59,6 @@ export interface Operations {
   reloaded(file: string, trigger: string, outcome: ReloadOutcome): void
   /** Start times (epoch ms) of the approval questions waiting now. */
   pendingApprovals(): readonly number[]
-  /** The last completed calls, oldest first (empty unless `recentCalls` is set). */
-  recentCalls(): readonly RecentCall[]
-  /** The last reload's result, if any. */
-  lastReload(): { readonly ts: string; readonly ok: boolean; readonly detail: string } | undefined
 }
 
 /** Error tags used as outcome labels; any other failure is `"error"` (bounded label values). */
@@ -136,9 +116,6 @@ export const gatewayOperations = (options: OperationsOptions): Operations => {
   const pending = new Set<{ readonly since: number }>()
   /** Backends lost (or down at start) and not back yet. */
   const lost = new Set<string>()
-  const keepRecent = options.recentCalls ?? 0
-  const recent: RecentCall[] = []
-  let lastReload: { ts: string; ok: boolean; detail: string } | undefined
 
   /** Records a call that ended; with an audit log, the promise of its record being in the file. */
   const finish = (
@@ -164,17 +141,6 @@ export const gatewayOperations = (options: OperationsOptions): Operations => {
       const which = typeof limit === "string" ? `${outcome}:${limit}` : outcome
       metrics?.sandboxLimit(which)
       log.warn("sandbox.limit", { tool, caller, limit: which })
-    }
-    if (keepRecent > 0) {
-      if (recent.length >= keepRecent) recent.shift()
-      recent.push({
-        ts: new Date().toISOString(),
-        tool,
-        backend,
-        caller,
-        outcome,
-        duration_ms: Math.round(ms * 10) / 10,
-      })
     }
     if (logCalls) log.info("call", { tool, backend, caller, outcome, duration_ms: Math.round(ms * 10) / 10 })
     if (audit !== undefined) {
@@ -484,7 +450,6 @@ export const gatewayOperations = (options: OperationsOptions): Operations => {
         error: text,
         msg: `reload (${trigger}) rejected, still serving the previous configuration: ${text}`,
       })
-      lastReload = { ts: new Date().toISOString(), ok: false, detail: text }
       auditWrite({ type: "reload", ok: false, trigger, error: text })
       return
     }
@@ -493,7 +458,6 @@ export const gatewayOperations = (options: OperationsOptions): Operations => {
       outcome.removed.length > 0 ? `removed ${outcome.removed.join(", ")}` : "",
       outcome.changed.length > 0 ? `changed ${outcome.changed.join(", ")}` : "",
     ].filter(Boolean)
-    lastReload = { ts: new Date().toISOString(), ok: true, detail: parts.join("; ") || "backends unchanged" }
     log.info("config.reloaded", {
       file,
       trigger,
@@ -525,7 +489,5 @@ export const gatewayOperations = (options: OperationsOptions): Operations => {
     auth,
     reloaded,
     pendingApprovals: () => [...pending].map((p) => p.since),
-    recentCalls: () => [...recent],
-    lastReload: () => lastReload,
   }
 }

@@ -108,14 +108,13 @@ export const openServeOperations = async (
     ...(metrics ? { metrics } : {}),
     ...(audit ? { audit } : {}),
     logCalls: options.logCalls,
-    recentCalls: config.console.enabled ? 200 : 0,
   })
   if (metrics) metrics.pendingApprovalsSource(operations.pendingApprovals)
   return {
     operations,
     metrics,
     audit,
-    observesCalls: metrics !== undefined || audit !== undefined || options.logCalls || config.console.enabled,
+    observesCalls: metrics !== undefined || audit !== undefined || options.logCalls,
     close: async () => {
       await audit?.close()
     },

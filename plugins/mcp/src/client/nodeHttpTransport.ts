@@ -359,12 +359,11 @@ export class NodeStreamableHttpTransport implements Transport {
       // `_meta` carries a downstream client's 2026 protocol version.
       const modern =
         Array.isArray(message) || this.#protocolVersion !== undefined ? "" : modernHeaderLines(message)
-      const modernRecord = modern === "" || Array.isArray(message) ? undefined : modernHeaders(message)
       if (this.#options.authorization !== undefined) await this.#refreshAuthorization()
       let res: Answer =
         this.#pool !== undefined
           ? await this.#pool.request(this.#postMessage(body, modern))
-          : fromIncoming(await this.#post(body, modernRecord))
+          : fromIncoming(await this.#post(body, modern === "" ? undefined : modernHeaders(message)))
       if (res.status === 401 && this.#options.onUnauthorized !== undefined) {
         const challenge = res.header("www-authenticate")
         res.discard()
@@ -373,7 +372,7 @@ export class NodeStreamableHttpTransport implements Transport {
         res =
           this.#pool !== undefined
             ? await this.#pool.request(this.#postMessage(body, modern))
-            : fromIncoming(await this.#post(body, modernRecord))
+            : fromIncoming(await this.#post(body, modern === "" ? undefined : modernHeaders(message)))
       }
       const sessionId = res.header("mcp-session-id")
       if (typeof sessionId === "string" && sessionId !== "") this.sessionId = sessionId
