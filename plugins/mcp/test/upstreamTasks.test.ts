@@ -2,6 +2,10 @@
 // extension): a modern-only SDK v2 server over Streamable HTTP and over stdio, real processes.
 import { type ChildProcess, spawn } from "node:child_process"
 import { join } from "node:path"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import { createRunner, type ToolRunner } from "@toolplane/exec"
 import { makeContext } from "@toolplane/foundation"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
@@ -11,7 +15,13 @@ import {
   type UpstreamTaskHandoff,
   upstreamTasksOf,
 } from "../src/client/upstreamTasks.js"
-import { type McpBackend, type McpBackendOptions, mcpBackend } from "../src/index.js"
+import {
+  type McpBackend,
+  type McpBackendOptions,
+  type McpHttpServerHandle,
+  mcpBackend,
+  serveHttp,
+} from "../src/index.js"
 import { TSX, textOf, until } from "./fixtures/modernProcesses.js"
 
 const FIXTURE = join(import.meta.dirname, "fixtures/taskServer.ts")
@@ -57,8 +67,15 @@ const setups = [
 ] as const
 
 const opening = new Map<string, Promise<McpBackend>>()
+/** Every fixture starts at once (process start-up is most of this file's time). */
+let plainUrl: Promise<string>
+let gatewayUpstreamUrl: Promise<string>
 const openAll = () => {
   if (opening.size > 0) return
+  plainUrl = startHttp(["--no-tasks"])
+  gatewayUpstreamUrl = startHttp([])
+  plainUrl.catch(() => {})
+  gatewayUpstreamUrl.catch(() => {})
   for (const setup of setups)
     opening.set(
       setup.label,
@@ -203,7 +220,8 @@ describe.each(setups)("tasks from a modern upstream ($label)", ({ label }) => {
 describe("an upstream that does not advertise tasks", () => {
   let backend: McpBackend
   beforeAll(async () => {
-    backend = mcpBackend({ name: "t", http: { url: await startHttp(["--no-tasks"]) } }, options)
+    openAll()
+    backend = mcpBackend({ name: "t", http: { url: await plainUrl } }, options)
     await backend.connect()
   }, 30_000)
   afterAll(async () => {
@@ -224,5 +242,40 @@ describe("an upstream that does not advertise tasks", () => {
     await expect(upstreamTasksOf(backend)!.get("anything")).rejects.toMatchObject({
       _tag: "BackendUnavailable",
     })
+  })
+})
+
+describe("a 2025-11-25 client through the gateway, to an upstream that answers with tasks", () => {
+  let runner: ToolRunner
+  let gateway: McpHttpServerHandle
+  let client: Client
+  beforeAll(async () => {
+    openAll()
+    const backend = mcpBackend({ name: "t", http: { url: await gatewayUpstreamUrl } }, options)
+    runner = createRunner({ backends: [backend], hideUnsupportedCategories: false })
+    await runner.ready()
+    gateway = await serveHttp(runner)
+    client = new Client({ name: "legacy", version: "1" }, { capabilities: { elicitation: {} } })
+    client.setRequestHandler(ElicitRequestSchema, async (request) => ({
+      action: "accept",
+      content: { name: request.params.message.includes("name") ? "Alan" : "?" },
+    }))
+    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)))
+  }, 30_000)
+  afterAll(async () => {
+    await client?.close()
+    await gateway?.close()
+    await runner?.close()
+  })
+
+  it("gets the task's final result as the call's result, input asked through its own elicitation", async () => {
+    const tools = await client.listTools()
+    const slow = tools.tools.find((t) => t.name.endsWith("slow"))!.name
+    const ask = tools.tools.find((t) => t.name.endsWith("ask"))!.name
+    const done = await client.callTool({ name: slow, arguments: { ms: 60, text: "via gateway" } })
+    expect(done).toMatchObject({ content: [{ type: "text", text: "done via gateway" }] })
+    expect(done.isError).not.toBe(true)
+    const hello = await client.callTool({ name: ask, arguments: {} })
+    expect(hello).toMatchObject({ content: [{ type: "text", text: "Hello, Alan!" }] })
   })
 })
