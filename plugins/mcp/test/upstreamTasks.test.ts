@@ -245,6 +245,40 @@ describe("an upstream that does not advertise tasks", () => {
   })
 })
 
+describe("a task that does not end", () => {
+  let backend: McpBackend
+  beforeAll(async () => {
+    openAll()
+    backend = mcpBackend(
+      { name: "t", http: { url: await gatewayUpstreamUrl } },
+      { ...options, callTimeoutMs: 250 },
+    )
+    await backend.connect()
+  }, 30_000)
+  afterAll(async () => {
+    await backend?.close()
+  })
+
+  it("without a TTL, times out after the call timeout without a change, and is cancelled", async () => {
+    const before = await statsOf(backend)
+    const error = await backend.execute({ toolId: "t/hang", arguments: {} }, makeContext()).catch((e) => e)
+    expect(error).toMatchObject({ _tag: "Timeout", toolId: "t/hang", timeoutMs: 250 })
+    await until(async () => (await statsOf(backend)).cancelled.length === before.cancelled.length + 1)
+  })
+
+  it("with a TTL, is waited for until the TTL (not the call timeout), then fails typed and is cancelled", async () => {
+    const before = await statsOf(backend)
+    const started = Date.now()
+    const error = await backend
+      .execute({ toolId: "t/hang", arguments: { ttlMs: 600 } }, makeContext())
+      .catch((e) => e)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(600)
+    expect(error).toMatchObject({ _tag: "ExecutionFailed", cause: { name: "UpstreamTaskExpired" } })
+    expect(error.cause.message).toMatch(/^t task \S+ outlived its ttlMs of 600 ms/)
+    await until(async () => (await statsOf(backend)).cancelled.length === before.cancelled.length + 1)
+  })
+})
+
 describe("a 2025-11-25 client through the gateway, to an upstream that answers with tasks", () => {
   let runner: ToolRunner
   let gateway: McpHttpServerHandle

@@ -316,8 +316,8 @@ export interface TaskWait {
   /** Timeout of each `tasks/*` request. */
   readonly requestTimeoutMs: number
   /**
-   * Without a deadline: how long the task may go without any change (status, message, update time)
-   * before the call times out (and the task is cancelled). `undefined` under a deadline.
+   * Without a deadline: how long a task without a TTL may go without any change (status, message, update
+   * time) before the call times out (and the task is cancelled). `undefined` under a deadline.
    */
   readonly idleTimeoutMs: number | undefined
   /** Answers input requests through the caller's hooks, by key. */
@@ -381,7 +381,6 @@ export const awaitUpstreamTask = async (wait: TaskWait, handle: unknown): Promis
       cause: { name, message: `${backend} task ${taskId} ${message}` },
       retryable: false,
     })
-  const createdAt = first.createdAt === undefined ? Number.NaN : Date.parse(first.createdAt)
   const startedAt = Date.now()
   const answered = new Set<string>()
   let task = first
@@ -430,10 +429,13 @@ export const awaitUpstreamTask = async (wait: TaskWait, handle: unknown): Promis
       if (ctx.deadline !== undefined && now >= ctx.deadline) {
         throw new Timeout({ toolId, timeoutMs: Math.max(0, ctx.deadline - startedAt) })
       }
-      if (wait.idleTimeoutMs !== undefined && now - lastChange >= wait.idleTimeoutMs) {
+      // A task's TTL is the upstream's own word on how long it may take; one without (unlimited) may not go
+      // without a change for longer than the call timeout.
+      if (task.ttlMs === null && wait.idleTimeoutMs !== undefined && now - lastChange >= wait.idleTimeoutMs) {
         throw new Timeout({ toolId, timeoutMs: wait.idleTimeoutMs })
       }
-      if (task.ttlMs !== null && Number.isFinite(createdAt) && now > createdAt + task.ttlMs) {
+      // Counted from when the handle arrived (never before `createdAt`): no clock skew between the two hosts.
+      if (task.ttlMs !== null && now > startedAt + task.ttlMs) {
         throw failed("UpstreamTaskExpired", `outlived its ttlMs of ${task.ttlMs} ms`)
       }
       let delay = Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, task.pollIntervalMs ?? DEFAULT_POLL_MS))
