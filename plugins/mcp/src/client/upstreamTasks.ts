@@ -146,8 +146,9 @@ export const withUpstreamTasks = <B extends object>(backend: B, relay: UpstreamT
  *
  * @example
  * ```ts
+ * const backend = mcpBackend({ name: "ci", http: { url: "http://127.0.0.1:3000/mcp" } })
  * const relay = upstreamTasksOf(backend)
- * const task = await relay?.get(upstreamTaskId)
+ * const task = await relay?.get("786512e2-9e0d-44bd-8f29-789f320fe840")
  * ```
  * @since 0.2.0
  */
