@@ -172,6 +172,12 @@ const MAX_POLL_MS = 30_000
 /** The interval when the upstream suggests none. */
 const DEFAULT_POLL_MS = 500
 
+/** Upstream text in an error message is cut at this many characters. */
+const MAX_MESSAGE_LENGTH = 500
+
+const clip = (text: string): string =>
+  text.length <= MAX_MESSAGE_LENGTH ? text : `${text.slice(0, MAX_MESSAGE_LENGTH)}…`
+
 const isObject = (value: unknown): value is Json =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
@@ -206,7 +212,7 @@ export const withTasksCapability = (capabilities: ClientCapabilities): ClientCap
 export const isTaskHandle = (raw: unknown): boolean => isObject(raw) && raw.resultType === "task"
 
 /**
- * A task object checked for shape, or `undefined` (the reason in `why`).
+ * A task object checked for shape, or why it is not one (a string).
  *
  * @internal
  * @since 0.2.0
@@ -386,7 +392,7 @@ export const awaitUpstreamTask = async (wait: TaskWait, handle: unknown): Promis
   const answered = new Set<string>()
   let task = first
   let lastChange = startedAt
-  let polls = 0
+  let changes = 0
   try {
     for (;;) {
       switch (task.status) {
@@ -395,12 +401,12 @@ export const awaitUpstreamTask = async (wait: TaskWait, handle: unknown): Promis
         case "failed":
           throw failed(
             "UpstreamTaskFailed",
-            `failed: ${task.error!.message} (code ${task.error!.code})${task.statusMessage !== undefined && task.statusMessage !== task.error!.message ? ` (${task.statusMessage})` : ""}`,
+            `failed: ${clip(task.error!.message)} (code ${task.error!.code})${task.statusMessage !== undefined && task.statusMessage !== task.error!.message ? ` (${clip(task.statusMessage)})` : ""}`,
           )
         case "cancelled":
           throw failed(
             "UpstreamTaskCancelled",
-            `was cancelled${task.statusMessage ? `: ${task.statusMessage}` : ""}`,
+            `was cancelled${task.statusMessage ? `: ${clip(task.statusMessage)}` : ""}`,
           )
         case "input_required": {
           // Keys are unique over a task's life: one already answered is shown again until the upstream
@@ -462,7 +468,7 @@ export const awaitUpstreamTask = async (wait: TaskWait, handle: unknown): Promis
         lastChange = Date.now()
         if (next.status === "working" || next.statusMessage !== undefined)
           ctx.reportProgress({
-            progress: ++polls,
+            progress: ++changes,
             ...(next.statusMessage ? { message: next.statusMessage } : {}),
           })
       }
@@ -484,7 +490,7 @@ export const awaitUpstreamTask = async (wait: TaskWait, handle: unknown): Promis
     if (isToolError(error)) throw error
     const typed: ToolError = mcpFailureToToolError(error, { backend, toolId })
     if (typed._tag === "BackendUnavailable") throw typed
-    throw failed("UpstreamTaskError", `could not be followed: ${typed.message}`)
+    throw failed("UpstreamTaskError", `could not be followed: ${clip(typed.message)}`)
   }
 }
 
@@ -556,7 +562,7 @@ export const makeUpstreamTaskRelay = (
         toolId,
         cause: {
           name: "UpstreamTaskError",
-          message: `${method} of ${backend} task ${taskId} failed: ${typed.message}`,
+          message: `${method} of ${backend} task ${taskId} failed: ${clip(typed.message)}`,
         },
         retryable: false,
       })
