@@ -29,7 +29,7 @@ import {
 import { NodeStreamableHttpTransport } from "./nodeHttpTransport.js"
 import { NodeStdioTransport, type NodeStdioTransportOptions } from "./nodeStdioTransport.js"
 import { probeEra } from "./probe.js"
-import { advertisesTasks, withTasksCapability } from "./upstreamTasks.js"
+import { advertisesTasks, withTasksCapability } from "./tasksExtension.js"
 
 /**
  * How to start an MCP server as a subprocess speaking MCP over stdin/stdout.
@@ -202,7 +202,7 @@ export interface ConnectionHooks {
   readonly protocol?: McpProtocolChoice
   /**
    * Declare the tasks extension in the per-request capabilities of a modern server that advertises it
-   * (see upstreamTasks.ts). Default `false`.
+   * (see tasksExtension.ts). Default `false`.
    *
    * @since 0.2.0
    */

@@ -10,7 +10,7 @@
  * @since 0.2.0
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import type { ClientCapabilities, Progress as McpProgress } from "@modelcontextprotocol/sdk/types.js"
+import type { Progress as McpProgress } from "@modelcontextprotocol/sdk/types.js"
 import {
   BackendUnavailable,
   Cancelled,
@@ -23,14 +23,9 @@ import {
 import { mcpFailureToToolError } from "../errors.js"
 import type { McpConnection, SentRequest } from "./connection.js"
 import { OWNED_META } from "./era.js"
+import { TASKS_EXTENSION } from "./tasksExtension.js"
 
-/**
- * The extension's identifier, in `capabilities.extensions` of `server/discover` and of the client's
- * per-request capabilities.
- *
- * @since 0.2.0
- */
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+export { TASKS_EXTENSION }
 
 /**
  * The status of an upstream task; `completed`, `failed` and `cancelled` are terminal.
@@ -180,28 +175,6 @@ const clip = (text: string): string =>
 
 const isObject = (value: unknown): value is Json =>
   typeof value === "object" && value !== null && !Array.isArray(value)
-
-/**
- * Whether a `server/discover` capabilities object advertises the tasks extension.
- *
- * @internal
- * @since 0.2.0
- */
-export const advertisesTasks = (capabilities: unknown): boolean => {
-  const extensions = isObject(capabilities) ? capabilities.extensions : undefined
-  return isObject(extensions) && isObject(extensions[TASKS_EXTENSION])
-}
-
-/**
- * `capabilities` with the tasks extension declared.
- *
- * @internal
- * @since 0.2.0
- */
-export const withTasksCapability = (capabilities: ClientCapabilities): ClientCapabilities => {
-  const extensions = (capabilities as { extensions?: Json }).extensions
-  return { ...capabilities, extensions: { ...extensions, [TASKS_EXTENSION]: {} } } as ClientCapabilities
-}
 
 /**
  * Whether a `tools/call` result is a task handle (`resultType: "task"`).
