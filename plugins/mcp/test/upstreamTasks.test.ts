@@ -245,6 +245,34 @@ describe("an upstream that does not advertise tasks", () => {
   })
 })
 
+describe("polls lost to a dropped request (http)", () => {
+  let backend: McpBackend
+  beforeAll(async () => {
+    openAll()
+    backend = mcpBackend({ name: "t", http: { url: await gatewayUpstreamUrl } }, options)
+    await backend.connect()
+  }, 30_000)
+  afterAll(async () => {
+    await backend?.close()
+  })
+
+  it("are made again (up to 3 in a row) without sending the call again", async () => {
+    const before = await statsOf(backend)
+    const result = await backend.execute({ toolId: "t/flaky", arguments: { drops: 2 } }, makeContext())
+    expect(textOf(result)).toBe("survived 2 dropped polls")
+    const after = await statsOf(backend)
+    expect(after.counts["tools/call"]! - before.counts["tools/call"]!).toBe(2)
+    expect(after.cancelled).toEqual(before.cancelled)
+  })
+
+  it("fail the call as unavailable after more than 3 in a row", async () => {
+    const error = await backend
+      .execute({ toolId: "t/flaky", arguments: { drops: 5 } }, makeContext())
+      .catch((e) => e)
+    expect(error).toMatchObject({ _tag: "BackendUnavailable", backend: "t" })
+  })
+})
+
 describe("a task that does not end", () => {
   let backend: McpBackend
   beforeAll(async () => {

@@ -20,7 +20,7 @@ import {
   Timeout,
   type ToolError,
 } from "@toolplane/foundation"
-import { mcpFailureToToolError } from "../errors.js"
+import { isUnreachable, mcpFailureToToolError } from "../errors.js"
 import type { McpConnection, SentRequest } from "./connection.js"
 import { OWNED_META } from "./era.js"
 import { TASKS_EXTENSION } from "./tasksExtension.js"
@@ -166,6 +166,8 @@ const MIN_POLL_MS = 10
 const MAX_POLL_MS = 30_000
 /** The interval when the upstream suggests none. */
 const DEFAULT_POLL_MS = 500
+/** Polls in a row that may fail on an unreachable upstream before the call fails (the task lives on). */
+const MAX_UNREACHABLE_POLLS = 3
 
 /** Upstream text in an error message is cut at this many characters. */
 const MAX_MESSAGE_LENGTH = 500
@@ -289,6 +291,7 @@ export const sendTaskRequest = (
 /** What {@link awaitUpstreamTask} needs of the backend and the call. */
 export interface TaskWait {
   readonly connection: McpConnection
+  /** The client the call went out on (polls after a reconnection use the connection's new one). */
   readonly client: Client
   readonly backend: string
   readonly toolId: string
@@ -330,6 +333,39 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   })
 
 /**
+ * The connection's client once it is connected again (at once when it still is), or a rejection when
+ * the caller gives up or `withinMs` passes first.
+ */
+const reconnected = (wait: TaskWait, withinMs: number): Promise<Client> =>
+  new Promise((resolve, reject) => {
+    const signal = wait.ctx.signal
+    if (signal.aborted) {
+      reject(signal.reason)
+      return
+    }
+    const onAbort = () => reject(signal.reason)
+    const timer = setTimeout(
+      () =>
+        reject(
+          new BackendUnavailable({
+            backend: wait.backend,
+            toolId: wait.toolId,
+            reason: "not reconnected in time to follow its task",
+          }),
+        ),
+      Math.max(0, withinMs),
+    )
+    signal.addEventListener("abort", onAbort, { once: true })
+    wait.connection
+      .connect()
+      .then(resolve, reject)
+      .finally(() => {
+        clearTimeout(timer)
+        signal.removeEventListener("abort", onAbort)
+      })
+  })
+
+/**
  * Waits for the task a `tools/call` was answered with: polls `tasks/get`, answers input with
  * `tasks/update`, and resolves with the task's final result (the call's raw result). The caller's
  * cancellation, the deadline, an idle task and an expired TTL send `tasks/cancel` (best effort, not
@@ -351,7 +387,7 @@ export const awaitUpstreamTask = async (wait: TaskWait, handle: unknown): Promis
   const cancelUpstream = () => {
     if (cancelSent) return
     cancelSent = true
-    sendTaskRequest(wait.connection, wait.client, "tasks/cancel", { taskId }, wait.requestTimeoutMs).catch(
+    sendTaskRequest(wait.connection, client, "tasks/cancel", { taskId }, wait.requestTimeoutMs).catch(
       () => {},
     )
   }
@@ -362,6 +398,8 @@ export const awaitUpstreamTask = async (wait: TaskWait, handle: unknown): Promis
       retryable: false,
     })
   const startedAt = Date.now()
+  let client = wait.client
+  let unreachable = 0
   const answered = new Set<string>()
   let task = first
   let lastChange = startedAt
@@ -391,7 +429,7 @@ export const awaitUpstreamTask = async (wait: TaskWait, handle: unknown): Promis
             if (ctx.signal.aborted) break
             await sendTaskRequest(
               wait.connection,
-              wait.client,
+              client,
               "tasks/update",
               { taskId, inputResponses },
               wait.requestTimeoutMs,
@@ -422,14 +460,32 @@ export const awaitUpstreamTask = async (wait: TaskWait, handle: unknown): Promis
       if (ctx.deadline !== undefined) delay = Math.min(delay, Math.max(0, ctx.deadline - now))
       await sleep(delay, ctx.signal)
       if (ctx.signal.aborted) break
-      const raw = await sendTaskRequest(
-        wait.connection,
-        wait.client,
-        "tasks/get",
-        { taskId },
-        wait.requestTimeoutMs,
-        ctx.signal,
-      )
+      let raw: unknown
+      try {
+        raw = await sendTaskRequest(
+          wait.connection,
+          client,
+          "tasks/get",
+          { taskId },
+          wait.requestTimeoutMs,
+          ctx.signal,
+        )
+        unreachable = 0
+      } catch (error) {
+        // A task outlives its connection: a poll lost to a dropped request or a reconnection is made
+        // again (on the connection's current client), a few times in a row at most.
+        if (ctx.signal.aborted || !isUnreachable(error) || ++unreachable > MAX_UNREACHABLE_POLLS) throw error
+        wait.connection.suspect(error)
+        client = await reconnected(
+          wait,
+          ctx.deadline !== undefined
+            ? ctx.deadline - Date.now()
+            : (wait.idleTimeoutMs ?? wait.requestTimeoutMs),
+        )
+        if (!wait.connection.tasks)
+          throw invalid(wait, taskId, "the upstream no longer speaks the tasks extension")
+        continue
+      }
       const next = parseTask(raw)
       if (typeof next === "string") throw invalid(wait, taskId, next)
       if (next.taskId !== taskId) throw invalid(wait, taskId, "tasks/get answered for another task")
