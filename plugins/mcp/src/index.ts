@@ -52,6 +52,17 @@ export {
 export { NodeStdioTransport, type NodeStdioTransportOptions } from "./client/nodeStdioTransport.js"
 export * from "./client/oauth/index.js"
 export {
+  TASKS_EXTENSION,
+  UPSTREAM_TASK_HANDOFF_KEY,
+  UPSTREAM_TASK_META_KEY,
+  type UpstreamTask,
+  type UpstreamTaskHandoff,
+  type UpstreamTaskRelay,
+  type UpstreamTaskRequestOptions,
+  type UpstreamTaskStatus,
+  upstreamTasksOf,
+} from "./client/upstreamTasks.js"
+export {
   callFailureToMcp,
   isUnreachable,
   type McpErrorKind,

@@ -72,6 +72,14 @@ import {
   toProgress,
 } from "./mapping.js"
 import { mcpResourceSide } from "./resources.js"
+import {
+  awaitUpstreamTask,
+  handoffResult,
+  isTaskHandle,
+  makeUpstreamTaskRelay,
+  UPSTREAM_TASK_HANDOFF_KEY,
+  withUpstreamTasks,
+} from "./upstreamTasks.js"
 
 /**
  * Which MCP server a backend talks to. `name` is the backend's name and its tools' namespace.
@@ -162,6 +170,15 @@ export interface McpBackendOptions {
    * @since 0.1.0
    */
   readonly protocol?: McpProtocolChoice
+  /**
+   * Accept tasks (the `io.modelcontextprotocol/tasks` extension) from a modern server that advertises
+   * them: a `tools/call` answered with a task is followed (`tasks/get` at the server's poll interval,
+   * input through the caller's hooks with `tasks/update`, `tasks/cancel` when the caller gives up) and
+   * resolves with the task's result. Default `true`.
+   *
+   * @since 0.2.0
+   */
+  readonly tasks?: boolean
 }
 
 /**
@@ -599,6 +616,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     probeTimeoutMs: Math.min(healthTimeoutMs, 2000),
     reconnect: options.reconnect ?? {},
     protocol: options.protocol ?? "auto",
+    tasks: options.tasks ?? true,
     ...(forward ? { capabilities: { sampling: {}, elicitation: {} } } : {}),
     setup: (client) => {
       resourceSide.setup(client)
@@ -734,6 +752,24 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
             ...(typeof asked.requestState === "string" ? { requestState: asked.requestState } : {}),
           })
         }
+        // A task (the tasks extension): followed to its end here, or handed to a serving side that relays it.
+        if (isTaskHandle(raw))
+          raw =
+            ctx.metadata[UPSTREAM_TASK_HANDOFF_KEY] === true && connection.tasks
+              ? handoffResult(name, toolId, raw)
+              : await awaitUpstreamTask(
+                  {
+                    connection,
+                    client,
+                    backend: name,
+                    toolId,
+                    ctx,
+                    requestTimeoutMs: healthTimeoutMs,
+                    idleTimeoutMs: hasDeadline ? undefined : timeoutMs,
+                    answer: (requests) => answerInputs(ctx, toolId, name, requests),
+                  },
+                  raw,
+                )
         const checked = checkResult(raw)
         result = relayResult(toBackendResult(checked), checked)
       } catch (error) {
@@ -822,5 +858,8 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     },
     refresh,
   }
-  return withResources(backend, resourceSide.provider)
+  return withUpstreamTasks(
+    withResources(backend, resourceSide.provider),
+    makeUpstreamTaskRelay(name, connection, healthTimeoutMs),
+  )
 }

@@ -29,6 +29,7 @@ import {
 import { NodeStreamableHttpTransport } from "./nodeHttpTransport.js"
 import { NodeStdioTransport, type NodeStdioTransportOptions } from "./nodeStdioTransport.js"
 import { probeEra } from "./probe.js"
+import { advertisesTasks, withTasksCapability } from "./tasksExtension.js"
 
 /**
  * How to start an MCP server as a subprocess speaking MCP over stdin/stdout.
@@ -199,6 +200,13 @@ export interface ConnectionHooks {
   readonly probeTimeoutMs: number
   /** Which protocol to speak (default `"auto"`). */
   readonly protocol?: McpProtocolChoice
+  /**
+   * Declare the tasks extension in the per-request capabilities of a modern server that advertises it
+   * (see tasksExtension.ts). Default `false`.
+   *
+   * @since 0.2.0
+   */
+  readonly tasks?: boolean
   readonly reconnect: ReconnectOptions | false
   /** Installs notification handlers on a fresh client, before it connects. */
   readonly setup: (client: Client) => void
@@ -391,6 +399,8 @@ export class McpConnection {
   #discovered: Discovered | undefined
   /** Set when a stdio server exited on the probe: later attempts (in `"auto"`) initialize without one. */
   #skipProbe = false
+  /** Whether this connection declares the tasks extension (a modern server that advertises it). */
+  #tasks = false
   /** The version `initialize` negotiated, while connected in the 2025 era. */
   #legacyVersion: string | undefined
 
@@ -417,6 +427,16 @@ export class McpConnection {
     if (this.#discovered !== undefined && this.#client === client)
       return client.request({ method: "server/discover" } as never, RAW_RESULT, { timeout: timeoutMs })
     return client.ping({ timeout: timeoutMs })
+  }
+
+  /**
+   * Whether the current connection declares the tasks extension to its server (modern, and the server
+   * advertised it): only then may a `tools/call` be answered with a task.
+   *
+   * @since 0.2.0
+   */
+  get tasks(): boolean {
+    return this.#tasks && this.#discovered !== undefined && this.#state === "connected"
   }
 
   /** The connected client, or `undefined`. */
@@ -707,7 +727,13 @@ export class McpConnection {
         }
       }
       if (discovered !== undefined) {
-        connected = new ModernEnvelopeTransport(transport, envelope, true)
+        // The tasks extension is declared only to a server that advertises it.
+        this.#tasks = this.#hooks.tasks === true && advertisesTasks(discovered.capabilities)
+        connected = new ModernEnvelopeTransport(
+          transport,
+          this.#tasks ? modernEnvelope(this.#hooks.clientInfo, withTasksCapability(capabilities)) : envelope,
+          true,
+        )
         // The modern era has no handshake: the client is connected without `initialize`, and what
         // `server/discover` said stands in for its result.
         await Protocol.prototype.connect.call(client, connected)
