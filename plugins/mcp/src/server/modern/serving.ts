@@ -35,6 +35,15 @@ import {
   SUBSCRIPTION_ID_META_KEY,
 } from "./protocol.js"
 import { type RequestStateClaims, RequestStates } from "./requestState.js"
+import {
+  declaresTasks,
+  missingTasksCapability,
+  TASK_METHODS,
+  TASKS_EXTENSION,
+  TaskHost,
+  type TaskHostOptions,
+  type TaskOutcome,
+} from "./tasks.js"
 import { remoteParent, withRemoteParent } from "./traceContext.js"
 
 /** Where a request's notifications and its answer go (an HTTP response, a stdio line writer). */
@@ -70,6 +79,8 @@ export interface ModernServingOptions {
   readonly bus?: ReplicaBus
   /** Receives internal failures. */
   readonly onError?: (error: unknown) => void
+  /** The tasks extension (`io.modelcontextprotocol/tasks`): task lifetime, polling interval, limits. */
+  readonly tasks?: TaskHostOptions
 }
 
 /** The bus message saying a request state was used (other kinds on the bus are not ours). */
@@ -126,6 +137,10 @@ export class ModernServing {
   readonly #exposure: McpExposure
   readonly #options: ModernServingOptions
   readonly states: RequestStates
+  /** Tasks of the tasks extension (handles signed with the same secret as request states). */
+  readonly tasks: TaskHost
+  /** Per caller: each listed tool's `execution.taskSupport` (dropped when the tool list changes). */
+  readonly #taskSupport = new Map<string, { at: number; tools: Promise<Map<string, string>> }>()
   #server: Server | undefined
   #handlers: Map<string, Handler> | undefined
   #unsubscribe: Promise<() => Promise<void>> | undefined
@@ -139,6 +154,7 @@ export class ModernServing {
     this.states = new RequestStates(options.secret, {
       ...(options.requestStateTtlMs !== undefined ? { ttlMs: options.requestStateTtlMs } : {}),
     })
+    this.tasks = new TaskHost(options.secret, options.tasks)
     this.#unsubscribe = options.bus?.subscribe((text) => {
       if (!text.includes('"request-state-used"')) return
       try {
@@ -201,14 +217,56 @@ export class ModernServing {
     return {
       resultType: "complete",
       supportedVersions: SERVED_PROTOCOL_VERSIONS,
-      capabilities: this.#capabilities,
+      capabilities: this.#withTasks(this.#capabilities),
       ...(instructions !== undefined ? { instructions } : {}),
       _meta: { [SERVER_INFO_META_KEY]: this.#serverInfo },
     }
   }
 
+  /** The capabilities plus the tasks extension. */
+  #withTasks(caps: Record<string, unknown>): Record<string, unknown> {
+    const extensions = isObject(caps.extensions) ? caps.extensions : {}
+    return { ...caps, extensions: { ...extensions, [TASKS_EXTENSION]: {} } }
+  }
+
+  /** A tool's `execution.taskSupport` as `caller` lists it (`undefined`: it runs without a task). */
+  async #taskSupportOf(
+    name: string,
+    caller: string,
+    extra: unknown,
+  ): Promise<"optional" | "required" | undefined> {
+    let entry = this.#taskSupport.get(caller)
+    if (entry === undefined || Date.now() - entry.at > 30_000) {
+      if (this.#taskSupport.size > 1024) this.#taskSupport.clear()
+      entry = { at: Date.now(), tools: this.#listTaskSupport(extra) }
+      this.#taskSupport.set(caller, entry)
+      entry.tools.catch(() => this.#taskSupport.delete(caller))
+    }
+    const support = (await entry.tools.catch(() => new Map<string, string>())).get(name)
+    return support === "optional" || support === "required" ? support : undefined
+  }
+
+  async #listTaskSupport(extra: unknown): Promise<Map<string, string>> {
+    const list = this.#ready().get("tools/list")
+    const out = new Map<string, string>()
+    let cursor: unknown
+    for (let page = 0; list !== undefined && page < 100; page++) {
+      const listed = await list(
+        { method: "tools/list", params: typeof cursor === "string" ? { cursor } : {} },
+        extra,
+      )
+      for (const tool of Array.isArray(listed.tools) ? listed.tools : [])
+        if (isObject(tool) && isObject(tool.execution) && typeof tool.execution.taskSupport === "string")
+          out.set(String(tool.name), tool.execution.taskSupport)
+      cursor = listed.nextCursor
+      if (typeof cursor !== "string") break
+    }
+    return out
+  }
+
   /** Hands a notification the server sent on its own to the listen streams that asked for it. */
   #broadcast(message: Record<string, unknown>): void {
+    if (message.method === "notifications/tools/list_changed") this.#taskSupport.clear()
     if (message.method === "notifications/resources/updated") {
       const uri = isObject(message.params) ? message.params.uri : undefined
       for (const listener of this.#listeners)
@@ -369,6 +427,63 @@ export class ModernServing {
     }
   }
 
+  /**
+   * A `tools/call` of a tool with `execution.taskSupport`, from a client that declared the tasks
+   * extension: run as a call that may become a task (`undefined`: run it as any other call). A tool
+   * requiring a task, called by a client without the extension, is `-32021`.
+   */
+  async #asTask(
+    name: string,
+    callerId: string,
+    round: InputRound,
+    envelope: ModernEnvelope,
+    extra: Record<string | symbol, unknown>,
+    run: (x: never) => Promise<Record<string, unknown>>,
+  ): Promise<{ task: Record<string, unknown> } | { done: Record<string, unknown> } | undefined> {
+    const support = await this.#taskSupportOf(name, callerId, extra)
+    if (support === undefined) return undefined
+    const declared = declaresTasks(envelope.clientCapabilities)
+    if (!declared && support === "required") throw missingTasksCapability(`the tool ${JSON.stringify(name)}`)
+    if (!declared || !this.tasks.canStart(callerId)) return undefined
+    const requestController = extra[CALL_CONTROLLER] as CallController
+    const call = this.tasks.call(callerId, name, support === "required", round, envelope.clientCapabilities)
+    let answered = false
+    const modern = extra[MODERN_REQUEST] as ModernRequest
+    const send = extra.sendNotification as (n: Record<string, unknown>) => Promise<void>
+    const taskExtra = {
+      ...extra,
+      signal: call.controller.signal,
+      // progress and log messages go on the request's stream until it is answered with the task
+      sendNotification: async (n: Record<string, unknown>) => {
+        if (!answered) await send(n)
+      },
+      [CALL_CONTROLLER]: call.controller,
+      [MODERN_REQUEST]: { ...modern, client: call.client },
+    }
+    const outcome = (settled: { value: Record<string, unknown> } | { error: unknown }): TaskOutcome => {
+      if (Object.keys(round.missing).length > 0)
+        return {
+          ok: false,
+          error: {
+            code: ModernErrorCode.MissingRequiredClientCapability,
+            message: `Missing required client capability: ${Object.keys(round.missing).join(", ")}`,
+            data: { requiredCapabilities: round.missing },
+          },
+        }
+      if ("value" in settled) return { ok: true, result: settled.value }
+      const { code, message, data } = this.#errorOf(settled.error, "tools/call", undefined)
+      return { ok: false, error: { code, message, ...(data !== undefined ? { data } : {}) } }
+    }
+    const parent = remoteParent(envelope.traceparent, envelope.tracestate)
+    const settled = await call.settle(
+      withRemoteParent(parent, () => run(taskExtra as never)),
+      outcome,
+      requestController.signal,
+    )
+    answered = true
+    return settled
+  }
+
   #errorOf(
     error: unknown,
     method: string,
@@ -408,6 +523,13 @@ export class ModernServing {
     if (method === "server/discover") return this.discover()
     if (method === "subscriptions/listen")
       return this.#listen(id, isObject(message.params) ? message.params : {}, caller, sink, controller)
+    if (TASK_METHODS.has(method))
+      return this.tasks.serve(
+        method,
+        isObject(message.params) ? message.params : {},
+        envelope.clientCapabilities,
+        caller.authInfo === undefined ? "" : callerIdOf(caller.authInfo),
+      )
     const handlers = this.#ready()
     const handler = REMOVED_METHODS.has(method) ? undefined : handlers.get(method)
     if (handler === undefined)
@@ -466,13 +588,27 @@ export class ModernServing {
     const parent = remoteParent(envelope.traceparent, envelope.tracestate)
     // tools/call and tools/list with well-shaped params skip the SDK's schema validation, as on a session
     const direct = isDirectParams(method, rest) ? this.#exposure.direct(this.#server!) : undefined
-    const run = direct
-      ? () =>
-          direct[method as "tools/call" | "tools/list"](rest, extra as never) as Promise<
+    const run = (x: typeof extra = extra) =>
+      direct
+        ? (direct[method as "tools/call" | "tools/list"](rest, x as never) as Promise<
             Record<string, unknown>
-          >
-      : () => handler({ method, params: rest }, extra)
-    const result = await withRemoteParent(parent, run)
+          >)
+        : handler({ method, params: rest }, x)
+    let result: Record<string, unknown>
+    const task = round
+      ? await this.#asTask(
+          String(params.name),
+          callerId,
+          round,
+          envelope,
+          extra as unknown as Record<string | symbol, unknown>,
+          run,
+        )
+      : undefined
+    if (task !== undefined && "task" in task)
+      return { ...task.task, _meta: { [SERVER_INFO_META_KEY]: this.#serverInfo } }
+    if (task !== undefined) result = task.done
+    else result = await withRemoteParent(parent, () => run())
     if (round && Object.keys(round.missing).length > 0)
       throw new ModernProtocolError(
         ModernErrorCode.MissingRequiredClientCapability,
