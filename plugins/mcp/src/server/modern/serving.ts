@@ -219,6 +219,8 @@ export class ModernServing {
       supportedVersions: SERVED_PROTOCOL_VERSIONS,
       capabilities: this.#withTasks(this.#capabilities),
       ...(instructions !== undefined ? { instructions } : {}),
+      // the same for every caller; as long-lived as a listing (DiscoverResult requires the hints)
+      ...cacheHintFor("tools/list", this.#options.cacheHints, false),
       _meta: { [SERVER_INFO_META_KEY]: this.#serverInfo },
     }
   }
@@ -562,7 +564,8 @@ export class ModernServing {
       client: round?.client ?? {},
     }
     // The SDK's handler sees the request without the fields only the stateless era has.
-    const { inputResponses: _responses, requestState: _state, ...rest } = params
+    // (and without a 2025 client's `task` hint: under the tasks extension the server alone decides)
+    const { inputResponses: _responses, requestState: _state, task: _task, ...rest } = params
     const extra = {
       signal: controller.signal,
       requestId: id,
