@@ -21,6 +21,7 @@ import { definitionBackend } from "@toolplane/foundation/testing"
 import { type McpHttpServerHandle, serveHttp } from "@toolplane/plugin-mcp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { z } from "zod"
+import { gatewayApprover } from "../src/elicitApproval.js"
 
 const TASKS = "io.modelcontextprotocol/tasks"
 const taskSupport = { mcp: { execution: { taskSupport: "optional" } } }
@@ -44,6 +45,18 @@ const wait = defineTool({
         reject(ctx.signal.reason)
       })
     }),
+})
+
+const launched: unknown[] = []
+const launch = defineTool({
+  id: "ops/launch",
+  input: { type: "object", properties: { target: { type: "string" } }, required: ["target"] },
+  annotations: { destructiveHint: true },
+  metadata: taskSupport,
+  handler: (args: Record<string, unknown>) => {
+    launched.push(args.target)
+    return { launched: args.target }
+  },
 })
 
 const deployed: unknown[] = []
@@ -79,7 +92,16 @@ let durable: DurableRunner
 let server: McpHttpServerHandle
 
 beforeAll(async () => {
-  const runner = createRunner({ backends: [definitionBackend([wait, build, deploy], { name: "local" })] })
+  const runner = createRunner({
+    backends: [
+      definitionBackend([wait, build, deploy, launch], {
+        name: "local",
+        approval: (id) => id === "ops/launch",
+      }),
+    ],
+    // approval = "elicit": the caller is asked (for a task: one of its input requests)
+    approver: gatewayApprover(new Map([["local", "elicit"]])),
+  })
   durable = await openDurableRunner({
     storage: join(dir, "runs.db"),
     service: runner,
@@ -255,6 +277,39 @@ describe("the tasks extension with the MCP SDK v2 client", () => {
       expect(done.status).toBe("completed")
       expect(done.result.isError).toBe(true)
       expect(deployed.length).toBe(before)
+    } finally {
+      await session.client.close()
+    }
+  })
+
+  it("an approval-required tool runs only after an accepting tasks/update; a decline runs nothing", async () => {
+    const session = await connect()
+    try {
+      const first = (await startTask(session, "ops.launch", { target: "moon" })) as {
+        taskId: string
+        status: string
+      }
+      expect(first.status).toBe("input_required")
+      const asked = await tasks(session.client, "tasks/get", { taskId: first.taskId })
+      expect(Object.keys(asked.inputRequests)).toEqual(["approval"])
+      expect(launched).toEqual([])
+      await tasks(session.client, "tasks/update", {
+        taskId: first.taskId,
+        inputResponses: { approval: { action: "decline" } },
+      })
+      const declined = await pollUntil(session.client, first.taskId, terminal)
+      expect(declined).toMatchObject({ status: "completed", result: { isError: true } })
+      expect(launched).toEqual([])
+
+      const second = (await startTask(session, "ops.launch", { target: "mars" })) as { taskId: string }
+      await tasks(session.client, "tasks/update", {
+        taskId: second.taskId,
+        inputResponses: { approval: { action: "accept", content: { approve: true } } },
+      })
+      const accepted = await pollUntil(session.client, second.taskId, terminal)
+      expect(accepted.status).toBe("completed")
+      expect(accepted.result.structuredContent).toEqual({ launched: "mars" })
+      expect(launched).toEqual(["mars"])
     } finally {
       await session.client.close()
     }
