@@ -22,6 +22,7 @@ import { type McpHttpServerHandle, serveHttp } from "@toolplane/plugin-mcp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { z } from "zod"
 import { gatewayApprover } from "../src/elicitApproval.js"
+import { modernPost } from "./helpers/modernPost.js"
 
 const TASKS = "io.modelcontextprotocol/tasks"
 const taskSupport = { mcp: { execution: { taskSupport: "optional" } } }
@@ -90,6 +91,10 @@ const release = defineSkill({
 const dir = mkdtempSync(join(tmpdir(), "toolplane-tasks-"))
 let durable: DurableRunner
 let server: McpHttpServerHandle
+/** A second replica (same secret, same service) and a server with another secret. */
+let replica: McpHttpServerHandle
+let foreign: McpHttpServerHandle
+const SECRET = "replicas-share-this-secret-0123456789"
 
 beforeAll(async () => {
   const runner = createRunner({
@@ -108,11 +113,15 @@ beforeAll(async () => {
     elicitationTimeoutMs: 30_000,
   })
   const gateway = await gatewayStack(runner, { tools: [durableSkillTool(release, durable)] })
-  server = await serveHttp(gateway)
+  server = await serveHttp(gateway, { sessionSecret: SECRET })
+  replica = await serveHttp(gateway, { sessionSecret: SECRET })
+  foreign = await serveHttp(gateway, { sessionSecret: "another-secret-0123456789abcdef" })
 }, 30_000)
 
 afterAll(async () => {
   await server?.close()
+  await replica?.close()
+  await foreign?.close()
   await durable?.close()
   rmSync(dir, { recursive: true, force: true })
 })
@@ -310,6 +319,29 @@ describe("the tasks extension with the MCP SDK v2 client", () => {
       expect(accepted.status).toBe("completed")
       expect(accepted.result.structuredContent).toEqual({ launched: "mars" })
       expect(launched).toEqual(["mars"])
+    } finally {
+      await session.client.close()
+    }
+  })
+
+  it("another replica answers a task it does not hold at once (-32602 unknown) and runs nothing", async () => {
+    const session = await connect()
+    try {
+      const { taskId } = (await startTask(session, "jobs.wait", { ms: 1500, tag: "replica" })) as {
+        taskId: string
+      }
+      const capabilities = { extensions: { [TASKS]: {} } }
+      for (const method of ["tasks/get", "tasks/cancel", "tasks/update"]) {
+        const params = method === "tasks/update" ? { taskId, inputResponses: {} } : { taskId }
+        const elsewhere = await modernPost(replica.url, method, params, { capabilities })
+        expect(elsewhere.body.error).toMatchObject({ code: -32602, data: { reason: "unknown" } })
+        const other = await modernPost(foreign.url, method, params, { capabilities })
+        expect(other.body.error).toMatchObject({ code: -32602, data: { reason: "signature" } })
+      }
+      // the replica running it still has it, uncancelled, and finishes it once
+      const done = await pollUntil(session.client, taskId, terminal)
+      expect(done.status).toBe("completed")
+      expect(aborted).not.toContain("replica")
     } finally {
       await session.client.close()
     }
