@@ -109,6 +109,9 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
+/** Most tasks one process keeps (finished ones beyond it are dropped, oldest first, before their ttl). */
+const MAX_LOCAL_TASKS = 10_000
+
 /** Tasks held in this process: the calls this replica runs. */
 export class LocalTasks implements TaskSource {
   readonly #tasks = new Map<string, LocalTask>()
@@ -139,6 +142,12 @@ export class LocalTasks implements TaskSource {
 
   /** Adds a task (already running under `controller`). */
   add(claims: TaskClaims, controller: CallController): LocalTask {
+    // finished tasks are kept for their ttl, but not without bound: the oldest finished go first
+    if (this.#tasks.size >= MAX_LOCAL_TASKS)
+      for (const [id, task] of this.#tasks) {
+        if (this.#tasks.size < MAX_LOCAL_TASKS) break
+        if (TERMINAL.has(task.status)) this.#tasks.delete(id)
+      }
     const now = this.#now()
     const task: LocalTask = {
       claims,
