@@ -192,4 +192,35 @@ describe("TaskHost (a refused handle runs nothing)", () => {
       reason: undefined,
     })
   })
+
+  it("a handle issued for another source reaches that source, with the signed reference", async () => {
+    const host = new TaskHost(SECRET)
+    const seen: (string | undefined)[] = []
+    host.addSource({
+      get: async (claims, handle) => {
+        seen.push(claims.s)
+        if (claims.s !== "upstream:42") return "unknown"
+        const at = new Date().toISOString()
+        return { taskId: handle, status: "working", createdAt: at, lastUpdatedAt: at, ttlMs: 1000 }
+      },
+      update: async () => "unknown",
+      cancel: async () => "unknown",
+    })
+    const taskId = host.issue("alice", "docs.search", "upstream:42")
+    expect(await host.serve("tasks/get", { taskId }, CAPS, "alice")).toMatchObject({
+      resultType: "complete",
+      taskId,
+      status: "working",
+    })
+    expect(seen).toEqual(["upstream:42"])
+    expect(await refusal(host.serve("tasks/get", { taskId }, CAPS, "bob"))).toEqual({
+      code: -32602,
+      reason: "caller",
+    })
+    const other = host.issue("alice", "docs.search", "upstream:43")
+    expect(await refusal(host.serve("tasks/cancel", { taskId: other }, CAPS, "alice"))).toEqual({
+      code: -32602,
+      reason: "unknown",
+    })
+  })
 })

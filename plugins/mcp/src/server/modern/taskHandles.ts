@@ -21,6 +21,12 @@ export interface TaskClaims {
   readonly t: string
   /** Expiry, ms since the epoch (the task's creation plus its `ttlMs`). */
   readonly e: number
+  /**
+   * Where the task's state is, for a source other than this process's memory (an upstream server's task
+   * id, a store's key): opaque to the signer, signed with the rest, so a client cannot point a handle
+   * at another task.
+   */
+  readonly s?: string
 }
 
 /** Why a task handle was refused. */
@@ -52,14 +58,20 @@ export class TaskHandles {
     return createHmac("sha256", this.#key).update(body).digest().subarray(0, TAG_BYTES)
   }
 
-  /** A new handle for a task of `tool` called by `caller`, valid until `expiresAt`. */
-  sign(caller: string, tool: string, expiresAt: number): { handle: string; claims: TaskClaims } {
+  /** A new handle for a task of `tool` called by `caller`, valid until `expiresAt`; `source`: see {@link TaskClaims.s}. */
+  sign(
+    caller: string,
+    tool: string,
+    expiresAt: number,
+    source?: string,
+  ): { handle: string; claims: TaskClaims } {
     const claims: TaskClaims = {
       v: 1,
       i: randomBytes(16).toString("base64url"),
       c: caller,
       t: tool,
       e: expiresAt,
+      ...(source !== undefined ? { s: source } : {}),
     }
     const body = Buffer.from(JSON.stringify(claims)).toString("base64url")
     return { handle: `${PREFIX}${body}.${this.#tag(body).toString("base64url")}`, claims }
@@ -92,7 +104,8 @@ export class TaskHandles {
       typeof claims.i !== "string" ||
       typeof claims.c !== "string" ||
       typeof claims.t !== "string" ||
-      typeof claims.e !== "number"
+      typeof claims.e !== "number" ||
+      (claims.s !== undefined && typeof claims.s !== "string")
     )
       return { ok: false, reason: "malformed" }
     if (claims.e <= this.#now()) return { ok: false, reason: "expired" }

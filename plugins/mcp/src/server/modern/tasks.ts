@@ -225,6 +225,7 @@ export class LocalTasks implements TaskSource {
   }
 
   #held(claims: TaskClaims): LocalTask | "unknown" | "mismatch" {
+    if (claims.s !== undefined) return "unknown"
     const task = this.#tasks.get(claims.i)
     if (task === undefined || task.claims.e <= this.#now()) return "unknown"
     if (task.claims.c !== claims.c || task.claims.t !== claims.t || task.claims.e !== claims.e)
@@ -484,6 +485,14 @@ export class TaskHost {
   create(caller: string, tool: string, controller: CallController): { task: LocalTask; handle: string } {
     const { handle, claims } = this.handles.sign(caller, tool, this.#now() + this.#ttlMs)
     return { task: this.local.add(claims, controller), handle }
+  }
+
+  /**
+   * A handle for a task another {@link TaskSource} holds (e.g. an upstream server's task a gateway
+   * relays), naming it by `source`; that source answers for it, from `claims.s`.
+   */
+  issue(caller: string, tool: string, source: string, ttlMs: number = this.#ttlMs): string {
+    return this.handles.sign(caller, tool, this.#now() + ttlMs, source).handle
   }
 
   /** A call that may become a task. */
