@@ -35,15 +35,7 @@ import {
   SUBSCRIPTION_ID_META_KEY,
 } from "./protocol.js"
 import { type RequestStateClaims, RequestStates } from "./requestState.js"
-import {
-  declaresTasks,
-  missingTasksCapability,
-  TASK_METHODS,
-  TASKS_EXTENSION,
-  TaskHost,
-  type TaskHostOptions,
-  type TaskOutcome,
-} from "./tasks.js"
+import { TASK_METHODS, TaskHost, type TaskHostOptions, withTasksExtension } from "./tasks.js"
 import { remoteParent, withRemoteParent } from "./traceContext.js"
 
 /** Where a request's notifications and its answer go (an HTTP response, a stdio line writer). */
@@ -139,8 +131,6 @@ export class ModernServing {
   readonly states: RequestStates
   /** Tasks of the tasks extension (handles signed with the same secret as request states). */
   readonly tasks: TaskHost
-  /** Per caller: each listed tool's `execution.taskSupport` (dropped when the tool list changes). */
-  readonly #taskSupport = new Map<string, { at: number; tools: Promise<Map<string, string>> }>()
   #server: Server | undefined
   #handlers: Map<string, Handler> | undefined
   #unsubscribe: Promise<() => Promise<void>> | undefined
@@ -217,7 +207,7 @@ export class ModernServing {
     return {
       resultType: "complete",
       supportedVersions: SERVED_PROTOCOL_VERSIONS,
-      capabilities: this.#withTasks(this.#capabilities),
+      capabilities: withTasksExtension(this.#capabilities),
       ...(instructions !== undefined ? { instructions } : {}),
       // the same for every caller; as long-lived as a listing (DiscoverResult requires the hints)
       ...cacheHintFor("tools/list", this.#options.cacheHints, false),
@@ -225,50 +215,9 @@ export class ModernServing {
     }
   }
 
-  /** The capabilities plus the tasks extension. */
-  #withTasks(caps: Record<string, unknown>): Record<string, unknown> {
-    const extensions = isObject(caps.extensions) ? caps.extensions : {}
-    return { ...caps, extensions: { ...extensions, [TASKS_EXTENSION]: {} } }
-  }
-
-  /** A tool's `execution.taskSupport` as `caller` lists it (`undefined`: it runs without a task). */
-  async #taskSupportOf(
-    name: string,
-    caller: string,
-    extra: unknown,
-  ): Promise<"optional" | "required" | undefined> {
-    let entry = this.#taskSupport.get(caller)
-    if (entry === undefined || Date.now() - entry.at > 30_000) {
-      if (this.#taskSupport.size > 1024) this.#taskSupport.clear()
-      entry = { at: Date.now(), tools: this.#listTaskSupport(extra) }
-      this.#taskSupport.set(caller, entry)
-      entry.tools.catch(() => this.#taskSupport.delete(caller))
-    }
-    const support = (await entry.tools.catch(() => new Map<string, string>())).get(name)
-    return support === "optional" || support === "required" ? support : undefined
-  }
-
-  async #listTaskSupport(extra: unknown): Promise<Map<string, string>> {
-    const list = this.#ready().get("tools/list")
-    const out = new Map<string, string>()
-    let cursor: unknown
-    for (let page = 0; list !== undefined && page < 100; page++) {
-      const listed = await list(
-        { method: "tools/list", params: typeof cursor === "string" ? { cursor } : {} },
-        extra,
-      )
-      for (const tool of Array.isArray(listed.tools) ? listed.tools : [])
-        if (isObject(tool) && isObject(tool.execution) && typeof tool.execution.taskSupport === "string")
-          out.set(String(tool.name), tool.execution.taskSupport)
-      cursor = listed.nextCursor
-      if (typeof cursor !== "string") break
-    }
-    return out
-  }
-
   /** Hands a notification the server sent on its own to the listen streams that asked for it. */
   #broadcast(message: Record<string, unknown>): void {
-    if (message.method === "notifications/tools/list_changed") this.#taskSupport.clear()
+    if (message.method === "notifications/tools/list_changed") this.tasks.support.clear()
     if (message.method === "notifications/resources/updated") {
       const uri = isObject(message.params) ? message.params.uri : undefined
       for (const listener of this.#listeners)
@@ -430,11 +379,10 @@ export class ModernServing {
   }
 
   /**
-   * A `tools/call` of a tool with `execution.taskSupport`, from a client that declared the tasks
-   * extension: run as a call that may become a task (`undefined`: run it as any other call). A tool
-   * requiring a task, called by a client without the extension, is `-32021`.
+   * A `tools/call` that may become a task (`undefined`: run it as any other call); see
+   * {@link TaskHost.maybeTask}.
    */
-  async #asTask(
+  #asTask(
     name: string,
     callerId: string,
     round: InputRound,
@@ -442,48 +390,18 @@ export class ModernServing {
     extra: Record<string | symbol, unknown>,
     run: (x: never) => Promise<Record<string, unknown>>,
   ): Promise<{ task: Record<string, unknown> } | { done: Record<string, unknown> } | undefined> {
-    const support = await this.#taskSupportOf(name, callerId, extra)
-    if (support === undefined) return undefined
-    const declared = declaresTasks(envelope.clientCapabilities)
-    if (!declared && support === "required") throw missingTasksCapability(`the tool ${JSON.stringify(name)}`)
-    if (!declared || !this.tasks.canStart(callerId)) return undefined
-    const requestController = extra[CALL_CONTROLLER] as CallController
-    const call = this.tasks.call(callerId, name, support === "required", round, envelope.clientCapabilities)
-    let answered = false
-    const modern = extra[MODERN_REQUEST] as ModernRequest
-    const send = extra.sendNotification as (n: Record<string, unknown>) => Promise<void>
-    const taskExtra = {
-      ...extra,
-      signal: call.controller.signal,
-      // progress and log messages go on the request's stream until it is answered with the task
-      sendNotification: async (n: Record<string, unknown>) => {
-        if (!answered) await send(n)
-      },
-      [CALL_CONTROLLER]: call.controller,
-      [MODERN_REQUEST]: { ...modern, client: call.client },
-    }
-    const outcome = (settled: { value: Record<string, unknown> } | { error: unknown }): TaskOutcome => {
-      if (Object.keys(round.missing).length > 0)
-        return {
-          ok: false,
-          error: {
-            code: ModernErrorCode.MissingRequiredClientCapability,
-            message: `Missing required client capability: ${Object.keys(round.missing).join(", ")}`,
-            data: { requiredCapabilities: round.missing },
-          },
-        }
-      if ("value" in settled) return { ok: true, result: settled.value }
-      const { code, message, data } = this.#errorOf(settled.error, "tools/call", undefined)
-      return { ok: false, error: { code, message, ...(data !== undefined ? { data } : {}) } }
-    }
-    const parent = remoteParent(envelope.traceparent, envelope.tracestate)
-    const settled = await call.settle(
-      withRemoteParent(parent, () => run(taskExtra as never)),
-      outcome,
-      requestController.signal,
-    )
-    answered = true
-    return settled
+    const list = this.#ready().get("tools/list")
+    return this.tasks.maybeTask({
+      name,
+      caller: callerId,
+      round,
+      capabilities: envelope.clientCapabilities,
+      extra,
+      listTools: (params, x) => (list ? list({ method: "tools/list", params }, x) : Promise.resolve({})),
+      run: (x) =>
+        withRemoteParent(remoteParent(envelope.traceparent, envelope.tracestate), () => run(x as never)),
+      errorOf: (error) => this.#errorOf(error, "tools/call", undefined),
+    })
   }
 
   #errorOf(

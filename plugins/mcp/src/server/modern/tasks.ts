@@ -16,7 +16,7 @@
  * @internal
  */
 import type { ClientRequests } from "@toolplane/foundation"
-import { CallController } from "../serve.js"
+import { CALL_CONTROLLER, CallController, MODERN_REQUEST, type ModernRequest } from "../serve.js"
 import { ModernProtocolError } from "./errors.js"
 import { INPUT_KEY_META_KEY, type InputRound } from "./inputRequests.js"
 import { ModernErrorCode } from "./protocol.js"
@@ -324,6 +324,62 @@ export const declaresTasks = (capabilities: Readonly<Record<string, unknown>>): 
   return isObject(extensions) && isObject(extensions[TASKS_EXTENSION])
 }
 
+/** Server capabilities plus the tasks extension (for `server/discover`). */
+export const withTasksExtension = (caps: Readonly<Record<string, unknown>>): Record<string, unknown> => {
+  const extensions = isObject(caps.extensions) ? caps.extensions : {}
+  return { ...caps, extensions: { ...extensions, [TASKS_EXTENSION]: {} } }
+}
+
+/** A page of `tools/list` as the exposure's handler answers it. */
+type ListTools = (params: Record<string, unknown>, extra: unknown) => Promise<Record<string, unknown>>
+
+/**
+ * Each listed tool's `execution.taskSupport`, per caller (its own listing: a tool hidden from it is not
+ * looked up), kept 30 s and dropped when the tool list changes.
+ */
+export class TaskSupport {
+  readonly #byCaller = new Map<string, { at: number; tools: Promise<Map<string, string>> }>()
+
+  /** The support of tool `name` for `caller` (`undefined`: it runs without a task). */
+  async of(
+    name: string,
+    caller: string,
+    list: ListTools,
+    extra: unknown,
+  ): Promise<"optional" | "required" | undefined> {
+    let entry = this.#byCaller.get(caller)
+    if (entry === undefined || Date.now() - entry.at > 30_000) {
+      if (this.#byCaller.size > 1024) this.#byCaller.clear()
+      const made = { at: Date.now(), tools: listSupport(list, extra) }
+      made.tools.catch(() => {
+        if (this.#byCaller.get(caller) === made) this.#byCaller.delete(caller)
+      })
+      this.#byCaller.set(caller, made)
+      entry = made
+    }
+    const support = (await entry.tools.catch(() => new Map<string, string>())).get(name)
+    return support === "optional" || support === "required" ? support : undefined
+  }
+
+  clear(): void {
+    this.#byCaller.clear()
+  }
+}
+
+const listSupport = async (list: ListTools, extra: unknown): Promise<Map<string, string>> => {
+  const out = new Map<string, string>()
+  let cursor: unknown
+  for (let page = 0; page < 100; page++) {
+    const listed = await list(typeof cursor === "string" ? { cursor } : {}, extra)
+    for (const tool of Array.isArray(listed.tools) ? listed.tools : [])
+      if (isObject(tool) && isObject(tool.execution) && typeof tool.execution.taskSupport === "string")
+        out.set(String(tool.name), tool.execution.taskSupport)
+    cursor = listed.nextCursor
+    if (typeof cursor !== "string") break
+  }
+  return out
+}
+
 /** The task methods this extension serves (`tasks/result` and `tasks/list` were removed by SEP-2663). */
 export const TASK_METHODS: ReadonlySet<string> = new Set(["tasks/get", "tasks/update", "tasks/cancel"])
 
@@ -452,6 +508,8 @@ export class TaskHost {
   readonly handles: TaskHandles
   readonly local: LocalTasks
   readonly immediateMs: number
+  /** Which tools may run as tasks, per caller. */
+  readonly support = new TaskSupport()
   readonly #sources: TaskSource[]
   readonly #ttlMs: number
   readonly #maxActive: number
@@ -493,6 +551,66 @@ export class TaskHost {
    */
   issue(caller: string, tool: string, source: string, ttlMs: number = this.#ttlMs): string {
     return this.handles.sign(caller, tool, this.#now() + ttlMs, source).handle
+  }
+
+  /**
+   * A `tools/call` of a tool listed with `execution.taskSupport`, from a client that declared the
+   * extension, run as a call that may become a task; `undefined` when it runs as any other call (no
+   * support, no extension, or the caller's task limit reached). A tool requiring a task, called by a
+   * client without the extension, is `-32021`. The call gets its own controller (the request ending
+   * does not stop a task) and client hooks that park its requests on the task; progress and log
+   * messages go on the request's stream until it is answered.
+   */
+  async maybeTask(call: {
+    readonly name: string
+    readonly caller: string
+    readonly round: InputRound
+    readonly capabilities: Readonly<Record<string, unknown>>
+    /** The request's handler `extra` (with its controller and modern request). */
+    readonly extra: Record<string | symbol, unknown>
+    readonly listTools: ListTools
+    readonly run: (extra: Record<string | symbol, unknown>) => Promise<Record<string, unknown>>
+    /** The JSON-RPC error of a failed call. */
+    readonly errorOf: (error: unknown) => TaskError
+  }): Promise<{ task: Record<string, unknown> } | { done: Record<string, unknown> } | undefined> {
+    const { round, extra } = call
+    const support = await this.support.of(call.name, call.caller, call.listTools, extra)
+    if (support === undefined) return undefined
+    const declared = declaresTasks(call.capabilities)
+    if (!declared && support === "required")
+      throw missingTasksCapability(`the tool ${JSON.stringify(call.name)}`)
+    if (!declared || !this.canStart(call.caller)) return undefined
+    const requestController = extra[CALL_CONTROLLER] as CallController
+    const task = this.call(call.caller, call.name, support === "required", round, call.capabilities)
+    let answered = false
+    const modern = extra[MODERN_REQUEST] as ModernRequest
+    const send = extra.sendNotification as (n: Record<string, unknown>) => Promise<void>
+    const taskExtra = {
+      ...extra,
+      signal: task.controller.signal,
+      sendNotification: async (n: Record<string, unknown>) => {
+        if (!answered) await send(n)
+      },
+      [CALL_CONTROLLER]: task.controller,
+      [MODERN_REQUEST]: { ...modern, client: task.client },
+    }
+    const outcome = (settled: { value: Record<string, unknown> } | { error: unknown }): TaskOutcome => {
+      if (Object.keys(round.missing).length > 0)
+        return {
+          ok: false,
+          error: {
+            code: ModernErrorCode.MissingRequiredClientCapability,
+            message: `Missing required client capability: ${Object.keys(round.missing).join(", ")}`,
+            data: { requiredCapabilities: round.missing },
+          },
+        }
+      if ("value" in settled) return { ok: true, result: settled.value }
+      const { code, message, data } = call.errorOf(settled.error)
+      return { ok: false, error: { code, message, ...(data !== undefined ? { data } : {}) } }
+    }
+    const settled = await task.settle(call.run(taskExtra), outcome, requestController.signal)
+    answered = true
+    return settled
   }
 
   /** A call that may become a task. */
