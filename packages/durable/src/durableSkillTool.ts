@@ -113,7 +113,8 @@ export const durableSkillTool = (
     input: skill.inputSchema ?? EMPTY_INPUT_SCHEMA,
     ...(options.annotations ? { annotations: options.annotations } : {}),
     ...(options.tags ? { tags: options.tags } : {}),
-    metadata: { skill: skill.name, durable: true },
+    // a run may wait for approvals: served as a task (MCP tasks extension) to a client that takes one
+    metadata: { skill: skill.name, durable: true, mcp: { execution: { taskSupport: "optional" } } },
     handler: async (args, ctx): Promise<ToolResult> =>
       outcome(skill, await runner.start(skill, args as Record<string, unknown>, { caller: ctx })),
   })

@@ -92,6 +92,7 @@ export {
 export { type McpHttpServerHandle, type ServeHttpOptions, serveHttp } from "./server/http.js"
 export type { McpCacheHints } from "./server/modern/cacheHints.js"
 export { INPUT_KEY_META_KEY } from "./server/modern/inputRequests.js"
+export { BEFORE_TASK_META_KEY } from "./server/modern/tasks.js"
 export { memoryReplicaBus, type ReplicaBus } from "./server/replicaBus.js"
 export {
   CALLER_SCOPES_KEY,

@@ -20,7 +20,13 @@ export const modernPost = async (
   options: { capabilities?: Record<string, unknown>; token?: string; meta?: Record<string, unknown> } = {},
 ): Promise<ModernAnswer> => {
   const name =
-    typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : undefined
+    typeof params.name === "string"
+      ? params.name
+      : typeof params.uri === "string"
+        ? params.uri
+        : typeof params.taskId === "string"
+          ? params.taskId
+          : undefined
   const response = await fetch(url, {
     method: "POST",
     headers: {

@@ -122,6 +122,8 @@ export const codeMode =
             additionalProperties: false,
           },
           annotations: { openWorldHint: true },
+          // a long program may be answered with a task (MCP tasks extension) to a client that takes one
+          metadata: { mcp: { execution: { taskSupport: "optional" } } },
         }),
       ]
       if (!declaration.complete)

@@ -28,7 +28,8 @@ export const decodeHeaderValue = (value: string): string | undefined => {
 const nameSource = (method: string): "name" | "uri" | "taskId" | undefined => {
   if (method === "tools/call" || method === "prompts/get") return "name"
   if (method === "resources/read") return "uri"
-  if (method.startsWith("tasks/")) return "taskId"
+  // the task methods of the tasks extension (not the removed tasks/result and tasks/list: unknown methods)
+  if (method === "tasks/get" || method === "tasks/update" || method === "tasks/cancel") return "taskId"
   return undefined
 }
 

@@ -35,6 +35,7 @@ import {
   SUBSCRIPTION_ID_META_KEY,
 } from "./protocol.js"
 import { type RequestStateClaims, RequestStates } from "./requestState.js"
+import { TASK_METHODS, TaskHost, type TaskHostOptions, withTasksExtension } from "./tasks.js"
 import { remoteParent, withRemoteParent } from "./traceContext.js"
 
 /** Where a request's notifications and its answer go (an HTTP response, a stdio line writer). */
@@ -70,6 +71,8 @@ export interface ModernServingOptions {
   readonly bus?: ReplicaBus
   /** Receives internal failures. */
   readonly onError?: (error: unknown) => void
+  /** The tasks extension (`io.modelcontextprotocol/tasks`): task lifetime, polling interval, limits. */
+  readonly tasks?: TaskHostOptions
 }
 
 /** The bus message saying a request state was used (other kinds on the bus are not ours). */
@@ -126,6 +129,8 @@ export class ModernServing {
   readonly #exposure: McpExposure
   readonly #options: ModernServingOptions
   readonly states: RequestStates
+  /** Tasks of the tasks extension (handles signed with the same secret as request states). */
+  readonly tasks: TaskHost
   #server: Server | undefined
   #handlers: Map<string, Handler> | undefined
   #unsubscribe: Promise<() => Promise<void>> | undefined
@@ -139,6 +144,7 @@ export class ModernServing {
     this.states = new RequestStates(options.secret, {
       ...(options.requestStateTtlMs !== undefined ? { ttlMs: options.requestStateTtlMs } : {}),
     })
+    this.tasks = new TaskHost(options.secret, options.tasks)
     this.#unsubscribe = options.bus?.subscribe((text) => {
       if (!text.includes('"request-state-used"')) return
       try {
@@ -201,14 +207,17 @@ export class ModernServing {
     return {
       resultType: "complete",
       supportedVersions: SERVED_PROTOCOL_VERSIONS,
-      capabilities: this.#capabilities,
+      capabilities: withTasksExtension(this.#capabilities),
       ...(instructions !== undefined ? { instructions } : {}),
+      // the same for every caller; as long-lived as a listing (DiscoverResult requires the hints)
+      ...cacheHintFor("tools/list", this.#options.cacheHints, false),
       _meta: { [SERVER_INFO_META_KEY]: this.#serverInfo },
     }
   }
 
   /** Hands a notification the server sent on its own to the listen streams that asked for it. */
   #broadcast(message: Record<string, unknown>): void {
+    if (message.method === "notifications/tools/list_changed") this.tasks.support.clear()
     if (message.method === "notifications/resources/updated") {
       const uri = isObject(message.params) ? message.params.uri : undefined
       for (const listener of this.#listeners)
@@ -369,6 +378,32 @@ export class ModernServing {
     }
   }
 
+  /**
+   * A `tools/call` that may become a task (`undefined`: run it as any other call); see
+   * {@link TaskHost.maybeTask}.
+   */
+  #asTask(
+    name: string,
+    callerId: string,
+    round: InputRound,
+    envelope: ModernEnvelope,
+    extra: Record<string | symbol, unknown>,
+    run: (x: never) => Promise<Record<string, unknown>>,
+  ): Promise<{ task: Record<string, unknown> } | { done: Record<string, unknown> } | undefined> {
+    const list = this.#ready().get("tools/list")
+    return this.tasks.maybeTask({
+      name,
+      caller: callerId,
+      round,
+      capabilities: envelope.clientCapabilities,
+      extra,
+      listTools: (params, x) => (list ? list({ method: "tools/list", params }, x) : Promise.resolve({})),
+      run: (x) =>
+        withRemoteParent(remoteParent(envelope.traceparent, envelope.tracestate), () => run(x as never)),
+      errorOf: (error) => this.#errorOf(error, "tools/call", undefined),
+    })
+  }
+
   #errorOf(
     error: unknown,
     method: string,
@@ -408,6 +443,13 @@ export class ModernServing {
     if (method === "server/discover") return this.discover()
     if (method === "subscriptions/listen")
       return this.#listen(id, isObject(message.params) ? message.params : {}, caller, sink, controller)
+    if (TASK_METHODS.has(method))
+      return this.tasks.serve(
+        method,
+        isObject(message.params) ? message.params : {},
+        envelope.clientCapabilities,
+        caller.authInfo === undefined ? "" : callerIdOf(caller.authInfo),
+      )
     const handlers = this.#ready()
     const handler = REMOVED_METHODS.has(method) ? undefined : handlers.get(method)
     if (handler === undefined)
@@ -440,7 +482,8 @@ export class ModernServing {
       client: round?.client ?? {},
     }
     // The SDK's handler sees the request without the fields only the stateless era has.
-    const { inputResponses: _responses, requestState: _state, ...rest } = params
+    // (and without a 2025 client's `task` hint: under the tasks extension the server alone decides)
+    const { inputResponses: _responses, requestState: _state, task: _task, ...rest } = params
     const extra = {
       signal: controller.signal,
       requestId: id,
@@ -466,13 +509,27 @@ export class ModernServing {
     const parent = remoteParent(envelope.traceparent, envelope.tracestate)
     // tools/call and tools/list with well-shaped params skip the SDK's schema validation, as on a session
     const direct = isDirectParams(method, rest) ? this.#exposure.direct(this.#server!) : undefined
-    const run = direct
-      ? () =>
-          direct[method as "tools/call" | "tools/list"](rest, extra as never) as Promise<
+    const run = (x: typeof extra = extra) =>
+      direct
+        ? (direct[method as "tools/call" | "tools/list"](rest, x as never) as Promise<
             Record<string, unknown>
-          >
-      : () => handler({ method, params: rest }, extra)
-    const result = await withRemoteParent(parent, run)
+          >)
+        : handler({ method, params: rest }, x)
+    let result: Record<string, unknown>
+    const task = round
+      ? await this.#asTask(
+          String(params.name),
+          callerId,
+          round,
+          envelope,
+          extra as unknown as Record<string | symbol, unknown>,
+          run,
+        )
+      : undefined
+    if (task !== undefined && "task" in task)
+      return { ...task.task, _meta: { [SERVER_INFO_META_KEY]: this.#serverInfo } }
+    if (task !== undefined) result = task.done
+    else result = await withRemoteParent(parent, () => run())
     if (round && Object.keys(round.missing).length > 0)
       throw new ModernProtocolError(
         ModernErrorCode.MissingRequiredClientCapability,
