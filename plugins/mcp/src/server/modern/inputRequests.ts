@@ -45,6 +45,13 @@ export class MissingCapabilitySignal extends Error {
 }
 
 /**
+ * Whether an error is the signal that stopped a request at a client request (an input to ask for, or a
+ * capability the client lacks): a handler lets it pass, the round turns it into the answer.
+ */
+export const isInputSignal = (error: unknown): boolean =>
+  error instanceof InputRequiredSignal || error instanceof MissingCapabilitySignal
+
+/**
  * One round of a request: the answers it may use, and the input requests it ends up needing. Both client
  * requests are always offered: one the client did not declare the capability for stops the call, which
  * is then answered `-32021 MissingRequiredClientCapability` naming it (there is nobody to ask).
@@ -71,6 +78,8 @@ export class InputRound {
     this.client = {
       elicitInput: ask("elicitation", "elicitation/create"),
       createMessage: ask("sampling", "sampling/createMessage"),
+      listRoots: (params = {}) => ask("roots", "roots/list")(params),
+      capabilities,
     }
   }
 
