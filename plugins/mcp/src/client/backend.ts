@@ -406,7 +406,8 @@ const callMeta = (
     [CALL_CAPABILITIES]?: Record<string, unknown>
   } = { [OWNED_META]: true }
   // A modern server learns per request which input it may ask for: what this caller can answer.
-  if (modern && forward) meta[CALL_CAPABILITIES] = callerCapabilities(ctx)
+  const capabilities = modern && forward ? callerCapabilities(ctx) : undefined
+  if (capabilities !== undefined) meta[CALL_CAPABILITIES] = capabilities
   if (typeof call.resume === "string") meta[CURSOR_META_KEY] = call.resume
   const md = ctx.metadata
   const traceparent = md[MetaKeys.traceparent]

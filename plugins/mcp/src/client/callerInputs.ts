@@ -22,20 +22,23 @@ const FORWARDED = [
 
 /**
  * The client capabilities a backend can forward for the caller of `ctx`: one per client request the
- * caller has a hook for and, when the caller's capabilities are known, declared (with the caller's own
- * declaration, e.g. elicitation's modes).
+ * caller has a hook for and declared (with the caller's own declaration, e.g. elicitation's modes).
+ * Undefined when the caller's capabilities are not known (an in-process caller): the connection's own
+ * declaration stands, and a request the caller cannot answer fails when it is asked.
  *
  * @internal
  */
-export const callerCapabilities = (ctx: ExecutionContext): Record<string, unknown> => {
+export const callerCapabilities = (ctx: ExecutionContext): Record<string, unknown> | undefined => {
   const declared = ctx.client.capabilities
+  if (declared === undefined) return undefined
   const out: Record<string, unknown> = {}
-  for (const [capability, , hook] of FORWARDED) {
-    if (ctx.client[hook] === undefined) continue
-    if (declared === undefined) out[capability] = {}
-    else if (typeof declared[capability] === "object" && declared[capability] !== null)
+  for (const [capability, , hook] of FORWARDED)
+    if (
+      ctx.client[hook] !== undefined &&
+      typeof declared[capability] === "object" &&
+      declared[capability] !== null
+    )
       out[capability] = declared[capability]
-  }
   return out
 }
 

@@ -190,7 +190,10 @@ export const mcpResourceSide = (options: {
   ): Promise<A> =>
     request(async (client, signal) => {
       const relay = options.forwardClientRequests === true && ctx !== undefined && options.modern?.() === true
-      const meta = () => ({ [CALL_CAPABILITIES]: callerCapabilities(ctx!) })
+      const meta = () => {
+        const capabilities = callerCapabilities(ctx!)
+        return capabilities === undefined ? {} : { [CALL_CAPABILITIES]: capabilities }
+      }
       let raw: unknown = await client.request(
         { method, params: relay ? { ...params, _meta: meta() } : params },
         AnyResult,
