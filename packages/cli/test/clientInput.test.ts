@@ -60,6 +60,22 @@ const ask = async (ctx: ExecutionContext, message: string, key: string): Promise
   return answer.action === "accept" ? (answer.content?.value ?? "") : `(${answer.action})`
 }
 
+/** Read-only, so the runner retries it on a retryable failure: stopping to ask must not be one. */
+const pickTopic = defineTool({
+  namespace: "asks",
+  name: "pick_topic",
+  description: "Asks the user for a topic",
+  annotations: { readOnlyHint: true },
+  // its input unnamed: a 2026-07-28 client sees the default key, elicitation-1
+  handler: async (_args, ctx) => {
+    const answer = (await ctx.client.elicitInput!({
+      message: "Which topic?",
+      requestedSchema: { type: "object", properties: { value: { type: "string" } }, required: ["value"] },
+    })) as { content?: { value?: string } }
+    return `topic: ${answer.content?.value}`
+  },
+})
+
 const provider = {
   capabilities: () => ({ resources: {}, prompts: {} }),
   listResources: async () => [{ uri: "asks://secret", name: "secret", mimeType: "text/plain" }],
@@ -134,7 +150,9 @@ describe("tools, prompts and resource reads that ask the client (roots, elicitat
   beforeAll(async () => {
     workDir = mkdtempSync(join(tmpdir(), "toolplane-client-input-"))
     const runner = createRunner({
-      backends: [localBackend([workspaceRoots, clientCapabilities], { name: "asks", approval: "never" })],
+      backends: [
+        localBackend([workspaceRoots, clientCapabilities, pickTopic], { name: "asks", approval: "never" }),
+      ],
     })
     await runner.ready()
     direct = await serveHttp(runner, {
@@ -190,6 +208,18 @@ describe("tools, prompts and resource reads that ask the client (roots, elicitat
         "elicitation/create Which topic?",
         "elicitation/create Passphrase?",
       ])
+    } finally {
+      await client.close()
+    }
+  })
+
+  it.each(targets)("%s: a read-only tool that stops to ask is not retried (asked once)", async (_t, url) => {
+    const asked: string[] = []
+    const client = await connect("v2 (2026-07-28)", url(), { elicitation: {} }, asked)
+    try {
+      const picked = await client.callTool({ name: "pick_topic", arguments: {} })
+      expect(textOf(picked)).toBe("topic: tides")
+      expect(asked).toEqual(["elicitation/create Which topic?"])
     } finally {
       await client.close()
     }
