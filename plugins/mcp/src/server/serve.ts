@@ -565,8 +565,8 @@ export class McpExposure {
       try {
         return await run()
       } catch (error) {
-        if (isToolError(error)) throw toolErrorToMcpError(error, exposeStacks)
         if (error instanceof McpError || isInputSignal(error)) throw error
+        if (isToolError(error)) throw toolErrorToMcpError(error, exposeStacks)
         this.options.onError?.(error)
         throw new McpError(ErrorCode.InternalError, "Internal error")
       }
