@@ -26,6 +26,7 @@ import { type McpHttpServerHandle, serveHttp } from "@toolplane/plugin-mcp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   conformanceProvider,
+  inputRequiredPromptProvider,
   type SdkConformanceServer,
   startSdkConformanceServer,
 } from "./fixtures/conformanceResources.js"
@@ -66,14 +67,6 @@ const SETUP_LIMIT_MS = CONFORMANCE_RUN_LIMIT_MS + 40_000
  * either expected to pass or listed here.
  */
 const MODERN_DIRECT_FAILURES: Readonly<Record<string, string>> = {
-  "input-required-result-basic-list-roots":
-    "roots/list is not a client request a Toolplane tool can make (ExecutionContext.client has elicitation and sampling)",
-  "input-required-result-multiple-input-requests":
-    "asks elicitation, sampling and roots/list at once: roots/list is not a client request of a Toolplane tool",
-  "input-required-result-non-tool-request":
-    "prompts come from the resource catalog, which has no client requests: only tools/call can need input",
-  "input-required-result-capability-check":
-    "a Toolplane tool asks through ctx.client; a request the client has no capability for is -32021, the tool does not pick among input kinds",
   "http-custom-header-server-validation":
     "x-mcp-header parameter headers (SEP-2243 custom headers) are not served yet (not scored: pending)",
 }
@@ -231,7 +224,13 @@ describe("the official MCP conformance suite (server scenarios, both eras)", () 
     directSdk = await serveHttp(runner, { ...directOptions, transport: "sdk" })
     // The gateway fronts two MCP servers: the tools (a Toolplane server without resources) and a plain
     // SDK McpServer serving the resources, template, prompts and completions.
-    toolsOnly = await serveHttp(runner, { naming: "name" })
+    // (and the prompt that asks for input, so a 2026-07-28 upstream answers prompts/get input_required)
+    toolsOnly = await serveHttp(runner, {
+      naming: "name",
+      catalog: resourceCatalog([{ name: "asking", provider: inputRequiredPromptProvider }], {
+        promptNames: "name",
+      }),
+    })
     sdk = await startSdkConformanceServer()
     const config = join(workDir, "gateway.toml")
     writeFileSync(

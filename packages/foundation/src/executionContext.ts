@@ -33,7 +33,9 @@ export interface LogEntry {
 
 /**
  * Requests a tool may send back to the client that called it, when the caller's protocol supports them
- * (MCP sampling and elicitation). Each is absent when the caller cannot answer it.
+ * (MCP sampling, elicitation and roots), and what the client declared it can answer. Each request is
+ * absent when the caller cannot answer it. Resource reads and prompt fetches get the same requests
+ * through their context.
  *
  * @since 0.1.0
  */
@@ -46,6 +48,24 @@ export interface ClientRequests {
   readonly elicitInput?: (
     params: Readonly<Record<string, unknown>>,
   ) => Promise<Readonly<Record<string, unknown>>>
+  /**
+   * Ask the client for its roots (MCP `roots/list`): the directories or files it lets the server work
+   * in. The result is MCP-shaped (`{ roots: [{ uri, name? }] }`).
+   *
+   * @since 0.2.0
+   */
+  readonly listRoots?: (
+    params?: Readonly<Record<string, unknown>>,
+  ) => Promise<Readonly<Record<string, unknown>>>
+  /**
+   * The capabilities the client declared (MCP `ClientCapabilities`: `elicitation`, `sampling`, `roots`,
+   * …), when the caller's protocol tells them; absent when unknown. A tool that can do with one of
+   * several kinds of input picks one the client declared, e.g.
+   * `ctx.client.capabilities?.elicitation ? ask the user : ask the model`.
+   *
+   * @since 0.2.0
+   */
+  readonly capabilities?: Readonly<Record<string, unknown>>
 }
 
 /**

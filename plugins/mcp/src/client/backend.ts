@@ -51,7 +51,7 @@ import { CURSOR_META_KEY } from "../adapter.js"
 import { isUnreachable, mcpFailureToToolError, toolErrorFromResult } from "../errors.js"
 import { relayResult } from "../internal/resultJson.js"
 import { type Expiring, type TimeoutList, TimeoutQueue } from "../internal/timeoutQueue.js"
-import { INPUT_KEY_META_KEY } from "../server/modern/inputRequests.js"
+import { answerCallerInputs, callerCapabilities, relayMissingCapabilities } from "./callerInputs.js"
 import {
   McpConnection,
   type McpConnectionStatus,
@@ -61,7 +61,7 @@ import {
   type ReconnectOptions,
   type SentRequest,
 } from "./connection.js"
-import { type McpProtocolChoice, MetaKeys, OWNED_META } from "./era.js"
+import { CALL_CAPABILITIES, type McpProtocolChoice, MetaKeys, OWNED_META } from "./era.js"
 import { ListenStream } from "./listenStream.js"
 import {
   type CacheHint,
@@ -412,8 +412,19 @@ const MAX_INPUT_ROUNDS = 8
  * context when its context's metadata carries them (under their MCP `_meta` names). Marked as the
  * sender's own, so the modern envelope is added to it in place.
  */
-const callMeta = (call: BackendCall, ctx: ExecutionContext, modern: boolean): Record<string, unknown> => {
-  const meta: Record<string, unknown> & { [OWNED_META]?: true } = { [OWNED_META]: true }
+const callMeta = (
+  call: BackendCall,
+  ctx: ExecutionContext,
+  modern: boolean,
+  forward: boolean,
+): Record<string, unknown> => {
+  const meta: Record<string, unknown> & {
+    [OWNED_META]?: true
+    [CALL_CAPABILITIES]?: Record<string, unknown>
+  } = { [OWNED_META]: true }
+  // A modern server learns per request which input it may ask for: what this caller can answer.
+  const capabilities = modern && forward ? callerCapabilities(ctx) : undefined
+  if (capabilities !== undefined) meta[CALL_CAPABILITIES] = capabilities
   if (typeof call.resume === "string") meta[CURSOR_META_KEY] = call.resume
   const md = ctx.metadata
   const traceparent = md[MetaKeys.traceparent]
@@ -428,41 +439,6 @@ const callMeta = (call: BackendCall, ctx: ExecutionContext, modern: boolean): Re
   if (typeof level === "string") meta[MetaKeys.logLevel] = level
   else if (modern) meta[MetaKeys.logLevel] = "debug"
   return meta
-}
-
-/**
- * Answers a modern server's `inputRequests` through the caller's own hooks (`ctx.client`): elicitation
- * and sampling. A request the caller cannot answer fails the call (typed), so the call is not sent again.
- */
-const answerInputs = async (
-  ctx: ExecutionContext,
-  toolId: string,
-  backend: string,
-  requests: unknown,
-): Promise<Record<string, unknown>> => {
-  const fail = (message: string) =>
-    new ExecutionFailed({ toolId, cause: { name: "InputRequired", message }, retryable: false })
-  if (typeof requests !== "object" || requests === null)
-    throw fail(`${backend} answered input_required without inputRequests`)
-  const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(requests as Record<string, unknown>)) {
-    const { method, params } = (value ?? {}) as { method?: unknown; params?: Record<string, unknown> }
-    const hook =
-      method === "elicitation/create"
-        ? ctx.client.elicitInput
-        : method === "sampling/createMessage"
-          ? ctx.client.createMessage
-          : undefined
-    if (hook === undefined)
-      throw fail(
-        `${String(method)}: the caller does not support it (${backend} asked for input the caller cannot answer)`,
-      )
-    // The server's own name for the input travels with the request, so a gateway serving a modern client
-    // asks its client under the same name.
-    const meta = (params?._meta ?? {}) as Record<string, unknown>
-    out[key] = await hook({ ...params, _meta: { ...meta, [INPUT_KEY_META_KEY]: key } })
-  }
-  return out
 }
 
 /**
@@ -591,6 +567,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     timeoutMs: callTimeoutMs,
     modern: () => connection.era === "modern",
     onSubscriptionsChanged: () => listen.update(),
+    forwardClientRequests: forward,
   })
 
   // The modern era's notifications arrive on a `subscriptions/listen` stream (see listenStream.ts).
@@ -725,7 +702,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
       const params = {
         name: entry.mcpName,
         arguments: call.arguments ?? {},
-        _meta: callMeta(call, ctx, connection.era === "modern"),
+        _meta: callMeta(call, ctx, connection.era === "modern", forward),
       }
       let result: BackendResult
       inFlight.add(flight)
@@ -744,10 +721,10 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
               retryable: false,
             })
           const asked = raw as { inputRequests?: unknown; requestState?: unknown }
-          const inputResponses = await answerInputs(ctx, toolId, name, asked.inputRequests)
+          const inputResponses = await answerCallerInputs(ctx, toolId, name, asked.inputRequests)
           raw = await flight.run(client, {
             ...params,
-            _meta: callMeta(call, ctx, connection.era === "modern"),
+            _meta: callMeta(call, ctx, connection.era === "modern", forward),
             inputResponses,
             ...(typeof asked.requestState === "string" ? { requestState: asked.requestState } : {}),
           })
@@ -766,7 +743,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
                     ctx,
                     requestTimeoutMs: healthTimeoutMs,
                     idleTimeoutMs: hasDeadline ? undefined : timeoutMs,
-                    answer: (requests) => answerInputs(ctx, toolId, name, requests),
+                    answer: (requests) => answerCallerInputs(ctx, toolId, name, requests),
                   },
                   raw,
                 )
@@ -775,6 +752,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
       } catch (error) {
         if (ctx.signal.aborted) throw abortError(toolId, ctx.signal)
         if (flight.timedOut !== undefined) throw flight.timedOut
+        await relayMissingCapabilities(ctx, error)
         const typed = mcpFailureToToolError(error, { backend: name, toolId, timeoutMs })
         if (typed._tag === "BackendUnavailable" && !(error instanceof McpError)) connection.suspect(error)
         if (typed._tag === "ToolNotFound") refresh().catch(() => {})

@@ -214,13 +214,23 @@ export class ModernEnvelopeTransport implements Transport {
     // The envelope's keys (this client's protocol version, capabilities and info) win over any a request
     // carries, e.g. a downstream client's forwarded by the gateway; a request's own log level and trace
     // context stay.
+    // A request may narrow the capabilities to its caller's (CALL_CAPABILITIES).
+    const narrowed = (meta as { [CALL_CAPABILITIES]?: Json } | undefined)?.[CALL_CAPABILITIES]
     if (meta !== undefined && (meta as { [OWNED_META]?: true })[OWNED_META] === true) {
       for (const key in this.#envelope) meta[key] = this.#envelope[key]
+      if (narrowed !== undefined) meta[MetaKeys.clientCapabilities] = narrowed
       return this.inner.send(message, options)
     }
     const enveloped = {
       ...m,
-      params: { ...params, _meta: { ...meta, ...this.#envelope } },
+      params: {
+        ...params,
+        _meta: {
+          ...meta,
+          ...this.#envelope,
+          ...(narrowed !== undefined ? { [MetaKeys.clientCapabilities]: narrowed } : {}),
+        },
+      },
     } as unknown as JSONRPCMessage
     return this.inner.send(enveloped, options)
   }
@@ -246,3 +256,13 @@ export class ModernEnvelopeTransport implements Transport {
  * @since 0.1.0
  */
 export const OWNED_META: unique symbol = Symbol("toolplane.ownedMeta")
+
+/**
+ * Marks the client capabilities one request declares instead of the connection's (a backend relaying
+ * for a caller declares what it can forward for that caller); a symbol key of the request's `_meta`, so
+ * it is never sent as such.
+ *
+ * @internal
+ * @since 0.2.0
+ */
+export const CALL_CAPABILITIES: unique symbol = Symbol("toolplane.callCapabilities")

@@ -379,6 +379,9 @@ export class NodeStreamableHttpTransport implements Transport {
       const status = res.status
       if (status < 200 || status >= 300) {
         const text = await res.text().catch(() => "")
+        // The modern era answers a refused request with its JSON-RPC error on an HTTP 4xx (-32021 on 400,
+        // -32601 on 404): that error is the request's answer, with its code and data.
+        if (modern !== "" && status >= 400 && status < 500 && this.#deliverRefusal(message, text)) return
         throw new NodeStreamableHttpError(status, `Error POSTing to endpoint (HTTP ${status}): ${text}`)
       }
       const messages = Array.isArray(message) ? message : [message]
@@ -440,6 +443,22 @@ export class NodeStreamableHttpTransport implements Transport {
       },
       body,
     )
+  }
+
+  /** Delivers an HTTP error's body when it is the JSON-RPC error answering `message` (a single request). */
+  #deliverRefusal(message: JSONRPCMessage | JSONRPCMessage[], text: string): boolean {
+    const id = Array.isArray(message) ? undefined : (message as { id?: unknown }).id
+    if (id === undefined) return false
+    let body: unknown
+    try {
+      body = JSON.parse(text)
+    } catch {
+      return false
+    }
+    const error = (body as { error?: { code?: unknown } } | null)?.error
+    if ((body as { id?: unknown } | null)?.id !== id || typeof error?.code !== "number") return false
+    this.onmessage?.(body as JSONRPCMessage)
+    return true
   }
 
   #deliver(value: unknown, origin: string | undefined, replayId?: string | number, text?: string): boolean {

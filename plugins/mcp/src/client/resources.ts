@@ -9,8 +9,10 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import {
   ErrorCode,
+  GetPromptResultSchema,
   McpError,
   PromptListChangedNotificationSchema,
+  ReadResourceResultSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js"
@@ -19,13 +21,25 @@ import {
   type CatalogKind,
   causeOf,
   type ExecutionContext,
+  ExecutionFailed,
   PromptNotFound,
   type ResourceCapabilities,
   ResourceNotFound,
   type ResourceProvider,
   type ToolError,
 } from "@toolplane/foundation"
+import { z } from "zod"
 import { mcpFailureToToolError, unprefixed } from "../errors.js"
+import { answerCallerInputs, callerCapabilities, MAX_INPUT_ROUNDS } from "./callerInputs.js"
+import { CALL_CAPABILITIES } from "./era.js"
+
+/** Any result (checked once complete: an `input_required` one has no `messages` or `contents`). */
+const AnyResult = z.looseObject({})
+
+const isInputRequired = (
+  raw: unknown,
+): raw is { resultType: "input_required"; inputRequests?: unknown; requestState?: unknown } =>
+  typeof raw === "object" && raw !== null && (raw as { resultType?: unknown }).resultType === "input_required"
 
 /**
  * The provider and the hooks its backend's connection calls.
@@ -95,6 +109,14 @@ export const mcpResourceSide = (options: {
    */
   readonly modern?: () => boolean
   readonly onSubscriptionsChanged?: () => void
+  /**
+   * Relay the caller's client requests: a modern server's `input_required` answer to `prompts/get` or
+   * `resources/read` is answered through the caller's hooks and the request sent again with the
+   * answers (each request declares what the caller can answer). Default `false`.
+   *
+   * @since 0.2.0
+   */
+  readonly forwardClientRequests?: boolean
 }): McpResourceSide => {
   const { backend, maxPages } = options
   const listListeners = new Set<(kind: CatalogKind) => void>()
@@ -155,6 +177,57 @@ export const mcpResourceSide = (options: {
 
   const requestOptions = (signal: AbortSignal) => ({ signal, timeout: options.timeoutMs })
 
+  /**
+   * A `prompts/get` or `resources/read` a modern server may answer with `input_required`: answered
+   * through the caller (`ctx.client`) and sent again with the answers and the server's state, at most
+   * {@link MAX_INPUT_ROUNDS} times; the final result is checked with `schema`.
+   */
+  const asking = <A>(
+    method: "prompts/get" | "resources/read",
+    params: Record<string, unknown>,
+    schema: { parse(raw: unknown): A },
+    ctx: ExecutionContext | undefined,
+  ): Promise<A> =>
+    request(async (client, signal) => {
+      const relay = options.forwardClientRequests === true && ctx !== undefined && options.modern?.() === true
+      const meta = () => {
+        const capabilities = callerCapabilities(ctx!)
+        return capabilities === undefined ? {} : { [CALL_CAPABILITIES]: capabilities }
+      }
+      let raw: unknown = await client.request(
+        { method, params: relay ? { ...params, _meta: meta() } : params },
+        AnyResult,
+        requestOptions(signal),
+      )
+      for (let round = 1; relay && isInputRequired(raw); round++) {
+        const what = `${backend}/(${method === "prompts/get" ? "prompts" : "resources"})`
+        if (round > MAX_INPUT_ROUNDS)
+          throw new ExecutionFailed({
+            toolId: what,
+            cause: {
+              name: "InputRequired",
+              message: `${backend} asked for input more than ${MAX_INPUT_ROUNDS} times`,
+            },
+            retryable: false,
+          })
+        const inputResponses = await answerCallerInputs(ctx!, what, backend, raw.inputRequests)
+        raw = await client.request(
+          {
+            method,
+            params: {
+              ...params,
+              _meta: meta(),
+              inputResponses,
+              ...(typeof raw.requestState === "string" ? { requestState: raw.requestState } : {}),
+            },
+          },
+          AnyResult,
+          requestOptions(signal),
+        )
+      }
+      return schema.parse(raw)
+    }, ctx)
+
   const capabilities = (): ResourceCapabilities => {
     const server = latest?.getServerCapabilities()
     if (!server) return {}
@@ -196,11 +269,9 @@ export const mcpResourceSide = (options: {
         ),
       ),
     readResource: (uri, ctx) =>
-      request((client, signal) => client.readResource({ uri }, requestOptions(signal)), ctx).catch(
-        (error) => {
-          throw typed(error, () => new ResourceNotFound({ uri }))
-        },
-      ),
+      asking("resources/read", { uri }, ReadResourceResultSchema, ctx).catch((error) => {
+        throw typed(error, () => new ResourceNotFound({ uri }))
+      }),
     subscribeResource: async (uri) => {
       subscribed.add(uri)
       if (options.modern?.()) {
@@ -242,10 +313,7 @@ export const mcpResourceSide = (options: {
         ),
       ),
     getPrompt: (name, args, ctx) =>
-      request(
-        (client, signal) => client.getPrompt({ name, arguments: { ...args } }, requestOptions(signal)),
-        ctx,
-      ).catch((error) => {
+      asking("prompts/get", { name, arguments: { ...args } }, GetPromptResultSchema, ctx).catch((error) => {
         throw typed(error, () => new PromptNotFound({ name, suggestions: [] }))
       }) as never,
     complete: async (req, ctx) => {

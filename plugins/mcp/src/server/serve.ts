@@ -22,6 +22,7 @@ import {
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
+  ListRootsResultSchema,
   ListToolsRequestSchema,
   type LoggingLevel,
   McpError,
@@ -58,6 +59,7 @@ import { callFailureToMcp, toolErrorToMcpError, unprefixed, wireError } from "..
 import { resultJson } from "../internal/resultJson.js"
 import { callerIdOf } from "./callerIdentity.js"
 import type { McpCacheHints } from "./modern/cacheHints.js"
+import { isInputSignal } from "./modern/inputRequests.js"
 
 /** A readable account of a zod error (`params.name: expected string, received number`). */
 const describeIssues = (error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }) =>
@@ -202,10 +204,20 @@ export const callerScopes = (ctx: ExecutionContext): readonly string[] | undefin
 export const mcpLog = (ctx: ExecutionContext, level: LoggingLevel, data: unknown, logger?: string): void =>
   ctx.log({ level, data, ...(logger !== undefined ? { logger } : {}) })
 
-/** Sampling and elicitation requests back to the calling client, offered only when it declared them. */
+/**
+ * Sampling, elicitation and roots requests back to the calling client, offered only when it declared
+ * them, and the capabilities it declared.
+ */
 const clientRequests = (server: Server, extra: Extra): ClientRequests => {
   const capabilities = server.getClientCapabilities()
   const client: { -readonly [K in keyof ClientRequests]: ClientRequests[K] } = {}
+  if (capabilities !== undefined) client.capabilities = capabilities as Readonly<Record<string, unknown>>
+  if (capabilities?.roots)
+    client.listRoots = async (params?: Readonly<Record<string, unknown>>) =>
+      extra.sendRequest(
+        { method: "roots/list", ...(params !== undefined ? { params: params as never } : {}) },
+        ListRootsResultSchema,
+      )
   if (capabilities?.sampling)
     client.createMessage = async (params: Readonly<Record<string, unknown>>) =>
       extra.sendRequest(
@@ -553,13 +565,19 @@ export class McpExposure {
       try {
         return await run()
       } catch (error) {
+        if (error instanceof McpError || isInputSignal(error)) throw error
         if (isToolError(error)) throw toolErrorToMcpError(error, exposeStacks)
-        if (error instanceof McpError) throw error
         this.options.onError?.(error)
         throw new McpError(ErrorCode.InternalError, "Internal error")
       }
     }
     const ctx = (extra: Extra) => this.#context(extra, {})
+    // A read or a prompt may ask the client for input, as a tool call may: on the session, or for a
+    // stateless request through its multi round-trip input requests (the signal that stops it passes).
+    const asking = (extra: Extra) =>
+      this.#context(extra, {
+        client: (extra as OwnExtra)[MODERN_REQUEST]?.client ?? clientRequests(server, extra),
+      })
     const cursorOf = (params: { cursor?: string } | undefined) =>
       params?.cursor !== undefined ? { cursor: params.cursor } : {}
     if (offered.resources) {
@@ -585,7 +603,7 @@ export class McpExposure {
         }),
       )
       server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
-        guard(async () => (await catalog.readResource(request.params.uri, ctx(extra))) as never),
+        guard(async () => (await catalog.readResource(request.params.uri, asking(extra))) as never),
       )
       if (offered.resources.subscribe) {
         server.setRequestHandler(SubscribeRequestSchema, (request, extra) =>
@@ -618,7 +636,7 @@ export class McpExposure {
             (await catalog.getPrompt(
               request.params.name,
               (request.params.arguments ?? {}) as Record<string, string>,
-              ctx(extra),
+              asking(extra),
             )) as never,
         ),
       )

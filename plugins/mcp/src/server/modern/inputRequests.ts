@@ -10,7 +10,7 @@
  *
  * @internal
  */
-import type { ClientRequests } from "@toolplane/foundation"
+import { type ClientRequests, TaggedToolError } from "@toolplane/foundation"
 import { ModernProtocolError } from "./errors.js"
 import { ModernErrorCode } from "./protocol.js"
 import type { RequestStateBinding, RequestStateClaims, RequestStates } from "./requestState.js"
@@ -25,11 +25,14 @@ import type { RequestStateBinding, RequestStateClaims, RequestStates } from "./r
  */
 export const INPUT_KEY_META_KEY = "toolplane.dev/inputKey"
 
-/** Thrown out of a client request that has no answer yet: the call stops there. */
-export class InputRequiredSignal extends Error {
-  constructor(readonly key: string) {
-    super(`the client's input "${key}" is required to continue`)
-    this.name = "InputRequiredSignal"
+/**
+ * Thrown out of a client request that has no answer yet: the call stops there. A typed error that is not
+ * retryable, so a runner does not run a read-only tool again (which would ask again, under a new key).
+ */
+export class InputRequiredSignal extends TaggedToolError("InputRequired")<{ readonly key: string }> {
+  readonly code = "INPUT_REQUIRED"
+  override get message(): string {
+    return `the client's input "${this.key}" is required to continue`
   }
 }
 
@@ -37,12 +40,21 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** Thrown out of a client request the client did not declare the capability for: the call stops there. */
-export class MissingCapabilitySignal extends Error {
-  constructor(readonly capability: string) {
-    super(`the client did not declare the "${capability}" capability`)
-    this.name = "MissingCapabilitySignal"
+export class MissingCapabilitySignal extends TaggedToolError("MissingClientCapability")<{
+  readonly capability: string
+}> {
+  readonly code = "MISSING_CLIENT_CAPABILITY"
+  override get message(): string {
+    return `the client did not declare the "${this.capability}" capability`
   }
 }
+
+/**
+ * Whether an error is the signal that stopped a request at a client request (an input to ask for, or a
+ * capability the client lacks): a handler lets it pass, the round turns it into the answer.
+ */
+export const isInputSignal = (error: unknown): boolean =>
+  error instanceof InputRequiredSignal || error instanceof MissingCapabilitySignal
 
 /**
  * One round of a request: the answers it may use, and the input requests it ends up needing. Both client
@@ -64,13 +76,15 @@ export class InputRound {
       (params: Readonly<Record<string, unknown>>): Promise<never> => {
         if (!isObject(capabilities[capability])) {
           this.missing[capability] = {}
-          return Promise.reject(new MissingCapabilitySignal(capability))
+          return Promise.reject(new MissingCapabilitySignal({ capability }))
         }
         return this.#ask(method, capability, params)
       }
     this.client = {
       elicitInput: ask("elicitation", "elicitation/create"),
       createMessage: ask("sampling", "sampling/createMessage"),
+      listRoots: (params = {}) => ask("roots", "roots/list")(params),
+      capabilities,
     }
   }
 
@@ -128,7 +142,7 @@ export class InputRound {
       else delete params._meta
     }
     this.pending[key] = { method, params }
-    return Promise.reject(new InputRequiredSignal(key))
+    return Promise.reject(new InputRequiredSignal({ key }))
   }
 }
 

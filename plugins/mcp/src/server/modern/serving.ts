@@ -122,6 +122,20 @@ interface Listener {
   readonly end: () => void
 }
 
+/**
+ * What a request's input requests are bound to, for the methods that may ask the client for input
+ * (`tools/call`, `prompts/get`, `resources/read`); undefined for the others, which never ask.
+ */
+const inputBindingOf = (
+  method: string,
+  params: Record<string, unknown>,
+): { method: string; arguments: unknown } | undefined =>
+  method === "tools/call" || method === "prompts/get"
+    ? { method: `${method} ${String(params.name)}`, arguments: params.arguments }
+    : method === "resources/read"
+      ? { method: `${method} ${String(params.uri)}`, arguments: undefined }
+      : undefined
+
 const LOG_LEVELS = new Set(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"])
 
 /** Serves stateless requests from an exposure's handlers. */
@@ -463,8 +477,9 @@ export class ModernServing {
     const callerId = caller.authInfo === undefined ? "" : callerIdOf(caller.authInfo)
     let round: InputRound | undefined
     let binding: { caller: string; method: string; arguments: unknown } | undefined
-    if (method === "tools/call") {
-      binding = { caller: callerId, method: `tools/call ${String(params.name)}`, arguments: params.arguments }
+    const asks = inputBindingOf(method, params)
+    if (asks !== undefined) {
+      binding = { caller: callerId, ...asks }
       const opened = InputRound.open(this.states, binding, params, envelope.clientCapabilities)
       round = opened.round
       // A state is used once: the retry that consumes it is the only one to go on with its answers.
@@ -516,20 +531,27 @@ export class ModernServing {
           >)
         : handler({ method, params: rest }, x)
     let result: Record<string, unknown>
-    const task = round
-      ? await this.#asTask(
-          String(params.name),
-          callerId,
-          round,
-          envelope,
-          extra as unknown as Record<string | symbol, unknown>,
-          run,
-        )
-      : undefined
+    const task =
+      round && method === "tools/call"
+        ? await this.#asTask(
+            String(params.name),
+            callerId,
+            round,
+            envelope,
+            extra as unknown as Record<string | symbol, unknown>,
+            run,
+          )
+        : undefined
     if (task !== undefined && "task" in task)
       return { ...task.task, _meta: { [SERVER_INFO_META_KEY]: this.#serverInfo } }
     if (task !== undefined) result = task.done
-    else result = await withRemoteParent(parent, () => run())
+    else
+      result = await withRemoteParent(parent, () => run()).catch((error: unknown) => {
+        // A read or a prompt stopped by a client request it needs: answered below from the round.
+        if (round && (round.needsInput || Object.keys(round.missing).length > 0))
+          return {} as Record<string, unknown>
+        throw error
+      })
     if (round && Object.keys(round.missing).length > 0)
       throw new ModernProtocolError(
         ModernErrorCode.MissingRequiredClientCapability,
