@@ -436,7 +436,7 @@ export const openConsole = async (options: ConsoleOptions): Promise<ConsoleApp> 
         return send(res, 200, { hits: await search(caller, url.searchParams.get("q") ?? "") })
       return send(res, 404, { error: "not_found" })
     }
-    const reject = /^\/api\/inflight\/((?:held|input):[A-Za-z0-9_-]{1,64})\/reject$/.exec(path)
+    const reject = /^\/api\/inflight\/([^/]{1,200})\/reject$/.exec(path)
     if (req.method === "POST" && reject) {
       const caller = await authenticate(req, res, settings.action_scope)
       if (!caller) return
@@ -447,7 +447,11 @@ export const openConsole = async (options: ConsoleOptions): Promise<ConsoleApp> 
         })
       // Only what this caller may see can be rejected by it.
       const tools = await listAllTools(live.service, { context: contextOf(caller) })
-      const id = reject[1]!
+      let id = ""
+      try {
+        id = decodeURIComponent(reject[1]!)
+      } catch {}
+      if (!/^(held|input):[A-Za-z0-9_-]{1,64}$/.test(id)) return send(res, 400, { error: "bad_id" })
       const entry = inflight(tools).find((row) => row.id === id)
       if (entry === undefined)
         return send(res, 404, {
