@@ -8,6 +8,7 @@
  */
 import { execFileSync } from "node:child_process"
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { request as httpRequest } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -85,6 +86,17 @@ const descendants = (root: number): { pid: number; args: string }[] => {
   return found
 }
 
+/** The status of a GET with any headers (`Host` included). */
+const rawStatus = (url: URL, headers: Record<string, string>): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const req = httpRequest(url, { headers }, (res) => {
+      res.resume()
+      resolve(res.statusCode ?? 0)
+    })
+    req.on("error", reject)
+    req.end()
+  })
+
 const deployed: string[] = []
 const deploy = defineTool({
   id: "ops/deploy",
@@ -143,6 +155,13 @@ describe("web console in Chromium", () => {
     expect(page.headers.get("content-security-policy")).toMatch(/default-src 'self'.*frame-ancestors 'none'/)
     expect(page.headers.get("x-content-type-options")).toBe("nosniff")
     expect(await page.text()).not.toMatch(/<script>|<style>|style=/)
+    // DNS rebinding: a page of another site resolving to this address is refused, as on the MCP endpoint.
+    expect(
+      await rawStatus(new URL(consoleUrl), { host: `rebound.example:${new URL(consoleUrl).port}` }),
+    ).toBe(403)
+    expect(await rawStatus(new URL("api/session", consoleUrl), { origin: "http://rebound.example" })).toBe(
+      403,
+    )
     expect((await api("state")).status).toBe(401)
     expect((await api("state", { headers: { authorization: "Bearer wrong-token-0123456789" } })).status).toBe(
       401,

@@ -16,6 +16,8 @@ import { isPostgresStorage, openRunStore, type RunStore } from "@toolplane/durab
 import { ConfigError, listAllTools, makeContext } from "@toolplane/foundation"
 import {
   CALLER_SCOPES_KEY,
+  checkDnsRebinding,
+  dnsRebindingPolicy,
   type HttpRoute,
   isLoopbackHost,
   type McpHttpAuth,
@@ -128,7 +130,15 @@ export const startConsole = async (options: ConsoleOptions): Promise<ConsoleHand
       ...(options.file ? { file: options.file } : {}),
     })
   const app = await openConsole(options)
+  // Host and Origin checked as on the MCP endpoint (DNS rebinding); the policy learns the bound port.
+  let policy = dnsRebindingPolicy(host, {}, port || undefined)
   const server: Server = createServer((req, res) => {
+    const rebound = checkDnsRebinding(req.headers, policy)
+    if (rebound !== undefined) {
+      res.writeHead(403, { ...SECURITY_HEADERS, "content-type": "application/json; charset=utf-8" })
+      res.end(JSON.stringify({ error: "forbidden", description: rebound }))
+      return
+    }
     void app.serve(req, res, new URL(req.url ?? "/", "http://console").pathname)
   })
   await new Promise<void>((ok, reject) => {
@@ -139,6 +149,7 @@ export const startConsole = async (options: ConsoleOptions): Promise<ConsoleHand
     throw error
   })
   const address = server.address() as AddressInfo
+  policy = dnsRebindingPolicy(host, {}, address.port)
   const shown = address.family === "IPv6" ? `[${address.address}]` : address.address
   return {
     url: `http://${shown}:${address.port}/`,
