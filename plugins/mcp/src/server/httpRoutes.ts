@@ -17,7 +17,14 @@ import { ConfigError } from "@toolplane/foundation"
  * @example
  * ```ts
  * const handle = await serveHttp(service, {
- *   routes: [{ path: "/healthz", handle: (req, res) => res.writeHead(200).end("ok\n") }],
+ *   routes: [
+ *     {
+ *       path: "/healthz",
+ *       handle: (_req, res) => {
+ *         res.writeHead(200, { "content-type": "text/plain" }).end("ok\n")
+ *       },
+ *     },
+ *   ],
  * })
  * ```
  * @since 0.2.0
