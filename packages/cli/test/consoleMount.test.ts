@@ -1,12 +1,13 @@
 /**
  * The web console mounted at `[console] path = "/console"` of a real `toolplane serve --transport http`
- * (raw transport, bearer auth), with `[metrics] path` on the same hook beside it: the page in Debian's
- * Chromium, 401/403 without the scopes, CSRF and foreign Host/Origin refused, the MCP endpoint serving
- * beside it. Approvals in flight: an SDK v2 client (2026-07-28) gets `input_required`, the approval is
- * listed in the page (tool, caller, arguments, age), the operator rejects it there, and the client's retry
- * with its user's acceptance is refused (`rejected`) without the tool running; a 2025 client's held
- * elicitation is listed and rejected too (the call ends `ApprovalDenied`). A reader's token and a token
- * whose scopes do not grant the tool can neither reject nor see it.
+ * on the raw transport (which hands routed requests to node:http), with bearer auth and `[metrics] path`
+ * on the same hook beside it: the page in Debian's Chromium, 401/403 without the scopes, CSRF and foreign
+ * Host/Origin refused, the MCP endpoint serving beside it. Approvals in flight: an SDK v2 client
+ * (2026-07-28) gets `input_required`, the approval is listed in the page (tool, caller, arguments, age),
+ * the operator rejects it there, and the client's retry with its user's acceptance is refused
+ * (`rejected`) without the tool running; a 2025 client's held elicitation is listed and rejected too (the
+ * call ends `ApprovalDenied`). A reader's token and a token whose scopes do not grant the tool can neither
+ * reject nor see it.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { request as httpRequest } from "node:http"
@@ -35,6 +36,7 @@ writeFileSync(
   config,
   `[server]
 transport = "http"
+http_transport = "raw"
 
 [server.auth]
 tokens = [
