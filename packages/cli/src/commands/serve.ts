@@ -360,6 +360,17 @@ export const serveCommand = defineCommand({
           })
         } catch (error) {
           await bus?.close()
+          // A route refused by serveHttp (over the endpoint, or twice) is named by its configuration key.
+          const route = error instanceof ConfigError ? /^routes\[\d+\]\.path$/.exec(error.path) : null
+          if (route && error instanceof ConfigError)
+            throw new ConfigError({
+              path:
+                consolePath !== undefined && error.reason.startsWith(`${consolePath} `)
+                  ? "console.path"
+                  : "metrics.path",
+              reason: error.reason,
+              file: ctx.file,
+            })
           const code = (error as NodeJS.ErrnoException).code
           if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
             throw new UsageError(
