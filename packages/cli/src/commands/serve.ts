@@ -161,6 +161,17 @@ export const serveCommand = defineCommand({
       throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}, got "${logLevel}"`)
     const log = createLogger({ format: logFormat, level: logLevel as LogLevel, write: ctx.io.stderr })
 
+    // The console lists (and may reject) approvals held open for 2025-era clients.
+    const held = ctx.config.console.enabled ? heldApprovals() : undefined
+    const consolePath = ctx.config.console.enabled ? ctx.config.console.path : undefined
+    if (consolePath !== undefined && ctx.config.console.listen !== undefined)
+      throw new ConfigError({ path: "console", reason: "set listen or path, not both", file: ctx.file })
+    if (consolePath !== undefined && transport !== "http")
+      throw new ConfigError({
+        path: "console.path",
+        reason: `the console can be mounted on the HTTP server only (transport is ${transport}): set console.listen instead`,
+        file: ctx.file,
+      })
     const authConfig = ctx.config.server.auth
     if (transport === "http" && !authConfig && !isLoopbackHost(host))
       throw new ConfigError({
@@ -176,17 +187,6 @@ export const serveCommand = defineCommand({
       baseDir,
       file: ctx.file,
     })
-    // The console lists (and may reject) approvals held open for 2025-era clients.
-    const held = ctx.config.console.enabled ? heldApprovals() : undefined
-    const consolePath = ctx.config.console.enabled ? ctx.config.console.path : undefined
-    if (consolePath !== undefined && ctx.config.console.listen !== undefined)
-      throw new ConfigError({ path: "console", reason: "set listen or path, not both", file: ctx.file })
-    if (consolePath !== undefined && transport !== "http")
-      throw new ConfigError({
-        path: "console.path",
-        reason: `the console can be mounted on the HTTP server only (transport is ${transport}): set console.listen instead`,
-        file: ctx.file,
-      })
     const reconnect = values["require-all-backends"] !== true
     const pins = pinStore({ record: true })
     const openWith = (config: GatewayConfig, extra: Partial<OpenGatewayOptions>) =>
