@@ -7,15 +7,8 @@
  * answers 401/403 and a POST without the CSRF token is refused. Screenshots go to .ci-results/console/.
  */
 import { execFileSync } from "node:child_process"
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs"
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { request as httpRequest } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -25,11 +18,11 @@ import { type DurableRunner, openDurableRunner } from "@toolplane/durable"
 import { createRunner } from "@toolplane/exec"
 import { defineTool } from "@toolplane/foundation"
 import { definitionBackend } from "@toolplane/foundation/testing"
-import { type Browser, chromium, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { launchChromium } from "./helpers/chromium.js"
 import { FIXTURES, type HttpGateway, REPO, startHttpGateway, stopAllGateways } from "./helpers/processes.js"
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 const ARTIFACTS = join(REPO, ".ci-results", "console")
 const ADMIN = "admin-token-0123456789abcdef"
 const USER = "user-token-0123456789abcdef"
@@ -93,6 +86,17 @@ const descendants = (root: number): { pid: number; args: string }[] => {
   return found
 }
 
+/** The status of a GET with any headers (`Host` included). */
+const rawStatus = (url: URL, headers: Record<string, string>): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const req = httpRequest(url, { headers }, (res) => {
+      res.resume()
+      resolve(res.statusCode ?? 0)
+    })
+    req.on("error", reject)
+    req.end()
+  })
+
 const deployed: string[] = []
 const deploy = defineTool({
   id: "ops/deploy",
@@ -117,8 +121,6 @@ describe("web console in Chromium", () => {
   const errors: string[] = []
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`)
     mkdirSync(ARTIFACTS, { recursive: true })
     durable = await openDurableRunner({
       storage: runsFile,
@@ -126,18 +128,7 @@ describe("web console in Chromium", () => {
     })
     ;[gateway, browser] = await Promise.all([
       startHttpGateway(config, { env: { CONSOLE_ADMIN_TOKEN: ADMIN, CONSOLE_USER_TOKEN: USER } }),
-      chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-quic",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-        ],
-      }),
+      launchChromium(),
     ])
     consoleUrl = /web console at (\S+)/.exec(gateway.stderr())![1]!
     client = new Client({ name: "console-test", version: "1.0.0" })
@@ -164,6 +155,13 @@ describe("web console in Chromium", () => {
     expect(page.headers.get("content-security-policy")).toMatch(/default-src 'self'.*frame-ancestors 'none'/)
     expect(page.headers.get("x-content-type-options")).toBe("nosniff")
     expect(await page.text()).not.toMatch(/<script>|<style>|style=/)
+    // DNS rebinding: a page of another site resolving to this address is refused, as on the MCP endpoint.
+    expect(
+      await rawStatus(new URL(consoleUrl), { host: `rebound.example:${new URL(consoleUrl).port}` }),
+    ).toBe(403)
+    expect(await rawStatus(new URL("api/session", consoleUrl), { origin: "http://rebound.example" })).toBe(
+      403,
+    )
     expect((await api("state")).status).toBe(401)
     expect((await api("state", { headers: { authorization: "Bearer wrong-token-0123456789" } })).status).toBe(
       401,

@@ -21,6 +21,21 @@ describe("RequestStates (the signer)", () => {
     expect(states.consume(verdict.claims)).toBe(false)
   })
 
+  it("refuses a rejected state (before and after any use), until it expires", () => {
+    let now = 1_000_000
+    const states = new RequestStates("secret-0123456789abcdef", { now: () => now, ttlMs: 1000 })
+    const state = states.sign(binding, ["approval"], {})
+    const verdict = states.verify(state, binding)
+    expect(verdict.ok).toBe(true)
+    if (!verdict.ok) return
+    states.reject(verdict.claims.n, verdict.claims.e)
+    expect(states.verify(state, binding)).toEqual({ ok: false, reason: "rejected" })
+    const other = states.sign(binding, ["approval"], {})
+    expect(states.verify(other, binding).ok).toBe(true)
+    now += 1001
+    expect(states.verify(state, binding)).toEqual({ ok: false, reason: "expired" })
+  })
+
   it("refuses a state with any character changed", () => {
     const states = new RequestStates("secret-0123456789abcdef")
     const state = states.sign(binding, ["approval"], { earlier: { action: "accept" } })

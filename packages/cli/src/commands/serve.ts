@@ -12,11 +12,18 @@ import { type CommandContext, defineCommand, EXIT, UsageError } from "../command
 import { loadConfig } from "../config/load.js"
 import type { GatewayConfig } from "../config/schema.js"
 import { callFeed } from "../console/callFeed.js"
-import { type ConsoleHandle, startConsole } from "../console/consoleServer.js"
+import {
+  type ConsoleApp,
+  type ConsoleHandle,
+  consoleRoute,
+  openConsole,
+  startConsole,
+} from "../console/consoleServer.js"
+import { heldApprovals } from "../console/heldApprovals.js"
 import type { OpenGatewayOptions } from "../gateway.js"
 import type { LiveGateway, ReloadOutcome } from "../liveGateway.js"
 import { createLogger, LOG_LEVELS, type Logger, type LogLevel } from "../ops/logger.js"
-import { listenMetrics, mountMetrics } from "../ops/metricsEndpoint.js"
+import { listenMetrics, metricsRoute } from "../ops/metricsEndpoint.js"
 import { openServeOperations, type ServeOperations } from "../ops/serveOperations.js"
 import type { PinStore } from "../pinStore.js"
 import type { ClosableReplicaBus } from "../postgresBus.js"
@@ -154,6 +161,17 @@ export const serveCommand = defineCommand({
       throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}, got "${logLevel}"`)
     const log = createLogger({ format: logFormat, level: logLevel as LogLevel, write: ctx.io.stderr })
 
+    // The console lists (and may reject) approvals held open for 2025-era clients.
+    const held = ctx.config.console.enabled ? heldApprovals() : undefined
+    const consolePath = ctx.config.console.enabled ? ctx.config.console.path : undefined
+    if (consolePath !== undefined && ctx.config.console.listen !== undefined)
+      throw new ConfigError({ path: "console", reason: "set listen or path, not both", file: ctx.file })
+    if (consolePath !== undefined && transport !== "http")
+      throw new ConfigError({
+        path: "console.path",
+        reason: `the console can be mounted on the HTTP server only (transport is ${transport}): set console.listen instead`,
+        file: ctx.file,
+      })
     const authConfig = ctx.config.server.auth
     if (transport === "http" && !authConfig && !isLoopbackHost(host))
       throw new ConfigError({
@@ -177,7 +195,13 @@ export const serveCommand = defineCommand({
         baseDir,
         env: ctx.io.env,
         onEvent: ops.operations.onEvent,
-        ...(ops.observesCalls ? { observer: ops.operations.observer } : {}),
+        ...(ops.observesCalls || held
+          ? {
+              observer: held
+                ? held.observe(ops.observesCalls ? ops.operations.observer : undefined)
+                : ops.operations.observer,
+            }
+          : {}),
         warnRandomCursorKey: true,
         singleClient: transport === "stdio",
         // A backend down at start is served without (and reconnected) unless --require-all-backends.
@@ -211,22 +235,28 @@ export const serveCommand = defineCommand({
     const service = feed ? feed.wrap(observed) : observed
     const auth = live.auth ? ops.operations.auth(live.auth) : undefined
     let webConsole: ConsoleHandle | undefined
+    /** The console mounted at `[console] path` of the HTTP server. */
+    let mountedConsole: ConsoleApp | undefined
     if (feed) {
       try {
-        webConsole = await startConsole({
+        const consoleOptions = {
           live,
           config: ctx.config,
           feed,
           env: ctx.io.env,
           baseDir,
           file: ctx.file,
-        })
+          ...(held ? { held } : {}),
+        }
+        if (consolePath !== undefined) mountedConsole = await openConsole(consoleOptions)
+        else webConsole = await startConsole(consoleOptions)
       } catch (error) {
         await live.close()
         await ops.close()
         throw error
       }
-      log.info("console.listening", { url: webConsole.url, msg: `web console at ${webConsole.url}` })
+      if (webConsole)
+        log.info("console.listening", { url: webConsole.url, msg: `web console at ${webConsole.url}` })
     }
     ops.metrics?.prefetchSource(() => live.current().runner.prefetch?.stats())
     let metricsListener: Awaited<ReturnType<typeof listenMetrics>> | undefined
@@ -237,7 +267,7 @@ export const serveCommand = defineCommand({
     const cacheHints = cache
       ? { listTtlMs: cache.list_ttl_ms, readTtlMs: cache.read_ttl_ms, scope: cache.cache_scope }
       : undefined
-    const stopReloading = watchConfig(ctx, live, pins, ops, log, webConsole?.recordReload)
+    const stopReloading = watchConfig(ctx, live, pins, ops, log, (webConsole ?? mountedConsole)?.recordReload)
     try {
       const metricsConfig = ctx.config.metrics
       if (ops.metrics && metricsConfig?.listen !== undefined) {
@@ -319,9 +349,28 @@ export const serveCommand = defineCommand({
             catalog: live.catalog,
             ...(auth ? { auth } : {}),
             ...(cacheHints ? { cacheHints } : {}),
+            routes: [
+              ...(ops.metrics && metricsConfig?.path !== undefined
+                ? [metricsRoute(metricsConfig.path, ops.metrics.registry, auth)]
+                : []),
+              ...(mountedConsole && consolePath !== undefined
+                ? [consoleRoute(mountedConsole, consolePath)]
+                : []),
+            ],
           })
         } catch (error) {
           await bus?.close()
+          // A route refused by serveHttp (over the endpoint, or twice) is named by its configuration key.
+          const route = error instanceof ConfigError ? /^routes\[\d+\]\.path$/.exec(error.path) : null
+          if (route && error instanceof ConfigError)
+            throw new ConfigError({
+              path:
+                consolePath !== undefined && error.reason.startsWith(`${consolePath} `)
+                  ? "console.path"
+                  : "metrics.path",
+              reason: error.reason,
+              file: ctx.file,
+            })
           const code = (error as NodeJS.ErrnoException).code
           if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
             throw new UsageError(
@@ -332,8 +381,12 @@ export const serveCommand = defineCommand({
         const url = /^(0\.0\.0\.0|::|\[::\])$/.test(host)
           ? handle.url.replace(/\/\/[^/]+/, `//127.0.0.1:${handle.port}`)
           : handle.url
+        ;(webConsole ?? mountedConsole)?.useInputs(handle.pendingInputs)
+        if (mountedConsole && consolePath !== undefined) {
+          const at = new URL(`${consolePath}/`, url).href
+          log.info("console.mounted", { url: at, msg: `web console at ${at}` })
+        }
         if (ops.metrics && metricsConfig?.path !== undefined) {
-          mountMetrics(handle.httpServer, metricsConfig.path, ops.metrics.registry, auth)
           log.info("metrics.mounted", {
             url: new URL(metricsConfig.path, url).href,
             msg: `metrics at ${new URL(metricsConfig.path, url).href}${auth ? " (bearer token required)" : ""}`,
@@ -364,6 +417,7 @@ export const serveCommand = defineCommand({
     } finally {
       stopReloading()
       await webConsole?.close()
+      await mountedConsole?.close()
       await metricsListener?.close()
       await live.close()
       await pins.flush()

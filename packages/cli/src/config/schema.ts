@@ -476,11 +476,16 @@ export const AuditConfig = z.strictObject({
  */
 export const ConsoleConfig = z.strictObject({
   enabled: z.boolean().default(false),
-  /** `host:port` of the console's listener; a non-loopback host needs `[server.auth]`. */
+  /** `host:port` of the console's listener (default `127.0.0.1:8809`); a non-loopback host needs `[server.auth]`. */
   listen: z
     .string()
     .regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.:-]+):\d{1,5}$/, "must be host:port")
-    .default("127.0.0.1:8809"),
+    .optional(),
+  /** Or a path of the main HTTP server (e.g. `"/console"`; not with `listen`). @since 0.2.0 */
+  path: z
+    .string()
+    .regex(/^\/[^\s?#]*[^\s?#/]$/, { message: 'must be a path starting with "/", not ending with "/"' })
+    .optional(),
   /** Scope a token needs to read the console (when `[server.auth]` is set). */
   read_scope: z.string().min(1).default("toolplane:admin"),
   /** Scope a token needs to approve or reject (when `[server.auth]` is set). */

@@ -1,6 +1,6 @@
 /**
  * The web console of `toolplane serve` (`[console] enabled = true`): a static page and a JSON API on
- * its own listener. Without `[server.auth]` it binds loopback only and needs no token; with it, reads
+ * its own listener (`listen`) or under a path of the gateway's HTTP server (`path`). Without `[server.auth]` it binds loopback only and needs no token; with it, reads
  * need `read_scope` and approvals `action_scope`. Every POST needs the CSRF token of `GET api/session`,
  * an HMAC of the caller's bearer token under a per-process key.
  *
@@ -14,12 +14,22 @@ import { isAbsolute, join, resolve } from "node:path"
 import { type SearchableTool, Searcher, ToolIndex } from "@toolplane/discovery"
 import { isPostgresStorage, openRunStore, type RunStore } from "@toolplane/durable"
 import { ConfigError, listAllTools, makeContext } from "@toolplane/foundation"
-import { CALLER_SCOPES_KEY, isLoopbackHost, type McpHttpAuth } from "@toolplane/plugin-mcp"
+import {
+  CALLER_SCOPES_KEY,
+  checkDnsRebinding,
+  dnsRebindingPolicy,
+  type HttpRoute,
+  isLoopbackHost,
+  type McpHttpAuth,
+  type McpPendingInputs,
+  mcpToolName,
+} from "@toolplane/plugin-mcp"
 import { loadConfig } from "../config/load.js"
 import type { GatewayConfig } from "../config/schema.js"
 import { httpAuthFromConfig } from "../httpAuth.js"
 import type { LiveGateway, ReloadOutcome } from "../liveGateway.js"
 import type { CallFeed } from "./callFeed.js"
+import type { HeldApprovals } from "./heldApprovals.js"
 import { maskConfig } from "./maskConfig.js"
 
 /**
@@ -31,7 +41,40 @@ export interface ConsoleHandle {
   readonly url: string
   /** Records the result of a configuration reload (shown on the page). */
   recordReload(outcome: ReloadOutcome): void
+  /**
+   * Lists (and lets operators reject) the HTTP server's multi round-trip approvals waiting for their
+   * client's retry.
+   *
+   * @since 0.2.0
+   */
+  useInputs(inputs: McpPendingInputs): void
   close(): Promise<void>
+}
+
+/**
+ * The console without a listener of its own: its handler, to mount with {@link consoleRoute}.
+ *
+ * @since 0.2.0
+ */
+export interface ConsoleApp extends Omit<ConsoleHandle, "url"> {
+  /** Serves a request; `path` is the request's path below the console's root (`/`, `/api/state`, …). */
+  serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<void>
+}
+
+/**
+ * Options of {@link startConsole} and {@link openConsole}.
+ *
+ * @since 0.2.0
+ */
+export interface ConsoleOptions {
+  readonly live: LiveGateway
+  readonly config: GatewayConfig
+  readonly feed: CallFeed
+  readonly env: NodeJS.ProcessEnv
+  readonly baseDir: string
+  readonly file?: string
+  /** The approvals held open by `approval = "elicit"` for 2025-era clients (listed, rejectable). */
+  readonly held?: HeldApprovals
 }
 
 const ASSETS: Record<string, string> = {
@@ -68,29 +111,91 @@ interface Caller {
   readonly token: string
 }
 
+/** The listener address of `[console] listen` (default `127.0.0.1:8809`). */
+export const CONSOLE_LISTEN = "127.0.0.1:8809"
+
 /**
  * Starts the console's listener.
  *
  * @since 0.1.0
  */
-export const startConsole = async (options: {
-  readonly live: LiveGateway
-  readonly config: GatewayConfig
-  readonly feed: CallFeed
-  readonly env: NodeJS.ProcessEnv
-  readonly baseDir: string
-  readonly file?: string
-}): Promise<ConsoleHandle> => {
-  const { live, feed } = options
-  const settings = options.config.console
-  const fail = (path: string, reason: string) =>
-    new ConfigError({ path: `console.${path}`, reason, ...(options.file ? { file: options.file } : {}) })
-  const match = /^(.*):(\d{1,5})$/.exec(settings.listen)!
+export const startConsole = async (options: ConsoleOptions): Promise<ConsoleHandle> => {
+  const match = /^(.*):(\d{1,5})$/.exec(options.config.console.listen ?? CONSOLE_LISTEN)!
   const host = match[1]!.replace(/^\[(.*)\]$/, "$1")
   const port = Number(match[2])
+  if (!options.config.server.auth && !isLoopbackHost(host))
+    throw new ConfigError({
+      path: "console.listen",
+      reason: `${host} is not a loopback address: the console needs [server.auth] to listen there`,
+      ...(options.file ? { file: options.file } : {}),
+    })
+  const app = await openConsole(options)
+  // Host and Origin checked as on the MCP endpoint (DNS rebinding); the policy learns the bound port.
+  let policy = dnsRebindingPolicy(host, {}, port || undefined)
+  const server: Server = createServer((req, res) => {
+    const rebound = checkDnsRebinding(req.headers, policy)
+    if (rebound !== undefined) {
+      res.writeHead(403, { ...SECURITY_HEADERS, "content-type": "application/json; charset=utf-8" })
+      res.end(JSON.stringify({ error: "forbidden", description: rebound }))
+      return
+    }
+    void app.serve(req, res, new URL(req.url ?? "/", "http://console").pathname)
+  })
+  await new Promise<void>((ok, reject) => {
+    server.once("error", reject)
+    server.listen(port, host, () => ok())
+  }).catch(async (error) => {
+    await app.close()
+    throw error
+  })
+  const address = server.address() as AddressInfo
+  policy = dnsRebindingPolicy(host, {}, address.port)
+  const shown = address.family === "IPv6" ? `[${address.address}]` : address.address
+  return {
+    url: `http://${shown}:${address.port}/`,
+    recordReload: app.recordReload,
+    useInputs: app.useInputs,
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>((ok) => server.close(() => ok()))
+      await app.close()
+    },
+  }
+}
+
+/**
+ * The console as a route of the gateway's HTTP server (`[console] path`): `path` redirects to `path/`,
+ * everything below it is the console. `serveHttp` checks `Host` and `Origin` before it; the console
+ * checks the bearer token, scopes and CSRF token itself.
+ *
+ * @since 0.2.0
+ */
+export const consoleRoute = (app: ConsoleApp, path: string): HttpRoute => ({
+  path,
+  handle: (req, res) => {
+    const url = req.url ?? "/"
+    const query = url.indexOf("?")
+    const below = (query < 0 ? url : url.slice(0, query)).slice(path.length)
+    if (below === "") {
+      res.writeHead(308, { location: `${path}/${query < 0 ? "" : url.slice(query)}`, ...SECURITY_HEADERS })
+      res.end()
+      return
+    }
+    return app.serve(req, res, below)
+  },
+})
+
+/**
+ * The console's handler, without a listener (see {@link startConsole} and {@link consoleRoute}).
+ *
+ * @since 0.2.0
+ */
+export const openConsole = async (options: ConsoleOptions): Promise<ConsoleApp> => {
+  const { live, feed, held } = options
+  const settings = options.config.console
+  const naming = options.config.server.tool_names
+  let inputs: McpPendingInputs | undefined
   const authConfig = options.config.server.auth
-  if (!authConfig && !isLoopbackHost(host))
-    throw fail("listen", `${host} is not a loopback address: the console needs [server.auth] to listen there`)
   const auth: McpHttpAuth | undefined =
     live.auth ??
     (authConfig ? httpAuthFromConfig(authConfig, options.env, options.baseDir, options.file) : undefined)
@@ -219,6 +324,56 @@ export const startConsole = async (options: {
     return { configured: true, pending }
   }
 
+  /**
+   * Approvals in flight that the caller's scopes let it see: those held for a 2025 client's answer, and
+   * the 2026-07-28 requests waiting for their retry (by the tool's MCP name).
+   */
+  const inflight = (tools: readonly { id: string; namespace: string; name: string }[]) => {
+    const visible = new Set(tools.map((t) => t.id))
+    const byName = new Map(tools.map((t) => [mcpToolName(t, naming), t.id]))
+    const now = Date.now()
+    const rows: {
+      id: string
+      kind: "elicitation" | "input_required"
+      tool: string
+      caller: string | null
+      arguments: unknown
+      message?: string
+      since: string
+      ageMs: number
+      expiresAt?: string
+    }[] = []
+    for (const h of held?.list() ?? [])
+      if (visible.has(h.toolId))
+        rows.push({
+          id: `held:${h.id}`,
+          kind: "elicitation",
+          tool: h.toolId,
+          caller: h.caller ?? null,
+          arguments: h.arguments,
+          since: new Date(h.since).toISOString(),
+          ageMs: now - h.since,
+        })
+    for (const p of inputs?.list() ?? []) {
+      const approval = p.inputRequests.approval
+      const tool = byName.get(p.name)
+      if (approval === undefined || tool === undefined) continue
+      const message = (approval.params as { message?: unknown } | undefined)?.message
+      rows.push({
+        id: `input:${p.id}`,
+        kind: "input_required",
+        tool,
+        caller: p.clientId ?? null,
+        arguments: p.arguments,
+        ...(typeof message === "string" ? { message } : {}),
+        since: new Date(p.issuedAt).toISOString(),
+        ageMs: now - p.issuedAt,
+        expiresAt: new Date(p.expiresAt).toISOString(),
+      })
+    }
+    return rows
+  }
+
   const state = async (caller: Caller) => {
     const tools = await listAllTools(live.service, { context: contextOf(caller) })
     const visible = new Set(tools.map((t) => t.id))
@@ -226,7 +381,7 @@ export const startConsole = async (options: {
       backends: await backends(),
       tools: tools.map((t) => ({ id: t.id, description: t.description ?? "" })),
       feed: feed.since().filter((e) => visible.has(e.tool)),
-      approvals: await approvals(),
+      approvals: { ...(await approvals()), inflight: inflight(tools) },
       config: maskConfig(active),
       lastReload,
       canAct: caller.scopes === undefined || caller.scopes.includes(settings.action_scope),
@@ -274,9 +429,8 @@ export const startConsole = async (options: {
     return given.length === expected.length && timingSafeEqual(given, expected)
   }
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse, path: string) => {
     const url = new URL(req.url ?? "/", "http://console")
-    const path = url.pathname
     if (req.method === "GET" && ASSETS[path] !== undefined) {
       const name = ASSETS[path]!
       res.writeHead(200, { ...SECURITY_HEADERS, "content-type": TYPES[name.split(".").pop()!]! })
@@ -292,6 +446,35 @@ export const startConsole = async (options: {
       if (path === "/api/search")
         return send(res, 200, { hits: await search(caller, url.searchParams.get("q") ?? "") })
       return send(res, 404, { error: "not_found" })
+    }
+    const reject = /^\/api\/inflight\/([^/]{1,200})\/reject$/.exec(path)
+    if (req.method === "POST" && reject) {
+      const caller = await authenticate(req, res, settings.action_scope)
+      if (!caller) return
+      if (!csrfValid(req, caller))
+        return send(res, 403, {
+          error: "csrf",
+          description: "missing or wrong X-CSRF-Token (GET api/session)",
+        })
+      // Only what this caller may see can be rejected by it.
+      const tools = await listAllTools(live.service, { context: contextOf(caller) })
+      let id = ""
+      try {
+        id = decodeURIComponent(reject[1]!)
+      } catch {}
+      if (!/^(held|input):[A-Za-z0-9_-]{1,64}$/.test(id)) return send(res, 400, { error: "bad_id" })
+      const entry = inflight(tools).find((row) => row.id === id)
+      if (entry === undefined)
+        return send(res, 404, {
+          error: "not_pending",
+          description: "no such approval waiting here (answered, expired, or held by another replica)",
+        })
+      const by = caller.clientId ?? "console (loopback)"
+      const done = id.startsWith("held:")
+        ? (held?.reject(id.slice(5), `rejected in the console by ${by}`) ?? false)
+        : (inputs?.reject(id.slice(6)) ?? false)
+      if (!done) return send(res, 404, { error: "not_pending", description: "it was answered meanwhile" })
+      return send(res, 200, { ok: true, id, kind: entry.kind, tool: entry.tool })
     }
     const action = /^\/api\/approvals\/([^/]+)\/([^/]+)\/(approve|reject)$/.exec(path)
     if (req.method === "POST" && action) {
@@ -321,20 +504,15 @@ export const startConsole = async (options: {
     send(res, 404, { error: "not_found" })
   }
 
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) send(res, 500, { error: "internal", description: (error as Error).message })
-      else res.end()
-    })
-  })
-  await new Promise<void>((ok, reject) => {
-    server.once("error", reject)
-    server.listen(port, host, () => ok())
-  })
-  const address = server.address() as AddressInfo
-  const shown = address.family === "IPv6" ? `[${address.address}]` : address.address
   return {
-    url: `http://${shown}:${address.port}/`,
+    serve: (req, res, path) =>
+      handle(req, res, path).catch((error: unknown) => {
+        if (!res.headersSent) send(res, 500, { error: "internal", description: (error as Error).message })
+        else res.end()
+      }),
+    useInputs: (pending) => {
+      inputs = pending
+    },
     recordReload: (outcome) => {
       if (outcome.ok && options.file !== undefined)
         loadConfig(options.file).then(
@@ -359,8 +537,6 @@ export const startConsole = async (options: {
           }
     },
     close: async () => {
-      server.closeAllConnections()
-      await new Promise<void>((ok) => server.close(() => ok()))
       await store?.close()
     },
   }

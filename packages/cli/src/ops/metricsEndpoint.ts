@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import type { McpHttpAuth } from "@toolplane/plugin-mcp"
+import type { HttpRoute, McpHttpAuth } from "@toolplane/plugin-mcp"
 import type { Registry } from "prom-client"
 
 const answer = async (registry: Registry, req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -62,36 +62,25 @@ export const listenMetrics = async (
 }
 
 /**
- * Answers `GET <path>` on the gateway's own HTTP server before the MCP handler sees it. With `auth`, a
- * valid bearer token is required (Prometheus sends one with `authorization` in its scrape config).
+ * The route of `GET <path>` on the gateway's own HTTP server (`serveHttp`'s `routes`, so behind its
+ * `Host`/`Origin` checks on every transport). With `auth`, a valid bearer token is required (Prometheus
+ * sends one with `authorization` in its scrape config).
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
-export const mountMetrics = (
-  server: Server,
-  path: string,
-  registry: Registry,
-  auth: McpHttpAuth | undefined,
-): void => {
-  const handlers = server.listeners("request") as ((req: IncomingMessage, res: ServerResponse) => void)[]
-  server.removeAllListeners("request")
-  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+export const metricsRoute = (path: string, registry: Registry, auth: McpHttpAuth | undefined): HttpRoute => ({
+  path,
+  handle: (req, res) => {
     if ((req.url ?? "").split("?")[0] !== path) {
-      for (const handler of handlers) handler.call(server, req, res)
+      res.writeHead(404, { "content-type": "text/plain" }).end(`not found; metrics are at ${path}\n`)
       return
     }
-    if (auth === undefined) {
-      void answer(registry, req, res)
-      return
-    }
+    if (auth === undefined) return answer(registry, req, res)
     const header = req.headers.authorization
     const token = header?.startsWith("Bearer ") ? header.slice(7) : undefined
-    auth.verify(token).then(
-      (result) => {
-        if ("error" in result) res.writeHead(401, { "www-authenticate": "Bearer" }).end()
-        else void answer(registry, req, res)
-      },
-      () => res.writeHead(500).end(),
-    )
-  })
-}
+    return auth.verify(token).then((result) => {
+      if ("error" in result) res.writeHead(401, { "www-authenticate": "Bearer" }).end()
+      else return answer(registry, req, res)
+    })
+  },
+})

@@ -21,7 +21,9 @@ import { authenticate, type McpCaller, type McpHttpAuth } from "./auth.js"
 import { sessionOwner } from "./callerIdentity.js"
 import { checkDnsRebinding, dnsRebindingPolicy, isLoopbackHost } from "./dnsRebinding.js"
 import { type EdgeRequest, type EdgeResponse, type KnownHeaders, knownHeaders } from "./edgeExchange.js"
+import { checkRoutes, type HttpRoute, routeFor, targetPath } from "./httpRoutes.js"
 import { serveSessionlessPost } from "./modern/httpEntry.js"
+import type { McpPendingInputs } from "./modern/pendingInputs.js"
 import { ModernServing } from "./modern/serving.js"
 import { type AuthInfo, jsonRpcError, NodeSessions } from "./nodeSessions.js"
 import { listenOn, RawEdge } from "./rawEdge.js"
@@ -123,6 +125,13 @@ export interface ServeHttpOptions extends McpServeOptions {
    * @since 0.1.0
    */
   readonly bus?: ReplicaBus
+  /**
+   * Other handlers on this listener under path prefixes (a web console, metrics), served after the
+   * `Host`/`Origin` checks and before MCP dispatch, on every transport; each does its own auth.
+   *
+   * @since 0.2.0
+   */
+  readonly routes?: readonly HttpRoute[]
 }
 
 /**
@@ -141,6 +150,13 @@ export interface McpHttpServerHandle extends McpServerHandle {
    * `keepAliveTimeout` apply to the raw edge's connections too.
    */
   readonly httpServer: HttpServer
+  /**
+   * The multi round-trip requests (2026-07-28) this server is waiting on a client's retry for, and a
+   * way to refuse such a retry on every replica.
+   *
+   * @since 0.2.0
+   */
+  readonly pendingInputs: McpPendingInputs
 }
 
 interface Session {
@@ -355,6 +371,7 @@ export const serveHttp = async (
   const path = options.path ?? "/mcp"
   if (!path.startsWith("/"))
     throw new ConfigError({ path: "path", reason: `must start with "/", got ${JSON.stringify(path)}` })
+  const routes = checkRoutes(options.routes ?? [], path, METADATA_PATH)
   const auth = options.auth
   if (!auth && !options.allowUnauthenticated && !isLoopbackHost(host))
     throw new ConfigError({
@@ -468,6 +485,9 @@ export const serveHttp = async (
     const url = req.url ?? "/"
     const query = url.indexOf("?")
     const requestPath = query < 0 ? url : url.slice(0, query)
+    const route = routes.length > 0 ? routeFor(routes, requestPath) : undefined
+    // The raw edge hands routed requests to node:http (see `handOver`), so a route always gets its objects.
+    if (route) return route.handle(req as IncomingMessage, res as ServerResponse) ?? undefined
     if (auth && (requestPath === METADATA_PATH || requestPath === `${METADATA_PATH}${path}`)) {
       res.writeHead(200, { "content-type": "application/json", "access-control-allow-origin": "*" })
       res.end(
@@ -640,7 +660,14 @@ export const serveHttp = async (
   httpServer.keepAliveTimeout = 65_000
   const raw =
     lean && options.transport === "raw"
-      ? new RawEdge({ handle: serve, httpServer, maxBodyBytes: MAX_BODY_BYTES })
+      ? new RawEdge({
+          handle: serve,
+          httpServer,
+          maxBodyBytes: MAX_BODY_BYTES,
+          ...(routes.length > 0
+            ? { handOver: (url) => routeFor(routes, targetPath(url)) !== undefined }
+            : {}),
+        })
       : undefined
 
   const sweep = setInterval(
@@ -670,6 +697,7 @@ export const serveHttp = async (
     host: address.address,
     port: address.port,
     httpServer,
+    pendingInputs: modern.pendingInputs,
     notifyToolsChanged: () => exposure.notifyToolsChanged(),
     connections: () => sessions.size + (lean?.size ?? 0),
     close: () => {

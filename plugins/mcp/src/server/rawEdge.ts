@@ -489,6 +489,8 @@ export interface RawEdgeOptions {
   readonly httpServer: HttpServer
   /** The body cap: larger declared bodies go to `node:http`, which answers 413 as the node transport does. */
   readonly maxBodyBytes: number
+  /** Requests (by target) to hand to `node:http` even on the hot path: `serveHttp`'s extra routes. */
+  readonly handOver?: (url: string) => boolean
 }
 
 /** One connection while the raw edge owns it. */
@@ -591,7 +593,7 @@ class RawConnection {
         : parseHead(text, end, this.#edge.maxBodyBytes)
     const bodyStart = end + 4
     const bodyEnd = head === undefined ? 0 : bodyStart + head.length
-    if (head === undefined || buffer.length < bodyEnd) {
+    if (head === undefined || buffer.length < bodyEnd || this.#edge.handOver?.(head.url) === true) {
       this.#handOff()
       return
     }
@@ -688,12 +690,14 @@ export class RawEdge {
   readonly httpServer: HttpServer
   readonly maxBodyBytes: number
   readonly handle: (req: EdgeRequest, res: EdgeResponse) => void
+  readonly handOver: ((url: string) => boolean) | undefined
   readonly #connections = new Set<RawConnection>()
 
   constructor(options: RawEdgeOptions) {
     this.httpServer = options.httpServer
     this.maxBodyBytes = options.maxBodyBytes
     this.handle = options.handle
+    this.handOver = options.handOver
     this.server = createServer({ allowHalfOpen: true, noDelay: true }, (socket) => {
       this.#connections.add(new RawConnection(this, socket))
     })

@@ -118,30 +118,65 @@ const decide = async (item, verb) => {
   }
 }
 
-const renderApprovals = (approvals) => {
-  const box = $("approvals")
-  if (!approvals.configured) {
-    box.replaceChildren(el("p", { class: "muted" }, "no run store: set [console] runs"))
-    return
+const rejectInflight = async (item) => {
+  try {
+    await api(`inflight/${encodeURIComponent(item.id)}/reject`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-csrf-token": csrf },
+      body: "{}",
+    })
+    refresh()
+  } catch (error) {
+    $("status").textContent = `reject failed: ${error.message}`
   }
-  if (approvals.pending.length === 0) {
-    box.replaceChildren(el("p", { class: "muted" }, "nothing waiting"))
-    return
-  }
-  box.replaceChildren(
-    ...approvals.pending.map((p) =>
+}
+
+const age = (ms) => (ms < 60_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`)
+
+// An approval a client's user is being asked for: the operator may reject it, not approve in the user's place.
+const renderInflight = (p) =>
+  el(
+    "div",
+    { class: "approval inflight", "data-inflight": p.id, "data-kind": p.kind },
+    el(
+      "div",
+      {},
+      el("strong", {}, p.tool),
+      ` · caller ${p.caller ?? "(anonymous)"} · waiting ${age(p.ageMs)} for the caller's user`,
       el(
-        "div",
-        { class: "approval", "data-run": p.runId, "data-step": p.stepId },
-        el("div", {}, el("strong", {}, p.tool), ` · ${p.skill} · run ${p.runId} · step ${p.stepId}`),
-        el("pre", {}, JSON.stringify(p.arguments, null, 2)),
-        ...(canAct
-          ? [
-              el("button", { class: "approve", onclick: () => decide(p, "approve") }, "Approve"),
-              el("button", { class: "reject", onclick: () => decide(p, "reject") }, "Reject"),
-            ]
-          : [el("span", { class: "muted" }, "your token cannot decide approvals")]),
+        "span",
+        { class: "muted" },
+        p.kind === "input_required" ? " (2026-07-28 client: until its retry)" : " (2025 client: call held)",
       ),
+    ),
+    el("pre", {}, JSON.stringify(p.arguments, null, 2)),
+    ...(canAct
+      ? [el("button", { class: "reject", onclick: () => rejectInflight(p) }, "Reject")]
+      : [el("span", { class: "muted" }, "your token cannot decide approvals")]),
+  )
+
+const renderRun = (p) =>
+  el(
+    "div",
+    { class: "approval", "data-run": p.runId, "data-step": p.stepId },
+    el("div", {}, el("strong", {}, p.tool), ` · ${p.skill} · run ${p.runId} · step ${p.stepId}`),
+    el("pre", {}, JSON.stringify(p.arguments, null, 2)),
+    ...(canAct
+      ? [
+          el("button", { class: "approve", onclick: () => decide(p, "approve") }, "Approve"),
+          el("button", { class: "reject", onclick: () => decide(p, "reject") }, "Reject"),
+        ]
+      : [el("span", { class: "muted" }, "your token cannot decide approvals")]),
+  )
+
+const renderApprovals = (approvals) => {
+  const items = [...(approvals.inflight ?? []).map(renderInflight), ...approvals.pending.map(renderRun)]
+  if (items.length > 0) return $("approvals").replaceChildren(...items)
+  $("approvals").replaceChildren(
+    el(
+      "p",
+      { class: "muted" },
+      approvals.configured ? "nothing waiting" : "nothing waiting (durable runs: set [console] runs)",
     ),
   )
 }

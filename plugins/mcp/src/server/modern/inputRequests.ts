@@ -155,4 +155,5 @@ const describeRefusal = (reason: string): string =>
     method: "it was issued for another tool or method",
     arguments: "it was issued for other arguments",
     replayed: "it was already used",
+    rejected: "an operator rejected the request it belongs to",
   })[reason] ?? reason

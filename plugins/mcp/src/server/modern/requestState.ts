@@ -39,6 +39,7 @@ export type RequestStateRefusal =
   | "method"
   | "arguments"
   | "replayed"
+  | "rejected"
 
 /** The result of verifying a request state. */
 export type RequestStateVerdict =
@@ -83,6 +84,8 @@ export class RequestStates {
   readonly #now: () => number
   /** Used nonces and their expiry. */
   readonly #used = new Map<string, number>()
+  /** Nonces of states an operator rejected, and their expiry. */
+  readonly #rejected = new Map<string, number>()
 
   constructor(secret: string | Uint8Array | undefined, options: { ttlMs?: number; now?: () => number } = {}) {
     this.#key = createHmac("sha256", secret === undefined ? randomBytes(32) : Buffer.from(secret))
@@ -149,6 +152,7 @@ export class RequestStates {
     if (claims.c !== binding.caller) return { ok: false, reason: "caller" }
     if (claims.m !== binding.method) return { ok: false, reason: "method" }
     if (claims.a !== digest(binding.arguments ?? {})) return { ok: false, reason: "arguments" }
+    if (this.#rejected.has(claims.n)) return { ok: false, reason: "rejected" }
     if (this.#used.has(claims.n)) return { ok: false, reason: "replayed" }
     return { ok: true, claims }
   }
@@ -161,6 +165,14 @@ export class RequestStates {
     if (this.#used.has(claims.n)) return false
     this.markUsed(claims.n, claims.e)
     return true
+  }
+
+  /** Records a nonce as rejected until `expiresAt`: a retry with its state runs nothing. */
+  reject(nonce: string, expiresAt: number): void {
+    const now = this.#now()
+    if (this.#rejected.size > 1024)
+      for (const [n, e] of this.#rejected) if (e <= now) this.#rejected.delete(n)
+    if (expiresAt > now) this.#rejected.set(nonce, expiresAt)
   }
 
   /** Records a nonce as used until `expiresAt` (a state another replica consumed). */

@@ -26,6 +26,7 @@ import { cacheHintFor, type McpCacheHints } from "./cacheHints.js"
 import { errorMessage, httpStatusOf, ModernProtocolError } from "./errors.js"
 import { InputRound } from "./inputRequests.js"
 import { type ModernEnvelope, readEnvelope } from "./negotiation.js"
+import { PendingInputRegistry, recordPending } from "./pendingInputs.js"
 import {
   MODERN_PROTOCOL_VERSIONS,
   ModernErrorCode,
@@ -75,9 +76,9 @@ export interface ModernServingOptions {
   readonly tasks?: TaskHostOptions
 }
 
-/** The bus message saying a request state was used (other kinds on the bus are not ours). */
+/** The bus message saying a request state was used or rejected (other kinds on the bus are not ours). */
 interface UsedStateMessage {
-  readonly k: "request-state-used"
+  readonly k: "request-state-used" | "request-state-rejected"
   readonly n: string
   readonly e: number
 }
@@ -145,6 +146,9 @@ export class ModernServing {
   readonly states: RequestStates
   /** Tasks of the tasks extension (handles signed with the same secret as request states). */
   readonly tasks: TaskHost
+
+  /** The input_required answers waiting for their retry (listed, and rejectable, by an operator). */
+  readonly pendingInputs = new PendingInputRegistry((n, e) => this.#rejectState(n, e))
   #server: Server | undefined
   #handlers: Map<string, Handler> | undefined
   #unsubscribe: Promise<() => Promise<void>> | undefined
@@ -160,15 +164,14 @@ export class ModernServing {
     })
     this.tasks = new TaskHost(options.secret, options.tasks)
     this.#unsubscribe = options.bus?.subscribe((text) => {
-      if (!text.includes('"request-state-used"')) return
+      if (!text.includes('"request-state-')) return
       try {
         const message = JSON.parse(text) as UsedStateMessage
-        if (
-          message.k === "request-state-used" &&
-          typeof message.n === "string" &&
-          typeof message.e === "number"
-        )
-          this.states.markUsed(message.n, message.e)
+        if (typeof message.n !== "string" || typeof message.e !== "number") return
+        if (message.k === "request-state-used") this.states.markUsed(message.n, message.e)
+        else if (message.k === "request-state-rejected") this.states.reject(message.n, message.e)
+        else return
+        this.pendingInputs.remove(message.n)
       } catch {
         // not a message of ours
       }
@@ -179,9 +182,17 @@ export class ModernServing {
   /** Marks a state used here and tells the other replicas. */
   #consume(claims: RequestStateClaims): boolean {
     if (!this.states.consume(claims)) return false
+    this.pendingInputs.remove(claims.n)
     const message: UsedStateMessage = { k: "request-state-used", n: claims.n, e: claims.e }
     this.#options.bus?.publish(JSON.stringify(message)).catch((error) => this.#options.onError?.(error))
     return true
+  }
+
+  /** Rejects a state here and tells the other replicas (an operator refused its retry). */
+  #rejectState(nonce: string, expiresAt: number): void {
+    this.states.reject(nonce, expiresAt)
+    const message: UsedStateMessage = { k: "request-state-rejected", n: nonce, e: expiresAt }
+    this.#options.bus?.publish(JSON.stringify(message)).catch((error) => this.#options.onError?.(error))
   }
 
   /** Resolves once subscribed to the bus (if any). */
@@ -560,10 +571,20 @@ export class ModernServing {
       )
     if (round?.needsInput && binding) {
       const keys = Object.keys(round.pending)
+      const requestState = this.states.sign(binding, keys, round.answers)
+      recordPending(
+        this.pendingInputs,
+        this.states,
+        requestState,
+        binding,
+        params,
+        caller.authInfo,
+        round.pending,
+      )
       return {
         resultType: "input_required",
         inputRequests: round.pending,
-        requestState: this.states.sign(binding, keys, round.answers),
+        requestState,
         _meta: { [SERVER_INFO_META_KEY]: this.#serverInfo },
       }
     }
