@@ -24,6 +24,7 @@ import {
 } from "../serve.js"
 import { cacheHintFor, type McpCacheHints } from "./cacheHints.js"
 import { errorMessage, httpStatusOf, ModernProtocolError } from "./errors.js"
+import { type HeldCallOptions, HeldCalls, HeldSink } from "./heldCalls.js"
 import { InputRound } from "./inputRequests.js"
 import { type ModernEnvelope, readEnvelope } from "./negotiation.js"
 import {
@@ -70,6 +71,8 @@ export interface ModernServingOptions {
   readonly bus?: ReplicaBus
   /** Receives internal failures. */
   readonly onError?: (error: unknown) => void
+  /** Limits of calls held open while their client answers (see `heldCalls.ts`). */
+  readonly heldCalls?: HeldCallOptions
 }
 
 /** The bus message saying a request state was used (other kinds on the bus are not ours). */
@@ -126,6 +129,8 @@ export class ModernServing {
   readonly #exposure: McpExposure
   readonly #options: ModernServingOptions
   readonly states: RequestStates
+  /** Upstream calls held open while their client answers their questions. */
+  readonly held: HeldCalls
   #server: Server | undefined
   #handlers: Map<string, Handler> | undefined
   #unsubscribe: Promise<() => Promise<void>> | undefined
@@ -154,6 +159,11 @@ export class ModernServing {
       }
     })
     this.#unsubscribe?.catch((error) => options.onError?.(error))
+    this.held = new HeldCalls(this.states, () => this.#serverInfo, {
+      ...options.heldCalls,
+      ...(options.bus ? { bus: options.bus } : {}),
+      ...(options.onError ? { onError: options.onError } : {}),
+    })
   }
 
   /** Marks a state used here and tells the other replicas. */
@@ -167,6 +177,7 @@ export class ModernServing {
   /** Resolves once subscribed to the bus (if any). */
   async start(): Promise<void> {
     await this.#unsubscribe
+    await this.held.start()
   }
 
   /** The handlers, from one server of the exposure (made on first use). */
@@ -336,6 +347,7 @@ export class ModernServing {
   /** Stops the server behind the handlers. */
   close(): void {
     this.endListeners()
+    this.held.close()
     void this.#unsubscribe?.then((off) => off()).catch(() => {})
     this.#unsubscribe = undefined
     void this.#server?.close().catch(() => {})
@@ -421,6 +433,7 @@ export class ModernServing {
     const callerId = caller.authInfo === undefined ? "" : callerIdOf(caller.authInfo)
     let round: InputRound | undefined
     let binding: { caller: string; method: string; arguments: unknown } | undefined
+    let resumed: Record<string, unknown> | undefined
     if (method === "tools/call") {
       binding = { caller: callerId, method: `tools/call ${String(params.name)}`, arguments: params.arguments }
       const opened = InputRound.open(this.states, binding, params, envelope.clientCapabilities)
@@ -434,11 +447,15 @@ export class ModernServing {
             data: { reason: "replayed" },
           },
         )
+      // A held call's retry resumes the call where it waits (here, or on the replica holding it).
+      if (opened.claims?.h !== undefined)
+        resumed = await this.held.resume(opened.claims, binding, params.inputResponses, controller, sink)
     }
     const modern: ModernRequest = {
       logLevel: LOG_LEVELS.has(envelope.logLevel ?? "") ? (envelope.logLevel as LoggingLevel) : undefined,
       client: round?.client ?? {},
     }
+    const out = round ? new HeldSink(sink) : sink
     // The SDK's handler sees the request without the fields only the stateless era has.
     const { inputResponses: _responses, requestState: _state, ...rest } = params
     const extra = {
@@ -452,7 +469,7 @@ export class ModernServing {
       },
       _meta: params._meta,
       sendNotification: async (notification: Record<string, unknown>) => {
-        if (!controller.signal.aborted) sink.notify({ jsonrpc: "2.0", ...notification })
+        if (!controller.signal.aborted) out.notify({ jsonrpc: "2.0", ...notification })
       },
       sendRequest: async () => {
         throw new ModernProtocolError(
@@ -472,7 +489,12 @@ export class ModernServing {
             Record<string, unknown>
           >
       : () => handler({ method, params: rest }, extra)
-    const result = await withRemoteParent(parent, run)
+    const result =
+      resumed ??
+      (round && binding && out instanceof HeldSink
+        ? await this.held.run(round, binding, controller, out, () => withRemoteParent(parent, run))
+        : await withRemoteParent(parent, run))
+    if (this.held.asks(result)) return result
     if (round && Object.keys(round.missing).length > 0)
       throw new ModernProtocolError(
         ModernErrorCode.MissingRequiredClientCapability,
