@@ -80,6 +80,7 @@ export {
 } from "./server/dnsRebinding.js"
 export { type McpHttpServerHandle, type ServeHttpOptions, serveHttp } from "./server/http.js"
 export type { McpCacheHints } from "./server/modern/cacheHints.js"
+export { HeldCallErrorCode, type HeldCallOptions } from "./server/modern/heldCalls.js"
 export { INPUT_KEY_META_KEY } from "./server/modern/inputRequests.js"
 export { memoryReplicaBus, type ReplicaBus } from "./server/replicaBus.js"
 export {

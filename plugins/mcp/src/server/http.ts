@@ -21,6 +21,7 @@ import { authenticate, type McpCaller, type McpHttpAuth } from "./auth.js"
 import { sessionOwner } from "./callerIdentity.js"
 import { checkDnsRebinding, dnsRebindingPolicy, isLoopbackHost } from "./dnsRebinding.js"
 import { type EdgeRequest, type EdgeResponse, type KnownHeaders, knownHeaders } from "./edgeExchange.js"
+import type { HeldCallOptions } from "./modern/heldCalls.js"
 import { serveSessionlessPost } from "./modern/httpEntry.js"
 import { ModernServing } from "./modern/serving.js"
 import { type AuthInfo, jsonRpcError, NodeSessions } from "./nodeSessions.js"
@@ -123,6 +124,15 @@ export interface ServeHttpOptions extends McpServeOptions {
    * @since 0.1.0
    */
   readonly bus?: ReplicaBus
+  /**
+   * Calls held open while a 2026-07-28 client answers the questions their running upstream asked: how
+   * long one waits for its answers (then it is cancelled upstream), how many per caller and per replica,
+   * and how long a replica forwarding a retry to the holding one waits for it. Defaults: 5 minutes, 16,
+   * 1000, 3000 ms.
+   *
+   * @since 0.2.0
+   */
+  readonly heldCalls?: HeldCallOptions
 }
 
 /**
@@ -387,6 +397,7 @@ export const serveHttp = async (
     ...(options.cacheHints ? { cacheHints: options.cacheHints } : {}),
     ...(options.bus ? { bus: options.bus } : {}),
     ...(options.onError ? { onError: options.onError } : {}),
+    ...(options.heldCalls ? { heldCalls: options.heldCalls } : {}),
   })
   const lean =
     options.transport === "sdk"

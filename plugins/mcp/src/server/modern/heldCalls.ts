@@ -25,7 +25,12 @@ import type { RequestStateBinding, RequestStateClaims, RequestStates } from "./r
  */
 export const HOLD_CALL: unique symbol = Symbol.for("toolplane.holdCall")
 
-/** Error codes of held calls (server-defined JSON-RPC range). */
+/**
+ * JSON-RPC error codes (server-defined range) of a retry of a held call that cannot resume it; nothing
+ * runs again after any of them, and sending the call again without `requestState` starts over.
+ *
+ * @since 0.2.0
+ */
 export const HeldCallErrorCode = {
   /** The held call is over: its deadline passed, it was cancelled, or its replica stopped. */
   Gone: -32050,
@@ -35,7 +40,12 @@ export const HeldCallErrorCode = {
   TooMany: -32052,
 } as const
 
-/** Limits of held calls. */
+/**
+ * Limits of calls held open while a 2026-07-28 client answers the questions their running upstream
+ * asked (`serveHttp`'s `heldCalls`).
+ *
+ * @since 0.2.0
+ */
 export interface HeldCallOptions {
   /** How long a held call waits for the client's answers before it is cancelled. Default 5 minutes. */
   readonly timeoutMs?: number
@@ -305,7 +315,7 @@ export class HeldCalls {
     clearTimeout(call.timer)
     call.sink.target = sink
     // The client of this round went away: the call is cancelled (nobody is left to answer it).
-    const cancel = () => call.controller.cancel(new Error("the client went away while the held call ran"))
+    const cancel = () => call.controller.abort(new Error("the client went away while the held call ran"))
     controller.signal.addEventListener("abort", cancel, { once: true })
     try {
       for (const [key, ask] of [...call.asks])
@@ -355,7 +365,8 @@ export class HeldCalls {
     this.#release(call)
     call.waiting = false
     const error = new Error(`the held call was cancelled: ${why}`)
-    call.controller.cancel(error)
+    // abort, not cancel: the request that started the call (when still open) is answered, not dropped
+    call.controller.abort(error)
     for (const ask of call.asks.values()) ask.reject(error)
     call.asks.clear()
   }
@@ -401,17 +412,17 @@ export class HeldCalls {
         },
         arm: () => {
           clearTimeout(waiter.timer)
-          waiter.timer = setTimeout(
-            () =>
-              waiter.reject(
-                new ModernProtocolError(
-                  HeldCallErrorCode.Elsewhere,
-                  `The call is held by replica ${owner}, which did not answer over the replica bus within ${this.#forwardMs} ms (it may have stopped): send the call again without requestState`,
-                  { data: { replica: owner, reason: "no-answer" } },
-                ),
+          waiter.timer = setTimeout(() => {
+            // Should the owner still get the retry, it cancels the call instead of resuming it unseen.
+            this.#publish({ k: "held-cancel", t: owner, h: id })
+            waiter.reject(
+              new ModernProtocolError(
+                HeldCallErrorCode.Elsewhere,
+                `The call is held by replica ${owner}, which did not answer over the replica bus within ${this.#forwardMs} ms (it may have stopped): send the call again without requestState`,
+                { data: { replica: owner, reason: "no-answer" } },
               ),
-            this.#forwardMs,
-          )
+            )
+          }, this.#forwardMs)
         },
       }
       this.#waiters.set(q, waiter)
@@ -450,9 +461,10 @@ export class HeldCalls {
         return
       }
       case "held-cancel": {
+        // The retry's client went away, or the forwarding replica gave up waiting: the call must not go
+        // on unseen (its client would start over and run it twice).
         const call = this.#calls.get(message.h)
-        if (call !== undefined && !call.waiting)
-          call.controller.cancel(new Error("the client went away while the held call ran"))
+        if (call !== undefined) this.#abandon(call, "the retry forwarded for it was given up")
       }
     }
   }
