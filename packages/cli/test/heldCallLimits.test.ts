@@ -9,7 +9,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { createRunner, type Runner } from "@toolplane/exec"
+import { createRunner, type ToolRunner } from "@toolplane/exec"
 import {
   HeldCallErrorCode,
   type McpHttpServerHandle,
@@ -27,7 +27,7 @@ const ALICE = "token-alice-0123456789"
 describe("held upstream calls: deadline, bounds, a replica without a bus", () => {
   let dir = ""
   let startsFile = ""
-  let runner: Runner
+  let runner: ToolRunner
   let holder: McpHttpServerHandle
   let other: McpHttpServerHandle
   const lines = () => readFileSync(startsFile, "utf8").split("\n")

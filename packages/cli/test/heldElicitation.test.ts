@@ -49,8 +49,8 @@ describe("toolplane serve holds a 2025 upstream call while a modern client answe
       const message = String((request.params as { message?: string }).message)
       asked.push(message)
       return message.startsWith("Which seat")
-        ? { action: "accept", content: { seat: "12A" } }
-        : { action: "accept", content: { sure: true } }
+        ? { action: "accept" as const, content: { seat: "12A" } as Record<string, string | boolean> }
+        : { action: "accept" as const, content: { sure: true } as Record<string, string | boolean> }
     })
     await client.connect(new StreamableHTTPClientTransport(gateway.url))
     try {

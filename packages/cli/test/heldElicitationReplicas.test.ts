@@ -84,8 +84,8 @@ describe.skipIf(unavailable !== undefined)(
       )
       client.setRequestHandler("elicitation/create", async (request) =>
         String((request.params as { message?: string }).message).startsWith("Which seat")
-          ? { action: "accept", content: { seat: "7C" } }
-          : { action: "accept", content: { sure: true } },
+          ? { action: "accept" as const, content: { seat: "7C" } as Record<string, string | boolean> }
+          : { action: "accept" as const, content: { sure: true } as Record<string, string | boolean> },
       )
       await client.connect(new StreamableHTTPClientTransport(proxy!.url))
       try {
