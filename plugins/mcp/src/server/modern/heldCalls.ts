@@ -90,6 +90,8 @@ class HeldCall {
   readonly asks = new Map<string, Ask>()
   settled: Settled | undefined
   waiting = false
+  /** Why the call was given up (a question it asks after that is refused at once). */
+  abandoned: Error | undefined
   timer: NodeJS.Timeout | undefined
   #wake: (() => void) | undefined
   readonly done: Promise<void>
@@ -112,6 +114,7 @@ class HeldCall {
   }
 
   ask(key: string, method: string, params: Record<string, unknown>): Promise<never> {
+    if (this.abandoned !== undefined) return Promise.reject(this.abandoned)
     return new Promise<never>((resolve, reject) => {
       this.asks.set(key, { method, params, resolve: resolve as (answer: unknown) => void, reject })
       const wake = this.#wake
@@ -365,6 +368,7 @@ export class HeldCalls {
     this.#release(call)
     call.waiting = false
     const error = new Error(`the held call was cancelled: ${why}`)
+    call.abandoned = error
     // abort, not cancel: the request that started the call (when still open) is answered, not dropped
     call.controller.abort(error)
     for (const ask of call.asks.values()) ask.reject(error)
