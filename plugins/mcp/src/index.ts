@@ -92,6 +92,7 @@ export {
 export { type McpHttpServerHandle, type ServeHttpOptions, serveHttp } from "./server/http.js"
 export type { HttpRoute } from "./server/httpRoutes.js"
 export type { McpCacheHints } from "./server/modern/cacheHints.js"
+export { HeldCallErrorCode, type HeldCallOptions } from "./server/modern/heldCalls.js"
 export { INPUT_KEY_META_KEY } from "./server/modern/inputRequests.js"
 export type { McpPendingInput, McpPendingInputs } from "./server/modern/pendingInputs.js"
 export { BEFORE_TASK_META_KEY } from "./server/modern/tasks.js"

@@ -80,6 +80,14 @@ const watchConfig = (
  * and tsx), and a repeat arriving during the shutdown must not kill the process by signal (which pnpm
  * reports as a failed command). A third signal forces the exit.
  */
+/** `server.held_calls` as `serveHttp`'s `heldCalls`. */
+const heldCallOptions = (held: NonNullable<GatewayConfig["server"]["held_calls"]>) => ({
+  ...(held.timeout_ms !== undefined ? { timeoutMs: held.timeout_ms } : {}),
+  ...(held.max_per_caller !== undefined ? { maxPerCaller: held.max_per_caller } : {}),
+  ...(held.max !== undefined ? { max: held.max } : {}),
+  ...(held.forward_timeout_ms !== undefined ? { forwardTimeoutMs: held.forward_timeout_ms } : {}),
+})
+
 const untilSignal = (): Promise<string> =>
   new Promise((resolve) => {
     let received = 0
@@ -341,6 +349,7 @@ export const serveCommand = defineCommand({
               ? { sessionMaxAgeMs: server.session_max_age_ms }
               : {}),
             ...(bus ? { bus } : {}),
+            ...(server.held_calls ? { heldCalls: heldCallOptions(server.held_calls) } : {}),
             serverInfo,
             watch,
             naming,

@@ -313,6 +313,23 @@ export const ReplicasConfig = z.strictObject({
     .default("toolplane"),
 })
 
+/**
+ * Calls held open while a 2026-07-28 client answers the questions a backend asks mid-call (the upstream
+ * call is resumed with the answers, never re-run). Defaults: 300 000 ms, 16, 1000, 3000 ms.
+ *
+ * @since 0.2.0
+ */
+export const HeldCallsConfig = z.strictObject({
+  /** How long a held call waits for its answers; then it is cancelled upstream. */
+  timeout_ms: z.number().int().positive().optional(),
+  /** Held calls per caller at once (without auth, all clients are one caller). */
+  max_per_caller: z.number().int().positive().optional(),
+  /** Held calls per replica at once. */
+  max: z.number().int().positive().optional(),
+  /** How long a replica forwarding a retry waits for the holding replica (and between its heartbeats). */
+  forward_timeout_ms: z.number().int().positive().optional(),
+})
+
 /** @since 0.1.0 */
 export const ServerConfig = z.strictObject({
   name: z.string().default("toolplane"),
@@ -335,6 +352,8 @@ export const ServerConfig = z.strictObject({
   session_max_age_ms: z.number().int().positive().optional(),
   /** Run as one of several replicas sharing a bus (see {@link ReplicasConfig}). */
   replicas: ReplicasConfig.optional(),
+  /** Calls held open while a 2026-07-28 client answers a backend's questions (see {@link HeldCallsConfig}). */
+  held_calls: HeldCallsConfig.optional(),
   /** The lock file of pinned tool definitions, relative to the config file. Default: `<config name>.lock.json`. */
   lock_file: z.string().min(1).optional(),
 

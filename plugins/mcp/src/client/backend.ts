@@ -51,6 +51,7 @@ import { CURSOR_META_KEY } from "../adapter.js"
 import { isUnreachable, mcpFailureToToolError, toolErrorFromResult } from "../errors.js"
 import { relayResult } from "../internal/resultJson.js"
 import { type Expiring, type TimeoutList, TimeoutQueue } from "../internal/timeoutQueue.js"
+import { HOLD_CALL } from "../server/modern/heldCalls.js"
 import { answerCallerInputs, callerCapabilities, relayMissingCapabilities } from "./callerInputs.js"
 import {
   McpConnection,
@@ -398,7 +399,8 @@ const forwardToCaller = async (
     throw new McpError(ErrorCode.MethodNotFound, `${method}: the caller does not support it`)
   for (const c of calls) c.suspend()
   try {
-    return (await target.ctx.client[kind]!(params)) as never
+    // The upstream call is running: a stateless caller's answer must resume it, not run it again.
+    return (await target.ctx.client[kind]!({ ...params, [HOLD_CALL]: true })) as never
   } finally {
     for (const c of calls) c.resume()
   }

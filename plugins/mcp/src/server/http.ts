@@ -22,6 +22,8 @@ import { sessionOwner } from "./callerIdentity.js"
 import { checkDnsRebinding, dnsRebindingPolicy, isLoopbackHost } from "./dnsRebinding.js"
 import { type EdgeRequest, type EdgeResponse, type KnownHeaders, knownHeaders } from "./edgeExchange.js"
 import { checkRoutes, type HttpRoute, routeFor, targetPath } from "./httpRoutes.js"
+
+import type { HeldCallOptions } from "./modern/heldCalls.js"
 import { serveSessionlessPost } from "./modern/httpEntry.js"
 import type { McpPendingInputs } from "./modern/pendingInputs.js"
 import { ModernServing } from "./modern/serving.js"
@@ -132,6 +134,15 @@ export interface ServeHttpOptions extends McpServeOptions {
    * @since 0.2.0
    */
   readonly routes?: readonly HttpRoute[]
+  /**
+   * Calls held open while a 2026-07-28 client answers the questions their running upstream asked: how
+   * long one waits for its answers (then it is cancelled upstream), how many per caller and per replica,
+   * and how long a replica forwarding a retry to the holding one waits for it. Defaults: 5 minutes, 16,
+   * 1000, 3000 ms.
+   *
+   * @since 0.2.0
+   */
+  readonly heldCalls?: HeldCallOptions
 }
 
 /**
@@ -404,6 +415,7 @@ export const serveHttp = async (
     ...(options.cacheHints ? { cacheHints: options.cacheHints } : {}),
     ...(options.bus ? { bus: options.bus } : {}),
     ...(options.onError ? { onError: options.onError } : {}),
+    ...(options.heldCalls ? { heldCalls: options.heldCalls } : {}),
   })
   const lean =
     options.transport === "sdk"

@@ -12,6 +12,7 @@
  */
 import { type ClientRequests, TaggedToolError } from "@toolplane/foundation"
 import { ModernProtocolError } from "./errors.js"
+import { HOLD_CALL } from "./heldCalls.js"
 import { ModernErrorCode } from "./protocol.js"
 import type { RequestStateBinding, RequestStateClaims, RequestStates } from "./requestState.js"
 
@@ -68,6 +69,8 @@ export class InputRound {
   readonly missing: Record<string, Record<string, never>> = {}
   #counts = new Map<string, number>()
   readonly client: ClientRequests
+  /** Answers a request made by a call already running upstream (marked {@link HOLD_CALL}): the call is held. */
+  hold?: (key: string, request: { method: string; params: Record<string, unknown> }) => Promise<never>
 
   private constructor(answers: Record<string, unknown>, capabilities: Readonly<Record<string, unknown>>) {
     this.#answers = answers
@@ -141,6 +144,8 @@ export class InputRound {
       if (Object.keys(rest).length > 0) params._meta = rest
       else delete params._meta
     }
+    if (this.hold !== undefined && (raw as { [HOLD_CALL]?: unknown })[HOLD_CALL] === true)
+      return this.hold(key, { method, params })
     this.pending[key] = { method, params }
     return Promise.reject(new InputRequiredSignal({ key }))
   }

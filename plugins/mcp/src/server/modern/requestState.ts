@@ -28,6 +28,10 @@ export interface RequestStateClaims {
   readonly e: number
   /** A random nonce: a state is used once. */
   readonly n: string
+  /** The held call this state resumes (see `heldCalls.ts`), when the call waits on its replica. */
+  readonly h?: string
+  /** The replica holding that call. */
+  readonly o?: string
 }
 
 /** Why a request state was refused. */
@@ -104,6 +108,7 @@ export class RequestStates {
     binding: RequestStateBinding,
     keys: readonly string[],
     answers: Readonly<Record<string, unknown>>,
+    held?: { readonly h: string; readonly o: string },
   ): string {
     const claims: RequestStateClaims = {
       v: 1,
@@ -114,6 +119,7 @@ export class RequestStates {
       r: answers,
       e: this.#now() + this.#ttlMs,
       n: randomBytes(12).toString("base64url"),
+      ...held,
     }
     const body = Buffer.from(JSON.stringify(claims)).toString("base64url")
     return `${body}.${this.#tag(body).toString("base64url")}`
@@ -145,7 +151,8 @@ export class RequestStates {
       typeof claims.e !== "number" ||
       !Array.isArray(claims.k) ||
       typeof claims.r !== "object" ||
-      claims.r === null
+      claims.r === null ||
+      (claims.h !== undefined && (typeof claims.h !== "string" || typeof claims.o !== "string"))
     )
       return { ok: false, reason: "malformed" }
     if (claims.e <= this.#now()) return { ok: false, reason: "expired" }

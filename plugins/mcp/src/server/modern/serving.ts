@@ -24,6 +24,7 @@ import {
 } from "../serve.js"
 import { cacheHintFor, type McpCacheHints } from "./cacheHints.js"
 import { errorMessage, httpStatusOf, ModernProtocolError } from "./errors.js"
+import { type HeldCallOptions, HeldCalls, HeldSink } from "./heldCalls.js"
 import { InputRound } from "./inputRequests.js"
 import { type ModernEnvelope, readEnvelope } from "./negotiation.js"
 import { PendingInputRegistry, recordPending } from "./pendingInputs.js"
@@ -74,6 +75,8 @@ export interface ModernServingOptions {
   readonly onError?: (error: unknown) => void
   /** The tasks extension (`io.modelcontextprotocol/tasks`): task lifetime, polling interval, limits. */
   readonly tasks?: TaskHostOptions
+  /** Limits of calls held open while their client answers (see `heldCalls.ts`). */
+  readonly heldCalls?: HeldCallOptions
 }
 
 /** The bus message saying a request state was used or rejected (other kinds on the bus are not ours). */
@@ -146,7 +149,8 @@ export class ModernServing {
   readonly states: RequestStates
   /** Tasks of the tasks extension (handles signed with the same secret as request states). */
   readonly tasks: TaskHost
-
+  /** Upstream calls held open while their client answers their questions. */
+  readonly held: HeldCalls
   /** The input_required answers waiting for their retry (listed, and rejectable, by an operator). */
   readonly pendingInputs = new PendingInputRegistry((n, e) => this.#rejectState(n, e))
   #server: Server | undefined
@@ -177,6 +181,11 @@ export class ModernServing {
       }
     })
     this.#unsubscribe?.catch((error) => options.onError?.(error))
+    this.held = new HeldCalls(this.states, () => this.#serverInfo, {
+      ...options.heldCalls,
+      ...(options.bus ? { bus: options.bus } : {}),
+      ...(options.onError ? { onError: options.onError } : {}),
+    })
   }
 
   /** Marks a state used here and tells the other replicas. */
@@ -198,6 +207,7 @@ export class ModernServing {
   /** Resolves once subscribed to the bus (if any). */
   async start(): Promise<void> {
     await this.#unsubscribe
+    await this.held.start()
   }
 
   /** The handlers, from one server of the exposure (made on first use). */
@@ -370,6 +380,7 @@ export class ModernServing {
   /** Stops the server behind the handlers. */
   close(): void {
     this.endListeners()
+    this.held.close()
     void this.#unsubscribe?.then((off) => off()).catch(() => {})
     this.#unsubscribe = undefined
     void this.#server?.close().catch(() => {})
@@ -488,6 +499,7 @@ export class ModernServing {
     const callerId = caller.authInfo === undefined ? "" : callerIdOf(caller.authInfo)
     let round: InputRound | undefined
     let binding: { caller: string; method: string; arguments: unknown } | undefined
+    let resumed: Record<string, unknown> | undefined
     const asks = inputBindingOf(method, params)
     if (asks !== undefined) {
       binding = { caller: callerId, ...asks }
@@ -502,11 +514,15 @@ export class ModernServing {
             data: { reason: "replayed" },
           },
         )
+      // A held call's retry resumes the call where it waits (here, or on the replica holding it).
+      if (opened.claims?.h !== undefined)
+        resumed = await this.held.resume(opened.claims, binding, params.inputResponses, controller, sink)
     }
     const modern: ModernRequest = {
       logLevel: LOG_LEVELS.has(envelope.logLevel ?? "") ? (envelope.logLevel as LoggingLevel) : undefined,
       client: round?.client ?? {},
     }
+    const out = round ? new HeldSink(sink) : sink
     // The SDK's handler sees the request without the fields only the stateless era has.
     // (and without a 2025 client's `task` hint: under the tasks extension the server alone decides)
     const { inputResponses: _responses, requestState: _state, task: _task, ...rest } = params
@@ -521,7 +537,7 @@ export class ModernServing {
       },
       _meta: params._meta,
       sendNotification: async (notification: Record<string, unknown>) => {
-        if (!controller.signal.aborted) sink.notify({ jsonrpc: "2.0", ...notification })
+        if (!controller.signal.aborted) out.notify({ jsonrpc: "2.0", ...notification })
       },
       sendRequest: async () => {
         throw new ModernProtocolError(
@@ -543,7 +559,7 @@ export class ModernServing {
         : handler({ method, params: rest }, x)
     let result: Record<string, unknown>
     const task =
-      round && method === "tools/call"
+      resumed === undefined && round && method === "tools/call"
         ? await this.#asTask(
             String(params.name),
             callerId,
@@ -556,13 +572,20 @@ export class ModernServing {
     if (task !== undefined && "task" in task)
       return { ...task.task, _meta: { [SERVER_INFO_META_KEY]: this.#serverInfo } }
     if (task !== undefined) result = task.done
-    else
-      result = await withRemoteParent(parent, () => run()).catch((error: unknown) => {
+    else if (resumed !== undefined) result = resumed
+    else {
+      const go = () => withRemoteParent(parent, () => run())
+      result = await (round && binding && out instanceof HeldSink
+        ? this.held.run(round, binding, controller, out, go)
+        : go()
+      ).catch((error: unknown) => {
         // A read or a prompt stopped by a client request it needs: answered below from the round.
         if (round && (round.needsInput || Object.keys(round.missing).length > 0))
           return {} as Record<string, unknown>
         throw error
       })
+    }
+    if (this.held.asks(result)) return result
     if (round && Object.keys(round.missing).length > 0)
       throw new ModernProtocolError(
         ModernErrorCode.MissingRequiredClientCapability,
