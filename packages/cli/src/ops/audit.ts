@@ -167,8 +167,10 @@ export interface AuditLog {
 /**
  * HMAC-SHA256 (RFC 2104) of UTF-8 text, base64url: two one-shot hashes over a reused buffer (no Hmac
  * or key object per call, which the profile of a gateway writing a record per call showed).
+ *
+ * @internal
  */
-const hmacSha256 = (key: Uint8Array): ((text: string) => string) => {
+export const hmacSha256 = (key: Uint8Array): ((text: string) => string) => {
   const block = Buffer.alloc(64)
   if (key.length > 64) createHash("sha256").update(key).digest().copy(block)
   else block.set(key)
@@ -186,6 +188,25 @@ const hmacSha256 = (key: Uint8Array): ((text: string) => string) => {
     const n = inner.write(text, 64, "utf8")
     sha("sha256", inner.subarray(0, 64 + n), "buffer").copy(outer, 64)
     return sha("sha256", outer, "base64url")
+  }
+}
+
+/**
+ * The record time as ISO text, made once per millisecond (records of one millisecond share it).
+ *
+ * @internal
+ */
+export const isoClock = (now: () => Date): (() => string) => {
+  let lastMs = -1
+  let lastIso = ""
+  return () => {
+    const date = now()
+    const ms = date.getTime()
+    if (ms !== lastMs) {
+      lastMs = ms
+      lastIso = date.toISOString()
+    }
+    return lastIso
   }
 }
 
@@ -215,18 +236,7 @@ export const openAuditLog = (options: AuditLogOptions): AuditLog => {
     size = 0
   }
   let closed = false
-  // The time text is made once per millisecond (records of one millisecond share it).
-  let lastMs = -1
-  let lastIso = ""
-  const timestamp = () => {
-    const date = now()
-    const ms = date.getTime()
-    if (ms !== lastMs) {
-      lastMs = ms
-      lastIso = date.toISOString()
-    }
-    return lastIso
-  }
+  const timestamp = isoClock(now)
   /** Appends lines (each ending in a newline) synchronously, rotating as needed. */
   const append = (lines: readonly string[]) => {
     let chunk = ""
@@ -311,7 +321,8 @@ export interface AuditQuery {
   readonly until?: number
 }
 
-const globTest = (pattern: string): ((value: string) => boolean) => {
+/** @internal */
+export const globTest = (pattern: string): ((value: string) => boolean) => {
   if (!pattern.includes("*")) return (value) => value === pattern
   const re = new RegExp(
     `^${pattern

@@ -10,6 +10,7 @@ import { allowIds } from "@toolplane/compose"
 import { ConfigError, type Tool } from "@toolplane/foundation"
 import type { GatewayConfig } from "../config/schema.js"
 import { type AuditLog, openAuditLog } from "./audit.js"
+import { auditStoreLocation, isPostgresUrl, openAuditStore } from "./auditStore.js"
 import type { Logger } from "./logger.js"
 import type { GatewayMetrics } from "./metrics.js"
 import { gatewayOperations, type Operations } from "./operations.js"
@@ -67,7 +68,14 @@ export const openServeOperations = async (
       : undefined
   let audit: AuditLog | undefined
   const a = config.audit
-  if (a.file !== undefined) {
+  const toStore = a.sink === "store"
+  if (toStore && a.file !== undefined)
+    throw new ConfigError({
+      path: "audit.file",
+      reason: 'set file only with sink = "file"; sink = "store" writes to [durable] store',
+      ...(options.file ? { file: options.file } : {}),
+    })
+  if (a.file !== undefined || toStore) {
     const key = options.env[a.key_env]
     if (key !== undefined && key.length < 16)
       throw new ConfigError({
@@ -80,25 +88,42 @@ export const openServeOperations = async (
         msg: `warning: ${a.key_env} is not set: audit hashes use a random key for this process (they cannot be compared across restarts)`,
       })
     const clear = a.clear.length > 0 ? allowIds(...a.clear) : undefined
-    const file = isAbsolute(a.file) ? a.file : resolve(options.baseDir, a.file)
-    try {
-      audit = openAuditLog({
-        file,
-        maxBytes: a.max_bytes,
-        keep: a.keep,
-        key: key ?? randomBytes(32),
-        fsync: a.fsync,
-        onError: (error) =>
-          options.log.error("audit.write_failed", {
-            file,
-            error: (error as Error)?.message ?? String(error),
-          }),
-        ...(clear ? { clear: memo((tool: string) => clear({ id: tool } as Tool)) } : {}),
+    const store = config.durable.store
+    const file = toStore
+      ? isPostgresUrl(store) || isAbsolute(store)
+        ? store
+        : resolve(options.baseDir, store)
+      : isAbsolute(a.file!)
+        ? a.file!
+        : resolve(options.baseDir, a.file!)
+    const onError = (error: unknown) =>
+      options.log.error("audit.write_failed", {
+        file: audit?.file ?? file,
+        error: (error as Error)?.message ?? String(error),
       })
+    try {
+      if (toStore)
+        audit = await openAuditStore({
+          storage: file,
+          key: key ?? randomBytes(32),
+          fsync: a.fsync,
+          onError,
+          ...(clear ? { clear: memo((tool: string) => clear({ id: tool } as Tool)) } : {}),
+        })
+      else
+        audit = openAuditLog({
+          file,
+          maxBytes: a.max_bytes,
+          keep: a.keep,
+          key: key ?? randomBytes(32),
+          fsync: a.fsync,
+          onError,
+          ...(clear ? { clear: memo((tool: string) => clear({ id: tool } as Tool)) } : {}),
+        })
     } catch (error) {
       throw new ConfigError({
-        path: "audit.file",
-        reason: `cannot open ${file}: ${(error as Error).message}`,
+        path: toStore ? "durable.store" : "audit.file",
+        reason: `cannot open the audit log in ${toStore ? auditStoreLocation(file) : file}: ${(error as Error).message}`,
         ...(options.file ? { file: options.file } : {}),
       })
     }
