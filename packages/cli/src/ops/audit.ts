@@ -156,6 +156,15 @@ export interface AuditLog {
    * Records queued in one turn of the event loop are written together at its end (group commit).
    */
   commit(entry: AuditEntry): Promise<void>
+  /**
+   * Writes a record at once when no group is queued (returns undefined: it is in the file, or its
+   * write failed: `onError`), else joins the queued group as {@link AuditLog.commit} does. For a call
+   * that ends while no other call is in flight: no group could form, and waiting for the end of the turn
+   * would cost a turn of the event loop and a promise per call.
+   *
+   * @since 0.2.0
+   */
+  commitNow(entry: AuditEntry): Promise<void> | undefined
   /** `hmac-sha256:<base64url>` of a value's JSON text. */
   hash(value: unknown): string
   /** Whether the tool's arguments and results are recorded in clear. */
@@ -256,6 +265,14 @@ export const openAuditLog = (options: AuditLogOptions): AuditLog => {
     size += chunkBytes
     if (options.fsync) fsyncSync(fd)
   }
+  /** One line: one `write` (the line's byte length is only measured when the file is near `maxBytes`). */
+  const appendLine = (line: string) => {
+    // A UTF-8 byte is at most 3 per UTF-16 unit: below that bound no rotation check needs the exact size.
+    const bytes = size + line.length * 3 <= maxBytes ? undefined : Buffer.byteLength(line)
+    if (bytes !== undefined && size > 0 && size + bytes > maxBytes) rotate()
+    size += writeSync(fd, line)
+    if (options.fsync) fsyncSync(fd)
+  }
   const lineOf = (entry: AuditEntry) => `{"ts":"${timestamp()}",${JSON.stringify(entry).slice(1)}\n`
 
   // Group commit: records of calls that end in the same turn of the event loop are written together,
@@ -281,7 +298,7 @@ export const openAuditLog = (options: AuditLogOptions): AuditLog => {
     file: options.file,
     write: (entry) => {
       if (closed) return
-      append([lineOf(entry)])
+      appendLine(lineOf(entry))
     },
     commit: (entry) => {
       if (closed) return Promise.resolve()
@@ -293,6 +310,19 @@ export const openAuditLog = (options: AuditLogOptions): AuditLog => {
         setImmediate(writeQueued)
       }
       return queued
+    },
+    commitNow: (entry) => {
+      if (closed) return undefined
+      if (queued !== undefined) {
+        queue.push(lineOf(entry))
+        return queued
+      }
+      try {
+        appendLine(lineOf(entry))
+      } catch (error) {
+        options.onError?.(error)
+      }
+      return undefined
     },
     hash: (value) => `hmac-sha256:${hmac(JSON.stringify(value) ?? "null")}`,
     clear,

@@ -118,6 +118,8 @@ CREATE TRIGGER ${AUDIT_TABLE}_append_only BEFORE UPDATE OR DELETE ON ${AUDIT_TAB
 /** One database: inserts a batch (in order, one transaction) and answers queries. */
 interface Sink {
   readonly location: string
+  /** Whether `insert` commits before it returns (SQLite). */
+  readonly synchronous: boolean
   /** Inserts the rows; `"busy"` (SQLite: another connection holds the write lock) means try again later. */
   insert(rows: readonly Row[]): Promise<void> | "busy" | undefined
   select(where: string, params: readonly unknown[]): Promise<string[]>
@@ -143,6 +145,7 @@ const openSqliteSink = async (file: string, fsync: boolean): Promise<Sink> => {
   const commit = db.prepare("COMMIT")
   return {
     location: file,
+    synchronous: true,
     insert: (rows) => {
       try {
         begin.run()
@@ -189,6 +192,7 @@ const openPostgresSink = async (url: string): Promise<Sink> => {
   client.release()
   return {
     location: redact(url),
+    synchronous: false,
     insert: async (rows) => {
       for (let i = 0; i < rows.length; i += PG_ROWS_PER_INSERT) {
         const chunk = rows.slice(i, i + PG_ROWS_PER_INSERT)
@@ -257,6 +261,8 @@ export const openAuditStore = async (options: AuditStoreOptions): Promise<AuditL
   let queueDone: (() => void) | undefined
   let queued: Promise<void> | undefined
   let flushing: Promise<void> = Promise.resolve()
+  /** Batches committing (or waiting for the lock): a record written now would overtake them. */
+  let committing = 0
   const flush = () => {
     const rows = queue
     const done = queueDone!
@@ -278,10 +284,14 @@ export const openAuditStore = async (options: AuditStoreOptions): Promise<AuditL
       }
       return result ?? Promise.resolve()
     }
+    committing++
     flushing = flushing
       .then(attempt)
       .catch((error: unknown) => options.onError?.(error))
-      .then(done)
+      .then(() => {
+        committing--
+        done()
+      })
   }
   const enqueue = (entry: AuditEntry): Promise<void> => {
     queue.push(rowOf(entry))
@@ -299,6 +309,19 @@ export const openAuditStore = async (options: AuditStoreOptions): Promise<AuditL
       if (!closed) void enqueue(entry)
     },
     commit: (entry) => (closed ? Promise.resolve() : enqueue(entry)),
+    // SQLite commits synchronously when nothing is queued or committing and the lock is free.
+    commitNow: (entry) => {
+      if (closed) return undefined
+      if (sink.synchronous && queued === undefined && committing === 0) {
+        try {
+          if (sink.insert([rowOf(entry)]) !== "busy") return undefined
+        } catch (error) {
+          options.onError?.(error)
+          return undefined
+        }
+      }
+      return enqueue(entry)
+    },
     hash: (value) => `hmac-sha256:${hmac(JSON.stringify(value) ?? "null")}`,
     clear,
     close: async () => {

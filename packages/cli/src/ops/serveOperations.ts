@@ -7,12 +7,13 @@
 import { randomBytes } from "node:crypto"
 import { isAbsolute, resolve } from "node:path"
 import { allowIds } from "@toolplane/compose"
+import type { RunStore } from "@toolplane/durable"
 import { ConfigError, type Tool } from "@toolplane/foundation"
 import type { GatewayConfig } from "../config/schema.js"
 import { type AuditLog, openAuditLog } from "./audit.js"
 import { auditStoreLocation, isPostgresUrl, openAuditStore } from "./auditStore.js"
 import type { Logger } from "./logger.js"
-import type { GatewayMetrics } from "./metrics.js"
+import type { DurableApprovalsPending, GatewayMetrics } from "./metrics.js"
 import { gatewayOperations, type Operations } from "./operations.js"
 
 /** Answers of `test` kept per tool id (bounded: a flood of unknown names starts the cache over). */
@@ -26,6 +27,31 @@ const memo = (test: (tool: string) => boolean): ((tool: string) => boolean) => {
       known.set(tool, answer)
     }
     return answer
+  }
+}
+
+/**
+ * The waiting approvals of `[durable] store`, read at scrape time through a run store opened on the
+ * first read (a failed open is retried at the next).
+ */
+const durablePendingSource = (config: GatewayConfig, baseDir: string) => {
+  const store = config.durable.store
+  const storage = isPostgresUrl(store) || isAbsolute(store) ? store : resolve(baseDir, store)
+  let opened: Promise<RunStore> | undefined
+  return {
+    read: async (): Promise<DurableApprovalsPending> => {
+      if (opened === undefined) {
+        const opening = import("@toolplane/durable").then((d) => d.openRunStore(storage))
+        opened = opening
+        opening.catch(() => {
+          if (opened === opening) opened = undefined
+        })
+      }
+      return (await opened).pendingApprovals()
+    },
+    close: async () => {
+      await (await opened?.catch(() => undefined))?.close()
+    },
   }
 }
 
@@ -135,6 +161,8 @@ export const openServeOperations = async (
     logCalls: options.logCalls,
   })
   if (metrics) metrics.pendingApprovalsSource(operations.pendingApprovals)
+  const runs = metrics && config.skills.length > 0 ? durablePendingSource(config, options.baseDir) : undefined
+  if (metrics && runs) metrics.durableApprovalsSource(runs.read)
   return {
     operations,
     metrics,
@@ -142,6 +170,7 @@ export const openServeOperations = async (
     observesCalls: metrics !== undefined || audit !== undefined || options.logCalls,
     close: async () => {
       await audit?.close()
+      await runs?.close()
     },
   }
 }
