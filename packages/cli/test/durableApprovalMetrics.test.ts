@@ -2,11 +2,14 @@
  * Approval metrics of durable runs on a real SQLite run store, read through the Prometheus text-format
  * parser: what waits (count, oldest age) is read from the store at scrape time; each decision (approved
  * from the CLI, rejected from the console, expired) is counted once by channel even with two runners
- * polling the store, with its wait in the histogram.
+ * polling the store, with its wait in the histogram; and the same through `toolplane serve` (a
+ * subprocess with `[[skills]]` and `[metrics]`) when `toolplane runs approve` decides.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { defineSkill } from "@toolplane/compose"
 import { type ApprovalDecision, openDurableRunner, openRunStore } from "@toolplane/durable"
 import { createRunner } from "@toolplane/exec"
@@ -14,7 +17,10 @@ import { defineTool } from "@toolplane/foundation"
 import { definitionBackend } from "@toolplane/foundation/testing"
 import parsePrometheusTextFormat, { type MetricFamily } from "parse-prometheus-text-format"
 import { afterAll, describe, expect, it } from "vitest"
+import { run as cli } from "../src/cli.js"
 import { createGatewayMetrics } from "../src/ops/metrics.js"
+import { opsGatewaySuite } from "./helpers/opsGateway.js"
+import { FIXTURES } from "./helpers/processes.js"
 
 /** Histograms read as their untyped series (the parser folds labelled histogram samples). */
 const parse = (text: string): MetricFamily[] => [
@@ -145,4 +151,70 @@ describe("approval metrics of durable runs", () => {
       await two.close()
     }
   }, 30_000)
+})
+
+describe("durable approval metrics of toolplane serve (subprocess)", () => {
+  const suite = opsGatewaySuite("toolplane-durable-metrics-")
+
+  it("shows a skill's waiting step, then counts the CLI's decision", async () => {
+    const gateway = await suite.start([
+      "[durable]",
+      'store = "runs.db"',
+      "[metrics]",
+      'path = "/metrics"',
+      "[[backends]]",
+      'name = "guarded"',
+      `module = ${JSON.stringify(join(FIXTURES, "guardedTools.ts"))}`,
+      "require_approval = false",
+      "[[skills]]",
+      'name = "ship"',
+      "[[skills.steps]]",
+      'id = "go"',
+      'tool = "guarded/deploy"',
+      'inputs = { target = "prod" }',
+      "",
+    ])
+    const scrape = async () => parse(await (await fetch(new URL("/metrics", gateway.url))).text())
+    const client = new Client({ name: "metrics", version: "1.0.0" })
+    await client.connect(new StreamableHTTPClientTransport(gateway.url))
+    try {
+      const started = await client.callTool({ name: "skill.ship", arguments: {} })
+      const runId = String((started.structuredContent as { runId?: unknown } | undefined)?.runId ?? "")
+      const m = await scrape()
+      expect(value(m, "toolplane_durable_approvals_pending")).toBe(1)
+      expect(value(m, "toolplane_durable_approval_oldest_pending_seconds")).toBeGreaterThan(0)
+      const runs = join(suite.dir(), "runs.db")
+      let out = ""
+      const listed = await cli(["runs", "list", "--runs", runs, "--json"], {
+        stdout: (t) => {
+          out += t
+        },
+        stderr: () => {},
+        env: {},
+        cwd: process.cwd(),
+      })
+      expect(listed).toBe(0)
+      const id = runId || String((JSON.parse(out) as { runId: string }[])[0]!.runId)
+      const approved = await cli(["runs", "approve", id, "go", "--runs", runs], {
+        stdout: () => {},
+        stderr: () => {},
+        env: {},
+        cwd: process.cwd(),
+      })
+      expect(approved).toBe(0)
+      const line = await gateway.waitFor(
+        (l) => l.event === "durable.approval_decided",
+        "the decision's log line",
+      )
+      expect(line).toMatchObject({ decision: "approved", channel: "cli", tool: "guarded/deploy" })
+      const after = await scrape()
+      expect(
+        value(after, "toolplane_durable_approval_decisions_total", { decision: "approved", channel: "cli" }),
+      ).toBe(1)
+      expect(value(after, "toolplane_durable_approval_wait_seconds_count", { decision: "approved" })).toBe(1)
+      expect(value(after, "toolplane_durable_approvals_pending")).toBe(0)
+    } finally {
+      await client.close().catch(() => {})
+    }
+  }, 60_000)
 })

@@ -242,19 +242,7 @@ export const createGatewayMetrics = (options: GatewayMetricsOptions = {}): Gatew
 
   // Durable runs' approvals: decisions counted by the runner that hands each to the engine (once over
   // every runner); what waits is read from the store at scrape time (the same on every replica).
-  const durableDecisions = counter(
-    "toolplane_durable_approval_decisions_total",
-    "Durable runs' approval decisions, by decision (approved, rejected, expired) and channel (elicitation, cli, console, api, expiry)",
-    "decision",
-    "channel",
-  )
-  const durableWait = new Histogram<"decision">({
-    name: "toolplane_durable_approval_wait_seconds",
-    help: "Durable runs' approvals: time from the request to the decision",
-    labelNames: ["decision"],
-    buckets: WAIT_BUCKETS,
-    registers,
-  })
+  // Registered on first use: a gateway without durable skills exports none of them.
   let readDurable: (() => Promise<DurableApprovalsPending>) | undefined
   let durableNow: { count: number; oldestSeconds: number } = { count: 0, oldestSeconds: 0 }
   /** One store read per scrape, shared by both gauges. */
@@ -275,24 +263,46 @@ export const createGatewayMetrics = (options: GatewayMetricsOptions = {}): Gatew
       })
     return durableRead
   }
-  new Gauge({
-    name: "toolplane_durable_approvals_pending",
-    help: "Durable runs' steps waiting for approval, in the whole run store",
-    registers,
-    async collect() {
-      await refreshDurable()
-      this.set(durableNow.count)
-    },
-  })
-  new Gauge({
-    name: "toolplane_durable_approval_oldest_pending_seconds",
-    help: "Age of the durable run store's oldest approval waiting (0 when none)",
-    registers,
-    async collect() {
-      await refreshDurable()
-      this.set(durableNow.oldestSeconds)
-    },
-  })
+  let durable:
+    | { readonly decisions: Counter<"decision" | "channel">; readonly wait: Histogram<"decision"> }
+    | undefined
+  const durableInstruments = () => {
+    if (durable !== undefined) return durable
+    new Gauge({
+      name: "toolplane_durable_approvals_pending",
+      help: "Durable runs' steps waiting for approval, in the whole run store",
+      registers,
+      async collect() {
+        await refreshDurable()
+        this.set(durableNow.count)
+      },
+    })
+    new Gauge({
+      name: "toolplane_durable_approval_oldest_pending_seconds",
+      help: "Age of the durable run store's oldest approval waiting (0 when none)",
+      registers,
+      async collect() {
+        await refreshDurable()
+        this.set(durableNow.oldestSeconds)
+      },
+    })
+    durable = {
+      decisions: counter(
+        "toolplane_durable_approval_decisions_total",
+        "Durable runs' approval decisions, by decision (approved, rejected, expired) and channel (elicitation, cli, console, api, expiry)",
+        "decision",
+        "channel",
+      ),
+      wait: new Histogram<"decision">({
+        name: "toolplane_durable_approval_wait_seconds",
+        help: "Durable runs' approvals: time from the request to the decision",
+        labelNames: ["decision"],
+        buckets: WAIT_BUCKETS,
+        registers,
+      }),
+    }
+    return durable
+  }
 
   // Children cached per label set: prom-client hashes the label object on every inc otherwise.
   const callChildren = new Map<string, ReturnType<typeof calls.labels>>()
@@ -360,8 +370,9 @@ export const createGatewayMetrics = (options: GatewayMetricsOptions = {}): Gatew
     },
     durableApprovalDecided: (decision, channel, waitedSeconds) => {
       const label = DURABLE_CHANNELS.has(channel) ? channel : "other"
-      durableDecisions.labels(decision, label).inc()
-      if (waitedSeconds !== undefined) durableWait.labels(decision).observe(waitedSeconds)
+      const instruments = durableInstruments()
+      instruments.decisions.labels(decision, label).inc()
+      if (waitedSeconds !== undefined) instruments.wait.labels(decision).observe(waitedSeconds)
       otel?.durableDecisions.add(1, {
         "toolplane.decision": decision,
         "toolplane.channel": label,
@@ -371,6 +382,7 @@ export const createGatewayMetrics = (options: GatewayMetricsOptions = {}): Gatew
     },
     durableApprovalsSource: (read) => {
       readDurable = read
+      durableInstruments()
       if (otel !== undefined) {
         // OpenTelemetry observes synchronously: the last values read, refreshed after each observation.
         otel.durablePending.addCallback((result) => {
