@@ -177,7 +177,14 @@ const PG_ROWS_PER_INSERT = 1000
 
 const openPostgresSink = async (url: string): Promise<Sink> => {
   const { default: Pg } = await import("pg")
-  const pool: pg.Pool = new Pg.Pool({ connectionString: url, max: 2 })
+  // Answers wait for their batch: an unreachable server fails the batch (onError) instead of holding
+  // them forever.
+  const pool: pg.Pool = new Pg.Pool({
+    connectionString: url,
+    max: 2,
+    connectionTimeoutMillis: 10_000,
+    query_timeout: 10_000,
+  })
   // An idle connection the server dropped must not crash the gateway: the next query reconnects.
   pool.on("error", () => {})
   const client = await pool.connect()
