@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+
 import { randomBytes } from "node:crypto"
 import { existsSync } from "node:fs"
 import { dirname, isAbsolute, join, resolve } from "node:path"
@@ -25,6 +26,7 @@ import {
   tagsNone,
 } from "@toolplane/compose"
 import { fileIntentStore, type LearnOptions, searchMode } from "@toolplane/discovery"
+import type { ApprovalDecision } from "@toolplane/durable"
 import {
   type Approver,
   type AuthorizeCall,
@@ -106,6 +108,12 @@ export interface GatewayObserver {
   readonly backend?: (backend: Backend) => Backend
   /** Wraps the approver of the backends' `approval` modes; `mode` tells a backend's mode. */
   readonly approver?: (approver: Approver, mode: (backend: string) => string | undefined) => Approver
+  /**
+   * A durable run's approval decision this gateway's runner handed to the engine (once over every runner).
+   *
+   * @since 0.2.0
+   */
+  readonly durableApproval?: (decision: ApprovalDecision) => void
 }
 
 /**
@@ -774,7 +782,13 @@ export const openGateway = async (
     const overAuthorized = (mode: Middleware): Middleware =>
       narrow === undefined ? mode : (next) => mode(narrow(next))
 
-    const skills = await durableSkills(config, runner, baseDir, options.resumeRuns === true)
+    const skills = await durableSkills(
+      config,
+      runner,
+      baseDir,
+      options.resumeRuns === true,
+      options.observer?.durableApproval,
+    )
     if (skills !== undefined) closers.push(skills.close)
     const service = await gatewayStack(runner, {
       ...(skills !== undefined ? { tools: skills.tools } : {}),
@@ -831,6 +845,7 @@ const durableSkills = async (
   runner: ToolRunner,
   baseDir: string,
   resume: boolean,
+  onApprovalDecided?: (decision: ApprovalDecision) => void,
 ): Promise<{ tools: ToolDefinition<any>[]; close: () => Promise<void> } | undefined> => {
   if (config.skills.length === 0) return undefined
   // Loaded only with skills: the run store needs node:sqlite and the workflow engine.
@@ -840,7 +855,11 @@ const durableSkills = async (
   ])
   const store = config.durable.store
   const storage = isPostgresStorage(store) ? store : isAbsolute(store) ? store : resolve(baseDir, store)
-  const durable = await openDurableRunner({ storage, service: runner })
+  const durable = await openDurableRunner({
+    storage,
+    service: runner,
+    ...(onApprovalDecided ? { onApprovalDecided } : {}),
+  })
   const skills = config.skills.map((s) =>
     defineSkill({
       name: s.name,

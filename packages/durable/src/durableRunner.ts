@@ -53,7 +53,7 @@ import {
   SkillWorkflow,
 } from "./internal/engine.js"
 import { type Opened, openTables } from "./internal/openTables.js"
-import type { RunRecord, StepPosition } from "./internal/runTables.js"
+import type { RunRecord, StepPosition, StepRecord } from "./internal/runTables.js"
 import type { RunInfo, RunStatus } from "./run.js"
 import { type ApproveOptions, makeRunStore } from "./runStore.js"
 
@@ -99,6 +99,30 @@ export interface DurableRunnerOptions {
   readonly elicitationTimeoutMs?: number
   /** The clock (milliseconds) of approval expiry, for tests. Default `Date.now`. */
   readonly now?: () => number
+  /**
+   * Called once per approval decision (approved, rejected, expired), by the one runner of the store that
+   * hands it to the engine, so that counting the calls over every runner counts each decision once. A
+   * throwing listener is ignored.
+   *
+   * @since 0.2.0
+   */
+  readonly onApprovalDecided?: (decision: ApprovalDecision) => void
+}
+
+/**
+ * An approval decision handed to the engine (see {@link DurableRunnerOptions.onApprovalDecided}).
+ *
+ * @since 0.2.0
+ */
+export interface ApprovalDecision {
+  readonly runId: string
+  readonly stepId: string
+  readonly tool: string
+  readonly decision: "approved" | "rejected" | "expired"
+  /** `StepInfo.decidedBy`: `"elicitation"`, `"cli"`, `"console"`, `"expiry"`, `"api"`…; `"unknown"` for decisions of 0.1.0. */
+  readonly channel: string
+  /** From the request to the decision, in milliseconds (absent for steps requested before 0.2.0). */
+  readonly waitedMs?: number
 }
 
 /**
@@ -223,6 +247,27 @@ export const openDurableRunner = async (options: DurableRunnerOptions): Promise<
 const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions): Promise<DurableRunner> => {
   const { tables, sql } = opened
   const db = opened.run
+  /** Tells `onApprovalDecided` of a decision this runner claimed the hand-over of. */
+  const reportDecision = (runId: string, step: StepRecord | undefined): void => {
+    const listener = options.onApprovalDecided
+    if (listener === undefined || step === undefined) return
+    if (step.status !== "approved" && step.status !== "rejected" && step.status !== "expired") return
+    const requested = step.requestedAt === undefined ? undefined : Date.parse(step.requestedAt)
+    try {
+      listener({
+        runId,
+        stepId: step.stepId,
+        tool: step.tool,
+        decision: step.status,
+        channel: step.decidedBy ?? "unknown",
+        ...(requested !== undefined && step.updatedMs !== undefined
+          ? { waitedMs: Math.max(0, step.updatedMs - requested) }
+          : {}),
+      })
+    } catch {
+      // A listener's failure is not the run's.
+    }
+  }
   const now = options.now ?? Date.now
   const store = makeRunStore(opened, now)
   const ttl = options.approvalTtlMs ?? DAY_MS
@@ -375,7 +420,7 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
                 runId,
                 step.id,
                 "expired",
-                { reason: `approval expired at ${entry.expiresAt}` },
+                { reason: `approval expired at ${entry.expiresAt}`, channel: "expiry" },
                 now(),
               ),
             )
@@ -398,8 +443,10 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
         if (
           (entry?.status === "approved" || entry?.status === "rejected" || entry?.status === "expired") &&
           (await db(tables.claimDelivery(runId, step.id)))
-        )
+        ) {
           takenOver.add(runId)
+          reportDecision(runId, entry)
+        }
         if (entry?.status === "rejected" || entry?.status === "expired")
           throw new ApprovalDenied({ toolId: step.tool, ...(entry.reason ? { reason: entry.reason } : {}) })
         return entry?.approvedArguments ?? args
@@ -551,12 +598,20 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
     if (step.status === "awaiting_approval") {
       if (step.expiresAt === undefined || Date.parse(step.expiresAt) > now()) return false
       await db(
-        tables.decide(runId, stepId, "expired", { reason: `approval expired at ${step.expiresAt}` }, now()),
+        tables.decide(
+          runId,
+          stepId,
+          "expired",
+          { reason: `approval expired at ${step.expiresAt}`, channel: "expiry" },
+          now(),
+        ),
       )
     }
     if (!(await db(tables.claimDelivery(runId, stepId)))) return false
     const run = await read(runId)
-    await deliver(run.executionId, stepId, (await db(tables.step(runId, stepId)))?.status ?? "decided")
+    const decided = await db(tables.step(runId, stepId))
+    reportDecision(runId, decided)
+    await deliver(run.executionId, stepId, decided?.status ?? "decided")
     return true
   }
 

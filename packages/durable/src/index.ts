@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 export {
+  type ApprovalDecision,
   type DurableRunner,
   type DurableRunnerOptions,
   openDurableRunner,
@@ -16,5 +17,5 @@ export {
 export { type DurableSkillToolOptions, durableSkillTool, RUN_META_KEY } from "./durableSkillTool.js"
 export { ApprovalNotPending, RunNotFound, StorageUnavailable } from "./errors.js"
 export type { RunInfo, RunStatus, StepInfo, StepStatus } from "./run.js"
-export { type ApproveOptions, openRunStore, type RunStore } from "./runStore.js"
+export { type ApproveOptions, openRunStore, type PendingApprovals, type RunStore } from "./runStore.js"
 export { isPostgresStorage } from "./storage.js"

@@ -50,6 +50,20 @@ export interface StepInfo {
   readonly expiresAt?: string
   /** How many times the tool was called for this step. */
   readonly executions: number
+  /**
+   * When the step started waiting for approval (ISO 8601); absent for steps that never needed one and
+   * for steps recorded before 0.2.0.
+   *
+   * @since 0.2.0
+   */
+  readonly requestedAt?: string
+  /**
+   * Through which channel the approval was decided: `"elicitation"`, `"cli"`, `"console"`, `"expiry"`,
+   * `"api"` (the default of `RunStore.approve`/`reject`), or what the deciding program named.
+   *
+   * @since 0.2.0
+   */
+  readonly decidedBy?: string
 }
 
 /**

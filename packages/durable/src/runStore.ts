@@ -19,6 +19,25 @@ import type { RunInfo, RunStatus, StepInfo } from "./run.js"
 export interface ApproveOptions {
   /** Replacement arguments for the step, validated against the tool's input schema. */
   readonly arguments?: Readonly<Record<string, unknown>>
+  /**
+   * Through which channel the decision was taken, recorded with it (`StepInfo.decidedBy`, the approval
+   * metrics' `channel`): e.g. `"cli"`, `"console"`, `"elicitation"`. Default `"api"`.
+   *
+   * @since 0.2.0
+   */
+  readonly channel?: string
+}
+
+/**
+ * The approvals waiting in a store.
+ *
+ * @since 0.2.0
+ */
+export interface PendingApprovals {
+  /** Steps waiting for approval, in every run of the store. */
+  readonly count: number
+  /** When the oldest of them started waiting (epoch ms); absent when none waits. */
+  readonly oldestRequestedAt?: number
 }
 
 /**
@@ -40,7 +59,18 @@ export interface RunStore {
    */
   approve(runId: string, stepId: string, options?: ApproveOptions): Promise<StepInfo>
   /** Rejects a step waiting for approval; the run fails with `ApprovalDenied` when resumed. */
-  reject(runId: string, stepId: string, options?: { readonly reason?: string }): Promise<StepInfo>
+  reject(
+    runId: string,
+    stepId: string,
+    options?: { readonly reason?: string; readonly channel?: string },
+  ): Promise<StepInfo>
+  /**
+   * How many steps wait for approval in the whole store and since when the oldest waits (one query; for
+   * metrics).
+   *
+   * @since 0.2.0
+   */
+  pendingApprovals(): Promise<PendingApprovals>
   close(): Promise<void>
 }
 
@@ -62,7 +92,13 @@ export const makeRunStore = (opened: Opened, now: () => number = Date.now): RunS
       Date.parse(step.expiresAt) <= now()
     ) {
       await db(
-        tables.decide(runId, stepId, "expired", { reason: `approval expired at ${step.expiresAt}` }, now()),
+        tables.decide(
+          runId,
+          stepId,
+          "expired",
+          { reason: `approval expired at ${step.expiresAt}`, channel: "expiry" },
+          now(),
+        ),
       )
       throw new ApprovalNotPending({ runId, stepId, state: "expired" })
     }
@@ -94,18 +130,28 @@ export const makeRunStore = (opened: Opened, now: () => number = Date.now): RunS
           if (!checked.ok) throw new InvalidArguments({ toolId: step.tool, issues: checked.issues })
         }
       }
-      if (!(await db(tables.decide(runId, stepId, "approved", { approvedArguments }, now()))))
+      const channel = options.channel ?? "api"
+      if (!(await db(tables.decide(runId, stepId, "approved", { approvedArguments, channel }, now()))))
         throw await notPending(runId, stepId)
       return decided(runId, stepId)
     },
     reject: async (runId, stepId, options = {}) => {
       await pending(runId, stepId)
       if (
-        !(await db(tables.decide(runId, stepId, "rejected", { reason: options.reason ?? "rejected" }, now())))
+        !(await db(
+          tables.decide(
+            runId,
+            stepId,
+            "rejected",
+            { reason: options.reason ?? "rejected", channel: options.channel ?? "api" },
+            now(),
+          ),
+        ))
       )
         throw await notPending(runId, stepId)
       return decided(runId, stepId)
     },
+    pendingApprovals: () => db(tables.awaiting()),
     close: () => opened.close(),
   }
 }

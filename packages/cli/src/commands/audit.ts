@@ -1,5 +1,6 @@
 /**
- * `toolplane audit`: queries the audit log of `toolplane serve` (`[audit] file`, or `--file`): records of
+ * `toolplane audit`: queries the audit log of `toolplane serve` (`[audit] file`, or `--file`; with
+ * `[audit] sink = "store"` the table in `[durable] store`, or `--store`): records of
  * calls, approval decisions, reloads and refused tokens, filtered by caller, tool, time and outcome,
  * oldest first, as a table or JSON lines (`--json`). Rotated files (`file.1`, `file.2`, …) are read too.
  *
@@ -8,7 +9,19 @@
 import { dirname, isAbsolute, resolve } from "node:path"
 import { defineCommand, EXIT, UsageError } from "../command.js"
 import { type AuditQuery, type AuditRecord, readAuditLog } from "../ops/audit.js"
+import { auditStoreLocation, isPostgresUrl, readAuditStore } from "../ops/auditStore.js"
 import { table } from "../output.js"
+
+/** Reads the audit table of a store; a store that cannot be opened is a usage error naming it. */
+const readStore = async (store: string, query: AuditQuery) => {
+  try {
+    return await readAuditStore(store, query)
+  } catch (error) {
+    throw new UsageError(
+      `cannot read the audit log in ${auditStoreLocation(store)}: ${(error as Error).message}`,
+    )
+  }
+}
 
 const TYPES = ["call", "approval", "reload", "auth_failure"] as const
 
@@ -65,11 +78,12 @@ const summary = (r: AuditRecord): [string, string, string, string, string] => {
 export const auditCommand = defineCommand({
   name: "audit",
   summary:
-    "query the audit log of serve [--file FILE] [--json]\n[--caller ID] [--tool ID|PATTERN] [--outcome ok|tool_error|TAG|approved|denied] [--type call|approval|reload|auth_failure] [--since TIME|AGE] [--until TIME|AGE]",
+    "query the audit log of serve [--file FILE | --store SQLITE_FILE|POSTGRES_URL] [--json]\n[--caller ID] [--tool ID|PATTERN] [--outcome ok|tool_error|TAG|approved|denied] [--type call|approval|reload|auth_failure] [--since TIME|AGE] [--until TIME|AGE]",
   maxPositionals: 0,
   configOptional: true,
   flags: {
     file: "string",
+    store: "string",
     json: "boolean",
     caller: "string",
     tool: "string",
@@ -85,11 +99,22 @@ export const auditCommand = defineCommand({
     const now = Date.now()
     const since = parseTime("since", v.since, now)
     const until = parseTime("until", v.until, now)
-    let file: string
+    if (v.file !== undefined && v.store !== undefined)
+      throw new UsageError("pass --file or --store, not both")
+    let file: string | undefined
+    let store: string | undefined
     if (v.file !== undefined) file = resolve(ctx.io.cwd, v.file)
-    else {
+    else if (v.store !== undefined) store = isPostgresUrl(v.store) ? v.store : resolve(ctx.io.cwd, v.store)
+    else if (ctx.config.audit.sink === "store") {
+      const configured = ctx.config.durable.store
+      store =
+        isPostgresUrl(configured) || isAbsolute(configured)
+          ? configured
+          : resolve(dirname(ctx.file), configured)
+    } else {
       const configured = ctx.config.audit.file
-      if (configured === undefined) throw new UsageError(`${ctx.file} has no [audit] file; pass --file FILE`)
+      if (configured === undefined)
+        throw new UsageError(`${ctx.file} has no [audit] file; pass --file FILE or --store STORE`)
       file = isAbsolute(configured) ? configured : resolve(dirname(ctx.file), configured)
     }
     const query: AuditQuery = {
@@ -100,7 +125,8 @@ export const auditCommand = defineCommand({
       ...(since !== undefined ? { since } : {}),
       ...(until !== undefined ? { until } : {}),
     }
-    const { records, skipped } = readAuditLog(file, query)
+    const { records, skipped } =
+      store !== undefined ? await readStore(store, query) : readAuditLog(file!, query)
     if (skipped > 0) ctx.io.stderr(`toolplane: ${skipped} unreadable line(s) in ${file} skipped\n`)
     if (v.json === true) ctx.io.stdout(records.map((r) => `${JSON.stringify(r)}\n`).join(""))
     else

@@ -112,13 +112,21 @@ export const runsCommand = defineCommand({
           break
         }
         case "approve": {
-          const step = await store.approve(runId!, stepId!, args === undefined ? {} : { arguments: args })
+          const step = await store.approve(
+            runId!,
+            stepId!,
+            args === undefined ? { channel: "cli" } : { arguments: args, channel: "cli" },
+          )
           ctx.io.stdout(asJson ? json(step) : `approved ${runId} ${stepId}\n`)
           break
         }
         case "reject": {
           const reason = ctx.invocation.values.reason
-          const step = await store.reject(runId!, stepId!, reason === undefined ? {} : { reason })
+          const step = await store.reject(
+            runId!,
+            stepId!,
+            reason === undefined ? { channel: "cli" } : { reason, channel: "cli" },
+          )
           ctx.io.stdout(asJson ? json(step) : `rejected ${runId} ${stepId}\n`)
           break
         }

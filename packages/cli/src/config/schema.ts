@@ -486,6 +486,8 @@ export const AuditConfig = z.strictObject({
   clear: z.array(pattern).default([]),
   /** fsync each record (survives a power loss; each record is written before the call answers anyway). */
   fsync: z.boolean().default(false),
+  /** `"file"` (the JSON-lines `file`) or `"store"` (the table `toolplane_audit` of `[durable] store`). */
+  sink: z.enum(["file", "store"]).default("file"),
 })
 
 /**

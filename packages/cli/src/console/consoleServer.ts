@@ -497,8 +497,11 @@ export const openConsole = async (options: ConsoleOptions): Promise<ConsoleApp> 
       const by = caller.clientId ?? "console (loopback)"
       const step =
         verb === "approve"
-          ? await store.approve(runId, stepId, {})
-          : await store.reject(runId, stepId, { reason: parsed.reason ?? `rejected in the console by ${by}` })
+          ? await store.approve(runId, stepId, { channel: "console" })
+          : await store.reject(runId, stepId, {
+              reason: parsed.reason ?? `rejected in the console by ${by}`,
+              channel: "console",
+            })
       return send(res, 200, { ok: true, step: { stepId: step.stepId, status: step.status } })
     }
     send(res, 404, { error: "not_found" })

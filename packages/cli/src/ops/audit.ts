@@ -156,6 +156,15 @@ export interface AuditLog {
    * Records queued in one turn of the event loop are written together at its end (group commit).
    */
   commit(entry: AuditEntry): Promise<void>
+  /**
+   * Writes a record at once when no group is queued (returns undefined: it is in the file, or its
+   * write failed: `onError`), else joins the queued group as {@link AuditLog.commit} does. For a call
+   * that ends while no other call is in flight: no group could form, and waiting for the end of the turn
+   * would cost a turn of the event loop and a promise per call.
+   *
+   * @since 0.2.0
+   */
+  commitNow(entry: AuditEntry): Promise<void> | undefined
   /** `hmac-sha256:<base64url>` of a value's JSON text. */
   hash(value: unknown): string
   /** Whether the tool's arguments and results are recorded in clear. */
@@ -167,8 +176,10 @@ export interface AuditLog {
 /**
  * HMAC-SHA256 (RFC 2104) of UTF-8 text, base64url: two one-shot hashes over a reused buffer (no Hmac
  * or key object per call, which the profile of a gateway writing a record per call showed).
+ *
+ * @internal
  */
-const hmacSha256 = (key: Uint8Array): ((text: string) => string) => {
+export const hmacSha256 = (key: Uint8Array): ((text: string) => string) => {
   const block = Buffer.alloc(64)
   if (key.length > 64) createHash("sha256").update(key).digest().copy(block)
   else block.set(key)
@@ -186,6 +197,25 @@ const hmacSha256 = (key: Uint8Array): ((text: string) => string) => {
     const n = inner.write(text, 64, "utf8")
     sha("sha256", inner.subarray(0, 64 + n), "buffer").copy(outer, 64)
     return sha("sha256", outer, "base64url")
+  }
+}
+
+/**
+ * The record time as ISO text, made once per millisecond (records of one millisecond share it).
+ *
+ * @internal
+ */
+export const isoClock = (now: () => Date): (() => string) => {
+  let lastMs = -1
+  let lastIso = ""
+  return () => {
+    const date = now()
+    const ms = date.getTime()
+    if (ms !== lastMs) {
+      lastMs = ms
+      lastIso = date.toISOString()
+    }
+    return lastIso
   }
 }
 
@@ -215,18 +245,7 @@ export const openAuditLog = (options: AuditLogOptions): AuditLog => {
     size = 0
   }
   let closed = false
-  // The time text is made once per millisecond (records of one millisecond share it).
-  let lastMs = -1
-  let lastIso = ""
-  const timestamp = () => {
-    const date = now()
-    const ms = date.getTime()
-    if (ms !== lastMs) {
-      lastMs = ms
-      lastIso = date.toISOString()
-    }
-    return lastIso
-  }
+  const timestamp = isoClock(now)
   /** Appends lines (each ending in a newline) synchronously, rotating as needed. */
   const append = (lines: readonly string[]) => {
     let chunk = ""
@@ -244,6 +263,14 @@ export const openAuditLog = (options: AuditLogOptions): AuditLog => {
     }
     if (chunk !== "") writeSync(fd, chunk)
     size += chunkBytes
+    if (options.fsync) fsyncSync(fd)
+  }
+  /** One line: one `write` (the line's byte length is only measured when the file is near `maxBytes`). */
+  const appendLine = (line: string) => {
+    // A UTF-8 byte is at most 3 per UTF-16 unit: below that bound no rotation check needs the exact size.
+    const bytes = size + line.length * 3 <= maxBytes ? undefined : Buffer.byteLength(line)
+    if (bytes !== undefined && size > 0 && size + bytes > maxBytes) rotate()
+    size += writeSync(fd, line)
     if (options.fsync) fsyncSync(fd)
   }
   const lineOf = (entry: AuditEntry) => `{"ts":"${timestamp()}",${JSON.stringify(entry).slice(1)}\n`
@@ -271,7 +298,7 @@ export const openAuditLog = (options: AuditLogOptions): AuditLog => {
     file: options.file,
     write: (entry) => {
       if (closed) return
-      append([lineOf(entry)])
+      appendLine(lineOf(entry))
     },
     commit: (entry) => {
       if (closed) return Promise.resolve()
@@ -283,6 +310,19 @@ export const openAuditLog = (options: AuditLogOptions): AuditLog => {
         setImmediate(writeQueued)
       }
       return queued
+    },
+    commitNow: (entry) => {
+      if (closed) return undefined
+      if (queued !== undefined) {
+        queue.push(lineOf(entry))
+        return queued
+      }
+      try {
+        appendLine(lineOf(entry))
+      } catch (error) {
+        options.onError?.(error)
+      }
+      return undefined
     },
     hash: (value) => `hmac-sha256:${hmac(JSON.stringify(value) ?? "null")}`,
     clear,
@@ -311,7 +351,8 @@ export interface AuditQuery {
   readonly until?: number
 }
 
-const globTest = (pattern: string): ((value: string) => boolean) => {
+/** @internal */
+export const globTest = (pattern: string): ((value: string) => boolean) => {
   if (!pattern.includes("*")) return (value) => value === pattern
   const re = new RegExp(
     `^${pattern

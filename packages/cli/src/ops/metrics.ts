@@ -9,6 +9,7 @@
 import {
   type Attributes,
   metrics,
+  type ObservableGauge,
   type Counter as OtelCounter,
   type Histogram as OtelHistogram,
 } from "@opentelemetry/api"
@@ -46,7 +47,40 @@ export interface GatewayMetrics {
   prefetchSource(read: () => PrefetchStats | undefined): void
   /** Reads the approvals waiting now (their start times, epoch ms). */
   pendingApprovalsSource(read: () => readonly number[]): void
+  /**
+   * A durable run's approval was decided (reported once per decision over every runner of the store).
+   * `waitedSeconds`: from the request to the decision, when known.
+   *
+   * @since 0.2.0
+   */
+  durableApprovalDecided(
+    decision: "approved" | "rejected" | "expired",
+    channel: string,
+    waitedSeconds: number | undefined,
+  ): void
+  /**
+   * Reads the durable store's waiting approvals (at scrape time; a failed read keeps the last values).
+   *
+   * @since 0.2.0
+   */
+  durableApprovalsSource(read: () => Promise<DurableApprovalsPending>): void
 }
+
+/**
+ * The approvals waiting in the durable run store.
+ *
+ * @since 0.2.0
+ */
+export interface DurableApprovalsPending {
+  readonly count: number
+  /** When the oldest started waiting (epoch ms). */
+  readonly oldestRequestedAt?: number
+}
+
+/** Decision channels kept as label values; any other is counted as `"other"` (bounded labels). */
+const DURABLE_CHANNELS = new Set(["elicitation", "cli", "console", "api", "expiry", "unknown"])
+/** Seconds: a durable approval waits for a person, from a second to a week. */
+const WAIT_BUCKETS = [1, 5, 15, 60, 300, 900, 3600, 4 * 3600, 86_400, 7 * 86_400]
 
 /**
  * Options of {@link createGatewayMetrics}.
@@ -206,6 +240,70 @@ export const createGatewayMetrics = (options: GatewayMetricsOptions = {}): Gatew
     },
   })
 
+  // Durable runs' approvals: decisions counted by the runner that hands each to the engine (once over
+  // every runner); what waits is read from the store at scrape time (the same on every replica).
+  // Registered on first use: a gateway without durable skills exports none of them.
+  let readDurable: (() => Promise<DurableApprovalsPending>) | undefined
+  let durableNow: { count: number; oldestSeconds: number } = { count: 0, oldestSeconds: 0 }
+  /** One store read per scrape, shared by both gauges. */
+  let durableRead: Promise<void> | undefined
+  const refreshDurable = (): Promise<void> => {
+    if (readDurable === undefined) return Promise.resolve()
+    durableRead ??= readDurable()
+      .then((p) => {
+        durableNow = {
+          count: p.count,
+          oldestSeconds:
+            p.oldestRequestedAt === undefined ? 0 : Math.max(0, (Date.now() - p.oldestRequestedAt) / 1000),
+        }
+      })
+      .catch(() => {})
+      .finally(() => {
+        durableRead = undefined
+      })
+    return durableRead
+  }
+  let durable:
+    | { readonly decisions: Counter<"decision" | "channel">; readonly wait: Histogram<"decision"> }
+    | undefined
+  const durableInstruments = () => {
+    if (durable !== undefined) return durable
+    new Gauge({
+      name: "toolplane_durable_approvals_pending",
+      help: "Durable runs' steps waiting for approval, in the whole run store",
+      registers,
+      async collect() {
+        await refreshDurable()
+        this.set(durableNow.count)
+      },
+    })
+    new Gauge({
+      name: "toolplane_durable_approval_oldest_pending_seconds",
+      help: "Age of the durable run store's oldest approval waiting (0 when none)",
+      registers,
+      async collect() {
+        await refreshDurable()
+        this.set(durableNow.oldestSeconds)
+      },
+    })
+    durable = {
+      decisions: counter(
+        "toolplane_durable_approval_decisions_total",
+        "Durable runs' approval decisions, by decision (approved, rejected, expired) and channel (elicitation, cli, console, api, expiry)",
+        "decision",
+        "channel",
+      ),
+      wait: new Histogram<"decision">({
+        name: "toolplane_durable_approval_wait_seconds",
+        help: "Durable runs' approvals: time from the request to the decision",
+        labelNames: ["decision"],
+        buckets: WAIT_BUCKETS,
+        registers,
+      }),
+    }
+    return durable
+  }
+
   // Children cached per label set: prom-client hashes the label object on every inc otherwise.
   const callChildren = new Map<string, ReturnType<typeof calls.labels>>()
   const histChildren = new Map<
@@ -270,6 +368,31 @@ export const createGatewayMetrics = (options: GatewayMetricsOptions = {}): Gatew
     pendingApprovalsSource: (read) => {
       readPending = read
     },
+    durableApprovalDecided: (decision, channel, waitedSeconds) => {
+      const label = DURABLE_CHANNELS.has(channel) ? channel : "other"
+      const instruments = durableInstruments()
+      instruments.decisions.labels(decision, label).inc()
+      if (waitedSeconds !== undefined) instruments.wait.labels(decision).observe(waitedSeconds)
+      otel?.durableDecisions.add(1, {
+        "toolplane.decision": decision,
+        "toolplane.channel": label,
+      })
+      if (waitedSeconds !== undefined)
+        otel?.durableWait.record(waitedSeconds, { "toolplane.decision": decision })
+    },
+    durableApprovalsSource: (read) => {
+      readDurable = read
+      durableInstruments()
+      if (otel !== undefined) {
+        // OpenTelemetry observes synchronously: the last values read, refreshed after each observation.
+        otel.durablePending.addCallback((result) => {
+          result.observe(durableNow.count)
+          void refreshDurable()
+        })
+        otel.durableOldest.addCallback((result) => result.observe(durableNow.oldestSeconds))
+        void refreshDurable()
+      }
+    },
   }
 }
 
@@ -279,6 +402,10 @@ interface OtelInstruments {
   readonly duration: OtelHistogram
   readonly backend: OtelHistogram
   readonly overhead: OtelHistogram
+  readonly durableDecisions: OtelCounter
+  readonly durableWait: OtelHistogram
+  readonly durablePending: ObservableGauge
+  readonly durableOldest: ObservableGauge
 }
 
 /** The call instruments on the global OpenTelemetry meter provider (`toolplane.*`, seconds). */
@@ -294,5 +421,22 @@ const otelInstruments = (): OtelInstruments => {
     duration: histogram("toolplane.call.duration", "Whole call as served by the gateway"),
     backend: histogram("toolplane.backend.duration", "Time spent in the backend"),
     overhead: histogram("toolplane.gateway.overhead", "Gateway time of calls that reached a backend"),
+    durableDecisions: meter.createCounter("toolplane.durable.approval.decisions", {
+      description: "Durable runs' approval decisions",
+      unit: "{decision}",
+    }),
+    durableWait: meter.createHistogram("toolplane.durable.approval.wait", {
+      description: "Durable runs' approvals: time from the request to the decision",
+      unit: "s",
+      advice: { explicitBucketBoundaries: WAIT_BUCKETS },
+    }),
+    durablePending: meter.createObservableGauge("toolplane.durable.approvals.pending", {
+      description: "Durable runs' steps waiting for approval, in the whole run store",
+      unit: "{approval}",
+    }),
+    durableOldest: meter.createObservableGauge("toolplane.durable.approval.oldest_pending", {
+      description: "Age of the durable run store's oldest approval waiting",
+      unit: "s",
+    }),
   }
 }

@@ -9,6 +9,7 @@
  *
  * @since 0.1.0
  */
+import type { ApprovalDecision } from "@toolplane/durable"
 import type { Approver } from "@toolplane/exec"
 import {
   type Backend,
@@ -166,8 +167,9 @@ export const gatewayOperations = (options: OperationsOptions): Operations => {
         result: clear ? result : undefined,
         error: error !== undefined && clear ? messageOf(error) : undefined,
       } as Omit<CallRecord, "ts">
-      // A failed write is reported through the log's onError; the call still answers.
-      return audit.commit(record)
+      // A failed write is reported through the log's onError; the call still answers. A call ending
+      // while no other is in flight is written at once (no group could form at c=1).
+      return calls.size === 0 ? audit.commitNow(record) : audit.commit(record)
     }
     return undefined
   }
@@ -482,8 +484,25 @@ export const gatewayOperations = (options: OperationsOptions): Operations => {
     })
   }
 
+  /** A durable run's approval decided (by whoever: the caller, `toolplane runs`, the console, expiry). */
+  const durableApproval = (d: ApprovalDecision): void => {
+    metrics?.durableApprovalDecided(
+      d.decision,
+      d.channel,
+      d.waitedMs === undefined ? undefined : d.waitedMs / 1000,
+    )
+    log.info("durable.approval_decided", {
+      run: d.runId,
+      step: d.stepId,
+      tool: d.tool,
+      decision: d.decision,
+      channel: d.channel,
+      ...(d.waitedMs !== undefined ? { waited_ms: d.waitedMs } : {}),
+    })
+  }
+
   return {
-    observer: { backend: observeBackend, approver: observeApprover },
+    observer: { backend: observeBackend, approver: observeApprover, durableApproval },
     onEvent,
     service,
     auth,

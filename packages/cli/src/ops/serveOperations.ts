@@ -7,11 +7,13 @@
 import { randomBytes } from "node:crypto"
 import { isAbsolute, resolve } from "node:path"
 import { allowIds } from "@toolplane/compose"
+import type { RunStore } from "@toolplane/durable"
 import { ConfigError, type Tool } from "@toolplane/foundation"
 import type { GatewayConfig } from "../config/schema.js"
 import { type AuditLog, openAuditLog } from "./audit.js"
+import { auditStoreLocation, isPostgresUrl, openAuditStore } from "./auditStore.js"
 import type { Logger } from "./logger.js"
-import type { GatewayMetrics } from "./metrics.js"
+import type { DurableApprovalsPending, GatewayMetrics } from "./metrics.js"
 import { gatewayOperations, type Operations } from "./operations.js"
 
 /** Answers of `test` kept per tool id (bounded: a flood of unknown names starts the cache over). */
@@ -25,6 +27,31 @@ const memo = (test: (tool: string) => boolean): ((tool: string) => boolean) => {
       known.set(tool, answer)
     }
     return answer
+  }
+}
+
+/**
+ * The waiting approvals of `[durable] store`, read at scrape time through a run store opened on the
+ * first read (a failed open is retried at the next).
+ */
+const durablePendingSource = (config: GatewayConfig, baseDir: string) => {
+  const store = config.durable.store
+  const storage = isPostgresUrl(store) || isAbsolute(store) ? store : resolve(baseDir, store)
+  let opened: Promise<RunStore> | undefined
+  return {
+    read: async (): Promise<DurableApprovalsPending> => {
+      if (opened === undefined) {
+        const opening = import("@toolplane/durable").then((d) => d.openRunStore(storage))
+        opened = opening
+        opening.catch(() => {
+          if (opened === opening) opened = undefined
+        })
+      }
+      return (await opened).pendingApprovals()
+    },
+    close: async () => {
+      await (await opened?.catch(() => undefined))?.close()
+    },
   }
 }
 
@@ -67,7 +94,14 @@ export const openServeOperations = async (
       : undefined
   let audit: AuditLog | undefined
   const a = config.audit
-  if (a.file !== undefined) {
+  const toStore = a.sink === "store"
+  if (toStore && a.file !== undefined)
+    throw new ConfigError({
+      path: "audit.file",
+      reason: 'set file only with sink = "file"; sink = "store" writes to [durable] store',
+      ...(options.file ? { file: options.file } : {}),
+    })
+  if (a.file !== undefined || toStore) {
     const key = options.env[a.key_env]
     if (key !== undefined && key.length < 16)
       throw new ConfigError({
@@ -80,25 +114,42 @@ export const openServeOperations = async (
         msg: `warning: ${a.key_env} is not set: audit hashes use a random key for this process (they cannot be compared across restarts)`,
       })
     const clear = a.clear.length > 0 ? allowIds(...a.clear) : undefined
-    const file = isAbsolute(a.file) ? a.file : resolve(options.baseDir, a.file)
-    try {
-      audit = openAuditLog({
-        file,
-        maxBytes: a.max_bytes,
-        keep: a.keep,
-        key: key ?? randomBytes(32),
-        fsync: a.fsync,
-        onError: (error) =>
-          options.log.error("audit.write_failed", {
-            file,
-            error: (error as Error)?.message ?? String(error),
-          }),
-        ...(clear ? { clear: memo((tool: string) => clear({ id: tool } as Tool)) } : {}),
+    const store = config.durable.store
+    const file = toStore
+      ? isPostgresUrl(store) || isAbsolute(store)
+        ? store
+        : resolve(options.baseDir, store)
+      : isAbsolute(a.file!)
+        ? a.file!
+        : resolve(options.baseDir, a.file!)
+    const onError = (error: unknown) =>
+      options.log.error("audit.write_failed", {
+        file: audit?.file ?? file,
+        error: (error as Error)?.message ?? String(error),
       })
+    try {
+      if (toStore)
+        audit = await openAuditStore({
+          storage: file,
+          key: key ?? randomBytes(32),
+          fsync: a.fsync,
+          onError,
+          ...(clear ? { clear: memo((tool: string) => clear({ id: tool } as Tool)) } : {}),
+        })
+      else
+        audit = openAuditLog({
+          file,
+          maxBytes: a.max_bytes,
+          keep: a.keep,
+          key: key ?? randomBytes(32),
+          fsync: a.fsync,
+          onError,
+          ...(clear ? { clear: memo((tool: string) => clear({ id: tool } as Tool)) } : {}),
+        })
     } catch (error) {
       throw new ConfigError({
-        path: "audit.file",
-        reason: `cannot open ${file}: ${(error as Error).message}`,
+        path: toStore ? "durable.store" : "audit.file",
+        reason: `cannot open the audit log in ${toStore ? auditStoreLocation(file) : file}: ${(error as Error).message}`,
         ...(options.file ? { file: options.file } : {}),
       })
     }
@@ -110,6 +161,8 @@ export const openServeOperations = async (
     logCalls: options.logCalls,
   })
   if (metrics) metrics.pendingApprovalsSource(operations.pendingApprovals)
+  const runs = metrics && config.skills.length > 0 ? durablePendingSource(config, options.baseDir) : undefined
+  if (metrics && runs) metrics.durableApprovalsSource(runs.read)
   return {
     operations,
     metrics,
@@ -117,6 +170,7 @@ export const openServeOperations = async (
     observesCalls: metrics !== undefined || audit !== undefined || options.logCalls,
     close: async () => {
       await audit?.close()
+      await runs?.close()
     },
   }
 }

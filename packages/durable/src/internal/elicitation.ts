@@ -123,6 +123,7 @@ export const askCaller = async (options: AskCallerOptions): Promise<void> => {
       if (answer.action === "decline" || answer.content?.[APPROVE] === false) {
         await store.reject(runId, step.stepId, {
           reason: answer.action === "decline" ? "declined by the caller" : "not approved by the caller",
+          channel: "elicitation",
         })
         return
       }
@@ -130,7 +131,11 @@ export const askCaller = async (options: AskCallerOptions): Promise<void> => {
       for (const name of Object.keys(fields))
         if (answer.content?.[name] !== undefined) edited[name] = answer.content[name]
       const changed = JSON.stringify(edited) !== JSON.stringify(args)
-      await store.approve(runId, step.stepId, changed ? { arguments: edited } : {})
+      await store.approve(
+        runId,
+        step.stepId,
+        changed ? { arguments: edited, channel: "elicitation" } : { channel: "elicitation" },
+      )
       return
     } catch (error) {
       if (error instanceof InvalidArguments) {

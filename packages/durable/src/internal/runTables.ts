@@ -21,8 +21,8 @@ export const STEPS = "toolplane_wf_steps"
 /** The engine's tables are prefixed with this (effect/cluster's SqlMessageStorage and SqlRunnerStorage). */
 export const ENGINE_PREFIX = "toolplane_cluster"
 
-/** A step as the runner and the store read it: its info plus the tool's input schema. */
-export type StepRecord = StepInfo & { readonly inputSchema?: unknown }
+/** A step as the runner and the store read it: its info plus the tool's input schema and last write. */
+export type StepRecord = StepInfo & { readonly inputSchema?: unknown; readonly updatedMs?: number }
 
 /** A run row: the stored skill and input, the info, and engine bookkeeping. */
 export interface RunRecord {
@@ -76,15 +76,20 @@ const toInfo = (row: Row): StepInfo => {
   if (row.result !== null) info.result = parse(row.result) as never
   if (row.reason !== null) info.reason = String(row.reason)
   if (row.expires_at !== null) info.expiresAt = iso(row.expires_at)
+  if (row.requested_at !== null && row.requested_at !== undefined) info.requestedAt = iso(row.requested_at)
+  if (row.decided_by !== null && row.decided_by !== undefined) info.decidedBy = String(row.decided_by)
   return info
 }
 
-const toStep = (row: Row): StepRecord =>
-  row.input_schema === null ? toInfo(row) : { ...toInfo(row), inputSchema: parse(row.input_schema) }
+const toStep = (row: Row): StepRecord => ({
+  ...toInfo(row),
+  ...(row.input_schema === null ? {} : { inputSchema: parse(row.input_schema) }),
+  updatedMs: num(row.updated_at),
+})
 
-/** A step's public info (without the stored input schema). */
+/** A step's public info (without the stored input schema and last write). */
 export const stepInfo = (step: StepRecord): StepInfo => {
-  const { inputSchema: _schema, ...info } = step
+  const { inputSchema: _schema, updatedMs: _updated, ...info } = step
   return info
 }
 
@@ -150,9 +155,11 @@ export interface RunTables {
     runId: string,
     stepId: string,
     to: "approved" | "rejected" | "expired",
-    fields: { approvedArguments?: unknown; reason?: string },
+    fields: { approvedArguments?: unknown; reason?: string; channel?: string },
     now: number,
   ): Effect.Effect<boolean, SqlError>
+  /** The steps waiting for approval in the whole store: how many, and the oldest one's request time. */
+  awaiting(): Effect.Effect<{ count: number; oldestRequestedAt?: number }, SqlError>
   /** Decisions not yet handed to the engine (of suspended runs), and approvals overdue at `now`. */
   pendingDecisions(now: number): Effect.Effect<PendingDecision[], SqlError>
   /** Takes the hand-over of a decision (one runner only); false when another runner took it. */
@@ -220,10 +227,40 @@ export const makeRunTables = (sql: SqlClient, location: string): Effect.Effect<R
         PRIMARY KEY (run_id, step_id)
       )`)
     })
+    // Columns added after 0.1.0 (approval metrics): stores made by 0.1.0 get them on open.
+    const added: readonly (readonly [string, string])[] = [
+      ["requested_at", bigint],
+      ["decided_by", "TEXT"],
+    ]
+    const migrate = sql.onDialectOrElse({
+      pg: () =>
+        Effect.forEach(added, ([column, type]) =>
+          sql.unsafe(`ALTER TABLE ${STEPS} ADD COLUMN IF NOT EXISTS ${column} ${type}`),
+        ),
+      orElse: () =>
+        sql.unsafe<Row>(`PRAGMA table_info(${STEPS})`).pipe(
+          Effect.flatMap((columns) =>
+            Effect.forEach(
+              added.filter(([column]) => !columns.some((c) => c.name === column)),
+              ([column, type]) =>
+                sql.unsafe(`ALTER TABLE ${STEPS} ADD COLUMN ${column} ${type}`).pipe(
+                  // Another process added it meanwhile.
+                  Effect.catchIf(
+                    (error) => /duplicate column/i.test(String(error.cause ?? error.message)),
+                    () => Effect.succeed([]),
+                  ),
+                ),
+            ),
+          ),
+        ),
+    })
     // Runners starting at once on a fresh PostgreSQL database would race on CREATE TABLE: one at a time.
     yield* sql.onDialectOrElse({
-      pg: () => sql.withTransaction(sql`SELECT pg_advisory_xact_lock(7263021)`.pipe(Effect.andThen(create))),
-      orElse: () => create,
+      pg: () =>
+        sql.withTransaction(
+          sql`SELECT pg_advisory_xact_lock(7263021)`.pipe(Effect.andThen(create), Effect.andThen(migrate)),
+        ),
+      orElse: () => create.pipe(Effect.andThen(migrate)),
     })
     const runners = `${ENGINE_PREFIX}_runners`
     /** The engine's runner table exists once a runner opened the store (a store alone may come first). */
@@ -310,15 +347,26 @@ export const makeRunTables = (sql: SqlClient, location: string): Effect.Effect<R
               error = ${json(fields.error)}, seq = seq + 1, updated_at = ${now}
             WHERE id = ${runId}`.pipe(Effect.asVoid),
       requestApproval: (runId, step, args, inputSchema, expiresAt, now) =>
-        sql`INSERT INTO ${sql(STEPS)} (run_id, step_id, idx, tool, status, arguments, input_schema, expires_at, executions, delivered, updated_at)
+        sql`INSERT INTO ${sql(STEPS)} (run_id, step_id, idx, tool, status, arguments, input_schema, expires_at, executions, delivered, updated_at, requested_at)
             VALUES (${runId}, ${step.id}, ${step.index}, ${step.tool}, 'awaiting_approval', ${JSON.stringify(args)},
-                    ${json(inputSchema)}, ${expiresAt}, 0, 0, ${now})
+                    ${json(inputSchema)}, ${expiresAt}, 0, 0, ${now}, ${now})
             ON CONFLICT (run_id, step_id) DO NOTHING`.pipe(Effect.asVoid),
       decide: (runId, stepId, to, fields, now) =>
         sql<Row>`UPDATE ${sql(STEPS)} SET status = ${to}, approved_arguments = ${json(fields.approvedArguments)},
-              reason = ${fields.reason ?? null}, delivered = 0, updated_at = ${now}
+              reason = ${fields.reason ?? null}, decided_by = ${fields.channel ?? null}, delivered = 0, updated_at = ${now}
             WHERE run_id = ${runId} AND step_id = ${stepId} AND status = 'awaiting_approval'
             RETURNING step_id`.pipe(Effect.map((rows) => rows.length > 0)),
+      awaiting: () =>
+        sql<Row>`SELECT count(*) AS n, min(coalesce(requested_at, updated_at)) AS oldest FROM ${sql(STEPS)}
+            WHERE status = 'awaiting_approval'`.pipe(
+          Effect.map((rows) => {
+            const n = num(rows[0]?.n ?? 0)
+            const oldest = rows[0]?.oldest
+            return n > 0 && oldest !== null && oldest !== undefined
+              ? { count: n, oldestRequestedAt: num(oldest) }
+              : { count: n }
+          }),
+        ),
       pendingDecisions: (now) =>
         sql<Row>`SELECT s.run_id, s.step_id, s.status FROM ${sql(STEPS)} s JOIN ${sql(RUNS)} r ON r.id = s.run_id
             WHERE r.status = 'suspended' AND (
