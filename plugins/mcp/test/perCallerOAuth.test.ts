@@ -15,6 +15,7 @@ import { createRunner } from "@toolplane/exec"
 import { isToolError, makeContext, toolErrorFromJson } from "@toolplane/foundation"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
+  AUTHENTICATED_CALLER_KEY,
   authorizationCodeLogin,
   EncryptedTokenStore,
   parseTokenKey,
@@ -105,6 +106,13 @@ describe("per-caller upstream tokens (oidc-provider)", () => {
           `Bearer ${(await store.get(servers.issuer, "crm", caller))!.accessToken}`,
         )
       }
+      expect(backend.callerConnections()).toBe(2)
+      // A layer that qualifies `callerId` (by scopes) does not change whose token is used.
+      await backend.execute(
+        echo("q"),
+        makeContext({ callerId: `[${BOB},["tools"]]`, metadata: { [AUTHENTICATED_CALLER_KEY]: BOB } }),
+      )
+      expect(upstream.subjects.at(-1)).toBe("bob")
       expect(backend.callerConnections()).toBe(2)
 
       const before = upstream.seen.length

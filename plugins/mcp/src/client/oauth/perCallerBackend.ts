@@ -1,8 +1,9 @@
 /**
  * An OAuth-protected MCP server reached with each caller's own upstream token: a call from caller X goes
  * over X's own connection, whose every request carries X's access token (from the encrypted store, filled
- * by X's one-time consent, refreshed when it expires). The caller is the call context's `callerId`, which
- * the gateway's own authentication sets; nothing in a request names it.
+ * by X's one-time consent, refreshed when it expires). The caller is the one the gateway's own
+ * authentication names ({@link authenticatedCaller}: the verified token's client, and user); nothing in a
+ * request names it.
  *
  * One connection per caller rather than one shared connection with a per-request header: a 2025 server
  * binds its session (and its GET stream, its requests to the client) to the user who opened it, so a
@@ -22,6 +23,7 @@ import {
   RateLimited,
   type Tool,
 } from "@toolplane/foundation"
+import { authenticatedCaller } from "../../server/callerIdentity.js"
 import { type McpBackend, type McpBackendOptions, type McpBackendStatus, mcpBackend } from "../backend.js"
 import type { McpHttpConfig } from "../connection.js"
 import { UpstreamConsentRequired } from "./consentRequired.js"
@@ -223,8 +225,9 @@ export const perCallerMcpBackend = (
 
   const execute = async (call: BackendCall, ctx: ExecutionContext): Promise<BackendResult> => {
     if (closed) throw new BackendUnavailable({ backend: name, toolId: call.toolId, reason: "backend closed" })
-    // The gateway's authentication names the caller; a call without one has nobody's token to use.
-    const caller = ctx.callerId
+    // The gateway's authentication names the caller (unqualified by scopes: the consent is the person's);
+    // a call without one has nobody's token to use.
+    const caller = authenticatedCaller(ctx)
     if (caller === undefined)
       throw consentRequired(undefined, "the call names no authenticated caller", call.toolId)
     if (!pool.has(caller) && !(await consented(caller)))
