@@ -20,9 +20,9 @@ declare module "@toolplane/foundation" {
  * @example
  * ```ts
  * try {
- *   await gateway.call("crm/search", { q: "acme" })
+ *   await service.callTool({ name: "crm/search", arguments: { q: "acme" } })
  * } catch (error) {
- *   if (isToolError(error) && error._tag === "UpstreamConsentRequired") console.error(error.remedy)
+ *   if (error instanceof UpstreamConsentRequired) console.error(error.remedy)
  * }
  * ```
  * @since 0.2.0
