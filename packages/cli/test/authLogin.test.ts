@@ -125,6 +125,13 @@ describe("toolplane auth login and OAuth backends in the configuration", () => {
     const missing = await cli(["auth", "login", "crm", "-c", file])
     expect(missing.code).not.toBe(0)
     expect(missing.stderr).toContain("--caller ID")
+    const service = config(
+      "service",
+      `{ type = "oauth", grant = "authorization_code", client_id = "gateway", token_key_env = "TOKEN_KEY" }`,
+    )
+    const misplaced = await cli(["auth", "login", "crm", "--caller", "alice-app", "-c", service])
+    expect(misplaced.code).not.toBe(0)
+    expect(misplaced.stderr).toContain('--caller applies to mode = "per_caller"')
 
     const loginAs = async (caller: string, account: string) => {
       let consent: Promise<unknown> | undefined

@@ -36,7 +36,7 @@ import {
 const ALICE = "alice-app"
 const BOB = JSON.stringify(["shared-app", "bob"])
 
-describe("per-caller upstream tokens (oidc-provider)", () => {
+describe("per-caller upstream tokens (oidc-provider)", { timeout: 20_000 }, () => {
   let servers: Awaited<ReturnType<typeof startOAuthServers>>
   let dir: string
   let store: EncryptedTokenStore
@@ -202,9 +202,16 @@ describe("per-caller upstream tokens (oidc-provider)", () => {
     }
   })
 
-  it("bounds the caller connections (least recently used idle one closed)", async () => {
+  it("bounds the caller connections (least recently used idle one closed) and closes idle ones", async () => {
     const backend = perCallerMcpBackend(
-      { name: "crm", http: { url: servers.upstream.url }, store, clientId: "gateway", maxCallers: 1 },
+      {
+        name: "crm",
+        http: { url: servers.upstream.url },
+        store,
+        clientId: "gateway",
+        maxCallers: 1,
+        idleMs: 1000,
+      },
       { reconnect: false },
     )
     try {
@@ -215,6 +222,8 @@ describe("per-caller upstream tokens (oidc-provider)", () => {
       await backend.execute(echo("a"), makeContext({ callerId: ALICE }))
       expect(servers.upstream.subjects.at(-1)).toBe("alice")
       expect(backend.callerConnections()).toBe(1)
+      await new Promise((r) => setTimeout(r, 2100))
+      expect(backend.callerConnections()).toBe(0)
     } finally {
       await backend.close()
     }
