@@ -60,7 +60,7 @@ import { filterBackend } from "./filterBackend.js"
 import { lockFilePath } from "./lockFile.js"
 import { backendPinPolicy, pinBackend } from "./pinBackend.js"
 import { type PinDecision, type PinStore, pinStore } from "./pinStore.js"
-import { upstreamAuthOf } from "./upstreamAuth.js"
+import { perCallerBackendOf, upstreamAuthOf } from "./upstreamAuth.js"
 
 /**
  * Progress events while a gateway starts.
@@ -319,7 +319,11 @@ const makeBackend = async (
             },
             { ...approval, ...timeout },
           )
-        : mcpBackend(
+        : (perCallerBackendOf(config, index, options.baseDir, options.env ?? process.env, {
+            ...approval,
+            ...timeout,
+          }) ??
+          mcpBackend(
             {
               name: config.name,
               http: {
@@ -329,7 +333,7 @@ const makeBackend = async (
               },
             },
             { ...approval, ...timeout },
-          )
+          ))
     try {
       await (backend as McpBackend).connect()
       watchStatus(config.name, backend as McpBackend, options.onEvent)

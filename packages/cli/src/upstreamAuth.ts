@@ -9,9 +9,12 @@ import { resolve } from "node:path"
 import { ConfigError } from "@toolplane/foundation"
 import {
   EncryptedTokenStore,
+  type McpBackend,
+  type McpBackendOptions,
   type McpUpstreamAuth,
   oauthUpstreamAuth,
   parseTokenKey,
+  perCallerMcpBackend,
 } from "@toolplane/plugin-mcp"
 import type { BackendConfig, UpstreamAuthConfig } from "./config/schema.js"
 
@@ -76,6 +79,7 @@ export const upstreamAuthOf = (
 ): McpUpstreamAuth | undefined => {
   const auth = config.auth
   if (auth === undefined || config.mcp === undefined || "command" in config.mcp) return undefined
+  if (auth.mode === "per_caller") return undefined
   const secret = upstreamClientSecret(auth, index, env)
   return oauthUpstreamAuth({
     backend: config.name,
@@ -87,4 +91,34 @@ export const upstreamAuthOf = (
     ...(auth.issuer !== undefined ? { issuer: auth.issuer } : {}),
     ...(auth.grant === "authorization_code" ? { store: upstreamTokenStore(auth, index, baseDir, env) } : {}),
   })
+}
+
+/**
+ * The backend of an HTTP backend whose `auth` has `mode = "per_caller"` (each caller's own token), or
+ * `undefined` for any other backend.
+ *
+ * @since 0.2.0
+ */
+export const perCallerBackendOf = (
+  config: BackendConfig,
+  index: number,
+  baseDir: string,
+  env: NodeJS.ProcessEnv,
+  options: McpBackendOptions,
+): McpBackend | undefined => {
+  const auth = config.auth
+  if (auth?.mode !== "per_caller" || config.mcp === undefined || "command" in config.mcp) return undefined
+  const secret = upstreamClientSecret(auth, index, env)
+  return perCallerMcpBackend(
+    {
+      name: config.name,
+      http: { url: config.mcp.url, ...(config.mcp.headers ? { headers: config.mcp.headers } : {}) },
+      store: upstreamTokenStore(auth, index, baseDir, env),
+      ...(auth.client_id !== undefined ? { clientId: auth.client_id } : {}),
+      ...(secret !== undefined ? { clientSecret: secret } : {}),
+      ...(auth.issuer !== undefined ? { issuer: auth.issuer } : {}),
+      ...(auth.max_callers !== undefined ? { maxCallers: auth.max_callers } : {}),
+    },
+    options,
+  )
 }

@@ -81,6 +81,7 @@ export {
   type StaticToken,
   staticTokenAuth,
 } from "./server/auth.js"
+export { AUTHENTICATED_CALLER_KEY, authenticatedCaller } from "./server/callerIdentity.js"
 export {
   checkDnsRebinding,
   type DnsRebindingPolicy,

@@ -1,7 +1,9 @@
 /**
  * `toolplane auth login <backend>`: the one-time browser consent of a backend's service identity (OAuth
  * authorization code with PKCE on a loopback redirect). Prints the URL to open, waits for the redirect,
- * and stores the tokens encrypted beside the configuration. Tokens are never printed.
+ * and stores the tokens encrypted beside the configuration. Tokens are never printed. For a backend with
+ * `mode = "per_caller"`, `--caller ID` stores the consent as that gateway caller's own (the caller id the
+ * gateway's authentication gives: a static token's client id, or `["client","sub"]` for a JWT user).
  *
  * @since 0.1.0
  */
@@ -13,11 +15,11 @@ import { upstreamClientSecret, upstreamTokenStore } from "../upstreamAuth.js"
 /** @since 0.1.0 */
 export const authCommand = defineCommand({
   name: "auth",
-  synopsis: "login BACKEND",
+  synopsis: "login BACKEND [--caller ID]",
   summary:
-    "sign the gateway in to an OAuth-protected MCP backend (authorization code + PKCE)\n--port N: the loopback port of the redirect (default: any free port)",
+    "sign the gateway in to an OAuth-protected MCP backend (authorization code + PKCE)\n--port N: the loopback port of the redirect (default: any free port)\n--caller ID: a per_caller backend: consent as this gateway caller (their own upstream token)",
   maxPositionals: 2,
-  flags: { port: "string" },
+  flags: { port: "string", caller: "string" },
   run: async (ctx) => {
     const [action, name] = ctx.invocation.positionals
     if (action !== "login" || name === undefined) throw new UsageError("usage: toolplane auth login BACKEND")
@@ -29,6 +31,15 @@ export const authCommand = defineCommand({
       throw new UsageError(`backend "${name}" has no OAuth "auth"`)
     if (auth.grant !== "authorization_code")
       throw new UsageError(`backend "${name}" uses the ${auth.grant} grant: there is nothing to log in to`)
+    const caller = ctx.invocation.values.caller as string | undefined
+    if (auth.mode === "per_caller" && (caller === undefined || caller === ""))
+      throw new UsageError(
+        `backend "${name}" uses each caller's own token: name the caller with --caller ID (the id the gateway's authentication gives)`,
+      )
+    if (auth.mode !== "per_caller" && caller !== undefined)
+      throw new UsageError(
+        `backend "${name}" has one service identity: --caller applies to mode = "per_caller"`,
+      )
     const port = ctx.invocation.values.port === undefined ? 0 : Number(ctx.invocation.values.port)
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new UsageError("--port must be a port number")
@@ -36,6 +47,7 @@ export const authCommand = defineCommand({
     const secret = upstreamClientSecret(auth, index, ctx.io.env)
     const tokens = await authorizationCodeLogin({
       backend: name,
+      ...(caller !== undefined ? { caller } : {}),
       resource: backend.mcp.url,
       store,
       ...(auth.client_id !== undefined ? { clientId: auth.client_id } : {}),
@@ -45,11 +57,11 @@ export const authCommand = defineCommand({
       port,
       onAuthorizationUrl: (url) =>
         ctx.io.stdout(
-          `Open this URL in a browser to authorize the gateway for "${name}":\n\n  ${url.href}\n\n`,
+          `Open this URL in a browser to authorize the gateway for "${name}"${caller !== undefined ? ` as caller ${JSON.stringify(caller)}` : ""}:\n\n  ${url.href}\n\n`,
         ),
     })
     ctx.io.stdout(
-      `Signed in to ${tokens.issuer} for "${name}"; tokens stored encrypted in ${store.path}${
+      `Signed in to ${tokens.issuer} for "${name}"${caller !== undefined ? ` as caller ${JSON.stringify(caller)}` : ""}; tokens stored encrypted in ${store.path}${
         tokens.expiresAt !== undefined
           ? ` (access token valid until ${new Date(tokens.expiresAt).toISOString()})`
           : ""

@@ -74,8 +74,21 @@ export const UpstreamAuthConfig = z
     /** Encrypted token file, relative to the config file. Default `toolplane.tokens`. */
     token_store: z.string().min(1).default("toolplane.tokens"),
     token_key_env: z.string().min(1).default("TOOLPLANE_TOKEN_KEY"),
+    /**
+     * `"service"` (default): one identity for the gateway. `"per_caller"` (authorization code): each
+     * authenticated caller's own token, from its consent `toolplane auth login <backend> --caller <id>`.
+     */
+    mode: z.enum(["service", "per_caller"]).default("service"),
+    /** `per_caller`: at most this many caller connections open at once. Default 64. */
+    max_callers: z.number().int().positive().optional(),
   })
   .superRefine((auth, ctx) => {
+    if (auth.mode === "per_caller" && auth.grant !== "authorization_code")
+      ctx.addIssue({
+        code: "custom",
+        message: 'mode "per_caller" needs grant "authorization_code"',
+        path: ["mode"],
+      })
     if (
       auth.grant === "client_credentials" &&
       (auth.client_id === undefined || auth.client_secret_env === undefined)

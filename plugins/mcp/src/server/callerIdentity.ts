@@ -36,3 +36,27 @@ export const sessionOwner = (authInfo: CallerAuth | undefined): string | undefin
     [...authInfo.scopes].sort(),
   ])
 }
+
+/**
+ * The context metadata key under which a call or listing made with a validated token carries its caller
+ * id ({@link callerIdOf}) as authentication gave it: unlike `ctx.callerId`, which layers may qualify (by
+ * scopes), it names the caller alone. Set by the server from the verified token only.
+ *
+ * @since 0.2.0
+ */
+export const AUTHENTICATED_CALLER_KEY = "toolplane.dev/caller"
+
+/**
+ * Who a call comes from, for state that belongs to the person (their own upstream tokens): the caller id
+ * authentication gave (see {@link AUTHENTICATED_CALLER_KEY}), else the context's `callerId`, else
+ * `undefined` (no authenticated caller).
+ *
+ * @since 0.2.0
+ */
+export const authenticatedCaller = (ctx: {
+  readonly callerId?: string
+  readonly metadata: Readonly<Record<string, unknown>>
+}): string | undefined => {
+  const caller = ctx.metadata[AUTHENTICATED_CALLER_KEY]
+  return typeof caller === "string" ? caller : ctx.callerId
+}

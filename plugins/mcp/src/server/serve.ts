@@ -57,7 +57,7 @@ import {
 } from "../adapter.js"
 import { callFailureToMcp, toolErrorToMcpError, unprefixed, wireError } from "../errors.js"
 import { resultJson } from "../internal/resultJson.js"
-import { callerIdOf } from "./callerIdentity.js"
+import { AUTHENTICATED_CALLER_KEY, callerIdOf } from "./callerIdentity.js"
 import type { McpCacheHints } from "./modern/cacheHints.js"
 import { isInputSignal } from "./modern/inputRequests.js"
 
@@ -485,7 +485,9 @@ export class McpExposure {
       // No `context` option: the same context as below, built with fewer temporary objects.
       const merged: { -readonly [K in keyof ExecutionContextInit]: ExecutionContextInit[K] } = {
         ...init,
-        metadata: authInfo ? { [CALLER_SCOPES_KEY]: authInfo.scopes } : {},
+        metadata: authInfo
+          ? { [CALLER_SCOPES_KEY]: authInfo.scopes, [AUTHENTICATED_CALLER_KEY]: clientId }
+          : {},
         signal: init.signal ?? extra.signal,
       }
       if (sessionId !== undefined && !Object.hasOwn(init, "sessionId")) merged.sessionId = sessionId
@@ -501,7 +503,7 @@ export class McpExposure {
       ...custom,
       ...init,
       metadata: {
-        ...(authInfo ? { [CALLER_SCOPES_KEY]: authInfo.scopes } : {}),
+        ...(authInfo ? { [CALLER_SCOPES_KEY]: authInfo.scopes, [AUTHENTICATED_CALLER_KEY]: clientId } : {}),
         ...(custom.metadata ?? {}),
         ...(init.metadata ?? {}),
       },

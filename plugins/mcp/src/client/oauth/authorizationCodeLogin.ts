@@ -20,6 +20,13 @@ import { clientAuthOf, describeOAuthError, toStored } from "./upstreamAuth.js"
  */
 export interface AuthorizationCodeLoginOptions {
   readonly backend: string
+  /**
+   * The gateway caller consenting for themselves (a per-caller backend): the tokens are stored for this
+   * caller only. Absent: the backend's one service identity.
+   *
+   * @since 0.2.0
+   */
+  readonly caller?: string
   /** The MCP server URL (RFC 8707 `resource`). */
   readonly resource: string | URL
   readonly store: EncryptedTokenStore
@@ -139,7 +146,13 @@ export const authorizationCodeLogin = async (
         { additionalParameters: { resource }, ...requestOptions(new URL(as.token_endpoint ?? as.issuer)) },
       )
       const result = await oauth.processAuthorizationCodeResponse(as, client, response)
-      const tokens = toStored(result, { issuer: as.issuer, backend: options.backend, resource, clientId })
+      const tokens = toStored(result, {
+        issuer: as.issuer,
+        backend: options.backend,
+        ...(options.caller !== undefined ? { caller: options.caller } : {}),
+        resource,
+        clientId,
+      })
       await options.store.set(tokens)
       return tokens
     } catch (error) {

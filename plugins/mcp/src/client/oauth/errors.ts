@@ -25,9 +25,24 @@ export class OAuthUpstreamError extends Error {
  */
 export class OAuthLoginRequired extends OAuthUpstreamError {
   readonly backend: string
-  constructor(backend: string, why: string) {
-    super(`${why}; run \`toolplane auth login ${backend}\``)
+  /** The caller whose consent is missing (a per-caller backend). @since 0.2.0 */
+  readonly caller?: string
+  constructor(backend: string, why: string, caller?: string) {
+    super(`${why}; run \`${loginCommand(backend, caller)}\``)
     this.name = "OAuthLoginRequired"
     this.backend = backend
+    if (caller !== undefined) this.caller = caller
   }
 }
+
+/** A POSIX shell word: caller ids are arbitrary text (a JWT user is a JSON array). */
+const shellWord = (text: string): string =>
+  /^[A-Za-z0-9_.:@%+=/-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`
+
+/**
+ * The command that signs in to `backend`: its service identity, or `caller`'s own (per-caller backend).
+ *
+ * @since 0.2.0
+ */
+export const loginCommand = (backend: string, caller?: string): string =>
+  `toolplane auth login ${shellWord(backend)}${caller !== undefined ? ` --caller ${shellWord(caller)}` : ""}`

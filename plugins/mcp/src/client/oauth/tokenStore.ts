@@ -17,6 +17,13 @@ import { OAuthUpstreamError } from "./errors.js"
 export interface StoredTokens {
   readonly issuer: string
   readonly backend: string
+  /**
+   * The gateway caller these tokens belong to (a per-caller backend); absent for the backend's one service
+   * identity. Never found for another caller, nor for the service identity.
+   *
+   * @since 0.2.0
+   */
+  readonly caller?: string
   /** The MCP server URL the tokens were issued for (RFC 8707 `resource`). */
   readonly resource: string
   readonly clientId: string
@@ -45,7 +52,9 @@ export const parseTokenKey = (text: string, where: string): Buffer => {
   return key
 }
 
-const entryKey = (issuer: string, backend: string): string => `${issuer}\n${backend}`
+// A caller's entry is keyed by a JSON array: caller ids are arbitrary text, so no separator could be trusted.
+const entryKey = (issuer: string, backend: string, caller?: string): string =>
+  caller === undefined ? `${issuer}\n${backend}` : JSON.stringify(["caller", caller, issuer, backend])
 
 /**
  * An encrypted token file.
@@ -116,24 +125,42 @@ export class EncryptedTokenStore {
     return next
   }
 
-  /** The tokens of `backend` from `issuer`, if stored. */
-  async get(issuer: string, backend: string): Promise<StoredTokens | undefined> {
+  /** The tokens of `backend` from `issuer` (of `caller`, when given: a per-caller backend), if stored. */
+  async get(issuer: string, backend: string, caller?: string): Promise<StoredTokens | undefined> {
     await this.#queue
-    const entry = (await this.#read())[entryKey(issuer, backend)]
-    return entry?.issuer === issuer && entry.backend === backend ? entry : undefined
+    const entry = (await this.#read())[entryKey(issuer, backend, caller)]
+    return entry?.issuer === issuer && entry.backend === backend && entry.caller === caller
+      ? entry
+      : undefined
   }
 
-  /** Stores (replaces) the tokens of `tokens.backend` from `tokens.issuer`. */
+  /** Stores (replaces) the tokens of `tokens.backend` from `tokens.issuer` (and `tokens.caller`). */
   set(tokens: StoredTokens): Promise<void> {
     return this.#update((entries) => {
-      entries[entryKey(tokens.issuer, tokens.backend)] = tokens
+      entries[entryKey(tokens.issuer, tokens.backend, tokens.caller)] = tokens
     })
   }
 
-  /** Forgets the tokens of `backend` from `issuer`. */
-  delete(issuer: string, backend: string): Promise<void> {
+  /** Forgets the tokens of `backend` from `issuer` (of `caller`, when given). */
+  delete(issuer: string, backend: string, caller?: string): Promise<void> {
     return this.#update((entries) => {
-      delete entries[entryKey(issuer, backend)]
+      delete entries[entryKey(issuer, backend, caller)]
     })
+  }
+
+  /**
+   * The callers holding tokens of `backend` for `resource`, most recently stored last (no tokens returned).
+   *
+   * @since 0.2.0
+   */
+  async callers(backend: string, resource: string): Promise<readonly string[]> {
+    await this.#queue
+    const found = new Set<string>()
+    for (const entry of Object.values(await this.#read()))
+      if (entry.caller !== undefined && entry.backend === backend && entry.resource === resource) {
+        found.delete(entry.caller)
+        found.add(entry.caller)
+      }
+    return [...found]
   }
 }

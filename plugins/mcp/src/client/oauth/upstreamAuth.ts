@@ -38,6 +38,19 @@ export interface OAuthUpstreamConfig {
   readonly store?: EncryptedTokenStore
   /** Refresh this long before expiry. Default 30 000 ms. */
   readonly refreshSkewMs?: number
+  /**
+   * The gateway caller whose own tokens these are (authorization code only): the store is read and
+   * written for this caller alone, and errors name `toolplane auth login <backend> --caller <id>`.
+   *
+   * @since 0.2.0
+   */
+  readonly caller?: string
+  /**
+   * Told when a request fails for want of a usable token (the failure itself still rejects).
+   *
+   * @since 0.2.0
+   */
+  readonly onLoginRequired?: (error: OAuthLoginRequired) => void
 }
 
 /**
@@ -99,6 +112,11 @@ export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAut
   /** Whether a 401 arrived (after which discovery failures are reported, not retried bare). */
   let challenged = false
 
+  const caller = config.caller
+  if (caller !== undefined && config.grant !== "authorization_code")
+    throw new OAuthUpstreamError(
+      `backend ${config.backend}: per-caller tokens need the authorization_code grant`,
+    )
   if (config.grant === "authorization_code" && config.store === undefined)
     throw new OAuthUpstreamError(
       `backend ${config.backend}: the authorization_code grant needs a token store`,
@@ -163,16 +181,21 @@ export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAut
 
   const stored = async (forceRefresh: boolean): Promise<StoredTokens> => {
     const { authorizationServer: as } = await discover()
-    const current = await config.store!.get(as.issuer, config.backend)
+    const current = await config.store!.get(as.issuer, config.backend, caller)
     // A token stored for another resource (the backend's URL changed) is never sent here.
     if (current === undefined || current.resource !== resource)
       throw new OAuthLoginRequired(
         config.backend,
-        `backend ${config.backend} has no OAuth token from ${as.issuer}`,
+        `backend ${config.backend} has no OAuth token from ${as.issuer}${caller !== undefined ? " for this caller" : ""}`,
+        caller,
       )
     if (!forceRefresh && !expiring(current)) return current
     if (current.refreshToken === undefined)
-      throw new OAuthLoginRequired(config.backend, `the OAuth token of backend ${config.backend} expired`)
+      throw new OAuthLoginRequired(
+        config.backend,
+        `the OAuth token of backend ${config.backend} expired`,
+        caller,
+      )
     const client: oauth.Client = { client_id: current.clientId }
     try {
       const response = await oauth.refreshTokenGrantRequest(
@@ -185,7 +208,13 @@ export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAut
       const result = await oauth.processRefreshTokenResponse(as, client, response)
       const next = toStored(
         result,
-        { issuer: as.issuer, backend: config.backend, resource, clientId: current.clientId },
+        {
+          issuer: as.issuer,
+          backend: config.backend,
+          ...(caller !== undefined ? { caller } : {}),
+          resource,
+          clientId: current.clientId,
+        },
         current.refreshToken,
       )
       await config.store!.set(next)
@@ -194,6 +223,7 @@ export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAut
       throw new OAuthLoginRequired(
         config.backend,
         `the OAuth token of backend ${config.backend} could not be refreshed at ${as.issuer} (${describeOAuthError(error)})`,
+        caller,
       )
     }
   }
@@ -212,11 +242,13 @@ export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAut
   }
 
   /** A backend without a usable token is unavailable, like one that is down (the reason says what to run). */
-  const unavailable = (error: unknown): BackendUnavailable =>
-    new BackendUnavailable({
+  const unavailable = (error: unknown): BackendUnavailable => {
+    if (error instanceof OAuthLoginRequired) config.onLoginRequired?.(error)
+    return new BackendUnavailable({
       backend: config.backend,
       reason: error instanceof Error ? error.message : String(error),
     })
+  }
 
   return {
     discover,
@@ -258,6 +290,7 @@ export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAut
       throw new OAuthLoginRequired(
         config.backend,
         `backend ${config.backend} refused its OAuth token from ${tokens.issuer} (revoked?)`,
+        caller,
       )
   }
 }
