@@ -1,0 +1,208 @@
+/**
+ * What the official MCP conformance suite's client scenarios found in `mcpBackend` and its upstream
+ * OAuth, each against a loopback server that behaves like the suite's scenario servers: an authorization
+ * server whose dynamic registration returns a secret without `client_secret_expires_at` and whose token
+ * endpoint accepts only HTTP Basic client authentication, and a 2026-07-28 server that refuses the first
+ * request with UnsupportedProtocolVersion (-32022) while naming 2026-07-28 as supported.
+ */
+import { createHash, randomBytes } from "node:crypto"
+import { mkdtemp, rm } from "node:fs/promises"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { makeContext } from "@toolplane/foundation"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import {
+  authorizationCodeLogin,
+  EncryptedTokenStore,
+  MODERN_PROTOCOL_VERSION,
+  mcpBackend,
+  oauthUpstreamAuth,
+} from "../src/index.js"
+import { close, listen, readBody } from "./fixtures/oauthServers.js"
+
+const json = (res: ServerResponse, status: number, body: unknown) => {
+  res.writeHead(status, { "content-type": "application/json" })
+  res.end(JSON.stringify(body))
+}
+
+/**
+ * An authorization server and protected resource on one port, Basic-only at the token endpoint. Records
+ * how each token request authenticated.
+ */
+const basicOnlyAuthorizationServer = async () => {
+  const codes = new Map<string, { challenge: string; redirect: string }>()
+  const tokenAuth: string[] = []
+  let base = ""
+  const clients = new Map([["pre-registered", "pre-secret"]])
+  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? "/", base)
+    if (url.pathname === "/.well-known/oauth-protected-resource/mcp")
+      return json(res, 200, { resource: `${base}/mcp`, authorization_servers: [base] })
+    if (url.pathname === "/.well-known/oauth-authorization-server")
+      return json(res, 200, {
+        issuer: base,
+        authorization_endpoint: `${base}/authorize`,
+        token_endpoint: `${base}/token`,
+        registration_endpoint: `${base}/register`,
+        response_types_supported: ["code"],
+        grant_types_supported: ["authorization_code", "client_credentials", "refresh_token"],
+        code_challenge_methods_supported: ["S256"],
+        token_endpoint_auth_methods_supported: ["client_secret_basic"],
+      })
+    if (url.pathname === "/register" && req.method === "POST") {
+      const id = `dcr-${randomBytes(4).toString("hex")}`
+      const secret = randomBytes(8).toString("hex")
+      clients.set(id, secret)
+      await readBody(req)
+      // RFC 7591 asks for client_secret_expires_at beside a secret; servers in use leave it out.
+      return json(res, 201, { client_id: id, client_secret: secret, redirect_uris: [] })
+    }
+    if (url.pathname === "/authorize") {
+      // Consents at once, like the conformance suite's authorization server.
+      const code = randomBytes(8).toString("hex")
+      const redirect = url.searchParams.get("redirect_uri")!
+      codes.set(code, { challenge: url.searchParams.get("code_challenge")!, redirect })
+      const back = new URL(redirect)
+      back.searchParams.set("code", code)
+      back.searchParams.set("state", url.searchParams.get("state")!)
+      res.writeHead(302, { location: back.href })
+      return res.end()
+    }
+    if (url.pathname === "/token" && req.method === "POST") {
+      const form = new URLSearchParams(await readBody(req))
+      const header = req.headers.authorization ?? ""
+      tokenAuth.push(header.startsWith("Basic ") ? "basic" : form.has("client_secret") ? "post" : "none")
+      const [id, secret] = header.startsWith("Basic ")
+        ? Buffer.from(header.slice(6), "base64")
+            .toString("utf8")
+            .split(":")
+            .map((p) => decodeURIComponent(p))
+        : []
+      if (id === undefined || clients.get(id) !== secret)
+        return json(res, 401, { error: "invalid_client", error_description: "Missing or invalid Authorization header" })
+      if (form.get("grant_type") === "authorization_code") {
+        const grant = codes.get(form.get("code") ?? "")
+        const verifier = form.get("code_verifier") ?? ""
+        const challenge = createHash("sha256").update(verifier).digest("base64url")
+        if (grant === undefined || grant.challenge !== challenge)
+          return json(res, 400, { error: "invalid_grant" })
+      }
+      return json(res, 200, { access_token: randomBytes(12).toString("hex"), token_type: "Bearer", expires_in: 3600 })
+    }
+    res.writeHead(404).end()
+  })
+  base = await listen(server)
+  return { server, base, resource: `${base}/mcp`, tokenAuth }
+}
+
+describe("upstream OAuth against an authorization server the conformance suite models", () => {
+  let as: Awaited<ReturnType<typeof basicOnlyAuthorizationServer>>
+  let dir: string
+  beforeAll(async () => {
+    as = await basicOnlyAuthorizationServer()
+    dir = await mkdtemp(join(tmpdir(), "toolplane-interop-"))
+  })
+  afterAll(async () => {
+    await close(as?.server)
+    if (dir) await rm(dir, { recursive: true, force: true })
+  })
+
+  it("registers dynamically when the registration has a secret but no client_secret_expires_at, and authenticates with Basic", async () => {
+    const store = new EncryptedTokenStore(join(dir, "dcr.json"), randomBytes(32))
+    as.tokenAuth.length = 0
+    const tokens = await authorizationCodeLogin({
+      backend: "dcr",
+      resource: as.resource,
+      store,
+      timeoutMs: 10_000,
+      onAuthorizationUrl: (url) => {
+        void fetch(url, { redirect: "manual" }).then((r) => fetch(r.headers.get("location")!))
+      },
+    })
+    expect(tokens.clientId).toMatch(/^dcr-/)
+    expect(as.tokenAuth).toEqual(["basic"])
+    await expect(store.get(as.base, "dcr")).resolves.toMatchObject({ accessToken: tokens.accessToken })
+  })
+
+  it("uses HTTP Basic for a pre-registered client when the server offers only client_secret_basic", async () => {
+    as.tokenAuth.length = 0
+    const auth = oauthUpstreamAuth({
+      backend: "m2m",
+      resource: as.resource,
+      grant: "client_credentials",
+      clientId: "pre-registered",
+      clientSecret: "pre-secret",
+    })
+    await expect(auth.authorization()).resolves.toMatch(/^Bearer [0-9a-f]{24}$/)
+    expect(as.tokenAuth).toEqual(["basic"])
+  })
+})
+
+/**
+ * A stateless 2026-07-28 MCP server with one tool that answers the first request it gets with HTTP 400
+ * and UnsupportedProtocolVersion (-32022), naming 2026-07-28 as supported. Records the methods it got.
+ */
+const versionRejectingServer = async () => {
+  const methods: string[] = []
+  let rejected = false
+  const server: Server = createServer(async (req, res) => {
+    if (req.method !== "POST") return void res.writeHead(405).end()
+    const message = JSON.parse(await readBody(req)) as { id?: unknown; method: string }
+    methods.push(message.method)
+    if (!rejected) {
+      rejected = true
+      return json(res, 400, {
+        jsonrpc: "2.0",
+        id: message.id ?? null,
+        error: {
+          code: -32022,
+          message: "Unsupported protocol version",
+          data: { supported: [MODERN_PROTOCOL_VERSION], requested: String(req.headers["mcp-protocol-version"]) },
+        },
+      })
+    }
+    const result =
+      message.method === "server/discover"
+        ? {
+            resultType: "complete",
+            supportedVersions: [MODERN_PROTOCOL_VERSION],
+            capabilities: { tools: {} },
+            serverInfo: { name: "rejecting", version: "1.0.0" },
+          }
+        : message.method === "tools/list"
+          ? {
+              resultType: "complete",
+              ttlMs: 0,
+              cacheScope: "private",
+              tools: [{ name: "echo", inputSchema: { type: "object" } }],
+            }
+          : message.method === "tools/call"
+            ? { resultType: "complete", content: [{ type: "text", text: "echoed" }] }
+            : undefined
+    if (result === undefined)
+      return json(res, 200, { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } })
+    json(res, 200, { jsonrpc: "2.0", id: message.id, result })
+  })
+  const base = await listen(server)
+  return { server, url: `${base}/mcp`, methods }
+}
+
+describe("protocol negotiation when a 2026-07-28 server refuses the first request's version", () => {
+  it("sends server/discover again with the version the server names as supported, and never initializes", async () => {
+    const upstream = await versionRejectingServer()
+    const backend = mcpBackend({ name: "r", http: { url: upstream.url } }, { reconnect: false })
+    try {
+      const tools = await backend.toolSchemas()
+      expect(tools.map((t) => t.id)).toEqual(["r/echo"])
+      await expect(backend.execute({ toolId: "r/echo", arguments: {} }, makeContext())).resolves.toMatchObject({
+        content: [{ type: "text", text: "echoed" }],
+      })
+      expect(upstream.methods.slice(0, 2)).toEqual(["server/discover", "server/discover"])
+      expect(upstream.methods).not.toContain("initialize")
+    } finally {
+      await backend.close()
+      await close(upstream.server)
+    }
+  })
+})
