@@ -118,7 +118,11 @@ const runSet = (dir: string, set: RequirementSet, driver: string): Promise<Map<s
         "-o",
         dir,
       ],
-      { cwd: dir, env: childEnv({ TOOLPLANE_CONFORMANCE_DRIVER: driver }), stdio: ["ignore", "pipe", "pipe"] },
+      {
+        cwd: dir,
+        env: childEnv({ TOOLPLANE_CONFORMANCE_DRIVER: driver }),
+        stdio: ["ignore", "pipe", "pipe"],
+      },
     )
     let output = ""
     const collect = (c: Buffer) => {
@@ -227,7 +231,9 @@ describe("the official MCP conformance suite (client scenarios, both eras) again
         runs.set(set, await runSet(join(workDir, set), set, driverUrl))
       }),
     )
-    console.info(`conformance (client): ${sets.map(([set]) => `${set}: ${tally(runs.get(set)!, set)}`).join("; ")}`)
+    console.info(
+      `conformance (client): ${sets.map(([set]) => `${set}: ${tally(runs.get(set)!, set)}`).join("; ")}`,
+    )
   }, SETUP_LIMIT_MS)
 
   afterAll(async () => {

@@ -80,7 +80,10 @@ const basicOnlyAuthorizationServer = async () => {
             .map((p) => decodeURIComponent(p))
         : []
       if (id === undefined || clients.get(id) !== secret)
-        return json(res, 401, { error: "invalid_client", error_description: "Missing or invalid Authorization header" })
+        return json(res, 401, {
+          error: "invalid_client",
+          error_description: "Missing or invalid Authorization header",
+        })
       if (form.get("grant_type") === "authorization_code") {
         const grant = codes.get(form.get("code") ?? "")
         const verifier = form.get("code_verifier") ?? ""
@@ -88,7 +91,11 @@ const basicOnlyAuthorizationServer = async () => {
         if (grant === undefined || grant.challenge !== challenge)
           return json(res, 400, { error: "invalid_grant" })
       }
-      return json(res, 200, { access_token: randomBytes(12).toString("hex"), token_type: "Bearer", expires_in: 3600 })
+      return json(res, 200, {
+        access_token: randomBytes(12).toString("hex"),
+        token_type: "Bearer",
+        expires_in: 3600,
+      })
     }
     res.writeHead(404).end()
   })
@@ -158,7 +165,10 @@ const versionRejectingServer = async () => {
         error: {
           code: -32022,
           message: "Unsupported protocol version",
-          data: { supported: [MODERN_PROTOCOL_VERSION], requested: String(req.headers["mcp-protocol-version"]) },
+          data: {
+            supported: [MODERN_PROTOCOL_VERSION],
+            requested: String(req.headers["mcp-protocol-version"]),
+          },
         },
       })
     }
@@ -181,7 +191,11 @@ const versionRejectingServer = async () => {
             ? { resultType: "complete", content: [{ type: "text", text: "echoed" }] }
             : undefined
     if (result === undefined)
-      return json(res, 200, { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } })
+      return json(res, 200, {
+        jsonrpc: "2.0",
+        id: message.id,
+        error: { code: -32601, message: "Method not found" },
+      })
     json(res, 200, { jsonrpc: "2.0", id: message.id, result })
   })
   const base = await listen(server)
@@ -195,7 +209,9 @@ describe("protocol negotiation when a 2026-07-28 server refuses the first reques
     try {
       const tools = await backend.toolSchemas()
       expect(tools.map((t) => t.id)).toEqual(["r/echo"])
-      await expect(backend.execute({ toolId: "r/echo", arguments: {} }, makeContext())).resolves.toMatchObject({
+      await expect(
+        backend.execute({ toolId: "r/echo", arguments: {} }, makeContext()),
+      ).resolves.toMatchObject({
         content: [{ type: "text", text: "echoed" }],
       })
       expect(upstream.methods.slice(0, 2)).toEqual(["server/discover", "server/discover"])
@@ -203,6 +219,69 @@ describe("protocol negotiation when a 2026-07-28 server refuses the first reques
     } finally {
       await backend.close()
       await close(upstream.server)
+    }
+  })
+})
+
+describe("elicitation defaults (SEP-1034) on a forwarded elicitation/create", () => {
+  it("fills in the requested schema's defaults for fields the caller's accepted answer leaves out", async () => {
+    const { Server } = await import("@modelcontextprotocol/sdk/server/index.js")
+    const { StreamableHTTPServerTransport } = await import(
+      "@modelcontextprotocol/sdk/server/streamableHttp.js"
+    )
+    const { CallToolRequestSchema, ElicitResultSchema, ListToolsRequestSchema } = await import(
+      "@modelcontextprotocol/sdk/types.js"
+    )
+    const answers: unknown[] = []
+    const server = new Server({ name: "defaults", version: "1.0.0" }, { capabilities: { tools: {} } })
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: [{ name: "ask", inputSchema: { type: "object" as const } }],
+    }))
+    server.setRequestHandler(CallToolRequestSchema, async (_request, extra) => {
+      const answer = await extra.sendRequest(
+        {
+          method: "elicitation/create",
+          params: {
+            message: "accept with defaults",
+            requestedSchema: {
+              type: "object",
+              properties: {
+                name: { type: "string", default: "John Doe" },
+                age: { type: "integer", default: 30 },
+                status: { type: "string", enum: ["active", "inactive"], default: "active" },
+                verified: { type: "boolean", default: true },
+                note: { type: "string" },
+              },
+            },
+          },
+        },
+        ElicitResultSchema,
+      )
+      answers.push(answer)
+      return { content: [{ type: "text", text: "ok" }] }
+    })
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomBytes(8).toString("hex"),
+    })
+    await server.connect(transport)
+    const http = createServer((req, res) => void transport.handleRequest(req, res))
+    const base = await listen(http)
+    const backend = mcpBackend(
+      { name: "d", http: { url: `${base}/mcp` } },
+      { reconnect: false, protocol: "2025-11-25" },
+    )
+    try {
+      const ctx = makeContext({
+        client: { elicitInput: async () => ({ action: "accept", content: { name: "Ada" } }) },
+      })
+      await backend.execute({ toolId: "d/ask", arguments: {} }, ctx)
+      expect(answers).toEqual([
+        { action: "accept", content: { name: "Ada", age: 30, status: "active", verified: true } },
+      ])
+    } finally {
+      await backend.close()
+      await server.close()
+      await close(http)
     }
   })
 })

@@ -61,6 +61,7 @@ import {
   type ReconnectOptions,
   type SentRequest,
 } from "./connection.js"
+import { withElicitationDefaults } from "./elicitationDefaults.js"
 import { type McpProtocolChoice, MetaKeys, OWNED_META } from "./era.js"
 import { ListenStream } from "./listenStream.js"
 import {
@@ -381,7 +382,8 @@ const forwardToCaller = async (
     throw new McpError(ErrorCode.MethodNotFound, `${method}: the caller does not support it`)
   for (const c of calls) c.suspend()
   try {
-    return (await target.ctx.client[kind]!(params)) as never
+    const answer = await target.ctx.client[kind]!(params)
+    return (kind === "elicitInput" ? withElicitationDefaults(params, answer) : answer) as never
   } finally {
     for (const c of calls) c.resume()
   }
@@ -443,7 +445,8 @@ const answerInputs = async (
     // The server's own name for the input travels with the request, so a gateway serving a modern client
     // asks its client under the same name.
     const meta = (params?._meta ?? {}) as Record<string, unknown>
-    out[key] = await hook({ ...params, _meta: { ...meta, [INPUT_KEY_META_KEY]: key } })
+    const answer = await hook({ ...params, _meta: { ...meta, [INPUT_KEY_META_KEY]: key } })
+    out[key] = method === "elicitation/create" ? withElicitationDefaults(params, answer) : answer
   }
   return out
 }

@@ -8,10 +8,11 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as oauth from "oauth4webapi"
+import { clientAuthFor, readRegistration } from "./clientAuth.js"
 import { discoverOAuth, requestOptions } from "./discovery.js"
 import { OAuthUpstreamError } from "./errors.js"
 import type { EncryptedTokenStore, StoredTokens } from "./tokenStore.js"
-import { clientAuthOf, describeOAuthError, toStored } from "./upstreamAuth.js"
+import { describeOAuthError, toStored } from "./upstreamAuth.js"
 
 /**
  * Options of {@link authorizationCodeLogin}.
@@ -64,6 +65,7 @@ export const authorizationCodeLogin = async (
   try {
     let clientId = options.clientId
     let clientSecret = options.clientSecret
+    let registeredAuth: string | undefined
     if (clientId === undefined) {
       if (as.registration_endpoint === undefined)
         throw new OAuthUpstreamError(
@@ -81,9 +83,10 @@ export const authorizationCodeLogin = async (
         },
         requestOptions(new URL(as.registration_endpoint)),
       )
-      const registered = await oauth.processDynamicClientRegistrationResponse(response)
-      clientId = registered.client_id
-      clientSecret = typeof registered.client_secret === "string" ? registered.client_secret : undefined
+      const registered = await readRegistration(response, as.registration_endpoint)
+      clientId = registered.clientId
+      clientSecret = registered.clientSecret
+      registeredAuth = registered.tokenEndpointAuthMethod
     }
     const client: oauth.Client = { client_id: clientId }
     const verifier = oauth.generateRandomCodeVerifier()
@@ -132,7 +135,7 @@ export const authorizationCodeLogin = async (
       const response = await oauth.authorizationCodeGrantRequest(
         as,
         client,
-        clientAuthOf(clientSecret),
+        clientAuthFor(as, clientSecret, registeredAuth),
         parameters,
         redirectUri,
         verifier,

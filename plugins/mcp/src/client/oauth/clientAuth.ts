@@ -67,7 +67,12 @@ export const readRegistration = async (response: Response, endpoint: string): Pr
   } catch {
     throw new OAuthUpstreamError(`dynamic client registration at ${endpoint} did not answer JSON`)
   }
-  if (typeof body !== "object" || body === null || typeof body.client_id !== "string" || body.client_id === "")
+  if (
+    typeof body !== "object" ||
+    body === null ||
+    typeof body.client_id !== "string" ||
+    body.client_id === ""
+  )
     throw new OAuthUpstreamError(`dynamic client registration at ${endpoint} answered without a client_id`)
   return {
     clientId: body.client_id,

@@ -9,6 +9,7 @@
 import { BackendUnavailable } from "@toolplane/foundation"
 import * as oauth from "oauth4webapi"
 import type { McpUpstreamAuth } from "../connection.js"
+import { clientAuthFor } from "./clientAuth.js"
 import { discoverOAuth, type OAuthDiscovery, requestOptions, resourceMetadataUrl } from "./discovery.js"
 import { OAuthLoginRequired, OAuthUpstreamError } from "./errors.js"
 import type { EncryptedTokenStore, StoredTokens } from "./tokenStore.js"
@@ -49,10 +50,6 @@ export interface OAuthUpstreamAuth extends McpUpstreamAuth {
   /** Discovers (once; again after a 401 names other metadata) the authorization server. */
   discover(challenge?: string): Promise<OAuthDiscovery>
 }
-
-/** Client authentication from the configuration: a secret by POST, or none (public client). */
-export const clientAuthOf = (secret: string | undefined): oauth.ClientAuth =>
-  secret !== undefined ? oauth.ClientSecretPost(secret) : oauth.None()
 
 /** Token request options: the `resource` indicator, and plain http only to loopback. */
 const tokenOptions = (as: oauth.AuthorizationServer, resource: string) => ({
@@ -143,7 +140,7 @@ export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAut
       const response = await oauth.clientCredentialsGrantRequest(
         as,
         client,
-        clientAuthOf(config.clientSecret),
+        clientAuthFor(as, config.clientSecret),
         parameters,
         requestOptions(new URL(as.token_endpoint ?? as.issuer)),
       )
@@ -178,7 +175,7 @@ export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAut
       const response = await oauth.refreshTokenGrantRequest(
         as,
         client,
-        clientAuthOf(config.clientSecret),
+        clientAuthFor(as, config.clientSecret),
         current.refreshToken,
         tokenOptions(as, resource),
       )
