@@ -39,6 +39,13 @@ const basicOnlyAuthorizationServer = async () => {
     const url = new URL(req.url ?? "/", base)
     if (url.pathname === "/.well-known/oauth-protected-resource/mcp")
       return json(res, 200, { resource: `${base}/mcp`, authorization_servers: [base] })
+    // A resource whose metadata only its 401 names (no well-known document for it).
+    if (url.pathname === "/hidden")
+      return void res
+        .writeHead(401, { "www-authenticate": `Bearer resource_metadata="${base}/meta/prm"` })
+        .end()
+    if (url.pathname === "/meta/prm")
+      return json(res, 200, { resource: `${base}/hidden`, authorization_servers: [base] })
     if (url.pathname === "/.well-known/oauth-authorization-server")
       return json(res, 200, {
         issuer: base,
@@ -73,11 +80,10 @@ const basicOnlyAuthorizationServer = async () => {
       const form = new URLSearchParams(await readBody(req))
       const header = req.headers.authorization ?? ""
       tokenAuth.push(header.startsWith("Basic ") ? "basic" : form.has("client_secret") ? "post" : "none")
+      // Compared as sent, not form-decoded (as the conformance suite's server and others do): an id of
+      // letters, digits and "-" must reach it unescaped.
       const [id, secret] = header.startsWith("Basic ")
-        ? Buffer.from(header.slice(6), "base64")
-            .toString("utf8")
-            .split(":")
-            .map((p) => decodeURIComponent(p))
+        ? Buffer.from(header.slice(6), "base64").toString("utf8").split(":")
         : []
       if (id === undefined || clients.get(id) !== secret)
         return json(res, 401, {
@@ -130,6 +136,27 @@ describe("upstream OAuth against an authorization server the conformance suite m
     expect(tokens.clientId).toMatch(/^dcr-/)
     expect(as.tokenAuth).toEqual(["basic"])
     await expect(store.get(as.base, "dcr")).resolves.toMatchObject({ accessToken: tokens.accessToken })
+  })
+
+  it("logs in to a resource whose metadata only its 401 challenge names", async () => {
+    const store = new EncryptedTokenStore(join(dir, "hidden.json"), randomBytes(32))
+    const tokens = await authorizationCodeLogin({
+      backend: "hidden",
+      resource: `${as.base}/hidden`,
+      store,
+      clientId: "pre-registered",
+      clientSecret: "pre-secret",
+      timeoutMs: 10_000,
+      onAuthorizationUrl: (url) => {
+        expect(url.searchParams.get("resource")).toBe(`${as.base}/hidden`)
+        void fetch(url, { redirect: "manual" }).then((r) => fetch(r.headers.get("location")!))
+      },
+    })
+    expect(tokens).toMatchObject({
+      issuer: as.base,
+      resource: `${as.base}/hidden`,
+      clientId: "pre-registered",
+    })
   })
 
   it("uses HTTP Basic for a pre-registered client when the server offers only client_secret_basic", async () => {
@@ -282,6 +309,49 @@ describe("elicitation defaults (SEP-1034) on a forwarded elicitation/create", ()
       await backend.close()
       await server.close()
       await close(http)
+    }
+  })
+})
+
+/**
+ * A 2025 MCP server over HTTP that puts its session id on every answer, the one to `server/discover`
+ * included (which it answers with an empty result). Records the methods it got.
+ */
+const sessionOnEveryAnswerServer = async () => {
+  const methods: string[] = []
+  const server = createServer(async (req, res) => {
+    if (req.method !== "POST") return void res.writeHead(405).end()
+    const message = JSON.parse(await readBody(req)) as { id?: unknown; method: string }
+    methods.push(message.method)
+    if (message.id === undefined) return void res.writeHead(202, { "mcp-session-id": "s-1" }).end()
+    const result =
+      message.method === "initialize"
+        ? {
+            protocolVersion: "2025-03-26",
+            capabilities: { tools: {} },
+            serverInfo: { name: "session-everywhere", version: "1.0.0" },
+          }
+        : message.method === "tools/list"
+          ? { tools: [{ name: "echo", inputSchema: { type: "object" } }] }
+          : {}
+    res.writeHead(200, { "content-type": "application/json", "mcp-session-id": "s-1" })
+    res.end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }))
+  })
+  const base = await listen(server)
+  return { server, url: `${base}/mcp`, methods }
+}
+
+describe("protocol negotiation with a 2025 server that names a session on its answer to the probe", () => {
+  it.each(["node", "fetch"] as const)("initializes all the same (%s transport)", async (transport) => {
+    const upstream = await sessionOnEveryAnswerServer()
+    const backend = mcpBackend({ name: "s", http: { url: upstream.url, transport } }, { reconnect: false })
+    try {
+      expect((await backend.toolSchemas()).map((t) => t.id)).toEqual(["s/echo"])
+      expect(upstream.methods.slice(0, 2)).toEqual(["server/discover", "initialize"])
+      expect(backend.status().protocolVersion).toBe("2025-03-26")
+    } finally {
+      await backend.close()
+      await close(upstream.server)
     }
   })
 })

@@ -9,7 +9,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as oauth from "oauth4webapi"
 import { clientAuthFor, readRegistration } from "./clientAuth.js"
-import { discoverOAuth, requestOptions } from "./discovery.js"
+import { discoverOAuth, requestOptions, resourceMetadataUrl } from "./discovery.js"
 import { OAuthUpstreamError } from "./errors.js"
 import type { EncryptedTokenStore, StoredTokens } from "./tokenStore.js"
 import { describeOAuthError, toStored } from "./upstreamAuth.js"
@@ -45,6 +45,31 @@ const listen = (server: Server, port: number): Promise<number> =>
   })
 
 /**
+ * The `WWW-Authenticate` of the MCP server's 401 to a request without a token (a JSON-RPC `ping`), when
+ * it names protected-resource metadata; `undefined` otherwise (no 401, no such parameter, unreachable:
+ * discovery then tries the well-known URL and reports what it found).
+ */
+const unauthorizedChallenge = async (resource: string, signal?: AbortSignal): Promise<string | undefined> => {
+  try {
+    const response = await fetch(resource, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+      redirect: "manual",
+      signal:
+        signal !== undefined
+          ? AbortSignal.any([signal, AbortSignal.timeout(10_000)])
+          : AbortSignal.timeout(10_000),
+    })
+    await response.body?.cancel()
+    const challenge = response.headers.get("www-authenticate") ?? undefined
+    return response.status === 401 && resourceMetadataUrl(challenge) !== undefined ? challenge : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * Runs the consent and stores the tokens; resolves with what was stored (tokens included: do not log it).
  *
  * @throws {@link OAuthUpstreamError} on a wrong `state` or `iss`, a refused consent or a failed exchange.
@@ -54,7 +79,10 @@ export const authorizationCodeLogin = async (
   options: AuthorizationCodeLoginOptions,
 ): Promise<StoredTokens> => {
   const resource = new URL(options.resource).href
+  // The metadata a 401 names comes first (MCP authorization); the well-known URL is the fallback.
+  const challenge = await unauthorizedChallenge(resource, options.signal)
   const { authorizationServer: as } = await discoverOAuth(resource, {
+    ...(challenge !== undefined ? { challenge } : {}),
     ...(options.issuer !== undefined ? { issuer: options.issuer } : {}),
   })
   if (as.authorization_endpoint === undefined)

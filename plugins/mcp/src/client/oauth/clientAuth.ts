@@ -31,8 +31,22 @@ export const clientAuthFor = (
           offered.includes("client_secret_basic")
         ? "client_secret_basic"
         : "client_secret_post"
-  return method === "client_secret_basic" ? oauth.ClientSecretBasic(secret) : oauth.ClientSecretPost(secret)
+  return method === "client_secret_basic" ? secretBasic(secret) : oauth.ClientSecretPost(secret)
 }
+
+/** `application/x-www-form-urlencoded` of one value: letters, digits and `*-._` stay as they are. */
+const formEncode = (value: string): string => new URLSearchParams({ v: value }).toString().slice(2)
+
+/**
+ * `client_secret_basic` (RFC 6749 §2.3.1): id and secret form-urlencoded, then HTTP Basic. The library's
+ * own also escapes `-`, `.`, `_` and `*`, which servers that compare the header as sent refuse.
+ */
+const secretBasic =
+  (secret: string): oauth.ClientAuth =>
+  (_as, client, _body, headers) => {
+    const pair = `${formEncode(client.client_id)}:${formEncode(secret)}`
+    headers.set("authorization", `Basic ${Buffer.from(pair, "utf8").toString("base64")}`)
+  }
 
 /** What a dynamic client registration gave: the client id, and its secret and auth method if any. */
 export interface Registration {
