@@ -44,6 +44,10 @@ const basicOnlyAuthorizationServer = async () => {
       return void res
         .writeHead(401, { "www-authenticate": `Bearer resource_metadata="${base}/meta/prm"` })
         .end()
+    // A resource whose metadata is only at the root well-known URL (not path-inserted), with a bare 401.
+    if (url.pathname === "/rooted") return void res.writeHead(401, { "www-authenticate": "Bearer" }).end()
+    if (url.pathname === "/.well-known/oauth-protected-resource")
+      return json(res, 200, { resource: `${base}/rooted`, authorization_servers: [base] })
     if (url.pathname === "/meta/prm")
       return json(res, 200, { resource: `${base}/hidden`, authorization_servers: [base] })
     if (url.pathname === "/.well-known/oauth-authorization-server")
@@ -157,6 +161,22 @@ describe("upstream OAuth against an authorization server the conformance suite m
       resource: `${as.base}/hidden`,
       clientId: "pre-registered",
     })
+  })
+
+  it("falls back to the root well-known metadata URL when the path-inserted one is missing", async () => {
+    const store = new EncryptedTokenStore(join(dir, "rooted.json"), randomBytes(32))
+    const tokens = await authorizationCodeLogin({
+      backend: "rooted",
+      resource: `${as.base}/rooted`,
+      store,
+      clientId: "pre-registered",
+      clientSecret: "pre-secret",
+      timeoutMs: 10_000,
+      onAuthorizationUrl: (url) => {
+        void fetch(url, { redirect: "manual" }).then((r) => fetch(r.headers.get("location")!))
+      },
+    })
+    expect(tokens).toMatchObject({ issuer: as.base, resource: `${as.base}/rooted` })
   })
 
   it("uses HTTP Basic for a pre-registered client when the server offers only client_secret_basic", async () => {
