@@ -59,10 +59,15 @@ const EXTENSIONS: Readonly<Record<string, string>> = {
 const STEP_UP =
   "a 403 insufficient_scope needs a new consent with the wider scope: the gateway never re-authorizes its service identity on its own, the backend is reported unavailable (re-run `toolplane auth login` with the scopes)"
 
+/** In both eras: the discovery rule that binds tokens to the backend's own URL. */
+const ROOT_RESOURCE =
+  "its protected-resource metadata is only at the root well-known URL and names the origin as `resource`: discovery requires the resource to be the backend's URL exactly (RFC 9728 §3.3), so no token for the whole origin is asked for"
+
 /** Scenarios the 2026-07-28 set runs that `mcpBackend` does not pass yet, with the reason. */
 const MODERN_FAILURES: Readonly<Record<string, string>> = {
   ...EXTENSIONS,
   "auth/scope-step-up": STEP_UP,
+  "auth/metadata-var2": ROOT_RESOURCE,
   "auth/authorization-server-migration":
     "by design: the first issuer found stays the backend's only one (no client secret or token goes to an authorization server its metadata later names), so a migrated backend is reported unavailable until it is logged in again",
   "http-custom-headers":
@@ -73,6 +78,7 @@ const MODERN_FAILURES: Readonly<Record<string, string>> = {
 const LEGACY_FAILURES: Readonly<Record<string, string>> = {
   ...EXTENSIONS,
   "auth/scope-step-up": STEP_UP,
+  "auth/metadata-var2": ROOT_RESOURCE,
 }
 
 interface Check {

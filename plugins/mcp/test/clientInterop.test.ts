@@ -35,6 +35,7 @@ const basicOnlyAuthorizationServer = async () => {
   const tokenAuth: string[] = []
   let base = ""
   const clients = new Map([["pre-registered", "pre-secret"]])
+  const state = { lifetimeSeconds: 3600 }
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", base)
     if (url.pathname === "/.well-known/oauth-protected-resource/mcp")
@@ -104,13 +105,13 @@ const basicOnlyAuthorizationServer = async () => {
       return json(res, 200, {
         access_token: randomBytes(12).toString("hex"),
         token_type: "Bearer",
-        expires_in: 3600,
+        expires_in: state.lifetimeSeconds,
       })
     }
     res.writeHead(404).end()
   })
   base = await listen(server)
-  return { server, base, resource: `${base}/mcp`, tokenAuth }
+  return { server, base, resource: `${base}/mcp`, tokenAuth, state }
 }
 
 describe("upstream OAuth against an authorization server the conformance suite models", () => {
@@ -177,6 +178,36 @@ describe("upstream OAuth against an authorization server the conformance suite m
       },
     })
     expect(tokens).toMatchObject({ issuer: as.base, resource: `${as.base}/rooted` })
+  })
+
+  it("uses a token that lives less than the refresh skew and has no refresh token until it expires", async () => {
+    const store = new EncryptedTokenStore(join(dir, "short.json"), randomBytes(32))
+    as.state.lifetimeSeconds = 10
+    try {
+      const tokens = await authorizationCodeLogin({
+        backend: "short",
+        resource: as.resource,
+        store,
+        clientId: "pre-registered",
+        clientSecret: "pre-secret",
+        timeoutMs: 10_000,
+        onAuthorizationUrl: (url) => {
+          void fetch(url, { redirect: "manual" }).then((r) => fetch(r.headers.get("location")!))
+        },
+      })
+      expect(tokens.refreshToken).toBeUndefined()
+      const auth = oauthUpstreamAuth({
+        backend: "short",
+        resource: as.resource,
+        grant: "authorization_code",
+        clientId: "pre-registered",
+        clientSecret: "pre-secret",
+        store,
+      })
+      await expect(auth.authorization()).resolves.toBe(`Bearer ${tokens.accessToken}`)
+    } finally {
+      as.state.lifetimeSeconds = 3600
+    }
   })
 
   it("uses HTTP Basic for a pre-registered client when the server offers only client_secret_basic", async () => {

@@ -44,6 +44,9 @@ const listen = (server: Server, port: number): Promise<number> =>
     server.listen(port, "127.0.0.1", () => resolve((server.address() as AddressInfo).port))
   })
 
+/** How long the login waits for the MCP server's 401 before it tries the well-known URLs. */
+const CHALLENGE_TIMEOUT_MS = 30_000
+
 /**
  * The `WWW-Authenticate` of the MCP server's 401 to a request without a token (a JSON-RPC `ping`), when
  * it names protected-resource metadata; `undefined` otherwise (no 401, no such parameter, unreachable:
@@ -58,8 +61,8 @@ const unauthorizedChallenge = async (resource: string, signal?: AbortSignal): Pr
       redirect: "manual",
       signal:
         signal !== undefined
-          ? AbortSignal.any([signal, AbortSignal.timeout(10_000)])
-          : AbortSignal.timeout(10_000),
+          ? AbortSignal.any([signal, AbortSignal.timeout(CHALLENGE_TIMEOUT_MS)])
+          : AbortSignal.timeout(CHALLENGE_TIMEOUT_MS),
     })
     await response.body?.cancel()
     const challenge = response.headers.get("www-authenticate") ?? undefined

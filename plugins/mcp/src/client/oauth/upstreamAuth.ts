@@ -168,6 +168,9 @@ export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAut
         `backend ${config.backend} has no OAuth token from ${as.issuer}`,
       )
     if (!forceRefresh && !expiring(current)) return current
+    // Refreshed early when it can be; without a refresh token it serves until it really expires (a
+    // lifetime shorter than the skew would otherwise be unusable from the start).
+    if (!forceRefresh && current.refreshToken === undefined && current.expiresAt! > Date.now()) return current
     if (current.refreshToken === undefined)
       throw new OAuthLoginRequired(config.backend, `the OAuth token of backend ${config.backend} expired`)
     const client: oauth.Client = { client_id: current.clientId }
