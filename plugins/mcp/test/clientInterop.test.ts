@@ -368,7 +368,9 @@ describe("elicitation defaults (SEP-1034) on a forwarded elicitation/create", ()
  * A 2025 MCP server over HTTP that puts its session id on every answer, the one to `server/discover`
  * included (which it answers with an empty result). Records the methods it got.
  */
-const sessionOnEveryAnswerServer = async () => {
+const sessionOnEveryAnswerServer = async (
+  tools: readonly Record<string, unknown>[] = [{ name: "echo", inputSchema: { type: "object" } }],
+) => {
   const methods: string[] = []
   const server = createServer(async (req, res) => {
     if (req.method !== "POST") return void res.writeHead(405).end()
@@ -383,7 +385,7 @@ const sessionOnEveryAnswerServer = async () => {
             serverInfo: { name: "session-everywhere", version: "1.0.0" },
           }
         : message.method === "tools/list"
-          ? { tools: [{ name: "echo", inputSchema: { type: "object" } }] }
+          ? { tools }
           : {}
     res.writeHead(200, { "content-type": "application/json", "mcp-session-id": "s-1" })
     res.end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }))
@@ -400,6 +402,45 @@ describe("protocol negotiation with a 2025 server that names a session on its an
       expect((await backend.toolSchemas()).map((t) => t.id)).toEqual(["s/echo"])
       expect(upstream.methods.slice(0, 2)).toEqual(["server/discover", "initialize"])
       expect(backend.status().protocolVersion).toBe("2025-03-26")
+    } finally {
+      await backend.close()
+      await close(upstream.server)
+    }
+  })
+})
+
+describe("SEP-2243: tools whose x-mcp-header annotations are invalid", () => {
+  it("are left out of the listing with a warning; valid ones stay", async () => {
+    const withHeader = (name: string, properties: Record<string, unknown>) => ({
+      name,
+      inputSchema: { type: "object", properties },
+    })
+    const upstream = await sessionOnEveryAnswerServer([
+      withHeader("valid", { region: { type: "string", "x-mcp-header": "Region" }, n: { type: "integer" } }),
+      withHeader("empty", { v: { type: "string", "x-mcp-header": "" } }),
+      withHeader("object", { v: { type: "object", "x-mcp-header": "Data" } }),
+      withHeader("number", { v: { type: "number", "x-mcp-header": "Score" } }),
+      withHeader("space", { v: { type: "string", "x-mcp-header": "My Header" } }),
+      withHeader("colon", { v: { type: "string", "x-mcp-header": "My:Header" } }),
+      withHeader("nonascii", { v: { type: "string", "x-mcp-header": "Région" } }),
+      withHeader("duplicate", {
+        a: { type: "string", "x-mcp-header": "MyField" },
+        b: { type: "boolean", "x-mcp-header": "myfield" },
+      }),
+    ])
+    const backend = mcpBackend({ name: "h", http: { url: upstream.url } }, { reconnect: false })
+    try {
+      expect((await backend.toolSchemas()).map((t) => t.id)).toEqual(["h/valid"])
+      const skipped = backend.status().warnings.filter((w) => w.feature === "x-mcp-header")
+      expect(skipped.map((w) => w.toolId).sort()).toEqual([
+        "h/colon",
+        "h/duplicate",
+        "h/empty",
+        "h/nonascii",
+        "h/number",
+        "h/object",
+        "h/space",
+      ])
     } finally {
       await backend.close()
       await close(upstream.server)
