@@ -196,7 +196,8 @@ const LOAD_SENSITIVE: Readonly<
     tolerated: (checks) => checks.every((c) => c.status !== "FAILURE" || c.id === "client-sse-retry-timing"),
   },
   "elicitation-sep1034-client-defaults": {
-    reason: "the scenario server's own request timeout on its elicitation/create, on a loaded machine",
+    reason:
+      "the scenario sends its elicitation/create outside the call, on the standalone GET stream, which the backend opens after initialize without waiting for it: when that GET reaches a loaded scenario server after the tool call, the SDK server drops the request and times out",
     tolerated: (checks) =>
       checks.some(
         (c) => c.status === "FAILURE" && /Request timed out|Connection closed/.test(c.errorMessage ?? ""),
