@@ -62,6 +62,7 @@ import {
   type ReconnectOptions,
   type SentRequest,
 } from "./connection.js"
+import { withElicitationDefaults } from "./elicitationDefaults.js"
 import { CALL_CAPABILITIES, type McpProtocolChoice, MetaKeys, OWNED_META } from "./era.js"
 import { ListenStream } from "./listenStream.js"
 import {
@@ -400,7 +401,8 @@ const forwardToCaller = async (
   for (const c of calls) c.suspend()
   try {
     // The upstream call is running: a stateless caller's answer must resume it, not run it again.
-    return (await target.ctx.client[kind]!({ ...params, [HOLD_CALL]: true })) as never
+    const answer = await target.ctx.client[kind]!({ ...params, [HOLD_CALL]: true })
+    return (kind === "elicitInput" ? withElicitationDefaults(params, answer) : answer) as never
   } finally {
     for (const c of calls) c.resume()
   }

@@ -9,9 +9,11 @@
  *
  * @internal
  */
+
 import { McpError } from "@modelcontextprotocol/sdk/types.js"
 import { type ExecutionContext, ExecutionFailed } from "@toolplane/foundation"
 import { INPUT_KEY_META_KEY } from "../server/modern/inputRequests.js"
+import { withElicitationDefaults } from "./elicitationDefaults.js"
 
 /** The client requests a backend forwards to its caller: capability, MCP method and the caller's hook. */
 const FORWARDED = [
@@ -73,11 +75,23 @@ export const answerCallerInputs = async (
         `${String(method)}: the caller does not support it (${backend} asked for input the caller cannot answer)`,
       )
     const meta = (params?._meta ?? {}) as Record<string, unknown>
-    return { key, hook, params: { ...params, _meta: { ...meta, [INPUT_KEY_META_KEY]: key } } }
+    return {
+      key,
+      method,
+      hook,
+      asked: params,
+      params: { ...params, _meta: { ...meta, [INPUT_KEY_META_KEY]: key } },
+    }
   })
   // All at once, as the server asked them: a modern caller gets them as one round of input requests.
   const answers = await Promise.all(asks.map(({ hook, params }) => hook(params)))
-  return Object.fromEntries(asks.map(({ key }, i) => [key, answers[i]]))
+  // An accepted elicitation gets the requested schema's defaults for the fields it leaves out (SEP-1034).
+  return Object.fromEntries(
+    asks.map(({ key, method, asked }, i) => [
+      key,
+      method === "elicitation/create" ? withElicitationDefaults(asked, answers[i]) : answers[i],
+    ]),
+  )
 }
 
 /**

@@ -101,6 +101,14 @@ export interface McpUpstreamAuth {
   onUnauthorized(challenge: string | undefined): Promise<void>
 }
 
+/** Clears the session id a transport recorded (ours has a public field, the SDK's a private one). */
+const forgetSession = (transport: Transport): void => {
+  if (transport.sessionId === undefined) return
+  const fields = transport as { sessionId?: string; _sessionId?: string }
+  if (transport instanceof NodeStreamableHttpTransport) fields.sessionId = undefined
+  else fields._sessionId = undefined
+}
+
 /** Wraps a `fetch` with an {@link McpUpstreamAuth}: the header on every request, one retry after a 401. */
 const authorizingFetch =
   (auth: McpUpstreamAuth, inner: typeof originMarkingFetch) =>
@@ -724,6 +732,9 @@ export class McpConnection {
         } else {
           // Started by the probe; the SDK client starts the transports it connects.
           transport.start = () => Promise.resolve()
+          // A session id a 2025 server put on its answer to the probe is not a session: the SDK client
+          // takes a transport with one for a reconnection and would skip `initialize`.
+          forgetSession(transport)
         }
       }
       if (discovered !== undefined) {

@@ -22,6 +22,7 @@ import {
 } from "@toolplane/foundation"
 import { z } from "zod"
 import { fromMcpTool, type McpTool, NEXT_CURSOR_META_KEY } from "../adapter.js"
+import { invalidParamHeader } from "./paramHeaders.js"
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v)
@@ -108,6 +109,18 @@ export const listRemoteTools = async (
   const previous = options.memo
   const next = previous === undefined ? undefined : new Map<string, Conversion<Tool>>()
   for (const native of natives) {
+    const badHeader = invalidParamHeader(native.inputSchema)
+    if (badHeader !== undefined) {
+      warnings.push({
+        feature: "x-mcp-header",
+        path: badHeader.path,
+        from: "mcp",
+        to: "canonical",
+        toolId: `${namespace}/${native.name}`,
+        message: `MCP tool ${JSON.stringify(native.name)} skipped: its x-mcp-header ${badHeader.reason}`,
+      })
+      continue
+    }
     try {
       const key = next === undefined ? "" : JSON.stringify(native)
       const converted = previous?.get(key) ?? fromMcpTool(native, namespace)

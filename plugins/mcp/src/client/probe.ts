@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { type Discovered, parseDiscovered } from "./era.js"
+import { type Discovered, MODERN_PROTOCOL_VERSION, parseDiscovered } from "./era.js"
 
 /**
  * What the probe found: a modern server (with what it discovered), or a 2025 one (`closed` when the
@@ -31,10 +31,38 @@ const httpStatus = (error: unknown): number | undefined => {
   return named && typeof code === "number" && code >= 100 ? code : undefined
 }
 
+/** JSON-RPC UnsupportedProtocolVersion (2026-07-28): `data.supported` lists the versions the server speaks. */
+const UNSUPPORTED_PROTOCOL_VERSION = -32022
+
+/**
+ * Whether a JSON-RPC error (or an HTTP error whose body carries one) is UnsupportedProtocolVersion naming
+ * 2026-07-28 among the supported versions: the request is sent again, once, rather than taken as a 2025
+ * server's refusal.
+ */
+const namesModernAsSupported = (error: unknown): boolean => {
+  let e = error as { code?: unknown; data?: { supported?: unknown } } | undefined
+  if (error instanceof Error) {
+    const text = error.message
+    const at = text.indexOf("{")
+    try {
+      e = at < 0 ? undefined : (JSON.parse(text.slice(at)) as { error?: typeof e }).error
+    } catch {
+      e = undefined
+    }
+  }
+  const supported = e?.data?.supported
+  return (
+    e?.code === UNSUPPORTED_PROTOCOL_VERSION &&
+    Array.isArray(supported) &&
+    supported.includes(MODERN_PROTOCOL_VERSION)
+  )
+}
+
 /**
  * Sends `server/discover` with the modern envelope and classifies the answer. A JSON-RPC error (method
  * not found, unsupported version, not initialized), an HTTP 4xx other than 401/403, or a result without
- * 2026-07-28 mean a 2025 server; over stdio so do a closed connection and no answer in time (some
+ * 2026-07-28 mean a 2025 server (except UnsupportedProtocolVersion naming 2026-07-28 as supported: then
+ * the probe is sent once more); over stdio so do a closed connection and no answer in time (some
  * servers ignore or exit on a request before `initialize`). Rejects for what says nothing about the era
  * (connection refused, 401/403, 5xx, an HTTP timeout). Leaves the transport started, its handlers unset.
  *
@@ -68,6 +96,11 @@ export const probeEra = (
       const m = message as { id?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown } }
       if (m.id !== PROBE_ID) return
       if (m.error !== undefined) {
+        if (!retried && namesModernAsSupported(m.error)) {
+          retried = true
+          send().catch(failed)
+          return
+        }
         legacy(`server/discover answered ${String(m.error?.code)} ${String(m.error?.message)}`)
         return
       }
@@ -82,20 +115,22 @@ export const probeEra = (
     transport.onerror = () => {
       // A failed POST rejects `send` below, with its status; stdio errors end in onclose.
     }
-    transport
-      .start()
-      .then(() =>
-        transport.send({
-          jsonrpc: "2.0",
-          id: PROBE_ID,
-          method: "server/discover",
-          params: { _meta: { ...envelope } },
-        }),
-      )
-      .catch((error: unknown) => {
-        const status = httpStatus(error)
-        if (status !== undefined && status >= 400 && status < 500 && status !== 401 && status !== 403)
-          legacy(`server/discover answered HTTP ${status}`)
-        else finish(undefined, error)
+    let retried = false
+    const send = () =>
+      transport.send({
+        jsonrpc: "2.0",
+        id: PROBE_ID,
+        method: "server/discover",
+        params: { _meta: { ...envelope } },
       })
+    const failed = (error: unknown): void => {
+      const status = httpStatus(error)
+      if (status === 400 && !retried && namesModernAsSupported(error)) {
+        retried = true
+        send().catch(failed)
+      } else if (status !== undefined && status >= 400 && status < 500 && status !== 401 && status !== 403)
+        legacy(`server/discover answered HTTP ${status}`)
+      else finish(undefined, error)
+    }
+    transport.start().then(send).catch(failed)
   })

@@ -8,10 +8,11 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as oauth from "oauth4webapi"
-import { discoverOAuth, requestOptions } from "./discovery.js"
+import { clientAuthFor, readRegistration } from "./clientAuth.js"
+import { discoverOAuth, requestOptions, resourceMetadataUrl } from "./discovery.js"
 import { OAuthUpstreamError } from "./errors.js"
 import type { EncryptedTokenStore, StoredTokens } from "./tokenStore.js"
-import { clientAuthOf, describeOAuthError, toStored } from "./upstreamAuth.js"
+import { describeOAuthError, toStored } from "./upstreamAuth.js"
 
 /**
  * Options of {@link authorizationCodeLogin}.
@@ -50,6 +51,34 @@ const listen = (server: Server, port: number): Promise<number> =>
     server.listen(port, "127.0.0.1", () => resolve((server.address() as AddressInfo).port))
   })
 
+/** How long the login waits for the MCP server's 401 before it tries the well-known URLs. */
+const CHALLENGE_TIMEOUT_MS = 30_000
+
+/**
+ * The `WWW-Authenticate` of the MCP server's 401 to a request without a token (a JSON-RPC `ping`), when
+ * it names protected-resource metadata; `undefined` otherwise (no 401, no such parameter, unreachable:
+ * discovery then tries the well-known URL and reports what it found).
+ */
+const unauthorizedChallenge = async (resource: string, signal?: AbortSignal): Promise<string | undefined> => {
+  try {
+    const response = await fetch(resource, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+      redirect: "manual",
+      signal:
+        signal !== undefined
+          ? AbortSignal.any([signal, AbortSignal.timeout(CHALLENGE_TIMEOUT_MS)])
+          : AbortSignal.timeout(CHALLENGE_TIMEOUT_MS),
+    })
+    await response.body?.cancel()
+    const challenge = response.headers.get("www-authenticate") ?? undefined
+    return response.status === 401 && resourceMetadataUrl(challenge) !== undefined ? challenge : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Runs the consent and stores the tokens; resolves with what was stored (tokens included: do not log it).
  *
@@ -60,7 +89,10 @@ export const authorizationCodeLogin = async (
   options: AuthorizationCodeLoginOptions,
 ): Promise<StoredTokens> => {
   const resource = new URL(options.resource).href
+  // The metadata a 401 names comes first (MCP authorization); the well-known URL is the fallback.
+  const challenge = await unauthorizedChallenge(resource, options.signal)
   const { authorizationServer: as } = await discoverOAuth(resource, {
+    ...(challenge !== undefined ? { challenge } : {}),
     ...(options.issuer !== undefined ? { issuer: options.issuer } : {}),
   })
   if (as.authorization_endpoint === undefined)
@@ -71,6 +103,7 @@ export const authorizationCodeLogin = async (
   try {
     let clientId = options.clientId
     let clientSecret = options.clientSecret
+    let registeredAuth: string | undefined
     if (clientId === undefined) {
       if (as.registration_endpoint === undefined)
         throw new OAuthUpstreamError(
@@ -88,9 +121,10 @@ export const authorizationCodeLogin = async (
         },
         requestOptions(new URL(as.registration_endpoint)),
       )
-      const registered = await oauth.processDynamicClientRegistrationResponse(response)
-      clientId = registered.client_id
-      clientSecret = typeof registered.client_secret === "string" ? registered.client_secret : undefined
+      const registered = await readRegistration(response, as.registration_endpoint)
+      clientId = registered.clientId
+      clientSecret = registered.clientSecret
+      registeredAuth = registered.tokenEndpointAuthMethod
     }
     const client: oauth.Client = { client_id: clientId }
     const verifier = oauth.generateRandomCodeVerifier()
@@ -139,7 +173,7 @@ export const authorizationCodeLogin = async (
       const response = await oauth.authorizationCodeGrantRequest(
         as,
         client,
-        clientAuthOf(clientSecret),
+        clientAuthFor(as, clientSecret, registeredAuth),
         parameters,
         redirectUri,
         verifier,

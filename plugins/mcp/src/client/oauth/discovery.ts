@@ -61,6 +61,15 @@ const fetchResourceMetadata = async (resource: URL, challenge: string | undefine
     response = await fetch(url, { headers: { accept: "application/json" }, redirect: "manual" })
   } else {
     response = await oauth.resourceDiscoveryRequest(resource, requestOptions(resource))
+    // The path-inserted document first, then the root one (RFC 9728 §3.1; MCP authorization); the
+    // root document must still name this resource.
+    if (response.status === 404 && resource.pathname !== "/") {
+      await response.body?.cancel()
+      response = await fetch(new URL("/.well-known/oauth-protected-resource", resource), {
+        headers: { accept: "application/json" },
+        redirect: "manual",
+      })
+    }
   }
   return oauth.processResourceDiscoveryResponse(resource, response)
 }

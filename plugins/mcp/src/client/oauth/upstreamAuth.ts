@@ -9,6 +9,7 @@
 import { BackendUnavailable } from "@toolplane/foundation"
 import * as oauth from "oauth4webapi"
 import type { McpUpstreamAuth } from "../connection.js"
+import { clientAuthFor } from "./clientAuth.js"
 import { discoverOAuth, type OAuthDiscovery, requestOptions, resourceMetadataUrl } from "./discovery.js"
 import { OAuthLoginRequired, OAuthUpstreamError } from "./errors.js"
 import type { EncryptedTokenStore, StoredTokens } from "./tokenStore.js"
@@ -62,10 +63,6 @@ export interface OAuthUpstreamAuth extends McpUpstreamAuth {
   /** Discovers (once; again after a 401 names other metadata) the authorization server. */
   discover(challenge?: string): Promise<OAuthDiscovery>
 }
-
-/** Client authentication from the configuration: a secret by POST, or none (public client). */
-export const clientAuthOf = (secret: string | undefined): oauth.ClientAuth =>
-  secret !== undefined ? oauth.ClientSecretPost(secret) : oauth.None()
 
 /** Token request options: the `resource` indicator, and plain http only to loopback. */
 const tokenOptions = (as: oauth.AuthorizationServer, resource: string) => ({
@@ -161,7 +158,7 @@ export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAut
       const response = await oauth.clientCredentialsGrantRequest(
         as,
         client,
-        clientAuthOf(config.clientSecret),
+        clientAuthFor(as, config.clientSecret),
         parameters,
         requestOptions(new URL(as.token_endpoint ?? as.issuer)),
       )
@@ -190,6 +187,9 @@ export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAut
         caller,
       )
     if (!forceRefresh && !expiring(current)) return current
+    // Refreshed early when it can be; without a refresh token it serves until it really expires (a
+    // lifetime shorter than the skew would otherwise be unusable from the start).
+    if (!forceRefresh && current.refreshToken === undefined && current.expiresAt! > Date.now()) return current
     if (current.refreshToken === undefined)
       throw new OAuthLoginRequired(
         config.backend,
@@ -201,7 +201,7 @@ export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAut
       const response = await oauth.refreshTokenGrantRequest(
         as,
         client,
-        clientAuthOf(config.clientSecret),
+        clientAuthFor(as, config.clientSecret),
         current.refreshToken,
         tokenOptions(as, resource),
       )
