@@ -446,17 +446,18 @@ describe.concurrent("client era × upstream era through toolplane serve", () => 
         ...backend("plaintasks", `{ url = ${toml(tasks)} }`, ['protocol = "2026-07-28"', "tasks = false"]),
       ].join("\n"),
     )
-    gateway = await startHttpGateway(config)
     const open = (key: string, make: () => Promise<MatrixClient>) => {
       const made = make()
       made.catch(() => {})
       clients.set(key, made)
     }
+    // The stdio clients' gateway processes start while the HTTP one does.
+    open("stdio v1", () => v1Client("stdio", config))
+    open("stdio v2 2026-07-28", () => v2Client("stdio", config, "2026-07-28"))
+    gateway = await startHttpGateway(config)
     open("http v1", () => v1Client("http", gateway.url.href))
     open("http v2 auto", () => v2Client("http", gateway.url.href, "auto"))
     open("http v2 2026-07-28", () => v2Client("http", gateway.url.href, "2026-07-28"))
-    open("stdio v1", () => v1Client("stdio", config))
-    open("stdio v2 2026-07-28", () => v2Client("stdio", config, "2026-07-28"))
   }, 120_000)
 
   afterAll(async () => {
@@ -486,8 +487,15 @@ describe.concurrent("client era × upstream era through toolplane serve", () => 
   it("a 2025 stdio upstream's elicitation while another caller's call is in flight there: a typed refusal, no hang", async () => {
     const [a, b] = await Promise.all([clients.get("http v1")!, clients.get("http v2 2026-07-28")!])
     await everythingLock.exclusive(async () => {
-      const long = a.call("everything.trigger-long-running-operation", { duration: 2, steps: 2 })
-      await new Promise((r) => setTimeout(r, 300))
+      // In flight upstream once its first step's progress is back; three more seconds to go then.
+      let inFlight = () => {}
+      const running = new Promise<void>((resolve) => {
+        inFlight = resolve
+      })
+      const long = a.call("everything.trigger-long-running-operation", { duration: 4, steps: 4 }, () =>
+        inFlight(),
+      )
+      await running
       const started = Date.now()
       const refused = await b.call("everything.trigger-elicitation-request", {})
       expect(refused).toContain(
