@@ -304,6 +304,7 @@ const makeBackend = async (
       ...(config.timeout_ms !== undefined ? { callTimeoutMs: config.timeout_ms } : {}),
       ...(options.connectTimeoutMs !== undefined ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
       ...(config.protocol !== undefined ? { protocol: config.protocol } : {}),
+      ...(config.tasks !== undefined ? { tasks: config.tasks } : {}),
     }
     backend =
       "command" in mcp

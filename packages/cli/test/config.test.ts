@@ -60,6 +60,14 @@ describe("config", () => {
     expect(config.backends[0]!.name).toBe("x")
   })
 
+  it("a backend's tasks: a boolean, omitted by default", () => {
+    const mcp = '[[backends]]\nname = "t"\nmcp = { url = "http://127.0.0.1:1/mcp" }\n'
+    expect(parseConfig(`${mcp}tasks = false`).backends[0]!.tasks).toBe(false)
+    expect(parseConfig(mcp).backends[0]!.tasks).toBeUndefined()
+    const e = fail(`${mcp}tasks = "no"`)
+    expect(e.message).toMatch(/backends\[0\]\.tasks/)
+  })
+
   it("names the file and line of a TOML syntax error", () => {
     const e = fail('[server]\nport = 80\nname = "unterminated\n', "conf/gw.toml")
     expect(e.file).toBe("conf/gw.toml")

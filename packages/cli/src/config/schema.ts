@@ -144,6 +144,8 @@ export const BackendConfig = z
 
     /** MCP protocol to the server: `"auto"` (default: `server/discover`, else `initialize`), `"2026-07-28"` or `"2025-11-25"`. */
     protocol: z.enum(["auto", "2026-07-28", "2025-11-25"]).optional(),
+    /** Accept tasks (the `io.modelcontextprotocol/tasks` extension) from a modern server that advertises them, followed to their result. Default true. */
+    tasks: z.boolean().optional(),
 
     /** OAuth to this Streamable HTTP backend (the gateway as an OAuth 2.1 client); see UpstreamAuthConfig. */
     auth: UpstreamAuthConfig.optional(),
