@@ -52,6 +52,7 @@ import { isUnreachable, mcpFailureToToolError, toolErrorFromResult } from "../er
 import { relayResult } from "../internal/resultJson.js"
 import { type Expiring, type TimeoutList, TimeoutQueue } from "../internal/timeoutQueue.js"
 import { INPUT_KEY_META_KEY } from "../server/modern/inputRequests.js"
+import { BEFORE_TASK_META_KEY } from "../server/modern/tasks.js"
 import {
   McpConnection,
   type McpConnectionStatus,
@@ -74,10 +75,10 @@ import {
 import { mcpResourceSide } from "./resources.js"
 import {
   awaitUpstreamTask,
+  claimHandoff,
   handoffResult,
   isTaskHandle,
   makeUpstreamTaskRelay,
-  UPSTREAM_TASK_HANDOFF_KEY,
   withUpstreamTasks,
 } from "./upstreamTasks.js"
 
@@ -439,12 +440,13 @@ const answerInputs = async (
   toolId: string,
   backend: string,
   requests: unknown,
+  beforeTask = false,
 ): Promise<Record<string, unknown>> => {
   const fail = (message: string) =>
     new ExecutionFailed({ toolId, cause: { name: "InputRequired", message }, retryable: false })
   if (typeof requests !== "object" || requests === null)
     throw fail(`${backend} answered input_required without inputRequests`)
-  const out: Record<string, unknown> = {}
+  const asks: [string, (params: Record<string, unknown>) => Promise<unknown>, Record<string, unknown>][] = []
   for (const [key, value] of Object.entries(requests as Record<string, unknown>)) {
     const { method, params } = (value ?? {}) as { method?: unknown; params?: Record<string, unknown> }
     const hook =
@@ -458,11 +460,20 @@ const answerInputs = async (
         `${String(method)}: the caller does not support it (${backend} asked for input the caller cannot answer)`,
       )
     // The server's own name for the input travels with the request, so a gateway serving a modern client
-    // asks its client under the same name.
+    // asks its client under the same name; an upstream's multi round-trip request is asked before any task.
     const meta = (params?._meta ?? {}) as Record<string, unknown>
-    out[key] = await hook({ ...params, _meta: { ...meta, [INPUT_KEY_META_KEY]: key } })
+    asks.push([
+      key,
+      hook,
+      {
+        ...params,
+        _meta: { ...meta, [INPUT_KEY_META_KEY]: key, ...(beforeTask ? { [BEFORE_TASK_META_KEY]: true } : {}) },
+      },
+    ])
   }
-  return out
+  // Asked together: a gateway shows its own client every request the upstream waits on at once.
+  const answers = await Promise.all(asks.map(([, hook, params]) => hook(params)))
+  return Object.fromEntries(asks.map(([key], i) => [key, answers[i]]))
 }
 
 /**
@@ -728,6 +739,8 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
         _meta: callMeta(call, ctx, connection.era === "modern"),
       }
       let result: BackendResult
+      // Claimed before the call goes out: a serving side that offered it makes no task of its own now.
+      const handoff = connection.tasks && claimHandoff(ctx.metadata, name, toolId)
       inFlight.add(flight)
       try {
         let raw = await flight.run(client, params)
@@ -744,7 +757,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
               retryable: false,
             })
           const asked = raw as { inputRequests?: unknown; requestState?: unknown }
-          const inputResponses = await answerInputs(ctx, toolId, name, asked.inputRequests)
+          const inputResponses = await answerInputs(ctx, toolId, name, asked.inputRequests, handoff)
           raw = await flight.run(client, {
             ...params,
             _meta: callMeta(call, ctx, connection.era === "modern"),
@@ -755,7 +768,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
         // A task (the tasks extension): followed to its end here, or handed to a serving side that relays it.
         if (isTaskHandle(raw))
           raw =
-            ctx.metadata[UPSTREAM_TASK_HANDOFF_KEY] === true && connection.tasks
+            handoff && connection.tasks
               ? handoffResult(name, toolId, raw)
               : await awaitUpstreamTask(
                   {

@@ -76,6 +76,44 @@ export const UPSTREAM_TASK_META_KEY = "toolplane.dev/upstreamTask"
 export const UPSTREAM_TASK_HANDOFF_KEY = "toolplane.dev/upstreamTaskHandoff"
 
 /**
+ * What a serving side puts under {@link UPSTREAM_TASK_HANDOFF_KEY} instead of `true` to offer the handoff
+ * to one call only: the backend call of `toolId` (not the inner calls of a composite or of code mode,
+ * which share the context's metadata), at most once, and only while the serving side has not made a
+ * task of its own for the call. A backend that will hand over an upstream task claims it before sending
+ * the call; the serving side then trusts a handed-over result only from the backend that claimed it.
+ *
+ * @since 0.2.0
+ */
+export interface UpstreamTaskHandoffOffer {
+  /** The canonical id of the one tool the offer is for. */
+  readonly toolId: string
+  /** Takes the offer for `backend`: `true` once, `false` when already taken or withdrawn. */
+  claim(backend: string): boolean
+}
+
+const isOffer = (value: unknown): value is UpstreamTaskHandoffOffer =>
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as UpstreamTaskHandoffOffer).toolId === "string" &&
+  typeof (value as UpstreamTaskHandoffOffer).claim === "function"
+
+/**
+ * Whether a call of `toolId` on `backend` may hand over an upstream task: `metadata[UPSTREAM_TASK_HANDOFF_KEY]`
+ * is `true`, or an {@link UpstreamTaskHandoffOffer} for that tool that this call claims now.
+ *
+ * @internal
+ * @since 0.2.0
+ */
+export const claimHandoff = (
+  metadata: Readonly<Record<string, unknown>>,
+  backend: string,
+  toolId: string,
+): boolean => {
+  const offered = metadata[UPSTREAM_TASK_HANDOFF_KEY]
+  return offered === true || (isOffer(offered) && offered.toolId === toolId && offered.claim(backend))
+}
+
+/**
  * What a handed-over result carries under {@link UPSTREAM_TASK_META_KEY}: the owning backend and the task.
  *
  * @since 0.2.0

@@ -387,6 +387,7 @@ export const serveHttp = async (
     ...(options.cacheHints ? { cacheHints: options.cacheHints } : {}),
     ...(options.bus ? { bus: options.bus } : {}),
     ...(options.onError ? { onError: options.onError } : {}),
+    ...(options.upstreamTasks ? { upstreamTasks: options.upstreamTasks } : {}),
   })
   const lean =
     options.transport === "sdk"

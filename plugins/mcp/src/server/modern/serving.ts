@@ -35,8 +35,9 @@ import {
   SUBSCRIPTION_ID_META_KEY,
 } from "./protocol.js"
 import { type RequestStateClaims, RequestStates } from "./requestState.js"
-import { TASK_METHODS, TaskHost, type TaskHostOptions, withTasksExtension } from "./tasks.js"
+import { declaresTasks, TASK_METHODS, TaskHost, type TaskHostOptions, withTasksExtension } from "./tasks.js"
 import { remoteParent, withRemoteParent } from "./traceContext.js"
+import { UpstreamHandoff, UpstreamTaskSource, type UpstreamTaskRelays } from "./upstreamTaskSource.js"
 
 /** Where a request's notifications and its answer go (an HTTP response, a stdio line writer). */
 export interface ModernSink {
@@ -73,6 +74,11 @@ export interface ModernServingOptions {
   readonly onError?: (error: unknown) => void
   /** The tasks extension (`io.modelcontextprotocol/tasks`): task lifetime, polling interval, limits. */
   readonly tasks?: TaskHostOptions
+  /**
+   * Relays tasks of MCP backends (by backend name) to clients that declared the tasks extension, under
+   * this server's handles; without it a backend follows its upstream's task to the end.
+   */
+  readonly upstreamTasks?: UpstreamTaskRelays
 }
 
 /** The bus message saying a request state was used (other kinds on the bus are not ours). */
@@ -131,6 +137,7 @@ export class ModernServing {
   readonly states: RequestStates
   /** Tasks of the tasks extension (handles signed with the same secret as request states). */
   readonly tasks: TaskHost
+  readonly #upstream: UpstreamTaskSource | undefined
   #server: Server | undefined
   #handlers: Map<string, Handler> | undefined
   #unsubscribe: Promise<() => Promise<void>> | undefined
@@ -145,6 +152,8 @@ export class ModernServing {
       ...(options.requestStateTtlMs !== undefined ? { ttlMs: options.requestStateTtlMs } : {}),
     })
     this.tasks = new TaskHost(options.secret, options.tasks)
+    this.#upstream = options.upstreamTasks && new UpstreamTaskSource(options.secret, options.upstreamTasks)
+    if (this.#upstream) this.tasks.addSource(this.#upstream)
     this.#unsubscribe = options.bus?.subscribe((text) => {
       if (!text.includes('"request-state-used"')) return
       try {
@@ -389,6 +398,7 @@ export class ModernServing {
     envelope: ModernEnvelope,
     extra: Record<string | symbol, unknown>,
     run: (x: never) => Promise<Record<string, unknown>>,
+    handoff?: UpstreamHandoff,
   ): Promise<{ task: Record<string, unknown> } | { done: Record<string, unknown> } | undefined> {
     const list = this.#ready().get("tools/list")
     return this.tasks.maybeTask({
@@ -401,6 +411,7 @@ export class ModernServing {
       run: (x) =>
         withRemoteParent(remoteParent(envelope.traceparent, envelope.tracestate), () => run(x as never)),
       errorOf: (error) => this.#errorOf(error, "tools/call", undefined),
+      ...(handoff ? { mayBecomeTask: handoff.mayBecomeTask } : {}),
     })
   }
 
@@ -477,9 +488,13 @@ export class ModernServing {
           },
         )
     }
+    // an upstream's task is relayed only to a client that declared the extension (set here, never from _meta)
+    const handoff =
+      round && this.#upstream && declaresTasks(envelope.clientCapabilities) ? new UpstreamHandoff() : undefined
     const modern: ModernRequest = {
       logLevel: LOG_LEVELS.has(envelope.logLevel ?? "") ? (envelope.logLevel as LoggingLevel) : undefined,
       client: round?.client ?? {},
+      ...(handoff ? { metadataFor: handoff.metadataFor } : {}),
     }
     // The SDK's handler sees the request without the fields only the stateless era has.
     // (and without a 2025 client's `task` hint: under the tasks extension the server alone decides)
@@ -524,12 +539,24 @@ export class ModernServing {
           envelope,
           extra as unknown as Record<string | symbol, unknown>,
           run,
+          handoff,
         )
       : undefined
     if (task !== undefined && "task" in task)
       return { ...task.task, _meta: { [SERVER_INFO_META_KEY]: this.#serverInfo } }
     if (task !== undefined) result = task.done
     else result = await withRemoteParent(parent, () => run())
+    if (handoff) {
+      const settled = handoff.settle(result, {
+        host: this.tasks,
+        source: this.#upstream!,
+        caller: callerId,
+        tool: String(params.name),
+        ttlMs: this.#options.tasks?.ttlMs ?? 60 * 60_000,
+      })
+      if ("task" in settled) return { ...settled.task, _meta: { [SERVER_INFO_META_KEY]: this.#serverInfo } }
+      result = settled.result
+    }
     if (round && Object.keys(round.missing).length > 0)
       throw new ModernProtocolError(
         ModernErrorCode.MissingRequiredClientCapability,
