@@ -230,7 +230,7 @@ export const isTaskHandle = (raw: unknown): boolean => isObject(raw) && raw.resu
  * @internal
  * @since 0.2.0
  */
-export const parseTask = (raw: unknown): UpstreamTask | string => {
+export const parseTask = (raw: unknown, created = false): UpstreamTask | string => {
   if (!isObject(raw)) return "not an object"
   const { taskId, status, statusMessage, createdAt, lastUpdatedAt, ttlMs, pollIntervalMs } = raw
   if (typeof taskId !== "string" || taskId === "" || taskId.length > MAX_TASK_ID_LENGTH)
@@ -246,6 +246,8 @@ export const parseTask = (raw: unknown): UpstreamTask | string => {
   if (typeof lastUpdatedAt === "string") task.lastUpdatedAt = lastUpdatedAt
   if (typeof pollIntervalMs === "number" && Number.isFinite(pollIntervalMs) && pollIntervalMs >= 0)
     task.pollIntervalMs = pollIntervalMs
+  // A CreateTaskResult carries none of inputRequests, result or error (they come with tasks/get).
+  if (created) return task
   if (task.status === "input_required") {
     if (!isObject(raw.inputRequests)) return "input_required without inputRequests"
     task.inputRequests = raw.inputRequests
@@ -418,8 +420,10 @@ export const awaitUpstreamTask = async (wait: TaskWait, handle: unknown): Promis
   // A task to a client that did not declare the extension is an invalid answer (never followed).
   if (!wait.connection.tasks)
     throw invalid(wait, undefined, "a task was returned without the tasks extension")
-  const first = parseTask(handle)
-  if (typeof first === "string") throw invalid(wait, undefined, first)
+  const created = parseTask(handle, true)
+  if (typeof created === "string") throw invalid(wait, undefined, created)
+  // What the handle leaves out (a result, an error, the input requests) comes with the first poll.
+  const first: UpstreamTask = created.status === "working" ? created : { ...created, status: "working" }
   const taskId = first.taskId
   let cancelSent = false
   const cancelUpstream = () => {
@@ -569,7 +573,7 @@ export const awaitUpstreamTask = async (wait: TaskWait, handle: unknown): Promis
  * @since 0.2.0
  */
 export const handoffResult = (backend: string, toolId: string, handle: unknown): Json => {
-  const task = parseTask(handle)
+  const task = parseTask(handle, true)
   if (typeof task === "string")
     throw new ExecutionFailed({
       toolId,
