@@ -274,7 +274,7 @@ describe("upstream tasks relayed by toolplane serve to a modern client", () => {
       { token: TOKENS.TP_TOKEN_BOB },
     )
     expect(answer.body.result).toMatchObject({ resultType: "complete" })
-    expect((answer.body.result?.content as { text: string }[])[0]!.text).toBe("done followed")
+    expect((answer.body.result!.content as { text: string }[])[0]!.text).toBe("done followed")
     expect(JSON.stringify(answer.body.result)).not.toContain("toolplane.dev/upstreamTask")
   })
 })

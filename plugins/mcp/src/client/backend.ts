@@ -467,7 +467,11 @@ const answerInputs = async (
       hook,
       {
         ...params,
-        _meta: { ...meta, [INPUT_KEY_META_KEY]: key, ...(beforeTask ? { [BEFORE_TASK_META_KEY]: true } : {}) },
+        _meta: {
+          ...meta,
+          [INPUT_KEY_META_KEY]: key,
+          ...(beforeTask ? { [BEFORE_TASK_META_KEY]: true } : {}),
+        },
       },
     ])
   }

@@ -54,8 +54,8 @@ import {
   NEXT_CURSOR_META_KEY,
   toMcpTool,
 } from "../adapter.js"
-import { callFailureToMcp, toolErrorToMcpError, unprefixed, wireError } from "../errors.js"
 import type { UpstreamTaskRelay } from "../client/upstreamTasks.js"
+import { callFailureToMcp, toolErrorToMcpError, unprefixed, wireError } from "../errors.js"
 import { resultJson } from "../internal/resultJson.js"
 import { callerIdOf } from "./callerIdentity.js"
 import type { McpCacheHints } from "./modern/cacheHints.js"

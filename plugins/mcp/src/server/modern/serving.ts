@@ -37,7 +37,7 @@ import {
 import { type RequestStateClaims, RequestStates } from "./requestState.js"
 import { declaresTasks, TASK_METHODS, TaskHost, type TaskHostOptions, withTasksExtension } from "./tasks.js"
 import { remoteParent, withRemoteParent } from "./traceContext.js"
-import { UpstreamHandoff, UpstreamTaskSource, type UpstreamTaskRelays } from "./upstreamTaskSource.js"
+import { UpstreamHandoff, type UpstreamTaskRelays, UpstreamTaskSource } from "./upstreamTaskSource.js"
 
 /** Where a request's notifications and its answer go (an HTTP response, a stdio line writer). */
 export interface ModernSink {
@@ -490,7 +490,9 @@ export class ModernServing {
     }
     // an upstream's task is relayed only to a client that declared the extension (set here, never from _meta)
     const handoff =
-      round && this.#upstream && declaresTasks(envelope.clientCapabilities) ? new UpstreamHandoff() : undefined
+      round && this.#upstream && declaresTasks(envelope.clientCapabilities)
+        ? new UpstreamHandoff()
+        : undefined
     const modern: ModernRequest = {
       logLevel: LOG_LEVELS.has(envelope.logLevel ?? "") ? (envelope.logLevel as LoggingLevel) : undefined,
       client: round?.client ?? {},

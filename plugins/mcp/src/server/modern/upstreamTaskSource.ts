@@ -234,7 +234,8 @@ export class UpstreamHandoff {
     const { [UPSTREAM_TASK_META_KEY]: entry, ...rest } = meta
     const { _meta: _dropped, ...body } = result
     const stripped = Object.keys(rest).length > 0 ? { ...body, _meta: rest } : body
-    if (!isObject(entry) || entry.backend !== this.#claimedBy || !isObject(entry.task)) return { result: stripped }
+    if (!isObject(entry) || entry.backend !== this.#claimedBy || !isObject(entry.task))
+      return { result: stripped }
     const task = entry.task as unknown as UpstreamTask
     if (typeof task.taskId !== "string" || typeof task.status !== "string") return { result: stripped }
     const ttlMs = positiveInt(
