@@ -68,8 +68,9 @@ export const UPSTREAM_TASK_META_KEY = "toolplane.dev/upstreamTask"
 
 /**
  * The `ExecutionContext.metadata` key with which a serving side that relays tasks asks an MCP backend to
- * return an upstream's task handle instead of polling it to the end (value `true`). Only the serving side
- * sets it; it is never taken from a client's `_meta`.
+ * return an upstream's task handle instead of polling it to the end (value `true`, or an
+ * {@link UpstreamTaskHandoffOffer} that limits it to one tool's call). Only the serving side sets it; it
+ * is never taken from a client's `_meta`.
  *
  * @since 0.2.0
  */
