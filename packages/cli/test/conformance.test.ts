@@ -74,10 +74,6 @@ const MODERN_DIRECT_FAILURES: Readonly<Record<string, string>> = {
 /** Through the gateway: what the direct server does not pass, plus what the hop loses (with the reason). */
 const MODERN_GATEWAY_FAILURES: Readonly<Record<string, string>> = {
   ...MODERN_DIRECT_FAILURES,
-  "tasks-mrtr-composition":
-    "test_tool_with_task requires a task upstream: the gateway's mcpBackend does not declare the tasks extension to its upstream yet, which refuses the call with -32021",
-  "tasks-mrtr-input":
-    "multi_input asks two questions at once: mcpBackend answers an upstream's input requests one after the other, so the gateway's task shows one of them at a time (the partial-fulfillment check needs both)",
 }
 
 /** The 2025-11-25 set: none (the set's not-scored scenarios pass too). */

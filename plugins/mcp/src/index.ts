@@ -57,6 +57,7 @@ export {
   UPSTREAM_TASK_META_KEY,
   type UpstreamTask,
   type UpstreamTaskHandoff,
+  type UpstreamTaskHandoffOffer,
   type UpstreamTaskRelay,
   type UpstreamTaskRequestOptions,
   type UpstreamTaskStatus,

@@ -131,7 +131,7 @@ export const serveCommand = defineCommand({
   run: async (ctx) => {
     // Loaded when serving, so other commands (and --help) do not load the servers and the replica bus.
     const [
-      { isLoopbackHost, serveHttp, serveStdio },
+      { isLoopbackHost, serveHttp, serveStdio, upstreamTasksOf },
       { openGateway },
       { liveGateway },
       { postgresReplicaBus },
@@ -275,6 +275,11 @@ export const serveCommand = defineCommand({
     const cacheHints = cache
       ? { listTtlMs: cache.list_ttl_ms, readTtlMs: cache.read_ttl_ms, scope: cache.cache_scope }
       : undefined
+    // Tasks of MCP backends relayed to modern clients, routed by backend name to the current gateway's.
+    const upstreamTasks = (name: string) => {
+      const backend = live.current().backends().get(name)?.backend
+      return backend === undefined ? undefined : upstreamTasksOf(backend)
+    }
     const stopReloading = watchConfig(ctx, live, pins, ops, log, (webConsole ?? mountedConsole)?.recordReload)
     try {
       const metricsConfig = ctx.config.metrics
@@ -296,6 +301,7 @@ export const serveCommand = defineCommand({
           naming,
           catalog: live.catalog,
           ...(cacheHints ? { cacheHints } : {}),
+          upstreamTasks,
         })
         log.info("gateway.start", {
           transport,
@@ -366,6 +372,7 @@ export const serveCommand = defineCommand({
                 ? [consoleRoute(mountedConsole, consolePath)]
                 : []),
             ],
+            upstreamTasks,
           })
         } catch (error) {
           await bus?.close()

@@ -76,10 +76,10 @@ import {
 import { mcpResourceSide } from "./resources.js"
 import {
   awaitUpstreamTask,
+  claimHandoff,
   handoffResult,
   isTaskHandle,
   makeUpstreamTaskRelay,
-  UPSTREAM_TASK_HANDOFF_KEY,
   withUpstreamTasks,
 } from "./upstreamTasks.js"
 
@@ -709,6 +709,8 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
         _meta: callMeta(call, ctx, connection.era === "modern", forward),
       }
       let result: BackendResult
+      // Claimed before the call goes out: a serving side that offered it makes no task of its own now.
+      const handoff = connection.tasks && claimHandoff(ctx.metadata, name, toolId)
       inFlight.add(flight)
       try {
         let raw = await flight.run(client, params)
@@ -725,7 +727,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
               retryable: false,
             })
           const asked = raw as { inputRequests?: unknown; requestState?: unknown }
-          const inputResponses = await answerCallerInputs(ctx, toolId, name, asked.inputRequests)
+          const inputResponses = await answerCallerInputs(ctx, toolId, name, asked.inputRequests, handoff)
           raw = await flight.run(client, {
             ...params,
             _meta: callMeta(call, ctx, connection.era === "modern", forward),
@@ -736,7 +738,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
         // A task (the tasks extension): followed to its end here, or handed to a serving side that relays it.
         if (isTaskHandle(raw))
           raw =
-            ctx.metadata[UPSTREAM_TASK_HANDOFF_KEY] === true && connection.tasks
+            handoff && connection.tasks
               ? handoffResult(name, toolId, raw)
               : await awaitUpstreamTask(
                   {

@@ -13,6 +13,7 @@
 import { McpError } from "@modelcontextprotocol/sdk/types.js"
 import { type ExecutionContext, ExecutionFailed } from "@toolplane/foundation"
 import { INPUT_KEY_META_KEY } from "../server/modern/inputRequests.js"
+import { BEFORE_TASK_META_KEY } from "../server/modern/tasks.js"
 import { withElicitationDefaults } from "./elicitationDefaults.js"
 
 /** The client requests a backend forwards to its caller: capability, MCP method and the caller's hook. */
@@ -61,6 +62,7 @@ export const answerCallerInputs = async (
   toolId: string,
   backend: string,
   requests: unknown,
+  beforeTask = false,
 ): Promise<Record<string, unknown>> => {
   const fail = (message: string) =>
     new ExecutionFailed({ toolId, cause: { name: "InputRequired", message }, retryable: false })
@@ -80,7 +82,15 @@ export const answerCallerInputs = async (
       method,
       hook,
       asked: params,
-      params: { ...params, _meta: { ...meta, [INPUT_KEY_META_KEY]: key } },
+      params: {
+        ...params,
+        // an upstream's multi round-trip request is asked before any task of the caller's
+        _meta: {
+          ...meta,
+          [INPUT_KEY_META_KEY]: key,
+          ...(beforeTask ? { [BEFORE_TASK_META_KEY]: true } : {}),
+        },
+      },
     }
   })
   // All at once, as the server asked them: a modern caller gets them as one round of input requests.

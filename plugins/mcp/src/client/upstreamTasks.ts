@@ -68,12 +68,51 @@ export const UPSTREAM_TASK_META_KEY = "toolplane.dev/upstreamTask"
 
 /**
  * The `ExecutionContext.metadata` key with which a serving side that relays tasks asks an MCP backend to
- * return an upstream's task handle instead of polling it to the end (value `true`). Only the serving side
- * sets it; it is never taken from a client's `_meta`.
+ * return an upstream's task handle instead of polling it to the end (value `true`, or an
+ * {@link UpstreamTaskHandoffOffer} that limits it to one tool's call). Only the serving side sets it; it
+ * is never taken from a client's `_meta`.
  *
  * @since 0.2.0
  */
 export const UPSTREAM_TASK_HANDOFF_KEY = "toolplane.dev/upstreamTaskHandoff"
+
+/**
+ * What a serving side puts under {@link UPSTREAM_TASK_HANDOFF_KEY} instead of `true` to offer the handoff
+ * to one call only: the backend call of `toolId` (not the inner calls of a composite or of code mode,
+ * which share the context's metadata), at most once, and only while the serving side has not made a
+ * task of its own for the call. A backend that will hand over an upstream task claims it before sending
+ * the call; the serving side then trusts a handed-over result only from the backend that claimed it.
+ *
+ * @since 0.2.0
+ */
+export interface UpstreamTaskHandoffOffer {
+  /** The canonical id of the one tool the offer is for. */
+  readonly toolId: string
+  /** Takes the offer for `backend`: `true` once, `false` when already taken or withdrawn. */
+  claim(backend: string): boolean
+}
+
+const isOffer = (value: unknown): value is UpstreamTaskHandoffOffer =>
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as UpstreamTaskHandoffOffer).toolId === "string" &&
+  typeof (value as UpstreamTaskHandoffOffer).claim === "function"
+
+/**
+ * Whether a call of `toolId` on `backend` may hand over an upstream task: `metadata[UPSTREAM_TASK_HANDOFF_KEY]`
+ * is `true`, or an {@link UpstreamTaskHandoffOffer} for that tool that this call claims now.
+ *
+ * @internal
+ * @since 0.2.0
+ */
+export const claimHandoff = (
+  metadata: Readonly<Record<string, unknown>>,
+  backend: string,
+  toolId: string,
+): boolean => {
+  const offered = metadata[UPSTREAM_TASK_HANDOFF_KEY]
+  return offered === true || (isOffer(offered) && offered.toolId === toolId && offered.claim(backend))
+}
 
 /**
  * What a handed-over result carries under {@link UPSTREAM_TASK_META_KEY}: the owning backend and the task.
@@ -192,7 +231,7 @@ export const isTaskHandle = (raw: unknown): boolean => isObject(raw) && raw.resu
  * @internal
  * @since 0.2.0
  */
-export const parseTask = (raw: unknown): UpstreamTask | string => {
+export const parseTask = (raw: unknown, created = false): UpstreamTask | string => {
   if (!isObject(raw)) return "not an object"
   const { taskId, status, statusMessage, createdAt, lastUpdatedAt, ttlMs, pollIntervalMs } = raw
   if (typeof taskId !== "string" || taskId === "" || taskId.length > MAX_TASK_ID_LENGTH)
@@ -208,6 +247,8 @@ export const parseTask = (raw: unknown): UpstreamTask | string => {
   if (typeof lastUpdatedAt === "string") task.lastUpdatedAt = lastUpdatedAt
   if (typeof pollIntervalMs === "number" && Number.isFinite(pollIntervalMs) && pollIntervalMs >= 0)
     task.pollIntervalMs = pollIntervalMs
+  // A CreateTaskResult carries none of inputRequests, result or error (they come with tasks/get).
+  if (created) return task
   if (task.status === "input_required") {
     if (!isObject(raw.inputRequests)) return "input_required without inputRequests"
     task.inputRequests = raw.inputRequests
@@ -380,8 +421,10 @@ export const awaitUpstreamTask = async (wait: TaskWait, handle: unknown): Promis
   // A task to a client that did not declare the extension is an invalid answer (never followed).
   if (!wait.connection.tasks)
     throw invalid(wait, undefined, "a task was returned without the tasks extension")
-  const first = parseTask(handle)
-  if (typeof first === "string") throw invalid(wait, undefined, first)
+  const created = parseTask(handle, true)
+  if (typeof created === "string") throw invalid(wait, undefined, created)
+  // What the handle leaves out (a result, an error, the input requests) comes with the first poll.
+  const first: UpstreamTask = created.status === "working" ? created : { ...created, status: "working" }
   const taskId = first.taskId
   let cancelSent = false
   const cancelUpstream = () => {
@@ -531,7 +574,7 @@ export const awaitUpstreamTask = async (wait: TaskWait, handle: unknown): Promis
  * @since 0.2.0
  */
 export const handoffResult = (backend: string, toolId: string, handle: unknown): Json => {
-  const task = parseTask(handle)
+  const task = parseTask(handle, true)
   if (typeof task === "string")
     throw new ExecutionFailed({
       toolId,

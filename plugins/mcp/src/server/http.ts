@@ -416,6 +416,7 @@ export const serveHttp = async (
     ...(options.bus ? { bus: options.bus } : {}),
     ...(options.onError ? { onError: options.onError } : {}),
     ...(options.heldCalls ? { heldCalls: options.heldCalls } : {}),
+    ...(options.upstreamTasks ? { upstreamTasks: options.upstreamTasks } : {}),
   })
   const lean =
     options.transport === "sdk"

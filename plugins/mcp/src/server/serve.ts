@@ -55,6 +55,7 @@ import {
   NEXT_CURSOR_META_KEY,
   toMcpTool,
 } from "../adapter.js"
+import type { UpstreamTaskRelay } from "../client/upstreamTasks.js"
 import { callFailureToMcp, toolErrorToMcpError, unprefixed, wireError } from "../errors.js"
 import { resultJson } from "../internal/resultJson.js"
 import { AUTHENTICATED_CALLER_KEY, callerIdOf } from "./callerIdentity.js"
@@ -163,6 +164,20 @@ export interface McpServeOptions {
    * @since 0.1.0
    */
   readonly cacheHints?: McpCacheHints
+  /**
+   * Relays the tasks of MCP backends (the tasks extension) to 2026-07-28 clients that declared it: given a
+   * backend's name, its relay (`upstreamTasksOf(backend)`). A call whose upstream answers with a task is
+   * answered with this server's own signed, caller-bound handle, and `tasks/get`, `tasks/update` and
+   * `tasks/cancel` of it go to the backend. Default: none (the backend follows the task to its end).
+   *
+   * @example
+   * ```ts
+   * const ci = mcpBackend({ name: "ci", http: { url: "http://127.0.0.1:3000/mcp" } })
+   * await serveHttp(runner, { upstreamTasks: (name) => (name === "ci" ? upstreamTasksOf(ci) : undefined) })
+   * ```
+   * @since 0.2.0
+   */
+  readonly upstreamTasks?: (backend: string) => UpstreamTaskRelay | undefined
 }
 
 /**
@@ -327,6 +342,8 @@ export const CALL_CONTROLLER: unique symbol = Symbol("toolplane.callController")
 export interface ModernRequest {
   readonly logLevel: LoggingLevel | undefined
   readonly client: ClientRequests
+  /** Context metadata the serving side adds to the call of one tool (by canonical id), e.g. a task handoff offer. */
+  readonly metadataFor?: (toolId: string) => Readonly<Record<string, unknown>> | undefined
 }
 
 /**
@@ -766,10 +783,15 @@ export class McpExposure {
             .catch(() => {})
         }
         const client = modern === undefined ? clientRequests(server, extra) : modern.client
+        const metadata = modern?.metadataFor?.(id)
         // The init and the request literal by literal (no spread of optional members): fewer objects per call.
         const context = this.#context(
           extra,
-          onProgress !== undefined ? { signal, onProgress, onLog, client } : { signal, onLog, client },
+          metadata !== undefined
+            ? { signal, onLog, client, metadata, ...(onProgress !== undefined ? { onProgress } : {}) }
+            : onProgress !== undefined
+              ? { signal, onProgress, onLog, client }
+              : { signal, onLog, client },
         )
         const args = (params.arguments ?? {}) as Record<string, unknown>
         const result = await this.service.callTool(

@@ -51,7 +51,10 @@ export const serveStdio = async (
   const exposure = new McpExposure(service, options)
   const server = exposure.createServer()
   // 2026-07-28 requests on the same pipe are answered statelessly, beside the 2025 session.
-  const modern = new ModernServing(exposure, options.cacheHints ? { cacheHints: options.cacheHints } : {})
+  const modern = new ModernServing(exposure, {
+    ...(options.cacheHints ? { cacheHints: options.cacheHints } : {}),
+    ...(options.upstreamTasks ? { upstreamTasks: options.upstreamTasks } : {}),
+  })
   const stdin = options.stdin ?? process.stdin
   const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout)
   let resolveClosed!: () => void

@@ -139,7 +139,8 @@ export class InputRound {
     if (Object.hasOwn(this.#answers, key)) return Promise.resolve(this.#answers[key] as never)
     let params: Record<string, unknown> = { ...raw }
     if (meta !== undefined) {
-      const { [INPUT_KEY_META_KEY]: _key, ...rest } = meta
+      // (and the before-task mark, which only chooses between this and a task's input request)
+      const { [INPUT_KEY_META_KEY]: _key, "toolplane.dev/beforeTask": _before, ...rest } = meta
       params = { ...raw }
       if (Object.keys(rest).length > 0) params._meta = rest
       else delete params._meta

@@ -37,8 +37,9 @@ import {
   SUBSCRIPTION_ID_META_KEY,
 } from "./protocol.js"
 import { type RequestStateClaims, RequestStates } from "./requestState.js"
-import { TASK_METHODS, TaskHost, type TaskHostOptions, withTasksExtension } from "./tasks.js"
+import { declaresTasks, TASK_METHODS, TaskHost, type TaskHostOptions, withTasksExtension } from "./tasks.js"
 import { remoteParent, withRemoteParent } from "./traceContext.js"
+import { UpstreamHandoff, type UpstreamTaskRelays, UpstreamTaskSource } from "./upstreamTaskSource.js"
 
 /** Where a request's notifications and its answer go (an HTTP response, a stdio line writer). */
 export interface ModernSink {
@@ -77,6 +78,11 @@ export interface ModernServingOptions {
   readonly tasks?: TaskHostOptions
   /** Limits of calls held open while their client answers (see `heldCalls.ts`). */
   readonly heldCalls?: HeldCallOptions
+  /**
+   * Relays tasks of MCP backends (by backend name) to clients that declared the tasks extension, under
+   * this server's handles; without it a backend follows its upstream's task to the end.
+   */
+  readonly upstreamTasks?: UpstreamTaskRelays
 }
 
 /** The bus message saying a request state was used or rejected (other kinds on the bus are not ours). */
@@ -153,6 +159,7 @@ export class ModernServing {
   readonly held: HeldCalls
   /** The input_required answers waiting for their retry (listed, and rejectable, by an operator). */
   readonly pendingInputs = new PendingInputRegistry((n, e) => this.#rejectState(n, e))
+  readonly #upstream: UpstreamTaskSource | undefined
   #server: Server | undefined
   #handlers: Map<string, Handler> | undefined
   #unsubscribe: Promise<() => Promise<void>> | undefined
@@ -167,6 +174,8 @@ export class ModernServing {
       ...(options.requestStateTtlMs !== undefined ? { ttlMs: options.requestStateTtlMs } : {}),
     })
     this.tasks = new TaskHost(options.secret, options.tasks)
+    this.#upstream = options.upstreamTasks && new UpstreamTaskSource(options.secret, options.upstreamTasks)
+    if (this.#upstream) this.tasks.addSource(this.#upstream)
     this.#unsubscribe = options.bus?.subscribe((text) => {
       if (!text.includes('"request-state-')) return
       try {
@@ -425,6 +434,7 @@ export class ModernServing {
     envelope: ModernEnvelope,
     extra: Record<string | symbol, unknown>,
     run: (x: never) => Promise<Record<string, unknown>>,
+    handoff?: UpstreamHandoff,
   ): Promise<{ task: Record<string, unknown> } | { done: Record<string, unknown> } | undefined> {
     const list = this.#ready().get("tools/list")
     return this.tasks.maybeTask({
@@ -437,6 +447,7 @@ export class ModernServing {
       run: (x) =>
         withRemoteParent(remoteParent(envelope.traceparent, envelope.tracestate), () => run(x as never)),
       errorOf: (error) => this.#errorOf(error, "tools/call", undefined),
+      ...(handoff ? { mayBecomeTask: handoff.mayBecomeTask } : {}),
     })
   }
 
@@ -518,9 +529,15 @@ export class ModernServing {
       if (opened.claims?.h !== undefined)
         resumed = await this.held.resume(opened.claims, binding, params.inputResponses, controller, sink)
     }
+    // an upstream's task is relayed only to a client that declared the extension (set here, never from _meta)
+    const handoff =
+      round && method === "tools/call" && this.#upstream && declaresTasks(envelope.clientCapabilities)
+        ? new UpstreamHandoff()
+        : undefined
     const modern: ModernRequest = {
       logLevel: LOG_LEVELS.has(envelope.logLevel ?? "") ? (envelope.logLevel as LoggingLevel) : undefined,
       client: round?.client ?? {},
+      ...(handoff ? { metadataFor: handoff.metadataFor } : {}),
     }
     const out = round ? new HeldSink(sink) : sink
     // The SDK's handler sees the request without the fields only the stateless era has.
@@ -567,6 +584,7 @@ export class ModernServing {
             envelope,
             extra as unknown as Record<string | symbol, unknown>,
             run,
+            handoff,
           )
         : undefined
     if (task !== undefined && "task" in task)
@@ -586,6 +604,17 @@ export class ModernServing {
       })
     }
     if (this.held.asks(result)) return result
+    if (handoff) {
+      const settled = handoff.settle(result, {
+        host: this.tasks,
+        source: this.#upstream!,
+        caller: callerId,
+        tool: String(params.name),
+        ttlMs: this.#options.tasks?.ttlMs ?? 60 * 60_000,
+      })
+      if ("task" in settled) return { ...settled.task, _meta: { [SERVER_INFO_META_KEY]: this.#serverInfo } }
+      result = settled.result
+    }
     if (round && Object.keys(round.missing).length > 0)
       throw new ModernProtocolError(
         ModernErrorCode.MissingRequiredClientCapability,

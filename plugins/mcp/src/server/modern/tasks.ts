@@ -408,6 +408,8 @@ export class TaskCall {
     private readonly required: boolean,
     private readonly round: InputRound,
     capabilities: Readonly<Record<string, unknown>>,
+    /** `false` when the call may not become a task of this server now (e.g. an upstream's task is relayed). */
+    private readonly mayBecomeTask?: () => boolean,
   ) {
     const via =
       (
@@ -438,7 +440,7 @@ export class TaskCall {
   /** Makes the task now (the call is going on); `false` when it cannot be one. */
   #becomeTaskNow(): boolean {
     if (this.#task !== undefined) return true
-    if (this.#mrtr) return false
+    if (this.#mrtr || this.mayBecomeTask?.() === false) return false
     const made = this.host.create(this.caller, this.tool, this.controller)
     this.#task = made.task
     this.#handle = made.handle
@@ -476,7 +478,7 @@ export class TaskCall {
           if ("error" in first) throw first.error
           return { done: first.value }
         }
-        this.#becomeTaskNow()
+        if (!this.#becomeTaskNow()) return { done: first.value }
       }
       const task = this.#task!
       void finished.then((settled) => {
@@ -572,6 +574,8 @@ export class TaskHost {
     readonly run: (extra: Record<string | symbol, unknown>) => Promise<Record<string, unknown>>
     /** The JSON-RPC error of a failed call. */
     readonly errorOf: (error: unknown) => TaskError
+    /** See {@link TaskCall}: `false` keeps the call from becoming a task of this server. */
+    readonly mayBecomeTask?: () => boolean
   }): Promise<{ task: Record<string, unknown> } | { done: Record<string, unknown> } | undefined> {
     const { round, extra } = call
     const support = await this.support.of(call.name, call.caller, call.listTools, extra)
@@ -581,7 +585,14 @@ export class TaskHost {
       throw missingTasksCapability(`the tool ${JSON.stringify(call.name)}`)
     if (!declared || !this.canStart(call.caller)) return undefined
     const requestController = extra[CALL_CONTROLLER] as CallController
-    const task = this.call(call.caller, call.name, support === "required", round, call.capabilities)
+    const task = this.call(
+      call.caller,
+      call.name,
+      support === "required",
+      round,
+      call.capabilities,
+      call.mayBecomeTask,
+    )
     let answered = false
     const modern = extra[MODERN_REQUEST] as ModernRequest
     const send = extra.sendNotification as (n: Record<string, unknown>) => Promise<void>
@@ -620,8 +631,9 @@ export class TaskHost {
     required: boolean,
     round: InputRound,
     capabilities: Readonly<Record<string, unknown>>,
+    mayBecomeTask?: () => boolean,
   ): TaskCall {
-    return new TaskCall(this, caller, tool, required, round, capabilities)
+    return new TaskCall(this, caller, tool, required, round, capabilities, mayBecomeTask)
   }
 
   /** Serves `tasks/get`, `tasks/update` or `tasks/cancel` (the method checked by the caller). */
