@@ -232,12 +232,8 @@ const BUSY_GIVE_UP_MS = 10_000
  * URL. `write` queues like `commit` (its record is committed before any later `commit` resolves); `file`
  * is the store's location (a URL without its password).
  *
- * @example
- * ```ts
- * const audit = await openAuditStore({ storage: "toolplane-runs.db", key: process.env.TOOLPLANE_AUDIT_KEY! })
- * await audit.commit({ type: "reload", ok: true, trigger: "SIGHUP" })
- * await audit.close()
- * ```
+ * Used by `toolplane serve` (`[audit] sink = "store"`) and `toolplane audit --store`.
+ *
  * @since 0.2.0
  */
 export const openAuditStore = async (options: AuditStoreOptions): Promise<AuditLog> => {
