@@ -51,7 +51,7 @@ import { CURSOR_META_KEY } from "../adapter.js"
 import { isUnreachable, mcpFailureToToolError, toolErrorFromResult } from "../errors.js"
 import { relayResult } from "../internal/resultJson.js"
 import { type Expiring, type TimeoutList, TimeoutQueue } from "../internal/timeoutQueue.js"
-import { HOLD_CALL } from "../server/modern/heldCalls.js"
+import { HOLD_CALL } from "../server/modern/inputRequests.js"
 import { answerCallerInputs, callerCapabilities, relayMissingCapabilities } from "./callerInputs.js"
 import {
   McpConnection,

@@ -215,7 +215,7 @@ export class ModernEnvelopeTransport implements Transport {
     // carries, e.g. a downstream client's forwarded by the gateway; a request's own log level and trace
     // context stay.
     // A request may narrow the capabilities to its caller's (CALL_CAPABILITIES).
-    const narrowed = (meta as { [CALL_CAPABILITIES]?: Json } | undefined)?.[CALL_CAPABILITIES]
+    const narrowed = this.#narrowed((meta as { [CALL_CAPABILITIES]?: Json } | undefined)?.[CALL_CAPABILITIES])
     if (meta !== undefined && (meta as { [OWNED_META]?: true })[OWNED_META] === true) {
       for (const key in this.#envelope) meta[key] = this.#envelope[key]
       if (narrowed !== undefined) meta[MetaKeys.clientCapabilities] = narrowed
@@ -233,6 +233,16 @@ export class ModernEnvelopeTransport implements Transport {
       },
     } as unknown as JSONRPCMessage
     return this.inner.send(enveloped, options)
+  }
+
+  /**
+   * A caller's capabilities as declared upstream: what it can answer (elicitation, sampling, roots), plus
+   * the extensions this connection itself negotiated (tasks: the backend follows a task whoever calls).
+   */
+  #narrowed(caller: Json | undefined): Json | undefined {
+    if (caller === undefined) return undefined
+    const own = (this.#envelope[MetaKeys.clientCapabilities] as Json | undefined)?.extensions
+    return own === undefined ? caller : { ...caller, extensions: own }
   }
 
   close(): Promise<void> {

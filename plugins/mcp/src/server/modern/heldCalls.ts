@@ -20,12 +20,6 @@ import { ModernErrorCode, SERVER_INFO_META_KEY } from "./protocol.js"
 import type { RequestStateBinding, RequestStateClaims, RequestStates } from "./requestState.js"
 
 /**
- * Set (to `true`) on the params of a client request made by a call that is already running upstream:
- * a stateless client's answer must resume that call, not re-run it. A symbol, so it never reaches JSON.
- */
-export const HOLD_CALL: unique symbol = Symbol.for("toolplane.holdCall")
-
-/**
  * JSON-RPC error codes (server-defined range) of a retry of a held call that cannot resume it; nothing
  * runs again after any of them, and sending the call again without `requestState` starts over.
  *

@@ -12,9 +12,14 @@
  */
 import { type ClientRequests, TaggedToolError } from "@toolplane/foundation"
 import { ModernProtocolError } from "./errors.js"
-import { HOLD_CALL } from "./heldCalls.js"
 import { ModernErrorCode } from "./protocol.js"
 import type { RequestStateBinding, RequestStateClaims, RequestStates } from "./requestState.js"
+
+/**
+ * Set (to `true`) on the params of a client request made by a call that is already running upstream:
+ * a stateless client's answer must resume that call, not re-run it. A symbol, so it never reaches JSON.
+ */
+export const HOLD_CALL: unique symbol = Symbol.for("toolplane.holdCall")
 
 /**
  * The `_meta` key of an elicitation or sampling request's params with which a tool (or an approver)
