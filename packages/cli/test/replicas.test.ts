@@ -9,8 +9,7 @@
  * (no hang) and the next calls succeed on the other replica with the same session.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { createServer, type IncomingMessage, request, type Server } from "node:http"
-import { type AddressInfo, connect } from "node:net"
+import { connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -19,91 +18,7 @@ import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelco
 import { type PostgresServer, postgresUnavailable, startPostgres } from "@toolplane/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FIXTURES, type HttpGateway, startHttpGateway, stopAllGateways, textOf } from "./helpers/processes.js"
-
-interface Hop {
-  readonly replica: number
-  readonly method: string
-  readonly jsonrpc: string
-}
-
-/** A round-robin reverse proxy over `targets`; records which replica got each request. */
-const roundRobin = async (targets: readonly URL[]) => {
-  const hops: Hop[] = []
-  let next = 0
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => {
-      const body = Buffer.concat(chunks)
-      let jsonrpc = ""
-      try {
-        const m = JSON.parse(body.toString("utf8")) as { method?: string; id?: unknown; result?: unknown }
-        jsonrpc = m.method ?? (m.result !== undefined ? "response" : "?")
-        if (m.method === "tools/call")
-          jsonrpc += ` ${(m as { params?: { name?: string } }).params?.name ?? ""}`
-      } catch {}
-      const attempt = (tries: number) => {
-        const replica = next++ % targets.length
-        const target = targets[replica]!
-        hops.push({ replica, method: req.method ?? "", jsonrpc })
-        const upstream = request(
-          {
-            host: target.hostname,
-            port: target.port,
-            path: req.url,
-            method: req.method,
-            headers: { ...req.headers, host: target.host },
-            // A fresh connection per request: reusing a kept-alive socket races the replica's idle close
-            // (ECONNRESET, a spurious 502), which no load balancer under test should add.
-            agent: false,
-          },
-          (up: IncomingMessage) => {
-            res.writeHead(up.statusCode ?? 502, up.headers)
-            up.pipe(res)
-            up.on("error", () => res.destroy())
-            up.on("aborted", () => res.destroy())
-          },
-        )
-        upstream.on("error", (error: NodeJS.ErrnoException) => {
-          // Connection refused: nothing reached that replica, try the next one (what load balancers do).
-          if (error.code === "ECONNREFUSED" && tries < targets.length) {
-            hops.pop()
-            return attempt(tries + 1)
-          }
-          if (!res.headersSent) {
-            res.writeHead(502, { "content-type": "application/json" })
-            res.end(
-              JSON.stringify({
-                jsonrpc: "2.0",
-                error: {
-                  code: -32000,
-                  message: `bad gateway: ${error.code} (replica ${replica}, ${jsonrpc})`,
-                },
-                id: null,
-              }),
-            )
-          } else res.destroy()
-        })
-        res.on("close", () => {
-          if (!res.writableFinished) upstream.destroy()
-        })
-        upstream.end(body)
-      }
-      attempt(1)
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    url: new URL(`http://127.0.0.1:${port}/mcp`),
-    hops,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  }
-}
+import { roundRobinProxy } from "./helpers/roundRobinProxy.js"
 
 const until = async (check: () => boolean, what: string, ms = 15_000) => {
   const end = Date.now() + ms
@@ -137,7 +52,7 @@ describe.skipIf(unavailable !== undefined)(
     let dir: string | undefined
     let file = ""
     const gateways: HttpGateway[] = []
-    let proxy: Awaited<ReturnType<typeof roundRobin>> | undefined
+    let proxy: Awaited<ReturnType<typeof roundRobinProxy>> | undefined
     const config = (extra: string[] = []) =>
       [
         "[server]",
@@ -167,7 +82,7 @@ describe.skipIf(unavailable !== undefined)(
       gateways.push(
         ...(await Promise.all([startHttpGateway(file, { env }), startHttpGateway(file, { env })])),
       )
-      proxy = await roundRobin(gateways.map((g) => g.url))
+      proxy = await roundRobinProxy(gateways.map((g) => g.url))
     }, 60_000)
 
     afterAll(async () => {

@@ -8,10 +8,13 @@ import type { AddressInfo } from "node:net"
 
 export interface ProxyHop {
   readonly replica: number
-  /** The JSON-RPC method (with the tool's name for `tools/call`). */
+  /** The HTTP method. */
+  readonly method: string
+  /** The JSON-RPC method (with the tool's name for `tools/call`; `response` for a client's answer). */
   readonly jsonrpc: string
 }
 
+/** A round-robin reverse proxy over `targets`; records which replica got each request. */
 export const roundRobinProxy = async (targets: readonly URL[]) => {
   const hops: ProxyHop[] = []
   let next = 0
@@ -22,13 +25,15 @@ export const roundRobinProxy = async (targets: readonly URL[]) => {
       const body = Buffer.concat(chunks)
       let jsonrpc = ""
       try {
-        const m = JSON.parse(body.toString("utf8")) as { method?: string; params?: { name?: string } }
-        jsonrpc = `${m.method ?? "?"}${m.method === "tools/call" ? ` ${m.params?.name ?? ""}` : ""}`
+        const m = JSON.parse(body.toString("utf8")) as { method?: string; id?: unknown; result?: unknown }
+        jsonrpc = m.method ?? (m.result !== undefined ? "response" : "?")
+        if (m.method === "tools/call")
+          jsonrpc += ` ${(m as { params?: { name?: string } }).params?.name ?? ""}`
       } catch {}
       const attempt = (tries: number) => {
         const replica = next++ % targets.length
         const target = targets[replica]!
-        hops.push({ replica, jsonrpc })
+        hops.push({ replica, method: req.method ?? "", jsonrpc })
         const upstream = request(
           {
             host: target.hostname,
@@ -36,15 +41,19 @@ export const roundRobinProxy = async (targets: readonly URL[]) => {
             path: req.url,
             method: req.method,
             headers: { ...req.headers, host: target.host },
+            // A fresh connection per request: reusing a kept-alive socket races the replica's idle close
+            // (ECONNRESET, a spurious 502), which no load balancer under test should add.
             agent: false,
           },
           (up: IncomingMessage) => {
             res.writeHead(up.statusCode ?? 502, up.headers)
             up.pipe(res)
             up.on("error", () => res.destroy())
+            up.on("aborted", () => res.destroy())
           },
         )
         upstream.on("error", (error: NodeJS.ErrnoException) => {
+          // Connection refused: nothing reached that replica, try the next one (what load balancers do).
           if (error.code === "ECONNREFUSED" && tries < targets.length) {
             hops.pop()
             return attempt(tries + 1)
@@ -54,7 +63,10 @@ export const roundRobinProxy = async (targets: readonly URL[]) => {
             res.end(
               JSON.stringify({
                 jsonrpc: "2.0",
-                error: { code: -32000, message: `bad gateway: ${error.code}` },
+                error: {
+                  code: -32000,
+                  message: `bad gateway: ${error.code} (replica ${replica}, ${jsonrpc})`,
+                },
                 id: null,
               }),
             )

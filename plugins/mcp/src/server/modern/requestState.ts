@@ -8,7 +8,9 @@
  *
  * @internal
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+
+import { createHash, createHmac, randomBytes } from "node:crypto"
+import { openSignedToken } from "./signedToken.js"
 
 /** What a request state says. */
 export interface RequestStateClaims {
@@ -128,21 +130,9 @@ export class RequestStates {
   /** Checks a state against the retry it came with (not yet marking it used: see {@link consume}). */
   verify(state: unknown, binding: RequestStateBinding): RequestStateVerdict {
     if (typeof state !== "string" || state.length > MAX_STATE_CHARS) return { ok: false, reason: "malformed" }
-    const dot = state.indexOf(".")
-    if (dot <= 0 || state.indexOf(".", dot + 1) >= 0) return { ok: false, reason: "malformed" }
-    const body = state.slice(0, dot)
-    const tagText = state.slice(dot + 1)
-    const tag = Buffer.from(tagText, "base64url")
-    // base64url decoding ignores stray characters: require the canonical spelling, so one changed byte anywhere is refused
-    if (tag.length !== TAG_BYTES || tag.toString("base64url") !== tagText)
-      return { ok: false, reason: "signature" }
-    if (!timingSafeEqual(tag, this.#tag(body))) return { ok: false, reason: "signature" }
-    let claims: RequestStateClaims
-    try {
-      claims = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as RequestStateClaims
-    } catch {
-      return { ok: false, reason: "malformed" }
-    }
+    const opened = openSignedToken(state, TAG_BYTES, (body) => this.#tag(body))
+    if (!opened.ok) return opened
+    const claims = opened.claims as RequestStateClaims
     if (
       typeof claims !== "object" ||
       claims === null ||

@@ -7,7 +7,9 @@
  *
  * @internal
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+
+import { createHmac, randomBytes } from "node:crypto"
+import { openSignedToken } from "./signedToken.js"
 
 /** What a task handle says. */
 export interface TaskClaims {
@@ -81,22 +83,9 @@ export class TaskHandles {
   verify(handle: unknown, caller: string): TaskHandleVerdict {
     if (typeof handle !== "string" || handle.length > MAX_HANDLE_CHARS || !handle.startsWith(PREFIX))
       return { ok: false, reason: "malformed" }
-    const rest = handle.slice(PREFIX.length)
-    const dot = rest.indexOf(".")
-    if (dot <= 0 || rest.indexOf(".", dot + 1) >= 0) return { ok: false, reason: "malformed" }
-    const body = rest.slice(0, dot)
-    const tagText = rest.slice(dot + 1)
-    const tag = Buffer.from(tagText, "base64url")
-    // base64url decoding ignores stray characters: require the canonical spelling, so any changed byte is refused
-    if (tag.length !== TAG_BYTES || tag.toString("base64url") !== tagText)
-      return { ok: false, reason: "signature" }
-    if (!timingSafeEqual(tag, this.#tag(body))) return { ok: false, reason: "signature" }
-    let claims: TaskClaims
-    try {
-      claims = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as TaskClaims
-    } catch {
-      return { ok: false, reason: "malformed" }
-    }
+    const opened = openSignedToken(handle.slice(PREFIX.length), TAG_BYTES, (body) => this.#tag(body))
+    if (!opened.ok) return opened
+    const claims = opened.claims as TaskClaims
     if (
       typeof claims !== "object" ||
       claims === null ||
