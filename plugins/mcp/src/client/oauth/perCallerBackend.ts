@@ -56,8 +56,8 @@ export interface PerCallerMcpBackendConfig {
   /** A caller connection without calls this long is closed. Default 300 000 ms. */
   readonly idleMs?: number
   /**
-   * What a caller without consent is told to do. Default: run `toolplane auth login <backend> --caller
-   * <id>` (a gateway that serves a consent page passes its URL here).
+   * What a caller without consent is told to do. Default: run
+   * `toolplane auth login <backend> --caller <id>` (a gateway that serves a consent page passes its URL here).
    */
   readonly remedy?: (caller: string) => string
 }
