@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { z } from "zod"
 import { gatewayApprover } from "../src/elicitApproval.js"
 import { modernPost } from "./helpers/modernPost.js"
+import { recordingTaskResults } from "./helpers/taskResults.js"
 
 const TASKS = "io.modelcontextprotocol/tasks"
 const taskSupport = { mcp: { execution: { taskSupport: "optional" } } }
@@ -131,20 +132,7 @@ const AnyResult = z.looseObject({})
 /** An SDK v2 client declaring the tasks extension; `created` holds the CreateTaskResults it received. */
 const connect = async () => {
   const created: Record<string, unknown>[] = []
-  const recording = async (input: string | URL | Request, init?: RequestInit) => {
-    const response = await fetch(input, init)
-    const text = await response.clone().text()
-    for (const line of text.split("\n")) {
-      const json = line.startsWith("data:") ? line.slice(5) : line
-      if (!json.includes('"resultType":"task"')) continue
-      try {
-        created.push(JSON.parse(json).result)
-      } catch {
-        // not a whole message
-      }
-    }
-    return response
-  }
+  const recording = recordingTaskResults(created)
   const client = new Client(
     { name: "tasks", version: "1.0.0" },
     {

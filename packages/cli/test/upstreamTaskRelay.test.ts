@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { z } from "zod"
 import { modernPost } from "./helpers/modernPost.js"
 import { type HttpGateway, REPO, startHttpGateway, stopAllGateways, TSX } from "./helpers/processes.js"
+import { recordingTaskResults } from "./helpers/taskResults.js"
 
 const TASKS = "io.modelcontextprotocol/tasks"
 const FIXTURE = join(REPO, "plugins", "mcp", "test", "fixtures", "taskServer.ts")
@@ -87,20 +88,7 @@ const AnyResult = z.looseObject({})
 /** An SDK v2 client of `gateway` as `token`'s caller, declaring the tasks extension. */
 const connect = async (gateway: HttpGateway, token: string) => {
   const created: Record<string, any>[] = []
-  const recording = async (input: string | URL | Request, init?: RequestInit) => {
-    const response = await fetch(input, init)
-    const text = await response.clone().text()
-    for (const line of text.split("\n")) {
-      const json = line.startsWith("data:") ? line.slice(5) : line
-      if (!json.includes('"resultType":"task"')) continue
-      try {
-        created.push(JSON.parse(json).result)
-      } catch {
-        // not a whole message
-      }
-    }
-    return response
-  }
+  const recording = recordingTaskResults(created)
   const client = new Client(
     { name: "relay", version: "1.0.0" },
     {
