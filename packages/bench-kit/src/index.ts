@@ -12,7 +12,7 @@ export {
   type LoadSample,
   loadTable,
 } from "./load.js"
-export { clockTicks, parseProcStat, processCpuUs } from "./procCpu.js"
+export { clockTicks, parseProcStat, processCpuUs, processThreadsCpuUs } from "./procCpu.js"
 export {
   type CallsCpuSample,
   type CpuLoadSample,

@@ -201,13 +201,23 @@ export const hmacSha256 = (key: Uint8Array): ((text: string) => string) => {
 }
 
 /**
- * The record time as ISO text, made once per millisecond (records of one millisecond share it).
+ * The record time as ISO text, made once per millisecond (records of one millisecond share it). Without
+ * `now` the clock is `Date.now()`, and a `Date` is made only when the millisecond changed.
  *
  * @internal
  */
-export const isoClock = (now: () => Date): (() => string) => {
+export const isoClock = (now?: () => Date): (() => string) => {
   let lastMs = -1
   let lastIso = ""
+  if (now === undefined)
+    return () => {
+      const ms = Date.now()
+      if (ms !== lastMs) {
+        lastMs = ms
+        lastIso = new Date(ms).toISOString()
+      }
+      return lastIso
+    }
   return () => {
     const date = now()
     const ms = date.getTime()
@@ -227,7 +237,6 @@ export const isoClock = (now: () => Date): (() => string) => {
 export const openAuditLog = (options: AuditLogOptions): AuditLog => {
   const maxBytes = options.maxBytes ?? 10 * 1024 * 1024
   const keep = options.keep ?? 5
-  const now = options.now ?? (() => new Date())
   const hmac = hmacSha256(typeof options.key === "string" ? Buffer.from(options.key) : options.key)
   const clear = options.clear ?? (() => false)
   let fd = openSync(options.file, "a", 0o600)
@@ -245,7 +254,7 @@ export const openAuditLog = (options: AuditLogOptions): AuditLog => {
     size = 0
   }
   let closed = false
-  const timestamp = isoClock(now)
+  const timestamp = isoClock(options.now)
   /** Appends lines (each ending in a newline) synchronously, rotating as needed. */
   const append = (lines: readonly string[]) => {
     let chunk = ""

@@ -238,8 +238,7 @@ const BUSY_GIVE_UP_MS = 10_000
  */
 export const openAuditStore = async (options: AuditStoreOptions): Promise<AuditLog> => {
   const sink = await openSink(options.storage, options.fsync === true)
-  const now = options.now ?? (() => new Date())
-  const timestamp = isoClock(now)
+  const timestamp = isoClock(options.now)
   const hmac = hmacSha256(typeof options.key === "string" ? Buffer.from(options.key) : options.key)
   const clear = options.clear ?? (() => false)
   let closed = false

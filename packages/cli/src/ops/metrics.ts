@@ -15,6 +15,7 @@ import {
 } from "@opentelemetry/api"
 import type { PrefetchStats } from "@toolplane/exec"
 import { Counter, Gauge, Histogram, Registry } from "prom-client"
+import { type HistogramCell, hotCounter, hotHistogram } from "./hotInstruments.js"
 
 /**
  * Everything the gateway reports to metrics.
@@ -131,15 +132,14 @@ export const createGatewayMetrics = (options: GatewayMetricsOptions = {}): Gatew
     new Counter<L>({ name, help, labelNames, registers })
   const gauge = <L extends string>(name: string, help: string, ...labelNames: L[]) =>
     new Gauge<L>({ name, help, labelNames, registers })
+  // The per-call instruments count in plain numbers, handed to the registry at scrape time.
+  const calls = hotCounter(registry, {
+    name: "toolplane_calls_total",
+    help: "Tool calls served, by tool (folded past metrics.max_tools into other), backend and outcome (ok, tool_error, or the error's tag)",
+    labelNames: ["tool", "backend", "outcome"],
+  })
   const backendHistogram = (name: string, help: string) =>
-    new Histogram<"backend">({ name, help, labelNames: ["backend"], buckets: BUCKETS, registers })
-  const calls = counter(
-    "toolplane_calls_total",
-    "Tool calls served, by tool (folded past metrics.max_tools into other), backend and outcome (ok, tool_error, or the error's tag)",
-    "tool",
-    "backend",
-    "outcome",
-  )
+    hotHistogram(registry, { name, help, label: "backend", buckets: BUCKETS })
   const duration = backendHistogram(
     "toolplane_call_duration_seconds",
     "Whole call as served by the gateway, by backend",
@@ -304,12 +304,19 @@ export const createGatewayMetrics = (options: GatewayMetricsOptions = {}): Gatew
     return durable
   }
 
-  // Children cached per label set: prom-client hashes the label object on every inc otherwise.
-  const callChildren = new Map<string, ReturnType<typeof calls.labels>>()
-  const histChildren = new Map<
-    string,
-    readonly [Histogram.Internal<"backend">, Histogram.Internal<"backend">, Histogram.Internal<"backend">]
-  >()
+  // Cells kept per label set (tool → backend → outcome; backend): a call ends with map lookups and
+  // additions, no label object, string key or prom-client child.
+  const callCells = new Map<string, Map<string, Map<string, { n: number }>>>()
+  const histCells = new Map<string, readonly [HistogramCell, HistogramCell, HistogramCell]>()
+  const callCell = (tool: string, backend: string, outcome: string): { n: number } => {
+    let byBackend = callCells.get(tool)
+    if (byBackend === undefined) callCells.set(tool, (byBackend = new Map()))
+    let byOutcome = byBackend.get(backend)
+    if (byOutcome === undefined) byBackend.set(backend, (byOutcome = new Map()))
+    let cell = byOutcome.get(outcome)
+    if (cell === undefined) byOutcome.set(outcome, (cell = calls.cell({ tool, backend, outcome })))
+    return cell
+  }
 
   const otel = options.otel !== false && otelMetricsRegistered() ? otelInstruments() : undefined
 
@@ -322,17 +329,11 @@ export const createGatewayMetrics = (options: GatewayMetricsOptions = {}): Gatew
     callEnded: (tool, backend, outcome, totalSeconds, backendSeconds) => {
       inFlightNow--
       const label = toolLabel(tool)
-      const key = `${label}\u0000${backend}\u0000${outcome}`
-      let child = callChildren.get(key)
-      if (child === undefined) {
-        child = calls.labels(label, backend, outcome)
-        callChildren.set(key, child)
-      }
-      child.inc()
-      let hist = histChildren.get(backend)
+      callCell(label, backend, outcome).n++
+      let hist = histCells.get(backend)
       if (hist === undefined) {
-        hist = [duration.labels(backend), backendDuration.labels(backend), overhead.labels(backend)] as const
-        histChildren.set(backend, hist)
+        hist = [duration.cell(backend), backendDuration.cell(backend), overhead.cell(backend)] as const
+        histCells.set(backend, hist)
       }
       hist[0].observe(totalSeconds)
       if (backendSeconds !== undefined) {
