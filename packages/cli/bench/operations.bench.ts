@@ -15,8 +15,9 @@
  * The load comes from a minimal MCP client in this process (BENCH_OPS_CLIENT=raw, default): one
  * streamable-HTTP session (initialize, then `tools/call` POSTs over `node:http` keep-alive connections,
  * one per worker), so the two cores go to the gateway under test rather than to the load generator.
- * BENCH_OPS_CLIENT=sdk uses the MCP SDK's client instead (what this benchmark used before; its CPU, in the
- * same two cores, made single rounds vary by ±30 %).
+ * BENCH_OPS_CLIENT=sdk uses the MCP SDK's client instead (what this benchmark used before; it costs the
+ * gateway more CPU per call and its own CPU shares the two cores with the gateways). On a machine shared
+ * with other jobs their load, not the client, is most of the spread between rounds.
  *
  * Env: BENCH_CONCURRENCY (default "1,32"), BENCH_ROUND_MS (default 1500), BENCH_ROUNDS (default 9),
  * BENCH_WARMUP_CALLS (default 3000: calls each gateway answers, 8 at a time, before the first round),
