@@ -3,7 +3,7 @@
  */
 import { existsSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import { parseProcStat, processCpuUs } from "../src/procCpu.js"
+import { parseProcStat, processCpuUs, processThreadsCpuUs } from "../src/procCpu.js"
 
 describe("bench harness: /proc CPU reader", () => {
   it("reads utime + stime after the last parenthesis, even when the command name has spaces and parens", () => {
@@ -27,4 +27,22 @@ describe("bench harness: /proc CPU reader", () => {
     expect(after!).toBeGreaterThanOrEqual(before!)
     expect(processCpuUs(2 ** 22 + 12345)).toBeUndefined()
   })
+
+  it.skipIf(!existsSync("/proc/self/task"))(
+    "sums this process's threads from schedstat: it grows with work and agrees with /proc/<pid>/stat",
+    () => {
+      const before = processThreadsCpuUs(process.pid)
+      const ticksBefore = processCpuUs(process.pid)
+      let x = 0
+      for (let i = 0; i < 5e7; i++) x += i % 7
+      const after = processThreadsCpuUs(process.pid)
+      const ticksAfter = processCpuUs(process.pid)
+      expect(x).toBeGreaterThan(0)
+      const spent = after! - before!
+      expect(spent).toBeGreaterThan(0)
+      // The tick count (10 ms resolution) and the exact count describe the same work.
+      expect(Math.abs(spent - (ticksAfter! - ticksBefore!))).toBeLessThan(Math.max(30_000, spent * 0.5))
+      expect(processThreadsCpuUs(2 ** 22 + 12345)).toBeUndefined()
+    },
+  )
 })
