@@ -157,6 +157,8 @@ export class ModernServing {
   readonly tasks: TaskHost
   /** Upstream calls held open while their client answers their questions. */
   readonly held: HeldCalls
+  /** Stateless HTTP requests in flight, for `notifications/cancelled` (keys: see `httpEntry.ts`). */
+  readonly inFlight = new Map<string, CallController>()
   /** The input_required answers waiting for their retry (listed, and rejectable, by an operator). */
   readonly pendingInputs = new PendingInputRegistry((n, e) => this.#rejectState(n, e))
   readonly #upstream: UpstreamTaskSource | undefined
@@ -406,12 +408,14 @@ export class ModernServing {
     caller: ModernCaller,
     sink: ModernSink,
     controller: CallController = new CallController(),
+    /** The request's envelope, when the entry has read it already. */
+    read?: ModernEnvelope,
   ): Promise<void> {
     const id = message.id as string | number | undefined
     const method = message.method as string
     if (id === undefined) return // notifications of the stateless era carry nothing the server keeps
     try {
-      const envelope = readEnvelope(message.params)
+      const envelope = read ?? readEnvelope(message.params)
       if (envelope instanceof ModernProtocolError) throw envelope
       const result = await this.#dispatch(id, method, message, envelope, caller, sink, controller)
       if (controller.cancelled) return
@@ -576,7 +580,10 @@ export class ModernServing {
         : handler({ method, params: rest }, x)
     let result: Record<string, unknown>
     const task =
-      resumed === undefined && round && method === "tools/call"
+      resumed === undefined &&
+      round &&
+      method === "tools/call" &&
+      !this.tasks.runsWithoutTask(String(params.name), callerId, envelope.clientCapabilities)
         ? await this.#asTask(
             String(params.name),
             callerId,
