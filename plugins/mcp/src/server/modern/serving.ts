@@ -14,14 +14,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { type LoggingLevel, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { callerIdOf } from "../callerIdentity.js"
 import type { ReplicaBus } from "../replicaBus.js"
-import {
-  CALL_CONTROLLER,
-  CallController,
-  isDirectParams,
-  type McpExposure,
-  MODERN_REQUEST,
-  type ModernRequest,
-} from "../serve.js"
+import { CallController, isDirectParams, type McpExposure, type ModernRequest } from "../serve.js"
 import { cacheHintFor, type McpCacheHints } from "./cacheHints.js"
 import { errorMessage, httpStatusOf, ModernProtocolError } from "./errors.js"
 import { type HeldCallOptions, HeldCalls, HeldSink } from "./heldCalls.js"
@@ -37,6 +30,7 @@ import {
   SUBSCRIPTION_ID_META_KEY,
 } from "./protocol.js"
 import { type RequestStateClaims, RequestStates } from "./requestState.js"
+import { StatelessExtra } from "./statelessExtra.js"
 import { declaresTasks, TASK_METHODS, TaskHost, type TaskHostOptions, withTasksExtension } from "./tasks.js"
 import { remoteParent, withRemoteParent } from "./traceContext.js"
 import { UpstreamHandoff, type UpstreamTaskRelays, UpstreamTaskSource } from "./upstreamTaskSource.js"
@@ -547,28 +541,7 @@ export class ModernServing {
     // The SDK's handler sees the request without the fields only the stateless era has.
     // (and without a 2025 client's `task` hint: under the tasks extension the server alone decides)
     const { inputResponses: _responses, requestState: _state, task: _task, ...rest } = params
-    const extra = {
-      signal: controller.signal,
-      requestId: id,
-      ...(caller.authInfo ? { authInfo: caller.authInfo } : {}),
-      // read only by a `context` option (a raw-edge request builds its header record on first read)
-      get requestInfo() {
-        const headers = caller.headers
-        return headers ? { headers } : undefined
-      },
-      _meta: params._meta,
-      sendNotification: async (notification: Record<string, unknown>) => {
-        if (!controller.signal.aborted) out.notify({ jsonrpc: "2.0", ...notification })
-      },
-      sendRequest: async () => {
-        throw new ModernProtocolError(
-          ModernErrorCode.InternalError,
-          "a stateless request cannot carry server-to-client requests",
-        )
-      },
-      [CALL_CONTROLLER]: controller,
-      [MODERN_REQUEST]: modern,
-    }
+    const extra = new StatelessExtra(controller, id, caller, params._meta, out, modern)
     const parent = remoteParent(envelope.traceparent, envelope.tracestate)
     // tools/call and tools/list with well-shaped params skip the SDK's schema validation, as on a session
     const direct = isDirectParams(method, rest) ? this.#exposure.direct(this.#server!) : undefined

@@ -613,6 +613,9 @@ export class TaskHost {
     const send = extra.sendNotification as (n: Record<string, unknown>) => Promise<void>
     const taskExtra = {
       ...extra,
+      // (what a stateless request's extra has on its prototype)
+      requestInfo: extra.requestInfo,
+      sendRequest: extra.sendRequest,
       signal: task.controller.signal,
       sendNotification: async (n: Record<string, unknown>) => {
         if (!answered) await send(n)
