@@ -10,23 +10,28 @@
 import { CALL_CONTROLLER, type CallController, MODERN_REQUEST, type ModernRequest } from "../serve.js"
 import { ModernProtocolError } from "./errors.js"
 import { ModernErrorCode } from "./protocol.js"
-import type { ModernCaller } from "./serving.js"
+
+/** Who made the request (a `ModernCaller`, as far as the handler reads it). */
+interface Caller {
+  readonly authInfo?: object
+  readonly headers?: Readonly<Record<string, string | string[] | undefined>>
+}
 
 export class StatelessExtra {
   readonly signal: AbortSignal
   readonly requestId: string | number
-  readonly authInfo?: NonNullable<ModernCaller["authInfo"]>
+  readonly authInfo?: object
   readonly _meta: unknown
   /** Own (not on the prototype): callers take it off the object and call it alone. */
   readonly sendNotification: (notification: Record<string, unknown>) => Promise<void>
   readonly [CALL_CONTROLLER]: CallController
   readonly [MODERN_REQUEST]: ModernRequest
-  readonly #caller: ModernCaller
+  readonly #caller: Caller
 
   constructor(
     controller: CallController,
     id: string | number,
-    caller: ModernCaller,
+    caller: Caller,
     meta: unknown,
     out: { notify(message: Record<string, unknown>): void },
     modern: ModernRequest,
@@ -44,7 +49,7 @@ export class StatelessExtra {
   }
 
   /** Read only by a `context` option (a raw-edge request builds its header record on first read). */
-  get requestInfo(): { headers: NonNullable<ModernCaller["headers"]> } | undefined {
+  get requestInfo(): { headers: NonNullable<Caller["headers"]> } | undefined {
     const headers = this.#caller.headers
     return headers ? { headers } : undefined
   }
