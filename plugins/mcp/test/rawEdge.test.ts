@@ -601,6 +601,22 @@ describe("parseHead", () => {
     ])
   })
 
+  it("recognises Mcp-Method and Mcp-Name (2026-07-28), not other names of their lengths", () => {
+    const parsed = head([
+      "host: a",
+      "content-length: 1",
+      "MCP-Method:  tools/call ",
+      "Mcp-Name: echo",
+      "mcp-nome: x",
+      "mcp-methox: y",
+    ])!
+    expect(parsed.known.mcpMethod).toBe("tools/call")
+    expect(parsed.known.mcpName).toBe("echo")
+    const other = head(["host: a", "content-length: 1", "mcp-nome: x", "mcp-methox: y"])!
+    expect(other.known.mcpMethod).toBeUndefined()
+    expect(other.known.mcpName).toBeUndefined()
+  })
+
   it.each([
     ["no host", ["content-length: 1"]],
     ["no content-length", ["host: a"]],

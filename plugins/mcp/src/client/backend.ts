@@ -49,9 +49,9 @@ import {
 } from "@toolplane/foundation"
 import { CURSOR_META_KEY } from "../adapter.js"
 import { isUnreachable, mcpFailureToToolError, toolErrorFromResult } from "../errors.js"
+import { HOLD_CALL } from "../internal/callMarks.js"
 import { relayResult } from "../internal/resultJson.js"
 import { type Expiring, type TimeoutList, TimeoutQueue } from "../internal/timeoutQueue.js"
-import { HOLD_CALL } from "../server/modern/inputRequests.js"
 import { answerCallerInputs, callerCapabilities, relayMissingCapabilities } from "./callerInputs.js"
 import {
   McpConnection,

@@ -12,8 +12,7 @@
 
 import { McpError } from "@modelcontextprotocol/sdk/types.js"
 import { type ExecutionContext, ExecutionFailed } from "@toolplane/foundation"
-import { INPUT_KEY_META_KEY } from "../server/modern/inputRequests.js"
-import { BEFORE_TASK_META_KEY } from "../server/modern/tasks.js"
+import { BEFORE_TASK_META_KEY, INPUT_KEY_META_KEY } from "../internal/callMarks.js"
 import { withElicitationDefaults } from "./elicitationDefaults.js"
 
 /** The client requests a backend forwards to its caller: capability, MCP method and the caller's hook. */

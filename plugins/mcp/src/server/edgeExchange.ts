@@ -22,6 +22,9 @@ export interface KnownHeaders {
   readonly sessionId: string | undefined
   readonly protocolVersion: string | undefined
   readonly authorization: string | undefined
+  /** `Mcp-Method` and `Mcp-Name` (2026-07-28 requests); absent when the edge did not read them. */
+  readonly mcpMethod?: string | undefined
+  readonly mcpName?: string | undefined
 }
 
 const first = (value: string | string[] | undefined): string | undefined =>
@@ -37,6 +40,8 @@ export const knownHeaders = (headers: IncomingHttpHeaders): KnownHeaders => ({
   sessionId: first(headers["mcp-session-id"]),
   protocolVersion: first(headers["mcp-protocol-version"]),
   authorization: first(headers.authorization),
+  mcpMethod: first(headers["mcp-method"]),
+  mcpName: first(headers["mcp-name"]),
 })
 
 /** A request: `node:http`'s `IncomingMessage`, or a raw-edge request with its whole body in `rawBody`. */

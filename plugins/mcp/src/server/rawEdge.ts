@@ -143,6 +143,8 @@ const SESSION_ID = nameHash("mcp-session-id")
 const AUTHORIZATION = nameHash("authorization")
 const TRANSFER_ENCODING = nameHash("transfer-encoding")
 const PROTOCOL_VERSION = nameHash("mcp-protocol-version")
+const MCP_METHOD = nameHash("mcp-method")
+const MCP_NAME = nameHash("mcp-name")
 const CONSTRUCTOR = nameHash("constructor")
 const PROTO = nameHash("__proto__")
 /** Past this many header lines, names are checked for repeats in a set instead of against each other. */
@@ -182,6 +184,8 @@ export const parseHead = (text: string, end: number, maxBodyBytes: number): Head
   let sessionId: string | undefined
   let protocolVersion: string | undefined
   let authorization: string | undefined
+  let mcpMethod: string | undefined
+  let mcpName: string | undefined
   let connection: string | undefined
   for (let at = eol + 2; at < end; ) {
     const lineEnd = text.indexOf("\r\n", at)
@@ -241,11 +245,15 @@ export const parseHead = (text: string, end: number, maxBodyBytes: number): Head
       case 7:
         if (hash === UPGRADE && sameName(text, at, "upgrade")) return undefined
         break
+      case 8:
+        if (hash === MCP_NAME && sameName(text, at, "mcp-name")) mcpName = text.slice(start, stop)
+        break
       case 9:
         if (hash === PROTO && sameName(text, at, "__proto__")) return undefined
         break
       case 10:
         if (hash === CONNECTION && sameName(text, at, "connection")) connection = text.slice(start, stop)
+        else if (hash === MCP_METHOD && sameName(text, at, "mcp-method")) mcpMethod = text.slice(start, stop)
         break
       case 11:
         if (hash === CONSTRUCTOR && sameName(text, at, "constructor")) return undefined
@@ -303,6 +311,8 @@ export const parseHead = (text: string, end: number, maxBodyBytes: number): Head
       sessionId,
       protocolVersion,
       authorization,
+      mcpMethod,
+      mcpName,
     },
     length,
     close,

@@ -213,27 +213,26 @@ export class HeldCalls {
     run: () => Promise<Record<string, unknown>>,
   ): Promise<Record<string, unknown>> {
     let call: HeldCall | undefined
-    let firstAsk: (() => void) | undefined
-    const asked = new Promise<undefined>((resolve) => {
-      firstAsk = () => resolve(undefined)
-    })
     let promise: Promise<Record<string, unknown>> | undefined
-    round.hold = (key, request) => {
-      if (call === undefined) {
-        call = new HeldCall(
-          binding.caller,
-          round,
-          controller,
-          sink,
-          promise ?? Promise.reject(new Error("no call")),
-        )
-        // A turn later: questions asked together go out in one InputRequiredResult.
-        setImmediate(firstAsk!)
+    // The call's result, or `undefined` once it asks (one promise: this runs on every stateless call).
+    const result = await new Promise<Record<string, unknown> | undefined>((resolve, reject) => {
+      round.hold = (key, request) => {
+        if (call === undefined) {
+          call = new HeldCall(
+            binding.caller,
+            round,
+            controller,
+            sink,
+            promise ?? Promise.reject(new Error("no call")),
+          )
+          // A turn later: questions asked together go out in one InputRequiredResult.
+          setImmediate(resolve, undefined)
+        }
+        return call.ask(key, request.method, request.params)
       }
-      return call.ask(key, request.method, request.params)
-    }
-    promise = run()
-    const result = await Promise.race([promise, asked])
+      promise = run()
+      promise.then(resolve, reject)
+    })
     if (result !== undefined) return result
     // The call asks: it is held from now on (or refused, cancelled, when too many are).
     const held = call!

@@ -12,7 +12,7 @@ import { type EdgeRequest, type EdgeResponse, type KnownHeaders, readBodyUpTo } 
 import { CallController } from "../serve.js"
 import { errorMessage, ModernProtocolError } from "./errors.js"
 import { checkStandardHeaders } from "./headers.js"
-import { classifyPost, readEnvelope } from "./negotiation.js"
+import { classifyPost, type ModernEnvelope, readEnvelope } from "./negotiation.js"
 import type { ModernCaller, ModernServing, ModernSink } from "./serving.js"
 
 const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)
@@ -73,13 +73,11 @@ const withBody = (req: EdgeRequest, body: Buffer): EdgeRequest =>
     : new Proxy(req, { get: (target, key) => (key === "rawBody" ? body : Reflect.get(target, key, target)) })
 
 /**
- * Stateless requests in flight per server, by caller and request id, so that a client's
- * `notifications/cancelled` (a POST of its own) reaches the call it names. A caller is the token's owner
- * (client, subject, scopes); unauthenticated callers (loopback) share one namespace, as they share
- * everything else.
+ * The key of a stateless request in its server's in-flight table (`ModernServing.inFlight`), so that a
+ * client's `notifications/cancelled` (a POST of its own) reaches the call it names. A caller is the
+ * token's owner (client, subject, scopes); unauthenticated callers (loopback) share one namespace, as
+ * they share everything else.
  */
-const inFlightOf = new WeakMap<ModernServing, Map<string, CallController>>()
-
 const inFlightKey = (caller: ModernCaller, id: string | number): string =>
   `${sessionOwner(caller.authInfo) ?? ""}\n${typeof id}:${id}`
 
@@ -105,12 +103,23 @@ export const serveSessionlessPost = async (
   } catch {
     return legacy(withBody(req, raw), undefined)
   }
-  const header = (name: string) => first(req.headers[name])
-  const era = classifyPost(body, {
-    ...(known.protocolVersion !== undefined ? { protocolVersion: known.protocolVersion } : {}),
-    ...(header("mcp-method") !== undefined ? { method: header("mcp-method")! } : {}),
-    ...(header("mcp-name") !== undefined ? { name: header("mcp-name")! } : {}),
-  })
+  // The standard headers from what the edge recognised (the raw edge builds the full record only on a
+  // read of `req.headers`); an edge that did not read one leaves it to the record.
+  const header = (name: string): string | undefined =>
+    (name === "mcp-method"
+      ? known.mcpMethod
+      : name === "mcp-name"
+        ? known.mcpName
+        : name === "mcp-protocol-version"
+          ? known.protocolVersion
+          : undefined) ?? first(req.headers[name])
+  const headers: { protocolVersion?: string; method?: string; name?: string } = {}
+  if (known.protocolVersion !== undefined) headers.protocolVersion = known.protocolVersion
+  const mcpMethod = header("mcp-method")
+  if (mcpMethod !== undefined) headers.method = mcpMethod
+  const mcpName = header("mcp-name")
+  if (mcpName !== undefined) headers.name = mcpName
+  const era = classifyPost(body, headers)
   if (era.kind === "legacy") return legacy(withBody(req, raw), body)
   if (era.kind === "reject") {
     const id = typeof era.id === "string" || typeof era.id === "number" ? era.id : null
@@ -149,8 +158,7 @@ export const serveSessionlessPost = async (
     }
     return writeJson(res, refusal.httpStatus, errorMessage(id, refusal.code, refusal.message, refusal.data))
   }
-  let inFlight = inFlightOf.get(serving)
-  if (inFlight === undefined) inFlightOf.set(serving, (inFlight = new Map()))
+  const inFlight = serving.inFlight
   if (id === undefined) {
     const requestId = (params as { requestId?: unknown } | undefined)?.requestId
     if (
@@ -170,7 +178,7 @@ export const serveSessionlessPost = async (
   const key = inFlightKey(caller, id)
   inFlight.set(key, controller)
   try {
-    await serving.serve(message, caller, sink, controller)
+    await serving.serve(message, caller, sink, controller, envelope as ModernEnvelope)
   } finally {
     if (inFlight.get(key) === controller) inFlight.delete(key)
   }

@@ -11,25 +11,12 @@
  * @internal
  */
 import { type ClientRequests, TaggedToolError } from "@toolplane/foundation"
+import { HOLD_CALL, INPUT_KEY_META_KEY } from "../../internal/callMarks.js"
 import { ModernProtocolError } from "./errors.js"
 import { ModernErrorCode } from "./protocol.js"
 import type { RequestStateBinding, RequestStateClaims, RequestStates } from "./requestState.js"
 
-/**
- * Set (to `true`) on the params of a client request made by a call that is already running upstream:
- * a stateless client's answer must resume that call, not re-run it. A symbol, so it never reaches JSON.
- */
-export const HOLD_CALL: unique symbol = Symbol.for("toolplane.holdCall")
-
-/**
- * The `_meta` key of an elicitation or sampling request's params with which a tool (or an approver)
- * names its input: for a 2026-07-28 client the request becomes the `InputRequiredResult` input request
- * under this key (default `elicitation-1`, `sampling-1`, … in the order asked). Removed before the
- * request reaches the client; a 2025 client receives it unchanged in `elicitation/create`.
- *
- * @since 0.1.0
- */
-export const INPUT_KEY_META_KEY = "toolplane.dev/inputKey"
+export { HOLD_CALL, INPUT_KEY_META_KEY }
 
 /**
  * Thrown out of a client request that has no answer yet: the call stops there. A typed error that is not

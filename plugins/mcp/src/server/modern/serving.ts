@@ -14,14 +14,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { type LoggingLevel, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { callerIdOf } from "../callerIdentity.js"
 import type { ReplicaBus } from "../replicaBus.js"
-import {
-  CALL_CONTROLLER,
-  CallController,
-  isDirectParams,
-  type McpExposure,
-  MODERN_REQUEST,
-  type ModernRequest,
-} from "../serve.js"
+import { CallController, isDirectParams, type McpExposure, type ModernRequest } from "../serve.js"
 import { cacheHintFor, type McpCacheHints } from "./cacheHints.js"
 import { errorMessage, httpStatusOf, ModernProtocolError } from "./errors.js"
 import { type HeldCallOptions, HeldCalls, HeldSink } from "./heldCalls.js"
@@ -37,6 +30,7 @@ import {
   SUBSCRIPTION_ID_META_KEY,
 } from "./protocol.js"
 import { type RequestStateClaims, RequestStates } from "./requestState.js"
+import { StatelessExtra } from "./statelessExtra.js"
 import { declaresTasks, TASK_METHODS, TaskHost, type TaskHostOptions, withTasksExtension } from "./tasks.js"
 import { remoteParent, withRemoteParent } from "./traceContext.js"
 import { UpstreamHandoff, type UpstreamTaskRelays, UpstreamTaskSource } from "./upstreamTaskSource.js"
@@ -157,6 +151,8 @@ export class ModernServing {
   readonly tasks: TaskHost
   /** Upstream calls held open while their client answers their questions. */
   readonly held: HeldCalls
+  /** Stateless HTTP requests in flight, for `notifications/cancelled` (keys: see `httpEntry.ts`). */
+  readonly inFlight = new Map<string, CallController>()
   /** The input_required answers waiting for their retry (listed, and rejectable, by an operator). */
   readonly pendingInputs = new PendingInputRegistry((n, e) => this.#rejectState(n, e))
   readonly #upstream: UpstreamTaskSource | undefined
@@ -406,12 +402,14 @@ export class ModernServing {
     caller: ModernCaller,
     sink: ModernSink,
     controller: CallController = new CallController(),
+    /** The request's envelope, when the entry has read it already. */
+    read?: ModernEnvelope,
   ): Promise<void> {
     const id = message.id as string | number | undefined
     const method = message.method as string
     if (id === undefined) return // notifications of the stateless era carry nothing the server keeps
     try {
-      const envelope = readEnvelope(message.params)
+      const envelope = read ?? readEnvelope(message.params)
       if (envelope instanceof ModernProtocolError) throw envelope
       const result = await this.#dispatch(id, method, message, envelope, caller, sink, controller)
       if (controller.cancelled) return
@@ -543,28 +541,7 @@ export class ModernServing {
     // The SDK's handler sees the request without the fields only the stateless era has.
     // (and without a 2025 client's `task` hint: under the tasks extension the server alone decides)
     const { inputResponses: _responses, requestState: _state, task: _task, ...rest } = params
-    const extra = {
-      signal: controller.signal,
-      requestId: id,
-      ...(caller.authInfo ? { authInfo: caller.authInfo } : {}),
-      // read only by a `context` option (a raw-edge request builds its header record on first read)
-      get requestInfo() {
-        const headers = caller.headers
-        return headers ? { headers } : undefined
-      },
-      _meta: params._meta,
-      sendNotification: async (notification: Record<string, unknown>) => {
-        if (!controller.signal.aborted) out.notify({ jsonrpc: "2.0", ...notification })
-      },
-      sendRequest: async () => {
-        throw new ModernProtocolError(
-          ModernErrorCode.InternalError,
-          "a stateless request cannot carry server-to-client requests",
-        )
-      },
-      [CALL_CONTROLLER]: controller,
-      [MODERN_REQUEST]: modern,
-    }
+    const extra = new StatelessExtra(controller, id, caller, params._meta, out, modern)
     const parent = remoteParent(envelope.traceparent, envelope.tracestate)
     // tools/call and tools/list with well-shaped params skip the SDK's schema validation, as on a session
     const direct = isDirectParams(method, rest) ? this.#exposure.direct(this.#server!) : undefined
@@ -576,7 +553,10 @@ export class ModernServing {
         : handler({ method, params: rest }, x)
     let result: Record<string, unknown>
     const task =
-      resumed === undefined && round && method === "tools/call"
+      resumed === undefined &&
+      round &&
+      method === "tools/call" &&
+      !this.tasks.runsWithoutTask(String(params.name), callerId, envelope.clientCapabilities)
         ? await this.#asTask(
             String(params.name),
             callerId,

@@ -16,6 +16,7 @@
  * @internal
  */
 import type { ClientRequests } from "@toolplane/foundation"
+import { BEFORE_TASK_META_KEY } from "../../internal/callMarks.js"
 import { CALL_CONTROLLER, CallController, MODERN_REQUEST, type ModernRequest } from "../serve.js"
 import { ModernProtocolError } from "./errors.js"
 import { INPUT_KEY_META_KEY, type InputRound } from "./inputRequests.js"
@@ -25,15 +26,7 @@ import { type TaskClaims, type TaskHandleRefusal, TaskHandles } from "./taskHand
 /** The extension's identifier (capabilities' `extensions` key). */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 
-/**
- * The `_meta` key of an elicitation or sampling request's params that asks it before the call becomes a
- * task: made while the call has no task yet, it is a multi round-trip input request (`InputRequiredResult`
- * with a signed `requestState`) and the task is created on the retry that answers it. Removed before
- * the request reaches the client.
- *
- * @since 0.2.0
- */
-export const BEFORE_TASK_META_KEY = "toolplane.dev/beforeTask"
+export { BEFORE_TASK_META_KEY }
 
 /** A task's status. */
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled"
@@ -338,7 +331,21 @@ type ListTools = (params: Record<string, unknown>, extra: unknown) => Promise<Re
  * looked up), kept 30 s and dropped when the tool list changes.
  */
 export class TaskSupport {
-  readonly #byCaller = new Map<string, { at: number; tools: Promise<Map<string, string>> }>()
+  readonly #byCaller = new Map<
+    string,
+    { at: number; tools: Promise<Map<string, string>>; settled?: Map<string, string> }
+  >()
+
+  /**
+   * The support of tool `name` for `caller` when its listing is at hand (read and not expired):
+   * `"none"` for a tool that runs without a task; `undefined` when {@link TaskSupport.of} must look.
+   */
+  cached(name: string, caller: string): "optional" | "required" | "none" | undefined {
+    const entry = this.#byCaller.get(caller)
+    if (entry?.settled === undefined || Date.now() - entry.at > 30_000) return undefined
+    const support = entry.settled.get(name)
+    return support === "optional" || support === "required" ? support : "none"
+  }
 
   /** The support of tool `name` for `caller` (`undefined`: it runs without a task). */
   async of(
@@ -350,10 +357,18 @@ export class TaskSupport {
     let entry = this.#byCaller.get(caller)
     if (entry === undefined || Date.now() - entry.at > 30_000) {
       if (this.#byCaller.size > 1024) this.#byCaller.clear()
-      const made = { at: Date.now(), tools: listSupport(list, extra) }
-      made.tools.catch(() => {
-        if (this.#byCaller.get(caller) === made) this.#byCaller.delete(caller)
-      })
+      const made: { at: number; tools: Promise<Map<string, string>>; settled?: Map<string, string> } = {
+        at: Date.now(),
+        tools: listSupport(list, extra),
+      }
+      made.tools.then(
+        (tools) => {
+          made.settled = tools
+        },
+        () => {
+          if (this.#byCaller.get(caller) === made) this.#byCaller.delete(caller)
+        },
+      )
       this.#byCaller.set(caller, made)
       entry = made
     }
@@ -598,6 +613,9 @@ export class TaskHost {
     const send = extra.sendNotification as (n: Record<string, unknown>) => Promise<void>
     const taskExtra = {
       ...extra,
+      // (what a stateless request's extra has on its prototype)
+      requestInfo: extra.requestInfo,
+      sendRequest: extra.sendRequest,
       signal: task.controller.signal,
       sendNotification: async (n: Record<string, unknown>) => {
         if (!answered) await send(n)
@@ -622,6 +640,18 @@ export class TaskHost {
     const settled = await task.settle(call.run(taskExtra), outcome, requestController.signal)
     answered = true
     return settled
+  }
+
+  /**
+   * Whether a `tools/call` of `name` surely runs as any other call, so {@link TaskHost.maybeTask} need
+   * not be asked: the client did not declare the extension and the tool's support for `caller` is known
+   * (cached) not to be `required`. Synchronous: a stateless call of a client without the extension
+   * costs no lookup.
+   */
+  runsWithoutTask(name: string, caller: string, capabilities: Readonly<Record<string, unknown>>): boolean {
+    if (declaresTasks(capabilities)) return false
+    const support = this.support.cached(name, caller)
+    return support !== undefined && support !== "required"
   }
 
   /** A call that may become a task. */
