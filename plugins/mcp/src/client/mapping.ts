@@ -96,7 +96,8 @@ export const listRemoteTools = async (
     if (page >= options.maxPages)
       throw new InvalidCursor({ reason: `tools/list did not finish within ${options.maxPages} pages` })
     const result = await listPage(client, cursor, options.timeoutMs)
-    natives.push(...result.tools)
+    // The SDK v1 engine types schemas loosely (`object`); a listed tool is JSON, as MCP's `Tool` says.
+    natives.push(...(result.tools as readonly McpTool[]))
     cache = mergeCacheHint(cache, result, page === 0)
     if (result.nextCursor === undefined || result.nextCursor === "") break
     if (result.nextCursor === cursor)
