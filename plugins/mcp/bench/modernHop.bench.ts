@@ -9,8 +9,10 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
+import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport as V1HttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { makeContext } from "@toolplane/foundation"
-import { type McpBackend, mcpBackend } from "../src/index.js"
+import { type McpBackend, mcpBackend, NodeStdioTransport, NodeStreamableHttpTransport } from "../src/index.js"
 
 const TSX = join(import.meta.dirname, "../../../node_modules/.bin/tsx")
 const FIXTURE = join(import.meta.dirname, "../test/fixtures/modernServer.ts")
@@ -45,10 +47,20 @@ const ours = async (name: string, backend: McpBackend): Promise<Case> => {
   }
 }
 
-const sdkV2 = async (name: string, transport: unknown): Promise<Case> => {
+const sdkV2 = async (name: string, transport: unknown, mode = "auto"): Promise<Case> => {
   const client = new Client({ name: "bench", version: "1.0.0" }, {
-    versionNegotiation: { mode: "auto" },
+    versionNegotiation: { mode },
   } as never)
+  await client.connect(transport as never)
+  return {
+    name,
+    call: () => client.callTool({ name: "echo", arguments: { text: "hello" } }),
+    close: () => client.close(),
+  }
+}
+
+const sdkV1 = async (name: string, transport: unknown): Promise<Case> => {
+  const client = new V1Client({ name: "bench", version: "1.0.0" })
   await client.connect(transport as never)
   return {
     name,
@@ -111,6 +123,13 @@ try {
       mcpBackend({ name: "b", http: { url } }, { protocol: "2025-11-25", requiresApproval: false }),
     ),
     await sdkV2("SDK v2 Client, 2026-07-28", new StreamableHTTPClientTransport(new URL(url))),
+    await sdkV2("SDK v2 Client, 2025-11-25", new StreamableHTTPClientTransport(new URL(url)), "legacy"),
+    await sdkV2(
+      "SDK v2 Client, 2025-11-25, our HTTP transport",
+      new NodeStreamableHttpTransport(new URL(url)),
+      "legacy",
+    ),
+    await sdkV1("SDK v1 Client, 2025-11-25", new V1HttpTransport(new URL(url))),
   ]
   await run("Streamable HTTP, dual-era SDK v2 server", http)
   for (const k of http) await k.close()
@@ -131,6 +150,12 @@ try {
       ),
     ),
     await sdkV2("SDK v2 Client, 2026-07-28", new StdioClientTransport({ command: TSX, args })),
+    await sdkV2("SDK v2 Client, 2025-11-25", new StdioClientTransport({ command: TSX, args }), "legacy"),
+    await sdkV2(
+      "SDK v2 Client, 2025-11-25, our stdio transport",
+      new NodeStdioTransport({ command: TSX, args }),
+      "legacy",
+    ),
   ]
   await run("stdio, dual-era SDK v2 server", stdio)
   for (const k of stdio) await k.close()

@@ -11,7 +11,7 @@
  * @since 0.1.0
  */
 
-import type { Tool as McpToolType } from "@modelcontextprotocol/sdk/types.js"
+import type { Tool as McpToolType } from "@modelcontextprotocol/server"
 import {
   type Adapter,
   type Conversion,

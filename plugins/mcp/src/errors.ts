@@ -8,7 +8,8 @@
  *
  * @since 0.1.0
  */
-import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult } from "@modelcontextprotocol/server"
 import {
   BackendUnavailable,
   causeOf,

@@ -9,18 +9,20 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import {
-  type CallToolResult,
   CallToolResultSchema,
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ErrorCode,
-  type Implementation,
-  type LoggingLevel,
   LoggingMessageNotificationSchema,
   McpError,
-  type Progress as McpProgress,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js"
+import type {
+  CallToolResult,
+  Implementation,
+  LoggingLevel,
+  Progress as McpProgress,
+} from "@modelcontextprotocol/server"
 import {
   type Backend,
   type BackendCall,

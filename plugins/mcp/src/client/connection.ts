@@ -8,14 +8,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import {
-  type ClientCapabilities,
-  ErrorCode,
-  type Implementation,
-  McpError,
-  type Progress,
-} from "@modelcontextprotocol/sdk/types.js"
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
+import type { ClientCapabilities, Implementation, Progress, Transport } from "@modelcontextprotocol/server"
 import { BackendUnavailable, causeOf } from "@toolplane/foundation"
 import { isUnreachable } from "../errors.js"
 import {

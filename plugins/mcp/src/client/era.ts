@@ -6,14 +6,15 @@
  *
  * @since 0.1.0
  */
-import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type {
   ClientCapabilities,
   Implementation,
   JSONRPCMessage,
   MessageExtraInfo,
   ServerCapabilities,
-} from "@modelcontextprotocol/sdk/types.js"
+  Transport,
+  TransportSendOptions,
+} from "@modelcontextprotocol/server"
 
 /**
  * The first (and so far only) protocol revision of the modern era.

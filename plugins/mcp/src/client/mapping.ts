@@ -5,11 +5,8 @@
  * @since 0.1.0
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import {
-  type CallToolResult,
-  ListToolsResultSchema,
-  type Progress as McpProgress,
-} from "@modelcontextprotocol/sdk/types.js"
+import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, Progress as McpProgress } from "@modelcontextprotocol/server"
 import {
   type BackendResult,
   byId,
@@ -96,7 +93,8 @@ export const listRemoteTools = async (
     if (page >= options.maxPages)
       throw new InvalidCursor({ reason: `tools/list did not finish within ${options.maxPages} pages` })
     const result = await listPage(client, cursor, options.timeoutMs)
-    natives.push(...result.tools)
+    // The SDK v1 engine types schemas loosely (`object`); a listed tool is JSON, as MCP's `Tool` says.
+    natives.push(...(result.tools as readonly McpTool[]))
     cache = mergeCacheHint(cache, result, page === 0)
     if (result.nextCursor === undefined || result.nextCursor === "") break
     if (result.nextCursor === cursor)
@@ -234,7 +232,9 @@ export const toBackendResult = (result: CallToolResult): BackendResult => {
   const out: { -readonly [K in keyof BackendResult]: BackendResult[K] } = {
     content: (result.content ?? []) as unknown as ContentBlock[],
   }
-  if (result.structuredContent !== undefined) out.structuredContent = result.structuredContent
+  // Kept as the upstream sent it (SDK v2 types admit `null` here; the SDK v1 engine's schema refuses it).
+  if (result.structuredContent !== undefined)
+    out.structuredContent = result.structuredContent as Readonly<Record<string, unknown>>
   if (result.isError) out.isError = true
   if (meta !== undefined) out._meta = meta
   if (typeof next === "string") out.continuation = next

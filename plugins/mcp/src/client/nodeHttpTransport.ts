@@ -14,8 +14,12 @@ import {
   type IncomingMessage,
 } from "node:http"
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
-import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js"
-import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js"
+import type {
+  JSONRPCMessage,
+  MessageExtraInfo,
+  Transport,
+  TransportSendOptions,
+} from "@modelcontextprotocol/server"
 import { Http1Pool, type Http1Response, isValidHeader } from "../internal/http1Pool.js"
 import { keepMessageText } from "../internal/resultJson.js"
 import { modernHeaderLines, modernHeaders } from "./era.js"

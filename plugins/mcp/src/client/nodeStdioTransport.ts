@@ -13,8 +13,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { PassThrough, type Stream } from "node:stream"
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server"
 import { keepMessageText } from "../internal/resultJson.js"
 
 /**

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { Transport } from "@modelcontextprotocol/server"
 import { type Discovered, MODERN_PROTOCOL_VERSION, parseDiscovered } from "./era.js"
 
 /**

@@ -4,7 +4,7 @@
  *
  * @since 0.2.0
  */
-import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js"
+import type { ClientCapabilities } from "@modelcontextprotocol/server"
 
 /**
  * The extension's identifier, in `capabilities.extensions` of `server/discover` and of the client's

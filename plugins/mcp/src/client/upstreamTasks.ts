@@ -10,7 +10,7 @@
  * @since 0.2.0
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import type { Progress as McpProgress } from "@modelcontextprotocol/sdk/types.js"
+import type { Progress as McpProgress } from "@modelcontextprotocol/server"
 import {
   BackendUnavailable,
   Cancelled,

@@ -23,13 +23,13 @@
 
 import { randomBytes } from "node:crypto"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
   ErrorCode,
   type JSONRPCMessage,
   McpError,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js"
+import type { Transport, TransportSendOptions } from "@modelcontextprotocol/server"
 import { sessionOwner } from "./callerIdentity.js"
 import { type EdgeRequest, type EdgeResponse, type KnownHeaders, readBodyUpTo } from "./edgeExchange.js"
 import type { ReplicaBus } from "./replicaBus.js"

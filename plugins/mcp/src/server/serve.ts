@@ -12,28 +12,30 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import {
   CallToolRequestSchema,
-  type CallToolResult,
   CompleteRequestSchema,
   CreateMessageResultSchema,
   ElicitResultSchema,
   ErrorCode,
   GetPromptRequestSchema,
-  type Implementation,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListRootsResultSchema,
   ListToolsRequestSchema,
-  type LoggingLevel,
   McpError,
   ReadResourceRequestSchema,
-  type ServerCapabilities,
   type ServerNotification,
   type ServerRequest,
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js"
+import type {
+  CallToolResult,
+  Implementation,
+  LoggingLevel,
+  ServerCapabilities,
+} from "@modelcontextprotocol/server"
 import {
   type ClientRequests,
   type ExecutionContext,

@@ -10,8 +10,8 @@
  * @internal
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { type LoggingLevel, McpError } from "@modelcontextprotocol/sdk/types.js"
+import type { Transport } from "@modelcontextprotocol/server"
 import { callerIdOf } from "../callerIdentity.js"
 import type { ReplicaBus } from "../replicaBus.js"
 import { CallController, isDirectParams, type McpExposure, type ModernRequest } from "../serve.js"

@@ -6,7 +6,7 @@
  *
  * @internal
  */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { Transport } from "@modelcontextprotocol/server"
 import { CallController } from "../serve.js"
 import { claimsModern } from "./negotiation.js"
 import type { ModernServing } from "./serving.js"
