@@ -70,8 +70,6 @@ const MODERN_FAILURES: Readonly<Record<string, string>> = {
   "auth/metadata-var2": ROOT_RESOURCE,
   "auth/authorization-server-migration":
     "by design: the first issuer found stays the backend's only one (no client secret or token goes to an authorization server its metadata later names), so a migrated backend is reported unavailable until it is logged in again",
-  "http-custom-headers":
-    "SEP-2243 parameter headers (`x-mcp-header` in a tool's inputSchema mirrored as `Mcp-Param-*` on tools/call) are not sent yet",
 }
 
 /** The 2025-11-25 set. */

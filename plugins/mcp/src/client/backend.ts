@@ -521,7 +521,12 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
   const load = async (client: Client): Promise<readonly Tool[]> => {
     // A server without the tools capability (resources or prompts only) has no tools to list.
     const listed = client.getServerCapabilities()?.tools
-      ? await listRemoteTools(client, name, { maxPages, timeoutMs: healthTimeoutMs, memo: conversions })
+      ? await listRemoteTools(client, name, {
+          maxPages,
+          timeoutMs: healthTimeoutMs,
+          memo: conversions,
+          paramHeaders: connection.paramHeaders,
+        })
       : { tools: [], warnings: [] }
     listingHint = connection.era === "modern" ? listed.cache : undefined
     freshUntil = listingHint !== undefined ? Date.now() + listingHint.ttlMs : Number.POSITIVE_INFINITY

@@ -14,14 +14,16 @@ import { BackendUnavailable, causeOf } from "@toolplane/foundation"
 import { isUnreachable } from "../errors.js"
 import {
   type Discovered,
+  headerRecord,
   type McpProtocolChoice,
   MODERN_PROTOCOL_VERSION,
   ModernEnvelopeTransport,
   modernEnvelope,
-  modernHeaders,
+  modernHeaderLines,
 } from "./era.js"
 import { NodeStreamableHttpTransport } from "./nodeHttpTransport.js"
 import { NodeStdioTransport, type NodeStdioTransportOptions } from "./nodeStdioTransport.js"
+import { ParamHeaderBindings } from "./paramHeaders.js"
 import { probeEra } from "./probe.js"
 import { advertisesTasks, withTasksCapability } from "./tasksExtension.js"
 
@@ -105,7 +107,7 @@ const forgetSession = (transport: Transport): void => {
 
 /** Wraps a `fetch` with an {@link McpUpstreamAuth}: the header on every request, one retry after a 401. */
 const authorizingFetch =
-  (auth: McpUpstreamAuth, inner: typeof originMarkingFetch) =>
+  (auth: McpUpstreamAuth, inner: ReturnType<typeof originMarkingFetch>) =>
   async (url: string | URL, init?: RequestInit): Promise<Response> => {
     const withAuth = async (): Promise<RequestInit> => {
       const headers = new Headers(init?.headers)
@@ -305,71 +307,77 @@ const markEvent = (event: string, token: string): string => {
  * A fetch for the SDK's Streamable HTTP client transport that marks what arrives on the response stream
  * of a request carrying a `_meta.progressToken` (every `tools/call` of the backend) with that token.
  */
-const originMarkingFetch = async (url: string | URL, init?: RequestInit): Promise<Response> => {
-  if (
-    init?.method === "POST" &&
-    typeof init.body === "string" &&
-    init.body.includes(MODERN_PROTOCOL_VERSION)
-  ) {
-    let headers: Record<string, string> = {}
-    const merged = new Headers(init.headers)
-    // A request of a 2025 session keeps its negotiated headers, even when its `_meta` carries a
-    // downstream client's 2026 protocol version.
-    if (!merged.has("mcp-session-id"))
-      try {
-        headers = modernHeaders(JSON.parse(init.body))
-      } catch {
-        // Not JSON: sent as it is.
-      }
-    if (Object.keys(headers).length > 0) {
-      for (const [name, value] of Object.entries(headers)) merged.set(name, value)
-      init = { ...init, headers: merged }
-    }
-  }
-  const response = await fetch(url, init)
-  if (
-    init?.method !== "POST" ||
-    typeof init.body !== "string" ||
-    !response.body ||
-    !response.headers.get("content-type")?.includes("text/event-stream")
-  )
-    return response
-  let token: unknown
-  try {
-    token = (JSON.parse(init.body) as { params?: { _meta?: { progressToken?: unknown } } })?.params?._meta
-      ?.progressToken
-  } catch {
-    return response
-  }
-  if (typeof token !== "string") return response
-  const origin = token
-  const decoder = new TextDecoder()
-  const encoder = new TextEncoder()
-  let buffer = ""
-  const body = response.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        buffer += decoder.decode(chunk, { stream: true })
-        let out = ""
-        for (let end = buffer.search(/\r?\n\r?\n/); end >= 0; end = buffer.search(/\r?\n\r?\n/)) {
-          const separator = /\r?\n\r?\n/.exec(buffer.slice(end))![0]
-          out += markEvent(buffer.slice(0, end), origin) + separator
-          buffer = buffer.slice(end + separator.length)
+const originMarkingFetch =
+  (paramHeaders: ParamHeaderBindings) =>
+  async (url: string | URL, init?: RequestInit): Promise<Response> => {
+    if (
+      init?.method === "POST" &&
+      typeof init.body === "string" &&
+      init.body.includes(MODERN_PROTOCOL_VERSION)
+    ) {
+      let headers: Record<string, string> = {}
+      const merged = new Headers(init.headers)
+      // A request of a 2025 session keeps its negotiated headers, even when its `_meta` carries a
+      // downstream client's 2026 protocol version.
+      if (!merged.has("mcp-session-id"))
+        try {
+          headers = (() => {
+            const message: unknown = JSON.parse(init.body)
+            const lines = modernHeaderLines(message)
+            return headerRecord(lines === "" ? lines : lines + paramHeaders.lines(message))
+          })()
+        } catch {
+          // Not JSON: sent as it is.
         }
-        if (out !== "") controller.enqueue(encoder.encode(out))
-      },
-      flush(controller) {
-        buffer += decoder.decode()
-        if (buffer !== "") controller.enqueue(encoder.encode(buffer))
-      },
-    }),
-  )
-  return new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  })
-}
+      if (Object.keys(headers).length > 0) {
+        for (const [name, value] of Object.entries(headers)) merged.set(name, value)
+        init = { ...init, headers: merged }
+      }
+    }
+    const response = await fetch(url, init)
+    if (
+      init?.method !== "POST" ||
+      typeof init.body !== "string" ||
+      !response.body ||
+      !response.headers.get("content-type")?.includes("text/event-stream")
+    )
+      return response
+    let token: unknown
+    try {
+      token = (JSON.parse(init.body) as { params?: { _meta?: { progressToken?: unknown } } })?.params?._meta
+        ?.progressToken
+    } catch {
+      return response
+    }
+    if (typeof token !== "string") return response
+    const origin = token
+    const decoder = new TextDecoder()
+    const encoder = new TextEncoder()
+    let buffer = ""
+    const body = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          buffer += decoder.decode(chunk, { stream: true })
+          let out = ""
+          for (let end = buffer.search(/\r?\n\r?\n/); end >= 0; end = buffer.search(/\r?\n\r?\n/)) {
+            const separator = /\r?\n\r?\n/.exec(buffer.slice(end))![0]
+            out += markEvent(buffer.slice(0, end), origin) + separator
+            buffer = buffer.slice(end + separator.length)
+          }
+          if (out !== "") controller.enqueue(encoder.encode(out))
+        },
+        flush(controller) {
+          buffer += decoder.decode()
+          if (buffer !== "") controller.enqueue(encoder.encode(buffer))
+        },
+      }),
+    )
+    return new Response(body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    })
+  }
 
 /**
  * Owns the SDK client; callers ask it for a connected client and report transport failures.
@@ -379,6 +387,8 @@ const originMarkingFetch = async (url: string | URL, init?: RequestInit): Promis
  */
 export class McpConnection {
   readonly #config: McpTransportConfig
+  /** The `x-mcp-header` bindings of the last tool listing, for the `Mcp-Param-*` headers of its calls. */
+  readonly paramHeaders = new ParamHeaderBindings()
   readonly #hooks: ConnectionHooks
   #state: McpConnectionState = "idle"
   #client: Client | undefined
@@ -652,6 +662,7 @@ export class McpConnection {
     if ((http.transport ?? "node") === "node")
       return new NodeStreamableHttpTransport(new URL(http.url), {
         originMetaKey: ORIGIN_META_KEY,
+        paramHeaders: this.paramHeaders,
         ...(http.headers ? { headers: http.headers } : {}),
         ...(http.auth
           ? {
@@ -661,7 +672,9 @@ export class McpConnection {
           : {}),
       })
     return new StreamableHTTPClientTransport(new URL(http.url), {
-      fetch: http.auth ? authorizingFetch(http.auth, originMarkingFetch) : originMarkingFetch,
+      fetch: http.auth
+        ? authorizingFetch(http.auth, originMarkingFetch(this.paramHeaders))
+        : originMarkingFetch(this.paramHeaders),
       ...(http.headers ? { requestInit: { headers: { ...http.headers } } } : {}),
       reconnectionOptions: {
         initialReconnectionDelay: 250,

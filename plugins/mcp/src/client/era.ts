@@ -139,9 +139,18 @@ export const modernHeaderLines = (message: unknown): string => {
  * @internal
  * @since 0.1.0
  */
-export const modernHeaders = (message: unknown): Record<string, string> => {
+export const modernHeaders = (message: unknown): Record<string, string> =>
+  headerRecord(modernHeaderLines(message))
+
+/**
+ * Header lines (each ending in CRLF) as a record.
+ *
+ * @internal
+ * @since 0.2.0
+ */
+export const headerRecord = (lines: string): Record<string, string> => {
   const out: Record<string, string> = {}
-  for (const line of modernHeaderLines(message).split("\r\n")) {
+  for (const line of lines.split("\r\n")) {
     const colon = line.indexOf(": ")
     if (colon > 0) out[line.slice(0, colon)] = line.slice(colon + 2)
   }

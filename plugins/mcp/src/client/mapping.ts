@@ -19,7 +19,7 @@ import {
 } from "@toolplane/foundation"
 import { z } from "zod"
 import { fromMcpTool, type McpTool, NEXT_CURSOR_META_KEY } from "../adapter.js"
-import { invalidParamHeader } from "./paramHeaders.js"
+import { invalidParamHeader, type ParamHeaderBindings } from "./paramHeaders.js"
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v)
@@ -84,6 +84,8 @@ export const listRemoteTools = async (
      * (conversion compiles its schemas, milliseconds per tool). Left holding this listing's.
      */
     readonly memo?: Map<string, Conversion<Tool>>
+    /** Left holding the `x-mcp-header` bindings of the tools this listing keeps (for `Mcp-Param-*`). */
+    readonly paramHeaders?: ParamHeaderBindings
   },
 ): Promise<{ tools: RemoteTool[]; warnings: FeatureLossWarning[]; cache?: CacheHint }> => {
   const natives: McpTool[] = []
@@ -106,6 +108,7 @@ export const listRemoteTools = async (
   const tools: RemoteTool[] = []
   const previous = options.memo
   const next = previous === undefined ? undefined : new Map<string, Conversion<Tool>>()
+  const annotated: McpTool[] = []
   for (const native of natives) {
     const badHeader = invalidParamHeader(native.inputSchema)
     if (badHeader !== undefined) {
@@ -119,6 +122,7 @@ export const listRemoteTools = async (
       })
       continue
     }
+    annotated.push(native)
     try {
       const key = next === undefined ? "" : JSON.stringify(native)
       const converted = previous?.get(key) ?? fromMcpTool(native, namespace)
@@ -154,6 +158,7 @@ export const listRemoteTools = async (
     for (const [key, converted] of next) previous.set(key, converted)
   }
   tools.sort((a, b) => byId(a.tool, b.tool))
+  options.paramHeaders?.record(annotated)
   return cache === undefined ? { tools, warnings } : { tools, warnings, cache }
 }
 

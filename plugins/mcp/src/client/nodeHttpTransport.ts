@@ -22,7 +22,8 @@ import type {
 } from "@modelcontextprotocol/server"
 import { Http1Pool, type Http1Response, isValidHeader } from "../internal/http1Pool.js"
 import { keepMessageText } from "../internal/resultJson.js"
-import { modernHeaderLines, modernHeaders } from "./era.js"
+import { headerRecord, modernHeaderLines } from "./era.js"
+import type { ParamHeaderBindings } from "./paramHeaders.js"
 
 /**
  * An HTTP failure of the transport; `code` is the HTTP status (as in the SDK's `StreamableHTTPError`,
@@ -69,6 +70,13 @@ export interface NodeStreamableHttpTransportOptions {
    * @since 0.1.0
    */
   readonly onUnauthorized?: (challenge: string | undefined) => Promise<void>
+  /**
+   * The `x-mcp-header` bindings of the listed tools: a modern `tools/call` gets their `Mcp-Param-*` headers.
+   *
+   * @internal
+   * @since 0.2.0
+   */
+  readonly paramHeaders?: ParamHeaderBindings
 }
 
 type Json = Record<string, unknown>
@@ -361,13 +369,15 @@ export class NodeStreamableHttpTransport implements Transport {
       const body = JSON.stringify(message)
       // In a 2025 session (a negotiated version) a request never gets the modern headers, even when its
       // `_meta` carries a downstream client's 2026 protocol version.
-      const modern =
+      let modern =
         Array.isArray(message) || this.#protocolVersion !== undefined ? "" : modernHeaderLines(message)
+      if (modern !== "" && this.#options.paramHeaders !== undefined)
+        modern += this.#options.paramHeaders.lines(message)
       if (this.#options.authorization !== undefined) await this.#refreshAuthorization()
       let res: Answer =
         this.#pool !== undefined
           ? await this.#pool.request(this.#postMessage(body, modern))
-          : fromIncoming(await this.#post(body, modern === "" ? undefined : modernHeaders(message)))
+          : fromIncoming(await this.#post(body, modern === "" ? undefined : headerRecord(modern)))
       if (res.status === 401 && this.#options.onUnauthorized !== undefined) {
         const challenge = res.header("www-authenticate")
         res.discard()
@@ -376,7 +386,7 @@ export class NodeStreamableHttpTransport implements Transport {
         res =
           this.#pool !== undefined
             ? await this.#pool.request(this.#postMessage(body, modern))
-            : fromIncoming(await this.#post(body, modern === "" ? undefined : modernHeaders(message)))
+            : fromIncoming(await this.#post(body, modern === "" ? undefined : headerRecord(modern)))
       }
       const sessionId = res.header("mcp-session-id")
       if (typeof sessionId === "string" && sessionId !== "") this.sessionId = sessionId

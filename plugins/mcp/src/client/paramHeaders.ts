@@ -46,3 +46,81 @@ export const invalidParamHeader = (inputSchema: unknown): { path: string; reason
   }
   return undefined
 }
+
+/** One annotated property: the argument it reads and the header line name it fills. */
+interface Binding {
+  readonly property: string
+  readonly header: string
+}
+
+/**
+ * A value as an `Mcp-Param-*` field value: sent as it is when every character is visible ASCII or a
+ * space (0x20-0x7E), with no leading or trailing whitespace and not itself shaped like the sentinel;
+ * otherwise `=?base64?<base64 of its UTF-8>?=`. CR, LF and other control characters therefore never reach
+ * the header line as they are.
+ *
+ * @internal
+ * @since 0.2.0
+ */
+export const encodeParamHeaderValue = (value: string): string => {
+  let plain = value === value.trim() && !/^=\?base64\?.*\?=$/s.test(value)
+  for (let i = 0; plain && i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if (c < 0x20 || c > 0x7e) plain = false
+  }
+  return plain ? value : `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`
+}
+
+/** A primitive argument as the text its header carries; `undefined` for null, absent or non-primitive. */
+const headerText = (value: unknown): string | undefined => {
+  if (typeof value === "string") return encodeParamHeaderValue(value)
+  if (typeof value === "boolean") return value ? "true" : "false"
+  if (typeof value === "number" && Number.isFinite(value)) return String(value)
+  return undefined
+}
+
+/**
+ * The `x-mcp-header` bindings of the tools a backend listed, by MCP tool name, and the `Mcp-Param-*`
+ * header lines of a `tools/call` to one of them. A connection holds one; its listing fills it (only
+ * tools whose annotations are valid), its HTTP transport reads it for each modern request.
+ *
+ * @internal
+ * @since 0.2.0
+ */
+export class ParamHeaderBindings {
+  #byTool = new Map<string, readonly Binding[]>()
+
+  /** Replaces the bindings with those of `tools` (a complete listing of valid tools). */
+  record(tools: readonly { readonly name: string; readonly inputSchema?: unknown }[]): void {
+    const next = new Map<string, readonly Binding[]>()
+    for (const tool of tools) {
+      const properties = (tool.inputSchema as { properties?: unknown } | undefined)?.properties
+      if (typeof properties !== "object" || properties === null) continue
+      const bindings: Binding[] = []
+      for (const [property, schema] of Object.entries(properties as Record<string, unknown>)) {
+        const header = (schema as Record<string, unknown> | null)?.["x-mcp-header"]
+        if (typeof header === "string" && TOKEN.test(header))
+          bindings.push({ property, header: `mcp-param-${header.toLowerCase()}` })
+      }
+      if (bindings.length > 0) next.set(tool.name, bindings)
+    }
+    this.#byTool = next
+  }
+
+  /** The header lines (each ending in CRLF) of `message` when it is a `tools/call` of a bound tool, else `""`. */
+  lines(message: unknown): string {
+    const m = message as { method?: unknown; params?: { name?: unknown; arguments?: unknown } }
+    if (m.method !== "tools/call" || typeof m.params?.name !== "string") return ""
+    const bindings = this.#byTool.get(m.params.name)
+    const args = m.params.arguments
+    if (bindings === undefined || typeof args !== "object" || args === null) return ""
+    let lines = ""
+    for (const { property, header } of bindings) {
+      const text = Object.hasOwn(args, property)
+        ? headerText((args as Record<string, unknown>)[property])
+        : undefined
+      if (text !== undefined) lines += `${header}: ${text}\r\n`
+    }
+    return lines
+  }
+}
