@@ -6,50 +6,22 @@
  * A decline runs nothing; a replay of a used state, a state for other arguments and answers without a
  * state run nothing; a client without elicitation gets `-32021`.
  */
-import { type McpHttpServerHandle, memoryReplicaBus, serveHttp } from "@toolplane/plugin-mcp"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { parseConfig } from "../src/config/load.js"
-import { type Gateway, openGateway } from "../src/gateway.js"
+import { serveHttp } from "@toolplane/plugin-mcp"
+import { describe, expect, it } from "vitest"
+import { launches, useApprovalReplicas } from "./helpers/approvalReplicas.js"
 import { modernPost } from "./helpers/modernPost.js"
-import { FIXTURES } from "./helpers/processes.js"
-
-const launches = () => (globalThis as { __toolplaneLaunches?: number }).__toolplaneLaunches ?? 0
 
 const SECRET = "modern-approval-secret-0123456789"
 
 describe("approval through the user for stateless clients (multi round-trip)", () => {
-  let gateway: Gateway
-  let a: McpHttpServerHandle
-  let b: McpHttpServerHandle
-
-  beforeAll(async () => {
-    gateway = await openGateway(
-      parseConfig(
-        [
-          "[[backends]]",
-          'name = "ops"',
-          'module = "./approvalTools.ts"',
-          "require_approval = true",
-          'approval = "elicit"',
-          "",
-        ].join("\n"),
-      ),
-      { baseDir: FIXTURES, env: { TOOLPLANE_CURSOR_SECRET: SECRET } },
-    )
-    const bus = memoryReplicaBus()
-    a = await serveHttp(gateway.service, { sessionSecret: SECRET, bus })
-    b = await serveHttp(gateway.service, { sessionSecret: SECRET, bus })
-  }, 30_000)
-
-  afterAll(async () => {
-    await a?.close()
-    await b?.close()
-    await gateway?.close()
-  })
+  const replicas = useApprovalReplicas(SECRET)
 
   const ask = async (target: string) => {
     const before = launches()
-    const first = await modernPost(a.url, "tools/call", { name: "ops.launch", arguments: { target } })
+    const first = await modernPost(replicas.a.url, "tools/call", {
+      name: "ops.launch",
+      arguments: { target },
+    })
     expect(first.status).toBe(200)
     const result = first.body.result!
     expect(result.resultType).toBe("input_required")
@@ -67,7 +39,7 @@ describe("approval through the user for stateless clients (multi round-trip)", (
   it("an accepting retry on the other replica runs the tool once; replaying the state runs nothing", async () => {
     const state = await ask("moon")
     const before = launches()
-    const done = await modernPost(b.url, "tools/call", {
+    const done = await modernPost(replicas.b.url, "tools/call", {
       name: "ops.launch",
       arguments: { target: "moon" },
       inputResponses: { approval: { action: "accept", content: { approve: true } } },
@@ -78,7 +50,7 @@ describe("approval through the user for stateless clients (multi round-trip)", (
     expect(launches()).toBe(before + 1)
     // the used mark reaches the other replica over the bus
     await new Promise((resolve) => setTimeout(resolve, 20))
-    for (const replica of [a, b]) {
+    for (const replica of [replicas.a, replicas.b]) {
       const replay = await modernPost(replica.url, "tools/call", {
         name: "ops.launch",
         arguments: { target: "moon" },
@@ -92,7 +64,7 @@ describe("approval through the user for stateless clients (multi round-trip)", (
   })
 
   it("the replica that asked is gone: the retry completes on another one", async () => {
-    const asking = await serveHttp(gateway.service, { sessionSecret: SECRET })
+    const asking = await serveHttp(replicas.gateway.service, { sessionSecret: SECRET })
     const first = await modernPost(asking.url, "tools/call", {
       name: "ops.launch",
       arguments: { target: "ceres" },
@@ -101,7 +73,7 @@ describe("approval through the user for stateless clients (multi round-trip)", (
     expect(first.body.result?.resultType).toBe("input_required")
     await asking.close()
     const before = launches()
-    const done = await modernPost(b.url, "tools/call", {
+    const done = await modernPost(replicas.b.url, "tools/call", {
       name: "ops.launch",
       arguments: { target: "ceres" },
       inputResponses: { approval: { action: "accept", content: { approve: true } } },
@@ -114,7 +86,7 @@ describe("approval through the user for stateless clients (multi round-trip)", (
   it("a decline runs nothing (ApprovalDenied)", async () => {
     const state = await ask("mars")
     const before = launches()
-    const done = await modernPost(b.url, "tools/call", {
+    const done = await modernPost(replicas.b.url, "tools/call", {
       name: "ops.launch",
       arguments: { target: "mars" },
       inputResponses: { approval: { action: "decline" } },
@@ -129,14 +101,14 @@ describe("approval through the user for stateless clients (multi round-trip)", (
   it("a state for other arguments, or answers without a state, run nothing", async () => {
     const state = await ask("venus")
     const before = launches()
-    const other = await modernPost(a.url, "tools/call", {
+    const other = await modernPost(replicas.a.url, "tools/call", {
       name: "ops.launch",
       arguments: { target: "earth" },
       inputResponses: { approval: { action: "accept", content: { approve: true } } },
       requestState: state,
     })
     expect(other.body.error?.data?.reason).toBe("arguments")
-    const unsigned = await modernPost(a.url, "tools/call", {
+    const unsigned = await modernPost(replicas.a.url, "tools/call", {
       name: "ops.launch",
       arguments: { target: "venus" },
       inputResponses: { approval: { action: "accept", content: { approve: true } } },
@@ -148,7 +120,7 @@ describe("approval through the user for stateless clients (multi round-trip)", (
   it("a client without the elicitation capability gets -32021 naming it, and nothing runs", async () => {
     const before = launches()
     const answer = await modernPost(
-      a.url,
+      replicas.a.url,
       "tools/call",
       { name: "ops.launch", arguments: { target: "pluto" } },
       { capabilities: {} },

@@ -5,50 +5,22 @@
  * (`-32602`, `data.reason: "rejected"`) and nothing runs; a retry that completes drops the entry on the
  * replica that listed it, through the used mark on the bus.
  */
-import { type McpHttpServerHandle, memoryReplicaBus, serveHttp } from "@toolplane/plugin-mcp"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { parseConfig } from "../src/config/load.js"
-import { type Gateway, openGateway } from "../src/gateway.js"
+import { describe, expect, it } from "vitest"
+import { launches, useApprovalReplicas } from "./helpers/approvalReplicas.js"
 import { modernPost } from "./helpers/modernPost.js"
-import { FIXTURES } from "./helpers/processes.js"
 
-const launches = () => (globalThis as { __toolplaneLaunches?: number }).__toolplaneLaunches ?? 0
 const SECRET = "pending-inputs-secret-0123456789"
 const accept = { approval: { action: "accept", content: { approve: true } } }
 const busTurn = () => new Promise((resolve) => setTimeout(resolve, 20))
 
 describe("pending multi round-trip approvals across replicas", () => {
-  let gateway: Gateway
-  let a: McpHttpServerHandle
-  let b: McpHttpServerHandle
-
-  beforeAll(async () => {
-    gateway = await openGateway(
-      parseConfig(
-        [
-          "[[backends]]",
-          'name = "ops"',
-          'module = "./approvalTools.ts"',
-          "require_approval = true",
-          'approval = "elicit"',
-          "",
-        ].join("\n"),
-      ),
-      { baseDir: FIXTURES, env: { TOOLPLANE_CURSOR_SECRET: SECRET } },
-    )
-    const bus = memoryReplicaBus()
-    a = await serveHttp(gateway.service, { sessionSecret: SECRET, bus })
-    b = await serveHttp(gateway.service, { sessionSecret: SECRET, bus })
-  }, 30_000)
-
-  afterAll(async () => {
-    await a?.close()
-    await b?.close()
-    await gateway?.close()
-  })
+  const replicas = useApprovalReplicas(SECRET)
 
   const ask = async (target: string) => {
-    const first = await modernPost(a.url, "tools/call", { name: "ops.launch", arguments: { target } })
+    const first = await modernPost(replicas.a.url, "tools/call", {
+      name: "ops.launch",
+      arguments: { target },
+    })
     expect(first.body.result?.resultType).toBe("input_required")
     return first.body.result!.requestState as string
   }
@@ -56,7 +28,7 @@ describe("pending multi round-trip approvals across replicas", () => {
   it("lists what it asked; a rejection refuses the retry on every replica and nothing runs", async () => {
     const before = launches()
     const state = await ask("moon")
-    const [pending, ...more] = a.pendingInputs.list()
+    const [pending, ...more] = replicas.a.pendingInputs.list()
     expect(more).toEqual([])
     expect(pending).toMatchObject({ method: "tools/call", name: "ops.launch", arguments: { target: "moon" } })
     expect(pending!.clientId).toBeUndefined()
@@ -64,13 +36,13 @@ describe("pending multi round-trip approvals across replicas", () => {
       '"target": "moon"',
     )
     expect(pending!.expiresAt).toBeGreaterThan(Date.now())
-    expect(b.pendingInputs.list()).toEqual([])
-    expect(b.pendingInputs.reject(pending!.id)).toBe(false)
-    expect(a.pendingInputs.reject(pending!.id)).toBe(true)
-    expect(a.pendingInputs.list()).toEqual([])
-    expect(a.pendingInputs.reject(pending!.id)).toBe(false)
+    expect(replicas.b.pendingInputs.list()).toEqual([])
+    expect(replicas.b.pendingInputs.reject(pending!.id)).toBe(false)
+    expect(replicas.a.pendingInputs.reject(pending!.id)).toBe(true)
+    expect(replicas.a.pendingInputs.list()).toEqual([])
+    expect(replicas.a.pendingInputs.reject(pending!.id)).toBe(false)
     await busTurn()
-    for (const replica of [b, a]) {
+    for (const replica of [replicas.b, replicas.a]) {
       const retry = await modernPost(replica.url, "tools/call", {
         name: "ops.launch",
         arguments: { target: "moon" },
@@ -86,9 +58,9 @@ describe("pending multi round-trip approvals across replicas", () => {
 
   it("a retry that completes on the other replica is no longer listed", async () => {
     const state = await ask("ceres")
-    expect(a.pendingInputs.list().map((p) => p.arguments)).toEqual([{ target: "ceres" }])
+    expect(replicas.a.pendingInputs.list().map((p) => p.arguments)).toEqual([{ target: "ceres" }])
     const before = launches()
-    const done = await modernPost(b.url, "tools/call", {
+    const done = await modernPost(replicas.b.url, "tools/call", {
       name: "ops.launch",
       arguments: { target: "ceres" },
       inputResponses: accept,
@@ -97,6 +69,6 @@ describe("pending multi round-trip approvals across replicas", () => {
     expect(done.body.result?.resultType).toBe("complete")
     expect(launches()).toBe(before + 1)
     await busTurn()
-    expect(a.pendingInputs.list()).toEqual([])
+    expect(replicas.a.pendingInputs.list()).toEqual([])
   })
 })
