@@ -14,7 +14,6 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { describe, expect, it } from "vitest"
-import { run } from "../src/cli.js"
 import {
   type ApprovalRecord,
   type AuditRecord,
@@ -24,6 +23,7 @@ import {
 } from "../src/ops/audit.js"
 import { opsGatewaySuite } from "./helpers/opsGateway.js"
 import { FIXTURES, textOf } from "./helpers/processes.js"
+import { runCli as cli } from "./helpers/runCli.js"
 
 const TOKEN = "audit-test-token-0123456789abcdef"
 const KEY = "audit-test-hmac-key-0123456789abcdef"
@@ -40,22 +40,6 @@ const until = async (check: () => boolean, what: string, ms = 10_000) => {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
     await new Promise((r) => setTimeout(r, 50))
   }
-}
-
-const cli = async (argv: string[]) => {
-  let stdout = ""
-  let stderr = ""
-  const code = await run(argv, {
-    stdout: (t) => {
-      stdout += t
-    },
-    stderr: (t) => {
-      stderr += t
-    },
-    env: {},
-    cwd: process.cwd(),
-  })
-  return { code, stdout, stderr }
 }
 
 describe("audit log of toolplane serve (subprocess)", () => {

@@ -9,29 +9,13 @@ import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { expect } from "vitest"
-import { run } from "../../src/cli.js"
 import type { CallRecord } from "../../src/ops/audit.js"
 import { AUDIT_TABLE, openAuditStore, readAuditStore } from "../../src/ops/auditStore.js"
 import type { opsGatewaySuite } from "./opsGateway.js"
 import { FIXTURES, textOf } from "./processes.js"
+import { runCli as cli } from "./runCli.js"
 
 export const KEY = "audit-store-hmac-key-0123456789abcdef"
-
-const cli = async (argv: string[]) => {
-  let stdout = ""
-  let stderr = ""
-  const code = await run(argv, {
-    stdout: (t) => {
-      stdout += t
-    },
-    stderr: (t) => {
-      stderr += t
-    },
-    env: {},
-    cwd: process.cwd(),
-  })
-  return { code, stdout, stderr }
-}
 
 const jsonLines = (text: string) =>
   text
