@@ -16,7 +16,7 @@
  * reason; a listed scenario that starts passing fails the test, as does an unlisted one that fails.
  */
 import { spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { resourceCatalog } from "@toolplane/compose"
@@ -31,27 +31,15 @@ import {
   startSdkConformanceServer,
 } from "./fixtures/conformanceResources.js"
 import { conformanceTools } from "./fixtures/conformanceTools.js"
-import { childEnv, type HttpGateway, REPO, startHttpGateway, stopAllGateways } from "./helpers/processes.js"
-
-const CONFORMANCE = join(
-  REPO,
-  "packages",
-  "cli",
-  "node_modules",
-  "@modelcontextprotocol",
-  "conformance",
-  "dist",
-  "index.js",
-)
-
-type RequirementSet = "2025-11-25" | "2026-07-28"
-
-/** The required server scenarios of a frozen requirement set (the `server:` list of its YAML file). */
-const requiredScenarios = (set: RequirementSet): string[] => {
-  const yaml = readFileSync(join(CONFORMANCE, "..", "..", "requirements", `${set}.yaml`), "utf8")
-  const block = yaml.slice(yaml.indexOf("\nserver:\n") + 9, yaml.indexOf("\nclient:\n"))
-  return [...block.matchAll(/^ {2}- ([\w-]+)$/gm)].map((m) => m[1]!)
-}
+import {
+  CONFORMANCE,
+  type RequirementSet,
+  readChecks,
+  requiredScenarios,
+  type ScenarioRun,
+  scenarioVerdicts,
+} from "./helpers/conformanceResults.js"
+import { childEnv, type HttpGateway, startHttpGateway, stopAllGateways } from "./helpers/processes.js"
 
 /**
  * Limits for the conformance runs, which run at once (about ten seconds each alone; several times that
@@ -79,19 +67,8 @@ const MODERN_GATEWAY_FAILURES: Readonly<Record<string, string>> = {
 /** The 2025-11-25 set: none (the set's not-scored scenarios pass too). */
 const LEGACY_FAILURES: Readonly<Record<string, string>> = {}
 
-interface Check {
-  readonly id: string
-  readonly name?: string
-  readonly status: "SUCCESS" | "FAILURE" | "WARNING" | "INFO" | "SKIPPED"
-  readonly errorMessage?: string
-  readonly details?: unknown
-}
-
-interface ScenarioRun {
-  readonly scenario: string
+interface ServerRun extends ScenarioRun {
   readonly exitCode: number | null
-  readonly checks: readonly Check[]
-  readonly output: string
 }
 
 /**
@@ -99,7 +76,7 @@ interface ScenarioRun {
  * from its `server-<scenario>-<timestamp>` directory (every scenario the run produced, plus the set's
  * required ones, which must all have run).
  */
-const runSet = (url: string, dir: string, set: RequirementSet): Promise<Map<string, ScenarioRun>> =>
+const runSet = (url: string, dir: string, set: RequirementSet): Promise<Map<string, ServerRun>> =>
   new Promise((resolve) => {
     mkdirSync(dir, { recursive: true })
     const child = spawn(
@@ -121,21 +98,15 @@ const runSet = (url: string, dir: string, set: RequirementSet): Promise<Map<stri
     })
     child.on("close", (exitCode) => {
       clearTimeout(timer)
-      const results = new Map<string, ScenarioRun>()
+      const results = new Map<string, ServerRun>()
       const produced = readdirSync(dir)
         .map((d) => /^server-(.+)-\d{4}-\d\d-\d\dT/.exec(d)?.[1])
         .filter((name): name is string => name !== undefined)
-      for (const scenario of new Set([...requiredScenarios(set), ...produced])) {
+      for (const scenario of new Set([...requiredScenarios("server", set), ...produced])) {
         const sub = readdirSync(dir).find(
           (d) => d.startsWith(`server-${scenario}-`) && /^\d{4}-/.test(d.slice(scenario.length + 8)),
         )
-        let checks: Check[] = []
-        let note = ""
-        try {
-          checks = JSON.parse(readFileSync(join(dir, sub!, "checks.json"), "utf8")) as Check[]
-        } catch (error) {
-          note = `\n(no checks.json for ${scenario}: ${(error as Error).message})`
-        }
+        const { checks, note } = readChecks(sub === undefined ? undefined : join(dir, sub), scenario)
         results.set(scenario, { scenario, exitCode, checks, output: output + note })
       }
       resolve(results)
@@ -172,27 +143,7 @@ const passed = (run: ScenarioRun): boolean => {
   return enough && verdicts.every((c) => c.status !== "FAILURE")
 }
 
-/** Asserts a run against its expected-failure list; the count of passed scenarios for the record. */
-const expectRun = (
-  runs: Map<string, ScenarioRun>,
-  scenario: string,
-  expectedFailures: Readonly<Record<string, string>>,
-) => {
-  const run = runs.get(scenario)
-  expect(run, "scenario did not run").toBeDefined()
-  const reason = expectedFailures[scenario]
-  if (reason === undefined) {
-    expect(passed(run!), describeFailures(run!)).toBe(true)
-    return
-  }
-  expect(passed(run!), `${scenario} passes now; remove it from the expected failures (${reason})`).toBe(false)
-}
-
-const tally = (runs: Map<string, ScenarioRun>, set: RequirementSet): string => {
-  const required = requiredScenarios(set)
-  const ok = required.filter((s) => runs.get(s) !== undefined && passed(runs.get(s)!)).length
-  return `${ok} of ${required.length} required`
-}
+const { expectRun, tally } = scenarioVerdicts("server", passed, describeFailures)
 
 describe("the official MCP conformance suite (server scenarios, both eras)", () => {
   let direct: McpHttpServerHandle
@@ -280,7 +231,7 @@ describe("the official MCP conformance suite (server scenarios, both eras)", () 
   }, 60_000)
 
   const scenariosOf = (set: RequirementSet, failures: Readonly<Record<string, string>>) => [
-    ...new Set([...requiredScenarios(set), ...Object.keys(failures)]),
+    ...new Set([...requiredScenarios("server", set), ...Object.keys(failures)]),
   ]
 
   describe("2025-11-25 (a) serveHttp of a Toolplane toolset", () => {

@@ -20,20 +20,18 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runScenario } from "./fixtures/conformanceClient.js"
+import {
+  type Check,
+  CONFORMANCE,
+  type RequirementSet,
+  readChecks,
+  requiredScenarios,
+  type ScenarioRun,
+  scenarioVerdicts,
+} from "./helpers/conformanceResults.js"
 import { childEnv, REPO } from "./helpers/processes.js"
 
-const CONFORMANCE_DIR = join(REPO, "packages", "cli", "node_modules", "@modelcontextprotocol", "conformance")
-const CONFORMANCE = join(CONFORMANCE_DIR, "dist", "index.js")
 const LAUNCHER = join(REPO, "packages", "cli", "test", "fixtures", "conformanceClientLauncher.mjs")
-
-type RequirementSet = "2025-11-25" | "2026-07-28"
-
-/** The required client scenarios of a frozen requirement set (the `client:` list of its YAML file). */
-const requiredScenarios = (set: RequirementSet): string[] => {
-  const yaml = readFileSync(join(CONFORMANCE_DIR, "requirements", `${set}.yaml`), "utf8")
-  const block = yaml.slice(yaml.indexOf("\nclient:\n") + 9, yaml.indexOf("\nnot_scored:\n"))
-  return [...block.matchAll(/^ {2}- ([\w/-]+)$/gm)].map((m) => m[1]!)
-}
 
 /**
  * Limits for the two runs, which run at once, each starting all its scenarios at once. The suite's own
@@ -77,20 +75,6 @@ const LEGACY_FAILURES: Readonly<Record<string, string>> = {
   ...EXTENSIONS,
   "auth/scope-step-up": STEP_UP,
   "auth/metadata-var2": ROOT_RESOURCE,
-}
-
-interface Check {
-  readonly id: string
-  readonly status: "SUCCESS" | "FAILURE" | "WARNING" | "INFO" | "SKIPPED"
-  readonly errorMessage?: string
-  readonly details?: unknown
-}
-
-interface ScenarioRun {
-  readonly scenario: string
-  readonly checks: readonly Check[]
-  /** The client's output (what the driver logged), and the suite's when no checks.json was found. */
-  readonly output: string
 }
 
 /** The `<scenario>-<timestamp>` result directories under `dir` (auth scenarios nest under `auth/`). */
@@ -152,15 +136,11 @@ const runSet = (dir: string, set: RequirementSet, driver: string): Promise<Map<s
       clearTimeout(timer)
       const dirs = resultDirs(dir)
       const results = new Map<string, ScenarioRun>()
-      for (const scenario of new Set([...requiredScenarios(set), ...dirs.keys()])) {
+      for (const scenario of new Set([...requiredScenarios("client", set), ...dirs.keys()])) {
         const sub = dirs.get(scenario)
-        let checks: Check[] = []
-        let note = ""
-        try {
-          checks = JSON.parse(readFileSync(join(sub!, "checks.json"), "utf8")) as Check[]
-        } catch (error) {
-          note = `\n(no checks.json for ${scenario}: ${(error as Error).message})\n${output.slice(-2000)}`
-        }
+        const read = readChecks(sub, scenario)
+        const { checks } = read
+        const note = read.note === "" ? "" : `${read.note}\n${output.slice(-2000)}`
         const client = sub ? readOr(join(sub, "stdout.txt")) + readOr(join(sub, "stderr.txt")) : ""
         results.set(scenario, { scenario, checks, output: client + note })
       }
@@ -214,27 +194,7 @@ const passed = (run: ScenarioRun): boolean => {
   return false
 }
 
-/** Asserts a run against its expected-failure list. */
-const expectRun = (
-  runs: Map<string, ScenarioRun> | undefined,
-  scenario: string,
-  expectedFailures: Readonly<Record<string, string>>,
-) => {
-  const run = runs?.get(scenario)
-  expect(run, "scenario did not run").toBeDefined()
-  const reason = expectedFailures[scenario]
-  if (reason === undefined) {
-    expect(passed(run!), describeFailures(run!)).toBe(true)
-    return
-  }
-  expect(passed(run!), `${scenario} passes now; remove it from the expected failures (${reason})`).toBe(false)
-}
-
-const tally = (runs: Map<string, ScenarioRun>, set: RequirementSet): string => {
-  const required = requiredScenarios(set)
-  const ok = required.filter((s) => runs.get(s) !== undefined && passed(runs.get(s)!)).length
-  return `${ok} of ${required.length} required`
-}
+const { expectRun, tally } = scenarioVerdicts("client", passed, describeFailures)
 
 describe("the official MCP conformance suite (client scenarios, both eras) against mcpBackend", () => {
   let workDir: string
@@ -285,7 +245,7 @@ describe("the official MCP conformance suite (client scenarios, both eras) again
   })
 
   const scenariosOf = (set: RequirementSet, failures: Readonly<Record<string, string>>) => [
-    ...new Set([...requiredScenarios(set), ...Object.keys(failures)]),
+    ...new Set([...requiredScenarios("client", set), ...Object.keys(failures)]),
   ]
 
   for (const [set, failures] of sets)
