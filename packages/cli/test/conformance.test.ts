@@ -56,7 +56,7 @@ const SETUP_LIMIT_MS = CONFORMANCE_RUN_LIMIT_MS + 40_000
  */
 const MODERN_DIRECT_FAILURES: Readonly<Record<string, string>> = {
   "http-custom-header-server-validation":
-    "x-mcp-header parameter headers (SEP-2243 custom headers) are not served yet (not scored: pending)",
+    "Mcp-Param-* headers are checked against the body (paramHeaderCheck.test.ts), but this pending scenario does not pass against the conformance fixture yet (not scored: pending)",
 }
 
 /** Through the gateway: what the direct server does not pass, plus what the hop loses (with the reason). */

@@ -63,6 +63,7 @@ import { resultJson } from "../internal/resultJson.js"
 import { AUTHENTICATED_CALLER_KEY, callerIdOf } from "./callerIdentity.js"
 import type { McpCacheHints } from "./modern/cacheHints.js"
 import { isInputSignal } from "./modern/inputRequests.js"
+import { type ParamHeaderDeclaration, paramHeaderDeclarations } from "./modern/paramHeaderCheck.js"
 
 /** A readable account of a zod error (`params.name: expected string, received number`). */
 const describeIssues = (error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }) =>
@@ -444,6 +445,8 @@ export class McpExposure {
 
   notifyToolsChanged(): void {
     this.#names = undefined
+    this.#paramHeaders = undefined
+    this.#paramHeadersLoading = undefined
     for (const server of this.#servers) {
       server.sendToolListChanged().catch(() => {})
     }
@@ -530,6 +533,37 @@ export class McpExposure {
         ? AbortSignal.any([custom.signal, init.signal ?? extra.signal])
         : (init.signal ?? extra.signal),
     })
+  }
+
+  #paramHeaders: Map<string, readonly ParamHeaderDeclaration[]> | undefined
+  #paramHeadersLoading: Promise<Map<string, readonly ParamHeaderDeclaration[]>> | undefined
+
+  /**
+   * The `x-mcp-header` declarations of the served tool named `mcpName` (none for an unknown tool),
+   * synchronously once the catalogue's declarations are known; a listing after each tool change.
+   */
+  paramHeadersOf(
+    mcpName: string,
+  ): readonly ParamHeaderDeclaration[] | Promise<readonly ParamHeaderDeclaration[]> {
+    const known = this.#paramHeaders
+    if (known !== undefined) return known.get(mcpName) ?? []
+    const naming = this.options.naming ?? "dotted"
+    const loading = (this.#paramHeadersLoading ??= listAllTools(this.service).then((tools) => {
+      const map = new Map<string, readonly ParamHeaderDeclaration[]>()
+      for (const tool of tools) {
+        const declarations = paramHeaderDeclarations(tool.inputSchema)
+        if (declarations.length > 0) map.set(mcpToolName(tool, naming), declarations)
+      }
+      if (this.#paramHeadersLoading === loading) this.#paramHeaders = map
+      return map
+    }))
+    return loading.then(
+      (map) => map.get(mcpName) ?? [],
+      () => {
+        if (this.#paramHeadersLoading === loading) this.#paramHeadersLoading = undefined
+        return []
+      },
+    )
   }
 
   async #resolveId(mcpName: string): Promise<string> {

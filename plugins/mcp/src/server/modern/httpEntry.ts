@@ -13,6 +13,7 @@ import { CallController } from "../serve.js"
 import { errorMessage, ModernProtocolError } from "./errors.js"
 import { checkStandardHeaders } from "./headers.js"
 import { classifyPost, type ModernEnvelope, readEnvelope } from "./negotiation.js"
+import { checkParamHeaders } from "./paramHeaderCheck.js"
 import type { ModernCaller, ModernServing, ModernSink } from "./serving.js"
 
 const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)
@@ -150,6 +151,11 @@ export const serveSessionlessPost = async (
       params,
       (envelope as { protocolVersion: string }).protocolVersion,
     )
+  if (refusal === undefined && method === "tools/call" && typeof params?.name === "string") {
+    const found = serving.paramHeadersOf(params.name)
+    const declarations = Array.isArray(found) ? found : await found
+    if (declarations.length > 0) refusal = checkParamHeaders(header, declarations, params.arguments)
+  }
   if (refusal !== undefined) {
     if (id === undefined) {
       res.writeHead(refusal.httpStatus, { "content-length": "0" })

@@ -393,6 +393,11 @@ export class ModernServing {
     this.#handlers = undefined
   }
 
+  /** The `x-mcp-header` declarations of the served tool named `mcpName` (see {@link McpExposure}). */
+  paramHeadersOf(mcpName: string) {
+    return this.#exposure.paramHeadersOf(mcpName)
+  }
+
   /**
    * Serves one stateless request (the envelope not read yet) or notification; the answer goes to `sink`.
    * `signal` aborts when the client goes away (the call is cancelled, nothing is answered).
