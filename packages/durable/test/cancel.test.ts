@@ -11,6 +11,7 @@ import {
   RunNotFound,
 } from "../src/index.js"
 import { freshDatabase, pgSkip, usePostgres } from "./helpers/postgres.js"
+import { toolplane } from "./helpers/scenario.js"
 import { runFile, skill, world } from "./helpers/world.js"
 
 usePostgres()
@@ -18,7 +19,7 @@ usePostgres()
 describe.each([
   { store: "SQLite", storage: runFile, skip: undefined },
   { store: "PostgreSQL", storage: freshDatabase, skip: pgSkip },
-])("cancelling runs on $store", ({ storage, skip }) => {
+])("cancelling runs on $store", ({ store: kind, storage, skip }) => {
   if (skip) it.skip(`skipped: ${skip}`, () => {})
   const it_ = skip ? it.skip : it
 
@@ -70,6 +71,36 @@ describe.each([
       } finally {
         await store.close()
       }
+    },
+    20_000,
+  )
+
+  // The command is the same on both stores (the store is tested above): one subprocess pair is enough.
+  ;(kind === "SQLite" ? it_ : it.skip)(
+    "`toolplane runs cancel` cancels a waiting run and names the state of a final one",
+    async () => {
+      const file = await storage()
+      const { runner } = world()
+      const a = await openDurableRunner({ storage: file, service: runner })
+      const waiting = await a.start(skill, { start: 1 })
+      await a.close()
+      const cancelled = await toolplane([
+        "runs",
+        "cancel",
+        waiting.runId,
+        "--runs",
+        file,
+        "--reason",
+        "superseded",
+      ])
+      expect(cancelled.stderr).toBe("")
+      expect([cancelled.code, cancelled.stdout]).toEqual([0, `cancelled ${waiting.runId}\n`])
+      const again = await toolplane(["runs", "cancel", waiting.runId, "--runs", file])
+      expect(again.code).not.toBe(0)
+      expect(again.stderr).toMatch(/RunNotCancellable.*already cancelled/)
+      const store = await openRunStore(file)
+      expect((await store.show(waiting.runId)).status).toBe("cancelled")
+      await store.close()
     },
     20_000,
   )
