@@ -195,7 +195,7 @@ export interface DurableRunner {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000
-const SETTLED: ReadonlySet<RunStatus> = new Set(["suspended", "completed", "failed"])
+const SETTLED: ReadonlySet<RunStatus> = new Set(["suspended", "completed", "failed", "cancelled"])
 
 const isIdempotent = (tool: Tool | undefined): boolean =>
   tool?.annotations?.idempotentHint === true || tool?.annotations?.readOnlyHint === true
@@ -375,7 +375,8 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
       const engine = yield* WorkflowEngine.WorkflowEngine
       const services = yield* Effect.context<WorkflowEngine.WorkflowInstance>()
       const stored = yield* tables.run(runId)
-      if (stored === undefined) return
+      // A cancelled run is final: the engine may still replay it (a takeover, a late wake-up), it runs nothing.
+      if (stored === undefined || stored.info.status === "cancelled") return
       if (stored.info.status === "running" && stored.info.owner !== undefined && stored.info.owner !== owner)
         takenOver.add(runId)
       active.add(runId)
@@ -466,10 +467,22 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
               retryable: false,
             })
           const position = { id: step.id, index: index - 1, tool: step.tool }
+          if ((await db(tables.run(runId)))?.info.status === "cancelled")
+            throw new ExecutionFailed({
+              toolId: step.tool,
+              cause: { name: "RunCancelled", message: `run ${runId} was cancelled before step "${step.id}"` },
+              retryable: false,
+            })
           const tool = known.get(step.tool)
           const controller = new AbortController()
           let args: Readonly<Record<string, unknown>> = request.arguments ?? {}
           if (needsApproval(step, tool)) args = await gate(step, position, tool, args, controller.signal)
+          if ((await db(tables.run(runId)))?.info.status === "cancelled")
+            throw new ExecutionFailed({
+              toolId: step.tool,
+              cause: { name: "RunCancelled", message: `run ${runId} was cancelled before step "${step.id}"` },
+              retryable: false,
+            })
           const exit = await inWorkflow(stepActivity(runId, position, tool, request, args), controller.signal)
           if (Exit.isFailure(exit))
             throw new ExecutionFailed({
@@ -607,6 +620,7 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
         ),
       )
     }
+    if ((await read(runId)).info.status === "cancelled") return false
     if (!(await db(tables.claimDelivery(runId, stepId)))) return false
     const run = await read(runId)
     const decided = await db(tables.step(runId, stepId))

@@ -55,3 +55,19 @@ export class StorageUnavailable extends TaggedToolError("StorageUnavailable")<{
     return `Cannot open the run storage ${this.storage}: ${this.reason}`
   }
 }
+
+/**
+ * A run cannot be cancelled because it already reached a final state.
+ *
+ * @since 0.2.0
+ */
+export class RunNotCancellable extends TaggedToolError("RunNotCancellable")<{
+  readonly runId: string
+  /** The run's final state: `completed`, `failed` or `cancelled`. */
+  readonly state: string
+}> {
+  readonly code = "RUN_NOT_CANCELLABLE"
+  override get message(): string {
+    return `Run "${this.runId}" cannot be cancelled: it is already ${this.state}`
+  }
+}

@@ -15,7 +15,7 @@ export {
   type RunOptions,
 } from "./durableRunner.js"
 export { type DurableSkillToolOptions, durableSkillTool, RUN_META_KEY } from "./durableSkillTool.js"
-export { ApprovalNotPending, RunNotFound, StorageUnavailable } from "./errors.js"
+export { ApprovalNotPending, RunNotCancellable, RunNotFound, StorageUnavailable } from "./errors.js"
 export type { RunInfo, RunStatus, StepInfo, StepStatus } from "./run.js"
 export { type ApproveOptions, openRunStore, type PendingApprovals, type RunStore } from "./runStore.js"
 export { isPostgresStorage } from "./storage.js"

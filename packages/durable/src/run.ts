@@ -11,7 +11,7 @@ import type { ToolResult } from "@toolplane/foundation"
  *
  * @since 0.1.0
  */
-export type RunStatus = "running" | "suspended" | "completed" | "failed"
+export type RunStatus = "running" | "suspended" | "completed" | "failed" | "cancelled"
 
 /**
  * A step's state. `started` after a crash means the step may or may not have run: it is re-executed only

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { InvalidArguments, type JsonSchema, validatorFor } from "@toolplane/foundation"
-import { ApprovalNotPending, RunNotFound } from "./errors.js"
+import { ApprovalNotPending, RunNotCancellable, RunNotFound } from "./errors.js"
 import { type Opened, openTables } from "./internal/openTables.js"
 import { type StepRecord, stepInfo } from "./internal/runTables.js"
 import type { RunInfo, RunStatus, StepInfo } from "./run.js"
@@ -71,6 +71,14 @@ export interface RunStore {
    * @since 0.2.0
    */
   pendingApprovals(): Promise<PendingApprovals>
+  /**
+   * Cancels a running or suspended run: a final `cancelled` state that no runner resumes, so its remaining
+   * steps never execute. Rejects with {@link RunNotFound}, or {@link RunNotCancellable} naming the final
+   * state the run already reached.
+   *
+   * @since 0.2.0
+   */
+  cancel(runId: string, options?: { readonly reason?: string; readonly channel?: string }): Promise<RunInfo>
   close(): Promise<void>
 }
 
@@ -83,7 +91,8 @@ export const makeRunStore = (opened: Opened, now: () => number = Date.now): RunS
     return run.info
   }
   const pending = async (runId: string, stepId: string): Promise<StepRecord> => {
-    await show(runId)
+    if ((await show(runId)).status === "cancelled")
+      throw new ApprovalNotPending({ runId, stepId, state: "run cancelled" })
     const step = await db(tables.step(runId, stepId))
     if (step === undefined) throw new ApprovalNotPending({ runId, stepId, state: "unknown" })
     if (
@@ -152,6 +161,13 @@ export const makeRunStore = (opened: Opened, now: () => number = Date.now): RunS
       return decided(runId, stepId)
     },
     pendingApprovals: () => db(tables.awaiting()),
+    cancel: async (runId, options = {}) => {
+      const before = await show(runId)
+      const fields = { reason: options.reason ?? "cancelled", channel: options.channel ?? "api" }
+      if (!(await db(tables.cancelRun(runId, fields, now()))))
+        throw new RunNotCancellable({ runId, state: (await show(runId)).status ?? before.status })
+      return show(runId)
+    },
     close: () => opened.close(),
   }
 }

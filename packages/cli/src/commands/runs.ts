@@ -1,5 +1,5 @@
 /**
- * `toolplane runs list|show|approve|reject`: reads durable skill runs and decides their approvals in a
+ * `toolplane runs list|show|approve|reject|cancel`: reads durable skill runs and decides their approvals in a
  * run store: `--runs FILE` (a SQLite file, default `toolplane-runs.db` next to the config) or
  * `--runs postgres://...` (the PostgreSQL database distributed runners share; `TOOLPLANE_RUNS` sets the
  * default). It records decisions only: a runner continues the runs when it resumes them (`poll`/`watch`).
@@ -13,7 +13,7 @@ import { InvalidArguments, isToolError } from "@toolplane/foundation"
 import { defineCommand, EXIT, UsageError } from "../command.js"
 import { json, table } from "../output.js"
 
-const SUBCOMMANDS = ["list", "show", "approve", "reject"] as const
+const SUBCOMMANDS = ["list", "show", "approve", "reject", "cancel"] as const
 
 const parseArguments = (text: string | undefined): Record<string, unknown> | undefined => {
   if (text === undefined) return undefined
@@ -38,16 +38,16 @@ const pendingStep = (run: RunInfo): string =>
 /** @since 0.1.0 */
 export const runsCommand = defineCommand({
   name: "runs",
-  synopsis: "list|show|approve|reject",
+  synopsis: "list|show|approve|reject|cancel",
   summary:
-    "durable skill runs [--runs FILE|POSTGRES_URL] [--json]\nshow RUN_ID, approve RUN_ID STEP_ID [--args JSON], reject RUN_ID STEP_ID [--reason TEXT]",
+    "durable skill runs [--runs FILE|POSTGRES_URL] [--json]\nshow RUN_ID, approve RUN_ID STEP_ID [--args JSON], reject RUN_ID STEP_ID [--reason TEXT], cancel RUN_ID [--reason TEXT]",
   maxPositionals: 3,
   configOptional: true,
   flags: { runs: "string", json: "boolean", args: "string", reason: "string" },
   flagHelp: {
     runs: "FILE|POSTGRES_URL  the run store (default toolplane-runs.db next to the config, or $TOOLPLANE_RUNS)",
     args: "JSON  approve with these arguments instead (validated against the tool's schema)",
-    reason: "TEXT  why a step is rejected",
+    reason: "TEXT  why a step is rejected (or a run cancelled)",
     json: "print JSON",
   },
   examples: [
@@ -55,6 +55,7 @@ export const runsCommand = defineCommand({
     "runs show 0f3c… --json",
     `runs approve 0f3c… deploy --args '{"version":"1.2"}'`,
     'runs reject 0f3c… deploy --reason "release freeze"',
+    'runs cancel 0f3c… --reason "superseded"',
   ],
   run: async (ctx) => {
     const [sub, runId, stepId] = ctx.invocation.positionals
@@ -128,6 +129,15 @@ export const runsCommand = defineCommand({
             reason === undefined ? { channel: "cli" } : { reason, channel: "cli" },
           )
           ctx.io.stdout(asJson ? json(step) : `rejected ${runId} ${stepId}\n`)
+          break
+        }
+        case "cancel": {
+          const reason = ctx.invocation.values.reason
+          const run = await store.cancel(
+            runId!,
+            reason === undefined ? { channel: "cli" } : { reason, channel: "cli" },
+          )
+          ctx.io.stdout(asJson ? json(run) : `cancelled ${runId}\n`)
           break
         }
       }

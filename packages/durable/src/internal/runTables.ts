@@ -141,6 +141,12 @@ export interface RunTables {
     fields: { owner?: string; ownerAddress?: string; leaseMs?: number; error?: unknown },
     now: number,
   ): Effect.Effect<void, SqlError>
+  /** Moves a running or suspended run to the final `cancelled` state; false when it was not live. */
+  cancelRun(
+    runId: string,
+    fields: { reason?: string; channel?: string },
+    now: number,
+  ): Effect.Effect<boolean, SqlError>
   /** Records a step waiting for approval, unless it already has a row. */
   requestApproval(
     runId: string,
@@ -345,7 +351,12 @@ export const makeRunTables = (sql: SqlClient, location: string): Effect.Effect<R
         sql`UPDATE ${sql(RUNS)} SET status = ${status}, owner = ${fields.owner ?? null},
               owner_address = ${fields.ownerAddress ?? null}, lease_ms = ${fields.leaseMs ?? null},
               error = ${json(fields.error)}, seq = seq + 1, updated_at = ${now}
-            WHERE id = ${runId}`.pipe(Effect.asVoid),
+            WHERE id = ${runId} AND status <> 'cancelled'`.pipe(Effect.asVoid),
+      cancelRun: (runId, fields, now) =>
+        sql<Row>`UPDATE ${sql(RUNS)} SET status = 'cancelled', owner = NULL, owner_address = NULL, lease_ms = NULL,
+              error = ${json({ _tag: "RunCancelled", reason: fields.reason, channel: fields.channel })}, seq = seq + 1, updated_at = ${now}
+            WHERE id = ${runId} AND status IN ('running', 'suspended')
+            RETURNING id`.pipe(Effect.map((rows) => rows.length > 0)),
       requestApproval: (runId, step, args, inputSchema, expiresAt, now) =>
         sql`INSERT INTO ${sql(STEPS)} (run_id, step_id, idx, tool, status, arguments, input_schema, expires_at, executions, delivered, updated_at, requested_at)
             VALUES (${runId}, ${step.id}, ${step.index}, ${step.tool}, 'awaiting_approval', ${JSON.stringify(args)},
