@@ -321,11 +321,9 @@ const originMarkingFetch =
       // downstream client's 2026 protocol version.
       if (!merged.has("mcp-session-id"))
         try {
-          headers = (() => {
-            const message: unknown = JSON.parse(init.body)
-            const lines = modernHeaderLines(message)
-            return headerRecord(lines === "" ? lines : lines + paramHeaders.lines(message))
-          })()
+          const message: unknown = JSON.parse(init.body)
+          const lines = modernHeaderLines(message)
+          headers = headerRecord(lines === "" ? lines : lines + paramHeaders.lines(message))
         } catch {
           // Not JSON: sent as it is.
         }

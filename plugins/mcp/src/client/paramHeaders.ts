@@ -47,10 +47,45 @@ export const invalidParamHeader = (inputSchema: unknown): { path: string; reason
   return undefined
 }
 
-/** One annotated property: the argument it reads and the header line name it fills. */
-interface Binding {
+/**
+ * One `x-mcp-header` annotation of a tool's input schema.
+ *
+ * @internal
+ * @since 0.2.0
+ */
+export interface ParamHeaderDeclaration {
+  /** The top-level argument. */
   readonly property: string
+  /** The header as `node:http` names it: `mcp-param-` and the annotation, lower-case. */
   readonly header: string
+  /** The header as the client sends it, for messages. */
+  readonly display: string
+  readonly type: "string" | "integer" | "number" | "boolean"
+}
+
+/**
+ * The `x-mcp-header` annotations of `inputSchema`; none when it has none or any of them is invalid (a
+ * conforming client refuses such a tool and sends no header for it).
+ *
+ * @internal
+ * @since 0.2.0
+ */
+export const paramHeaderDeclarations = (inputSchema: unknown): readonly ParamHeaderDeclaration[] => {
+  const properties = (inputSchema as { properties?: unknown } | undefined)?.properties
+  if (typeof properties !== "object" || properties === null) return []
+  if (invalidParamHeader(inputSchema) !== undefined) return []
+  const declarations: ParamHeaderDeclaration[] = []
+  for (const [property, schema] of Object.entries(properties as Record<string, unknown>)) {
+    const name = (schema as Record<string, unknown> | null)?.["x-mcp-header"]
+    if (typeof name !== "string") continue
+    declarations.push({
+      property,
+      header: `mcp-param-${name.toLowerCase()}`,
+      display: `Mcp-Param-${name}`,
+      type: (schema as { type: ParamHeaderDeclaration["type"] }).type,
+    })
+  }
+  return declarations
 }
 
 /**
@@ -71,13 +106,23 @@ export const encodeParamHeaderValue = (value: string): string => {
   return plain ? value : `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`
 }
 
-/** A primitive argument as the text its header carries; `undefined` for null, absent or non-primitive. */
-const headerText = (value: unknown): string | undefined => {
-  if (typeof value === "string") return encodeParamHeaderValue(value)
+/**
+ * A primitive argument as the text its header stands for (before encoding); `undefined` for null, absent
+ * or non-primitive values, which no header carries.
+ *
+ * @internal
+ * @since 0.2.0
+ */
+export const paramText = (value: unknown): string | undefined => {
+  if (typeof value === "string") return value
   if (typeof value === "boolean") return value ? "true" : "false"
   if (typeof value === "number" && Number.isFinite(value)) return String(value)
   return undefined
 }
+
+/** A primitive argument as its header's field value; `undefined` when no header carries it. */
+const headerText = (value: unknown): string | undefined =>
+  typeof value === "string" ? encodeParamHeaderValue(value) : paramText(value)
 
 /**
  * The `x-mcp-header` bindings of the tools a backend listed, by MCP tool name, and the `Mcp-Param-*`
@@ -88,21 +133,14 @@ const headerText = (value: unknown): string | undefined => {
  * @since 0.2.0
  */
 export class ParamHeaderBindings {
-  #byTool = new Map<string, readonly Binding[]>()
+  #byTool = new Map<string, readonly ParamHeaderDeclaration[]>()
 
   /** Replaces the bindings with those of `tools` (a complete listing of valid tools). */
   record(tools: readonly { readonly name: string; readonly inputSchema?: unknown }[]): void {
-    const next = new Map<string, readonly Binding[]>()
+    const next = new Map<string, readonly ParamHeaderDeclaration[]>()
     for (const tool of tools) {
-      const properties = (tool.inputSchema as { properties?: unknown } | undefined)?.properties
-      if (typeof properties !== "object" || properties === null) continue
-      const bindings: Binding[] = []
-      for (const [property, schema] of Object.entries(properties as Record<string, unknown>)) {
-        const header = (schema as Record<string, unknown> | null)?.["x-mcp-header"]
-        if (typeof header === "string" && TOKEN.test(header))
-          bindings.push({ property, header: `mcp-param-${header.toLowerCase()}` })
-      }
-      if (bindings.length > 0) next.set(tool.name, bindings)
+      const declarations = paramHeaderDeclarations(tool.inputSchema)
+      if (declarations.length > 0) next.set(tool.name, declarations)
     }
     this.#byTool = next
   }

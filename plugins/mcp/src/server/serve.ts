@@ -57,13 +57,13 @@ import {
   NEXT_CURSOR_META_KEY,
   toMcpTool,
 } from "../adapter.js"
+import { type ParamHeaderDeclaration, paramHeaderDeclarations } from "../client/paramHeaders.js"
 import type { UpstreamTaskRelay } from "../client/upstreamTasks.js"
 import { callFailureToMcp, toolErrorToMcpError, unprefixed, wireError } from "../errors.js"
 import { resultJson } from "../internal/resultJson.js"
 import { AUTHENTICATED_CALLER_KEY, callerIdOf } from "./callerIdentity.js"
 import type { McpCacheHints } from "./modern/cacheHints.js"
 import { isInputSignal } from "./modern/inputRequests.js"
-import { type ParamHeaderDeclaration, paramHeaderDeclarations } from "./modern/paramHeaderCheck.js"
 
 /** A readable account of a zod error (`params.name: expected string, received number`). */
 const describeIssues = (error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }) =>

@@ -8,41 +8,10 @@
  *
  * @internal
  */
-import { invalidParamHeader } from "../../client/paramHeaders.js"
+import { type ParamHeaderDeclaration, paramText } from "../../client/paramHeaders.js"
 import { ModernProtocolError } from "./errors.js"
 import { decodeHeaderValue, type HeaderLookup } from "./headers.js"
 import { ModernErrorCode } from "./protocol.js"
-
-/** One annotated property of a tool's input schema. */
-export interface ParamHeaderDeclaration {
-  /** The top-level argument. */
-  readonly property: string
-  /** The header as `node:http` names it: `mcp-param-` and the annotation, lower-case. */
-  readonly header: string
-  /** The header as the client sends it, for messages. */
-  readonly display: string
-  readonly type: "string" | "integer" | "number" | "boolean"
-}
-
-/** The declarations of a tool's input schema; none when it has none or any of them is invalid. */
-export const paramHeaderDeclarations = (inputSchema: unknown): readonly ParamHeaderDeclaration[] => {
-  const properties = (inputSchema as { properties?: unknown } | undefined)?.properties
-  if (typeof properties !== "object" || properties === null) return []
-  // A tool with invalid annotations is refused by conforming clients, which then send no header.
-  if (invalidParamHeader(inputSchema) !== undefined) return []
-  const declarations: ParamHeaderDeclaration[] = []
-  for (const [property, schema] of Object.entries(properties as Record<string, unknown>)) {
-    const name = (schema as Record<string, unknown> | null)?.["x-mcp-header"]
-    if (typeof name !== "string") continue
-    declarations.push({
-      property,
-      header: `mcp-param-${name.toLowerCase()}`,
-      display: `Mcp-Param-${name}`,
-      type: (schema as { type: ParamHeaderDeclaration["type"] }).type,
-    })
-  }
-  return declarations
-}
 
 /** A decimal number written the way a client writes one (no exponent, no leading plus or zeros). */
 const CANONICAL_DECIMAL = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/
@@ -53,16 +22,6 @@ const mismatch = (header: string, body: string) =>
     `Header mismatch: the request headers and body disagree: ${body}`,
     { httpStatus: 400, data: { mismatch: { header, body } } },
   )
-
-/** The text a primitive argument is mirrored as; `undefined` for a value no header carries. */
-const bodyText = (value: unknown): string | undefined =>
-  typeof value === "string"
-    ? value
-    : typeof value === "boolean"
-      ? String(value)
-      : typeof value === "number" && Number.isFinite(value)
-        ? String(value)
-        : undefined
 
 /**
  * Checks the `Mcp-Param-*` headers of a `tools/call` of a tool with `declarations` against its
@@ -77,7 +36,7 @@ export const checkParamHeaders = (
   for (const declaration of declarations) {
     const sent = header(declaration.header)
     const value = Object.hasOwn(record, declaration.property) ? record[declaration.property] : undefined
-    const text = bodyText(value)
+    const text = paramText(value)
     if (text === undefined) {
       if (sent !== undefined && (value === undefined || value === null))
         return mismatch(
