@@ -326,6 +326,9 @@ export const withTasksExtension = (caps: Readonly<Record<string, unknown>>): Rec
 /** A page of `tools/list` as the exposure's handler answers it. */
 type ListTools = (params: Record<string, unknown>, extra: unknown) => Promise<Record<string, unknown>>
 
+/** How long a caller's task-support listing is trusted. */
+const SUPPORT_TTL_MS = 30_000
+
 /**
  * Each listed tool's `execution.taskSupport`, per caller (its own listing: a tool hidden from it is not
  * looked up), kept 30 s and dropped when the tool list changes.
@@ -342,7 +345,7 @@ export class TaskSupport {
    */
   cached(name: string, caller: string): "optional" | "required" | "none" | undefined {
     const entry = this.#byCaller.get(caller)
-    if (entry?.settled === undefined || Date.now() - entry.at > 30_000) return undefined
+    if (entry?.settled === undefined || Date.now() - entry.at > SUPPORT_TTL_MS) return undefined
     const support = entry.settled.get(name)
     return support === "optional" || support === "required" ? support : "none"
   }
@@ -355,7 +358,7 @@ export class TaskSupport {
     extra: unknown,
   ): Promise<"optional" | "required" | undefined> {
     let entry = this.#byCaller.get(caller)
-    if (entry === undefined || Date.now() - entry.at > 30_000) {
+    if (entry === undefined || Date.now() - entry.at > SUPPORT_TTL_MS) {
       if (this.#byCaller.size > 1024) this.#byCaller.clear()
       const made: { at: number; tools: Promise<Map<string, string>>; settled?: Map<string, string> } = {
         at: Date.now(),
