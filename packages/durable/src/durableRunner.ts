@@ -467,22 +467,26 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
               retryable: false,
             })
           const position = { id: step.id, index: index - 1, tool: step.tool }
-          if ((await db(tables.run(runId)))?.info.status === "cancelled")
-            throw new ExecutionFailed({
-              toolId: step.tool,
-              cause: { name: "RunCancelled", message: `run ${runId} was cancelled before step "${step.id}"` },
-              retryable: false,
-            })
+          // A cancelled run executes no further step (checked again after an approval wait).
+          const stopIfCancelled = async () => {
+            if ((await db(tables.run(runId)))?.info.status === "cancelled")
+              throw new ExecutionFailed({
+                toolId: step.tool,
+                cause: {
+                  name: "RunCancelled",
+                  message: `run ${runId} was cancelled before step "${step.id}"`,
+                },
+                retryable: false,
+              })
+          }
+          await stopIfCancelled()
           const tool = known.get(step.tool)
           const controller = new AbortController()
           let args: Readonly<Record<string, unknown>> = request.arguments ?? {}
-          if (needsApproval(step, tool)) args = await gate(step, position, tool, args, controller.signal)
-          if ((await db(tables.run(runId)))?.info.status === "cancelled")
-            throw new ExecutionFailed({
-              toolId: step.tool,
-              cause: { name: "RunCancelled", message: `run ${runId} was cancelled before step "${step.id}"` },
-              retryable: false,
-            })
+          if (needsApproval(step, tool)) {
+            args = await gate(step, position, tool, args, controller.signal)
+            await stopIfCancelled()
+          }
           const exit = await inWorkflow(stepActivity(runId, position, tool, request, args), controller.signal)
           if (Exit.isFailure(exit))
             throw new ExecutionFailed({

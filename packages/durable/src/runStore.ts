@@ -162,10 +162,10 @@ export const makeRunStore = (opened: Opened, now: () => number = Date.now): RunS
     },
     pendingApprovals: () => db(tables.awaiting()),
     cancel: async (runId, options = {}) => {
-      const before = await show(runId)
+      await show(runId)
       const fields = { reason: options.reason ?? "cancelled", channel: options.channel ?? "api" }
       if (!(await db(tables.cancelRun(runId, fields, now()))))
-        throw new RunNotCancellable({ runId, state: (await show(runId)).status ?? before.status })
+        throw new RunNotCancellable({ runId, state: (await show(runId)).status })
       return show(runId)
     },
     close: () => opened.close(),
