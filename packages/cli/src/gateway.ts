@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto"
 import { existsSync } from "node:fs"
 import { dirname, isAbsolute, join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
+import type { Skill } from "@toolplane/compose"
 import {
   allowIds,
   type CatalogItemRef,
@@ -26,7 +27,7 @@ import {
   tagsNone,
 } from "@toolplane/compose"
 import { fileIntentStore, type LearnOptions, searchMode } from "@toolplane/discovery"
-import type { ApprovalDecision } from "@toolplane/durable"
+import type { ApprovalDecision, DurableRunner } from "@toolplane/durable"
 import {
   type Approver,
   type AuthorizeCall,
@@ -220,8 +221,25 @@ export interface Gateway {
    * @since 0.1.0
    */
   backends(): ReadonlyMap<string, { readonly config: BackendConfig; readonly backend: Backend }>
+  /**
+   * With `[[skills]]`: the durable runner of the skills and the skills by name (their tools' runs, and
+   * the tasks made of them, are answered from its store).
+   *
+   * @since 0.2.0
+   */
+  readonly durable?: DurableSkills
   /** Closes the gateway and its backends, except those named in `keep` (handed to a new gateway). */
   close(options?: { readonly keep?: ReadonlySet<string> }): Promise<void>
+}
+
+/**
+ * The durable skills of a gateway.
+ *
+ * @since 0.2.0
+ */
+export interface DurableSkills {
+  readonly runner: DurableRunner
+  readonly skills: ReadonlyMap<string, Skill>
 }
 
 const configPath = (i: number, key: string) => `backends[${i}].${key}`
@@ -674,8 +692,9 @@ export const openGateway = async (
       visible: catalogVisibility(config, options.visible),
     },
   )
-  const gatewayOver = (service: ToolService): Gateway => ({
+  const gatewayOver = (service: ToolService, durable?: DurableSkills): Gateway => ({
     service,
+    ...(durable !== undefined ? { durable } : {}),
     runner,
     config,
     catalog,
@@ -827,7 +846,7 @@ export const openGateway = async (
       // Code mode replaces the listing like search mode does, so it takes the same outermost place.
       ...(code ? { searchMode: overAuthorized(code.middleware) } : {}),
     })
-    return gatewayOver(service)
+    return gatewayOver(service, skills?.durable)
   } catch (error) {
     unsubscribe()
     for (const close of closers) await close().catch(() => {})
@@ -851,7 +870,9 @@ const durableSkills = async (
   baseDir: string,
   resume: boolean,
   onApprovalDecided?: (decision: ApprovalDecision) => void,
-): Promise<{ tools: ToolDefinition<any>[]; close: () => Promise<void> } | undefined> => {
+): Promise<
+  { tools: ToolDefinition<any>[]; durable: DurableSkills; close: () => Promise<void> } | undefined
+> => {
   if (config.skills.length === 0) return undefined
   // Loaded only with skills: the run store needs node:sqlite and the workflow engine.
   const [{ defineSkill }, { durableSkillTool, isPostgresStorage, openDurableRunner }] = await Promise.all([
@@ -883,6 +904,7 @@ const durableSkills = async (
   const watcher = resume ? durable.watch() : undefined
   return {
     tools: skills.map((skill) => durableSkillTool(skill, durable)),
+    durable: { runner: durable, skills: new Map(skills.map((skill) => [skill.name, skill])) },
     close: async () => {
       watcher?.stop()
       await durable.close()

@@ -55,7 +55,7 @@ import {
 import { type Opened, openTables } from "./internal/openTables.js"
 import type { RunRecord, StepPosition, StepRecord } from "./internal/runTables.js"
 import type { RunInfo, RunStatus } from "./run.js"
-import { type ApproveOptions, makeRunStore } from "./runStore.js"
+import { type ApproveOptions, makeRunStore, type RunStore } from "./runStore.js"
 
 /**
  * Options of {@link openDurableRunner}.
@@ -140,6 +140,13 @@ export interface RunOptions {
    * cancel the run.
    */
   readonly caller?: ExecutionContext
+  /**
+   * Called by {@link DurableRunner.start} with the new run's id once the run is stored, before its first
+   * step (e.g. to bind a task of the calling server to the run). A throwing listener is ignored.
+   *
+   * @since 0.2.0
+   */
+  readonly onStarted?: (runId: string) => void
 }
 
 /**
@@ -152,6 +159,13 @@ export interface DurableRunner {
   readonly runnerId: string
   /** Where the runs are (the file, or the database URL without its password). */
   readonly location: string
+  /**
+   * The run store of this runner's storage (reads runs, records decisions), e.g. for answering a run's
+   * approval from another process's request; the runner still hands the decision on ({@link DurableRunner.resume}).
+   *
+   * @since 0.2.0
+   */
+  readonly store: RunStore
   /**
    * Starts a workflow execution of `skill` and waits until it completes, fails or suspends (whichever
    * runner of the store executes it).
@@ -703,11 +717,17 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
   return {
     runnerId: owner,
     location: tables.location,
+    store,
     start: async (skill, input = {}, runOptions = {}) => {
       ;(await planner()).plan(skill) // a skill that cannot be planned fails here, before any run exists
       const runId = randomUUID()
       const executionId = await runtime.runPromise(SkillWorkflow.executionId({ runId }))
       await db(tables.createRun(runId, executionId, skill, input, now()))
+      try {
+        runOptions.onStarted?.(runId)
+      } catch {
+        // a listener's failure is not the run's
+      }
       await runtime.runPromise(SkillWorkflow.execute({ runId }, { discard: true }))
       return withCaller(await settle(runId, true), runOptions.caller)
     },

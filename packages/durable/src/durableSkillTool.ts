@@ -7,6 +7,7 @@
  */
 import type { Skill } from "@toolplane/compose"
 import {
+  bindTaskState,
   defineTool,
   EMPTY_INPUT_SCHEMA,
   errorResult,
@@ -33,7 +34,36 @@ export interface DurableSkillToolOptions {
 /** The `_meta` key of a durable skill tool's result: `{ runId, status }`. @since 0.1.0 */
 export const RUN_META_KEY = "toolplane.dev/run"
 
-const outcome = (skill: Skill, run: RunInfo): ToolResult => {
+const TASK_REFERENCE_PREFIX = "run1."
+const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/**
+ * The task-state reference of a run (see foundation's `bindTaskState`): a durable skill tool binds its
+ * run under it, so a server's task of the call can be answered from the run store by any replica.
+ *
+ * @since 0.2.0
+ */
+export const runTaskReference = (runId: string): string => `${TASK_REFERENCE_PREFIX}${runId}`
+
+/**
+ * The run id a task-state reference names, or `undefined` when it is not a run's.
+ *
+ * @since 0.2.0
+ */
+export const runIdOfTaskReference = (reference: string | undefined): string | undefined => {
+  if (reference === undefined || !reference.startsWith(TASK_REFERENCE_PREFIX)) return undefined
+  const runId = reference.slice(TASK_REFERENCE_PREFIX.length)
+  return RUN_ID.test(runId) ? runId : undefined
+}
+
+/**
+ * The result a durable skill tool answers for `run` of `skill` (see {@link durableSkillTool}): the output
+ * step's result once completed, an `isError` result once failed, otherwise the run's status and the step
+ * waiting for approval. Every result carries `_meta["toolplane.dev/run"]`.
+ *
+ * @since 0.2.0
+ */
+export const durableSkillResult = (skill: Skill, run: RunInfo): ToolResult => {
   const meta = { [RUN_META_KEY]: { runId: run.runId, status: run.status } }
   if (run.status === "completed") {
     const output = skill.output ?? run.steps.at(-1)?.stepId
@@ -116,5 +146,11 @@ export const durableSkillTool = (
     // a run may wait for approvals: served as a task (MCP tasks extension) to a client that takes one
     metadata: { skill: skill.name, durable: true, mcp: { execution: { taskSupport: "optional" } } },
     handler: async (args, ctx): Promise<ToolResult> =>
-      outcome(skill, await runner.start(skill, args as Record<string, unknown>, { caller: ctx })),
+      durableSkillResult(
+        skill,
+        await runner.start(skill, args as Record<string, unknown>, {
+          caller: ctx,
+          onStarted: (runId) => bindTaskState(ctx, runTaskReference(runId)),
+        }),
+      ),
   })

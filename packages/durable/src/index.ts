@@ -14,7 +14,14 @@ export {
   openDurableRunner,
   type RunOptions,
 } from "./durableRunner.js"
-export { type DurableSkillToolOptions, durableSkillTool, RUN_META_KEY } from "./durableSkillTool.js"
+export {
+  type DurableSkillToolOptions,
+  durableSkillResult,
+  durableSkillTool,
+  RUN_META_KEY,
+  runIdOfTaskReference,
+  runTaskReference,
+} from "./durableSkillTool.js"
 export { ApprovalNotPending, RunNotCancellable, RunNotFound, StorageUnavailable } from "./errors.js"
 export type { RunInfo, RunStatus, StepInfo, StepStatus } from "./run.js"
 export { type ApproveOptions, openRunStore, type PendingApprovals, type RunStore } from "./runStore.js"

@@ -7,6 +7,7 @@
  */
 import { InvalidArguments, type JsonSchema, validatorFor } from "@toolplane/foundation"
 import { ApprovalNotPending, RunNotCancellable, RunNotFound } from "./errors.js"
+import { approvalElicitation, approvalInputKey, recordApprovalAnswer } from "./internal/elicitation.js"
 import { type Opened, openTables } from "./internal/openTables.js"
 import { type StepRecord, stepInfo } from "./internal/runTables.js"
 import type { RunInfo, RunStatus, StepInfo } from "./run.js"
@@ -79,6 +80,31 @@ export interface RunStore {
    * @since 0.2.0
    */
   cancel(runId: string, options?: { readonly reason?: string; readonly channel?: string }): Promise<RunInfo>
+  /**
+   * The approval a run waits on, as the elicitation its caller is asked: the input key (`approve-<step>`,
+   * the same on every replica) and the MCP `elicitation/create` params (a preview of the call, an
+   * `approve` checkbox, the editable arguments). `undefined` when no step waits or the run is cancelled.
+   * Rejects with {@link RunNotFound}.
+   *
+   * @since 0.2.0
+   */
+  approvalElicitation(
+    runId: string,
+  ): Promise<{ readonly key: string; readonly params: Readonly<Record<string, unknown>> } | undefined>
+  /**
+   * Records an answer to {@link RunStore.approvalElicitation} given under its key in `inputResponses`
+   * (other keys are ignored): accept with `approve` approves (with edited arguments, re-validated),
+   * accept without it or decline rejects, cancel records nothing. `"ignored"` when nothing was recorded
+   * (no answer under the key, nothing waiting, or decided meanwhile elsewhere); `{ problem }` for an
+   * invalid edit. The run continues when a runner resumes it.
+   *
+   * @since 0.2.0
+   */
+  answerApprovalElicitation(
+    runId: string,
+    inputResponses: Readonly<Record<string, unknown>>,
+    options?: { readonly channel?: string },
+  ): Promise<"recorded" | "ignored" | { readonly problem: string }>
   close(): Promise<void>
 }
 
@@ -123,7 +149,15 @@ export const makeRunStore = (opened: Opened, now: () => number = Date.now): RunS
       stepId,
       state: (await db(tables.step(runId, stepId)))?.status ?? "unknown",
     })
-  return {
+  /** The step a run waits on, with its stored record; undefined when none waits or the run is cancelled. */
+  const waitingStep = async (runId: string): Promise<{ run: RunInfo; step: StepRecord } | undefined> => {
+    const run = await show(runId)
+    const waiting = run.steps.find((s) => s.status === "awaiting_approval")
+    if (run.status === "cancelled" || waiting === undefined) return undefined
+    const step = await db(tables.step(runId, waiting.stepId))
+    return step === undefined ? undefined : { run, step }
+  }
+  const store: RunStore = {
     location: tables.location,
     list: (options = {}) => db(tables.list(options.status)),
     show,
@@ -168,8 +202,32 @@ export const makeRunStore = (opened: Opened, now: () => number = Date.now): RunS
         throw new RunNotCancellable({ runId, state: (await show(runId)).status })
       return show(runId)
     },
+    approvalElicitation: async (runId) => {
+      const found = await waitingStep(runId)
+      if (found === undefined) return undefined
+      const { run, step } = found
+      return {
+        key: approvalInputKey(step.stepId),
+        params: approvalElicitation(runId, run.skill, step, step.inputSchema),
+      }
+    },
+    answerApprovalElicitation: async (runId, inputResponses, options = {}) => {
+      const found = await waitingStep(runId)
+      if (found === undefined) return "ignored"
+      const answer = inputResponses[approvalInputKey(found.step.stepId)]
+      if (typeof answer !== "object" || answer === null) return "ignored"
+      return recordApprovalAnswer(
+        store,
+        runId,
+        found.step,
+        found.step.inputSchema,
+        answer,
+        options.channel ?? "api",
+      )
+    },
     close: () => opened.close(),
   }
+  return store
 }
 
 /**

@@ -150,6 +150,7 @@ export {
   SandboxMemory,
   SandboxTimeout,
 } from "./sandboxError.js"
+export { bindTaskState, INPUT_KEY_META_KEY, TASK_STATE_KEY, type TaskStateBinding } from "./taskState.js"
 export {
   byId,
   EMPTY_INPUT_SCHEMA,

@@ -97,7 +97,14 @@ export type { McpCacheHints } from "./server/modern/cacheHints.js"
 export { HeldCallErrorCode, type HeldCallOptions } from "./server/modern/heldCalls.js"
 export { INPUT_KEY_META_KEY } from "./server/modern/inputRequests.js"
 export type { McpPendingInput, McpPendingInputs } from "./server/modern/pendingInputs.js"
-export { BEFORE_TASK_META_KEY } from "./server/modern/tasks.js"
+export type { TaskClaims as McpTaskClaims } from "./server/modern/taskHandles.js"
+export {
+  BEFORE_TASK_META_KEY,
+  type DetailedTask as McpTask,
+  type TaskInputRequest as McpTaskInputRequest,
+  type TaskSource as McpTaskSource,
+  type TaskStatus as McpTaskStatus,
+} from "./server/modern/tasks.js"
 export { memoryReplicaBus, type ReplicaBus } from "./server/replicaBus.js"
 export {
   CALLER_SCOPES_KEY,

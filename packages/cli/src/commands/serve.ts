@@ -280,6 +280,11 @@ export const serveCommand = defineCommand({
       const backend = live.current().backends().get(name)?.backend
       return backend === undefined ? undefined : upstreamTasksOf(backend)
     }
+    // Tasks of durable skills answered from the run store on any replica (loaded only with skills).
+    const taskSources =
+      ctx.config.skills.length > 0
+        ? [(await import("../durableTaskSource.js")).durableTaskSource(() => live.current().durable)]
+        : []
     const stopReloading = watchConfig(ctx, live, pins, ops, log, (webConsole ?? mountedConsole)?.recordReload)
     try {
       const metricsConfig = ctx.config.metrics
@@ -302,6 +307,7 @@ export const serveCommand = defineCommand({
           catalog: live.catalog,
           ...(cacheHints ? { cacheHints } : {}),
           upstreamTasks,
+          taskSources,
         })
         log.info("gateway.start", {
           transport,
@@ -373,6 +379,7 @@ export const serveCommand = defineCommand({
                 : []),
             ],
             upstreamTasks,
+            taskSources,
           })
         } catch (error) {
           await bus?.close()

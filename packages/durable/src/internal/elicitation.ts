@@ -14,7 +14,7 @@
  *
  * @internal
  */
-import { type ExecutionContext, InvalidArguments, type Tool } from "@toolplane/foundation"
+import { type ExecutionContext, INPUT_KEY_META_KEY, InvalidArguments, type Tool } from "@toolplane/foundation"
 import type { RunStore } from "../runStore.js"
 import type { StepRecord } from "./runTables.js"
 
@@ -64,16 +64,116 @@ const preview = (args: unknown): string => {
   return json.length > 2000 ? `${json.slice(0, 2000)}\n… (${json.length} characters)` : json
 }
 
-/** Waits for `promise`, or resolves `undefined` on timeout or abort. */
-const within = <T>(promise: Promise<T>, timeoutMs: number, signal: AbortSignal): Promise<T | undefined> =>
+/** The input key under which a run's step asks for approval (the same on every replica). */
+export const approvalInputKey = (stepId: string): string => `approve-${stepId}`
+
+/**
+ * The elicitation request asking to approve `step` of run `runId` (MCP `elicitation/create` params): the
+ * preview, an `approve` checkbox and the editable arguments; `problem` is shown first (an invalid edit).
+ */
+export const approvalElicitation = (
+  runId: string,
+  skill: string,
+  step: StepRecord,
+  schema: unknown,
+  problem = "",
+): Record<string, unknown> => {
+  const fields = editableFields(schema, step.arguments)
+  return {
+    message:
+      `${problem}Run ${runId} of the skill "${skill}" is about to call "${step.tool}" ` +
+      `(step "${step.stepId}") with these arguments:\n${preview(step.arguments)}\n` +
+      (Object.keys(fields).length > 0 ? "You may edit the arguments below. " : "") +
+      `Accept to run it, decline to reject the run. Without an answer the run waits for ` +
+      `\`toolplane runs approve ${runId} ${step.stepId}\`.`,
+    requestedSchema: {
+      type: "object",
+      properties: {
+        [APPROVE]: { type: "boolean", title: "Run this step", default: true },
+        ...fields,
+      },
+      required: [APPROVE],
+    },
+    _meta: { [INPUT_KEY_META_KEY]: approvalInputKey(step.stepId) },
+  }
+}
+
+/**
+ * Records an elicitation answer to the approval of `step` in the store: accept with `approve` approves
+ * (with the edited arguments when they differ, re-validated), accept without it or decline rejects;
+ * cancel or anything else records nothing (`"ignored"`). An invalid edit is `{ problem }`, the text to
+ * show when asking again. A decision taken meanwhile elsewhere wins (`"ignored"`).
+ */
+export const recordApprovalAnswer = async (
+  store: RunStore,
+  runId: string,
+  step: StepRecord,
+  schema: unknown,
+  answer: { readonly action?: unknown; readonly content?: unknown } | undefined,
+  channel: string,
+): Promise<"recorded" | "ignored" | { readonly problem: string }> => {
+  if (answer === undefined || (answer.action !== "accept" && answer.action !== "decline")) return "ignored"
+  const content = (
+    typeof answer.content === "object" && answer.content !== null ? answer.content : {}
+  ) as Record<string, unknown>
+  try {
+    if (answer.action === "decline" || content[APPROVE] === false) {
+      await store.reject(runId, step.stepId, {
+        reason: answer.action === "decline" ? "declined by the caller" : "not approved by the caller",
+        channel,
+      })
+      return "recorded"
+    }
+    const edited: Record<string, unknown> = { ...step.arguments }
+    for (const name of Object.keys(editableFields(schema, step.arguments)))
+      if (content[name] !== undefined) edited[name] = content[name]
+    const changed = JSON.stringify(edited) !== JSON.stringify(step.arguments)
+    await store.approve(runId, step.stepId, changed ? { arguments: edited, channel } : { channel })
+    return "recorded"
+  } catch (error) {
+    if (error instanceof InvalidArguments)
+      return {
+        problem: `Those arguments are invalid: ${error.issues.map((i) => `${i.path || "/"} ${i.message}`).join("; ")}.\n`,
+      }
+    // ApprovalNotPending (someone decided first) or anything else: the run keeps what storage says.
+    return "ignored"
+  }
+}
+
+/**
+ * Waits for `promise`; resolves `undefined` on timeout, abort, or when `settledElsewhere` (checked every
+ * half second) says the wait is moot.
+ */
+const within = <T>(
+  promise: Promise<T>,
+  timeoutMs: number,
+  signal: AbortSignal,
+  settledElsewhere: () => Promise<boolean>,
+): Promise<T | undefined> =>
   new Promise((resolve) => {
     const done = (value: T | undefined) => {
       clearTimeout(timer)
+      clearInterval(watch)
       signal.removeEventListener("abort", onAbort)
       resolve(value)
     }
     const onAbort = () => done(undefined)
     const timer = setTimeout(onAbort, timeoutMs)
+    let checking = false
+    const watch = setInterval(() => {
+      if (checking) return
+      checking = true
+      settledElsewhere()
+        .then(
+          (settled) => {
+            if (settled) done(undefined)
+          },
+          () => {},
+        )
+        .finally(() => {
+          checking = false
+        })
+    }, 500)
     signal.addEventListener("abort", onAbort, { once: true })
     promise.then(done, () => done(undefined))
   })
@@ -88,62 +188,33 @@ export interface AskCallerOptions {
   readonly timeoutMs: number
 }
 
-/** Asks; records the decision, if any, in the store. Never throws. */
+/**
+ * Asks; records the decision, if any, in the store. Stops waiting when the step is decided elsewhere (a
+ * task answered on another replica, `toolplane runs approve`) or the run is cancelled. Never throws.
+ */
 export const askCaller = async (options: AskCallerOptions): Promise<void> => {
   const { caller, store, runId, step } = options
   const elicit = caller.client.elicitInput
   if (elicit === undefined) return
-  const args = step.arguments
-  const fields = editableFields(options.tool?.inputSchema ?? step.inputSchema, args)
+  const schema = options.tool?.inputSchema ?? step.inputSchema
+  const settledElsewhere = async () => {
+    const run = await store.show(runId)
+    return (
+      run.status === "cancelled" ||
+      run.steps.find((s) => s.stepId === step.stepId)?.status !== "awaiting_approval"
+    )
+  }
   let problem = ""
   for (let attempt = 0; attempt < 3; attempt++) {
     if (caller.signal.aborted) return
     const answer = (await within(
-      elicit({
-        message:
-          `${problem}Run ${runId} of the skill "${options.skill}" is about to call "${step.tool}" ` +
-          `(step "${step.stepId}") with these arguments:\n${preview(args)}\n` +
-          (Object.keys(fields).length > 0 ? "You may edit the arguments below. " : "") +
-          `Accept to run it, decline to reject the run. Without an answer the run waits for ` +
-          `\`toolplane runs approve ${runId} ${step.stepId}\`.`,
-        requestedSchema: {
-          type: "object",
-          properties: {
-            [APPROVE]: { type: "boolean", title: "Run this step", default: true },
-            ...fields,
-          },
-          required: [APPROVE],
-        },
-      }),
+      elicit(approvalElicitation(runId, options.skill, step, schema, problem)),
       options.timeoutMs,
       caller.signal,
+      settledElsewhere,
     )) as { action?: string; content?: Record<string, unknown> } | undefined
-    if (answer === undefined || (answer.action !== "accept" && answer.action !== "decline")) return
-    try {
-      if (answer.action === "decline" || answer.content?.[APPROVE] === false) {
-        await store.reject(runId, step.stepId, {
-          reason: answer.action === "decline" ? "declined by the caller" : "not approved by the caller",
-          channel: "elicitation",
-        })
-        return
-      }
-      const edited: Record<string, unknown> = { ...args }
-      for (const name of Object.keys(fields))
-        if (answer.content?.[name] !== undefined) edited[name] = answer.content[name]
-      const changed = JSON.stringify(edited) !== JSON.stringify(args)
-      await store.approve(
-        runId,
-        step.stepId,
-        changed ? { arguments: edited, channel: "elicitation" } : { channel: "elicitation" },
-      )
-      return
-    } catch (error) {
-      if (error instanceof InvalidArguments) {
-        problem = `Those arguments are invalid: ${error.issues.map((i) => `${i.path || "/"} ${i.message}`).join("; ")}.\n`
-        continue
-      }
-      // ApprovalNotPending (someone decided first) or anything else: the run keeps what storage says.
-      return
-    }
+    const recorded = await recordApprovalAnswer(store, runId, step, schema, answer, "elicitation")
+    if (typeof recorded === "string") return
+    problem = recorded.problem
   }
 }

@@ -13,15 +13,8 @@
  */
 export const HOLD_CALL: unique symbol = Symbol.for("toolplane.holdCall")
 
-/**
- * The `_meta` key of an elicitation or sampling request's params with which a tool (or an approver)
- * names its input: for a 2026-07-28 client the request becomes the `InputRequiredResult` input request
- * under this key (default `elicitation-1`, `sampling-1`, … in the order asked). Removed before the
- * request reaches the client; a 2025 client receives it unchanged in `elicitation/create`.
- *
- * @since 0.1.0
- */
-export const INPUT_KEY_META_KEY = "toolplane.dev/inputKey"
+/** The `_meta` key naming a client request's input key (defined with the task-state contract in foundation). */
+export { INPUT_KEY_META_KEY } from "@toolplane/foundation"
 
 /**
  * The `_meta` key of an elicitation or sampling request's params that asks it before the call becomes a

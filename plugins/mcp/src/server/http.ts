@@ -417,6 +417,7 @@ export const serveHttp = async (
     ...(options.onError ? { onError: options.onError } : {}),
     ...(options.heldCalls ? { heldCalls: options.heldCalls } : {}),
     ...(options.upstreamTasks ? { upstreamTasks: options.upstreamTasks } : {}),
+    ...(options.taskSources ? { taskSources: options.taskSources } : {}),
   })
   const lean =
     options.transport === "sdk"

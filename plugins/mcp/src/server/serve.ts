@@ -64,6 +64,7 @@ import { resultJson } from "../internal/resultJson.js"
 import { AUTHENTICATED_CALLER_KEY, callerIdOf } from "./callerIdentity.js"
 import type { McpCacheHints } from "./modern/cacheHints.js"
 import { isInputSignal } from "./modern/inputRequests.js"
+import type { TaskSource as McpTaskSource } from "./modern/tasks.js"
 
 /** A readable account of a zod error (`params.name: expected string, received number`). */
 const describeIssues = (error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }) =>
@@ -181,6 +182,15 @@ export interface McpServeOptions {
    * @since 0.2.0
    */
   readonly upstreamTasks?: (backend: string) => UpstreamTaskRelay | undefined
+  /**
+   * More places a task's state may live (the tasks extension), asked in order after this process's own
+   * tasks and the relayed upstream tasks: a task whose tool bound its state (foundation's
+   * `bindTaskState`, e.g. a durable skill's run) is answered by the source that understands its reference,
+   * on any replica sharing the secret. `@toolplane/cli` serves durable skills' runs this way.
+   *
+   * @since 0.2.0
+   */
+  readonly taskSources?: readonly McpTaskSource[]
 }
 
 /**

@@ -54,6 +54,7 @@ export const serveStdio = async (
   const modern = new ModernServing(exposure, {
     ...(options.cacheHints ? { cacheHints: options.cacheHints } : {}),
     ...(options.upstreamTasks ? { upstreamTasks: options.upstreamTasks } : {}),
+    ...(options.taskSources ? { taskSources: options.taskSources } : {}),
   })
   const stdin = options.stdin ?? process.stdin
   const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout)

@@ -31,7 +31,14 @@ import {
 } from "./protocol.js"
 import { type RequestStateClaims, RequestStates } from "./requestState.js"
 import { StatelessExtra } from "./statelessExtra.js"
-import { declaresTasks, TASK_METHODS, TaskHost, type TaskHostOptions, withTasksExtension } from "./tasks.js"
+import {
+  declaresTasks,
+  TASK_METHODS,
+  TaskHost,
+  type TaskHostOptions,
+  type TaskSource,
+  withTasksExtension,
+} from "./tasks.js"
 import { remoteParent, withRemoteParent } from "./traceContext.js"
 import { UpstreamHandoff, type UpstreamTaskRelays, UpstreamTaskSource } from "./upstreamTaskSource.js"
 
@@ -77,6 +84,8 @@ export interface ModernServingOptions {
    * this server's handles; without it a backend follows its upstream's task to the end.
    */
   readonly upstreamTasks?: UpstreamTaskRelays
+  /** Further task sources, asked after this process's tasks and the relayed upstream ones. */
+  readonly taskSources?: readonly TaskSource[]
 }
 
 /** The bus message saying a request state was used or rejected (other kinds on the bus are not ours). */
@@ -172,6 +181,7 @@ export class ModernServing {
     this.tasks = new TaskHost(options.secret, options.tasks)
     this.#upstream = options.upstreamTasks && new UpstreamTaskSource(options.secret, options.upstreamTasks)
     if (this.#upstream) this.tasks.addSource(this.#upstream)
+    for (const source of options.taskSources ?? []) this.tasks.addSource(source)
     this.#unsubscribe = options.bus?.subscribe((text) => {
       if (!text.includes('"request-state-')) return
       try {

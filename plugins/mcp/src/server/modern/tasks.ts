@@ -11,11 +11,14 @@
  * A task's id is a signed handle ({@link TaskHandles}); its state lives in a {@link TaskSource}. The
  * sources this module has are in memory ({@link LocalTasks}: the replica running the call answers for
  * it); another source (an upstream server's task relayed by a gateway, a store shared by replicas) plugs
- * in through {@link TaskHost.addSource}.
+ * in through {@link TaskHost.addSource}. A call whose tool binds its state before it becomes a task
+ * (foundation's `bindTaskState`, e.g. a durable skill naming its run) gets a handle carrying that
+ * reference, signed: the replica running it answers from memory, any other from the source that
+ * understands the reference.
  *
  * @internal
  */
-import type { ClientRequests } from "@toolplane/foundation"
+import { type ClientRequests, TASK_STATE_KEY, type TaskStateBinding } from "@toolplane/foundation"
 import { BEFORE_TASK_META_KEY } from "../../internal/callMarks.js"
 import { CALL_CONTROLLER, CallController, MODERN_REQUEST, type ModernRequest } from "../serve.js"
 import { ModernProtocolError } from "./errors.js"
@@ -218,10 +221,14 @@ export class LocalTasks implements TaskSource {
   }
 
   #held(claims: TaskClaims): LocalTask | "unknown" | "mismatch" {
-    if (claims.s !== undefined) return "unknown"
     const task = this.#tasks.get(claims.i)
     if (task === undefined || task.claims.e <= this.#now()) return "unknown"
-    if (task.claims.c !== claims.c || task.claims.t !== claims.t || task.claims.e !== claims.e)
+    if (
+      task.claims.c !== claims.c ||
+      task.claims.t !== claims.t ||
+      task.claims.e !== claims.e ||
+      task.claims.s !== claims.s
+    )
       return "mismatch"
     return task
   }
@@ -418,6 +425,15 @@ export class TaskCall {
   /** A before-task request went to the client as a multi round-trip input request: no task now. */
   #mrtr = false
   #becomeTask: (() => void) | undefined
+  /** Where the call's state lives, when its tool bound it before the call became a task. */
+  #stateReference: string | undefined
+  /** Offered to the tool in its context metadata ({@link TASK_STATE_KEY}). */
+  readonly binding: TaskStateBinding = {
+    bind: (reference) => {
+      if (this.#task === undefined && typeof reference === "string" && reference.length <= 512)
+        this.#stateReference = reference
+    },
+  }
 
   constructor(
     private readonly host: TaskHost,
@@ -459,7 +475,7 @@ export class TaskCall {
   #becomeTaskNow(): boolean {
     if (this.#task !== undefined) return true
     if (this.#mrtr || this.mayBecomeTask?.() === false) return false
-    const made = this.host.create(this.caller, this.tool, this.controller)
+    const made = this.host.create(this.caller, this.tool, this.controller, this.#stateReference)
     this.#task = made.task
     this.#handle = made.handle
     this.#becomeTask?.()
@@ -559,9 +575,17 @@ export class TaskHost {
     return this.local.active(caller) < this.#maxActive
   }
 
-  /** A new in-memory task of a call running under `controller`. */
-  create(caller: string, tool: string, controller: CallController): { task: LocalTask; handle: string } {
-    const { handle, claims } = this.handles.sign(caller, tool, this.#now() + this.#ttlMs)
+  /**
+   * A new in-memory task of a call running under `controller`; `source` names where its state also
+   * lives (for the other replicas' sources).
+   */
+  create(
+    caller: string,
+    tool: string,
+    controller: CallController,
+    source?: string,
+  ): { task: LocalTask; handle: string } {
+    const { handle, claims } = this.handles.sign(caller, tool, this.#now() + this.#ttlMs, source)
     return { task: this.local.add(claims, controller), handle }
   }
 
@@ -624,7 +648,14 @@ export class TaskHost {
         if (!answered) await send(n)
       },
       [CALL_CONTROLLER]: task.controller,
-      [MODERN_REQUEST]: { ...modern, client: task.client },
+      [MODERN_REQUEST]: {
+        ...modern,
+        client: task.client,
+        metadataFor: (toolId: string) => ({
+          ...modern.metadataFor?.(toolId),
+          [TASK_STATE_KEY]: task.binding,
+        }),
+      },
     }
     const outcome = (settled: { value: Record<string, unknown> } | { error: unknown }): TaskOutcome => {
       if (Object.keys(round.missing).length > 0)
@@ -690,7 +721,12 @@ export class TaskHost {
         ModernErrorCode.InvalidParams,
         "Invalid params: tasks/update needs params.inputResponses (an object)",
       )
-    for (const source of this.#sources) {
+    // A task whose state is bound elsewhere (a durable run) is answered from there on every replica, the
+    // one running the call included, so they all tell the same; this process's memory is the fallback.
+    const bound = verdict.claims.s !== undefined
+    const sources = bound ? [...this.#sources.slice(1), this.local] : this.#sources
+    if (bound && method === "tasks/cancel") await this.local.cancel(verdict.claims)
+    for (const source of sources) {
       const answer =
         method === "tasks/get"
           ? await source.get(verdict.claims, handle)
