@@ -6,10 +6,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { runTaskReference } from "@toolplane/durable"
 import { listAllTools } from "@toolplane/foundation"
 import { afterAll, describe, expect, it } from "vitest"
 import { type CliIO, run } from "../src/cli.js"
 import { parseConfig } from "../src/config/load.js"
+import { durableTaskSource } from "../src/durableTaskSource.js"
 import { openGateway } from "../src/gateway.js"
 
 const dir = mkdtempSync(join(tmpdir(), "toolplane-skills-"))
@@ -83,6 +85,21 @@ describe("durable skills in the configuration", () => {
       })
       const { runId, status } = started.structuredContent as { runId: string; status: string }
       expect(status).toBe("suspended")
+
+      // What `toolplane serve` answers for this run's task on any replica: the gateway's skills and store.
+      const source = durableTaskSource(() => gateway.durable)
+      const claims = {
+        v: 1 as const,
+        i: "task-of-this-run",
+        c: "",
+        t: "skill.announce_launch",
+        e: Date.now() + 60_000,
+        s: runTaskReference(runId),
+      }
+      const task = await source.get(claims, "the-handle")
+      expect(task).toMatchObject({ taskId: "the-handle", status: "input_required" })
+      expect(Object.keys((task as { inputRequests: object }).inputRequests)).toEqual(["approve-launch"])
+      expect(await source.get({ ...claims, s: "run1.not-a-run" }, "h")).toBe("unknown")
 
       const listed = await cli(["runs", "list", "--json", "-c", file])
       expect(listed.code, listed.stderr).toBe(0)
