@@ -54,10 +54,7 @@ const SETUP_LIMIT_MS = CONFORMANCE_RUN_LIMIT_MS + 40_000
  * scored by the set (extensions, pending) and required ones alike: every scenario the run produced is
  * either expected to pass or listed here.
  */
-const MODERN_DIRECT_FAILURES: Readonly<Record<string, string>> = {
-  "http-custom-header-server-validation":
-    "Mcp-Param-* headers are checked against the body (paramHeaderCheck.test.ts), but this pending scenario does not pass against the conformance fixture yet (not scored: pending)",
-}
+const MODERN_DIRECT_FAILURES: Readonly<Record<string, string>> = {}
 
 /** Through the gateway: what the direct server does not pass, plus what the hop loses (with the reason). */
 const MODERN_GATEWAY_FAILURES: Readonly<Record<string, string>> = {

@@ -132,6 +132,19 @@ describe("Mcp-Param-* headers against the body", () => {
       "Mcp-Param-Replicas",
     ],
     ["badly encoded", { region: "eu-west-1" }, { "mcp-param-region": "=?base64?//79?=" }, "Mcp-Param-Region"],
+    // "Hello" is SGVsbG8= in Base64: without its padding the value is not valid Base64
+    [
+      "Base64 without its padding",
+      { region: "Hello" },
+      { "mcp-param-region": "=?base64?SGVsbG8?=" },
+      "Mcp-Param-Region",
+    ],
+    [
+      "Base64 with a character outside the alphabet",
+      { region: "Hello" },
+      { "mcp-param-region": "=?base64?SGVs!bG8=?=" },
+      "Mcp-Param-Region",
+    ],
   ] as const)("refuses a header that is %s, and runs nothing", async (_what, args, headers, named) => {
     const before = runs
     const { status, body } = await call(args, headers)

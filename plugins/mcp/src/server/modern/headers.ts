@@ -13,13 +13,20 @@ import { ModernErrorCode } from "./protocol.js"
 /** The headers the check reads (lower-case names, as `node:http` gives them). */
 export type HeaderLookup = (name: string) => string | undefined
 
-const SENTINEL = /^=\?base64\?([A-Za-z0-9+/=_-]*)\?=$/
+const SENTINEL = /^=\?base64\?(.*)\?=$/s
+/** Base64 as RFC 4648 §4 writes it: the standard alphabet, padded to a multiple of four characters. */
+const PADDED_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
 
-/** A header value as sent, or its decoded form when Base64-encoded; `undefined` for a bad encoding. */
+/**
+ * A header value as sent, or its decoded form when Base64-encoded; `undefined` for a bad encoding (a
+ * character outside the alphabet, missing padding, or bytes that are not UTF-8). Node's decoder would
+ * accept all of those leniently, so the form is checked first.
+ */
 export const decodeHeaderValue = (value: string): string | undefined => {
   const trimmed = value.trim()
   const match = SENTINEL.exec(trimmed)
   if (!match) return trimmed
+  if (!PADDED_BASE64.test(match[1]!)) return undefined
   const text = Buffer.from(match[1]!, "base64").toString("utf8")
   return text.includes("\uFFFD") ? undefined : text
 }
