@@ -15,7 +15,7 @@ interface OAuthServers {
   readonly issuer: string
   readonly upstream: { readonly url: string }
   readonly redirectPort: number
-  failRevocation(answer: number | "reset" | undefined): void
+  failRevocation(answer: number | "reset" | "echo" | undefined): void
   close(): Promise<void>
 }
 interface OAuthFixture {

@@ -206,6 +206,25 @@ describe("OAuth logout with RFC 7009 revocation (oidc-provider)", () => {
     }
   })
 
+  it("never repeats a token a refusing server echoes in its error description", async () => {
+    const tokens = await login(servers, store)
+    servers.failRevocation("echo")
+    try {
+      const error = await failureOf(oauthLogout({ backend: "crm", store }))
+      expect(error).toMatchObject({
+        status: 400,
+        removedLocally: false,
+        reason: "HTTP 400: invalid_request: cannot revoke [token]",
+      })
+      expectNoToken(`${(error as Error).message} ${JSON.stringify(error)}`, tokens)
+    } finally {
+      servers.failRevocation(undefined)
+    }
+    await expect(oauthLogout({ backend: "crm", store })).resolves.toMatchObject({
+      credentials: [{ status: "revoked" }],
+    })
+  })
+
   it("keeps the credential when the authorization server is down (stopped provider)", async () => {
     const tokens = await login(servers, store, "carol-app", "carol")
     await servers.close()

@@ -69,12 +69,19 @@ const MAX_ROUNDS = 3
 const sameTokens = (a: StoredTokens | undefined, b: StoredTokens): boolean =>
   a !== undefined && a.accessToken === b.accessToken && a.refreshToken === b.refreshToken
 
-/** Why a revocation request failed: the status and OAuth error, or the network failure (never a token). */
-const revocationFailure = (error: unknown, status: number | undefined): string => {
-  if (error instanceof oauth.ResponseBodyError) return `HTTP ${error.status}: ${describeOAuthError(error)}`
-  if (status !== undefined) return `HTTP ${status}`
+/**
+ * Why a revocation request failed: the status and OAuth error, or the network failure. A server's
+ * `error_description` that echoes a token gets it blanked out: no token reaches an error.
+ */
+const revocationFailure = (error: unknown, status: number | undefined, tokens: readonly string[]): string => {
   const code = ((error as Error)?.cause as { code?: unknown } | undefined)?.code
-  return `${describeOAuthError(error)}${typeof code === "string" ? ` (${code})` : ""}`
+  const reason =
+    error instanceof oauth.ResponseBodyError
+      ? `HTTP ${error.status}: ${describeOAuthError(error)}`
+      : status !== undefined
+        ? `HTTP ${status}`
+        : `${describeOAuthError(error)}${typeof code === "string" ? ` (${code})` : ""}`
+  return tokens.reduce((text, token) => text.replaceAll(token, "[token]"), reason)
 }
 
 /**
@@ -162,7 +169,11 @@ export const oauthLogout = async (options: OAuthLogoutOptions): Promise<OAuthLog
               endpoint,
               ...(status !== undefined ? { status } : {}),
               revoked: [...revoked],
-              reason: revocationFailure(error, status),
+              reason: revocationFailure(
+                error,
+                status,
+                tokens.map(([, text]) => text),
+              ),
             }),
           )
         }
