@@ -88,6 +88,26 @@ const fetchServerMetadata = async (issuer: URL): Promise<oauth.AuthorizationServ
 }
 
 /**
+ * The metadata of the authorization server `issuer` (RFC 8414, falling back to OpenID Connect discovery),
+ * its `issuer` checked: for a credential whose issuer is already known (a logout revokes at the issuer
+ * that issued the tokens, whatever the resource names now).
+ *
+ * @throws {@link OAuthUpstreamError} naming the issuer and what was wrong.
+ * @since 0.2.0
+ */
+export const discoverAuthorizationServer = async (
+  issuer: string | URL,
+): Promise<oauth.AuthorizationServer> => {
+  try {
+    return await fetchServerMetadata(new URL(issuer))
+  } catch (error) {
+    throw new OAuthUpstreamError(
+      `no valid metadata for authorization server ${issuer}: ${(error as Error).message}`,
+    )
+  }
+}
+
+/**
  * Discovers the authorization server of the MCP server at `resource`.
  *
  * @throws {@link OAuthUpstreamError} naming the document that was missing or wrong.

@@ -2,11 +2,26 @@ export { type AuthorizationCodeLoginOptions, authorizationCodeLogin } from "./au
 export { UpstreamConsentRequired } from "./consentRequired.js"
 export {
   type DiscoverOAuthOptions,
+  discoverAuthorizationServer,
   discoverOAuth,
   type OAuthDiscovery,
   resourceMetadataUrl,
 } from "./discovery.js"
-export { loginCommand, OAuthLoginRequired, OAuthUpstreamError } from "./errors.js"
+export {
+  loginCommand,
+  logoutCommand,
+  OAuthLoginRequired,
+  OAuthRevocationFailed,
+  type OAuthRevocationFailure,
+  OAuthUpstreamError,
+  type RevocableToken,
+} from "./errors.js"
+export {
+  type OAuthLogoutOptions,
+  type OAuthLogoutOutcome,
+  type OAuthLogoutResult,
+  oauthLogout,
+} from "./logout.js"
 export {
   type PerCallerMcpBackend,
   type PerCallerMcpBackendConfig,

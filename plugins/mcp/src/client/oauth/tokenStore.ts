@@ -149,6 +149,20 @@ export class EncryptedTokenStore {
   }
 
   /**
+   * The issuers holding tokens of `backend` for `caller` (the service identity when absent), whatever
+   * resource they were issued for (no tokens returned).
+   *
+   * @since 0.2.0
+   */
+  async issuers(backend: string, caller?: string): Promise<readonly string[]> {
+    await this.#queue
+    const found = new Set<string>()
+    for (const entry of Object.values(await this.#read()))
+      if (entry.backend === backend && entry.caller === caller) found.add(entry.issuer)
+    return [...found]
+  }
+
+  /**
    * The callers holding tokens of `backend` for `resource`, most recently stored last (no tokens returned).
    *
    * @since 0.2.0
