@@ -98,13 +98,13 @@ export { HeldCallErrorCode, type HeldCallOptions } from "./server/modern/heldCal
 export { INPUT_KEY_META_KEY } from "./server/modern/inputRequests.js"
 export type { McpPendingInput, McpPendingInputs } from "./server/modern/pendingInputs.js"
 export type { TaskClaims as McpTaskClaims } from "./server/modern/taskHandles.js"
-export {
-  BEFORE_TASK_META_KEY,
-  type DetailedTask as McpTask,
-  type TaskInputRequest as McpTaskInputRequest,
-  type TaskSource as McpTaskSource,
-  type TaskStatus as McpTaskStatus,
-} from "./server/modern/tasks.js"
+export type {
+  DetailedTask as McpTask,
+  TaskInputRequest as McpTaskInputRequest,
+  TaskSource as McpTaskSource,
+  TaskStatus as McpTaskStatus,
+} from "./server/modern/taskSource.js"
+export { BEFORE_TASK_META_KEY } from "./server/modern/tasks.js"
 export { memoryReplicaBus, type ReplicaBus } from "./server/replicaBus.js"
 export {
   CALLER_SCOPES_KEY,

@@ -15,8 +15,23 @@
  * @internal
  */
 import { type ExecutionContext, INPUT_KEY_META_KEY, InvalidArguments, type Tool } from "@toolplane/foundation"
-import type { RunStore } from "../runStore.js"
+import type { RunInfo } from "../run.js"
 import type { StepRecord } from "./runTables.js"
+
+/** What the answer of an approval is recorded through (the run store's own methods). */
+export interface ApprovalRecorder {
+  show(runId: string): Promise<RunInfo>
+  approve(
+    runId: string,
+    stepId: string,
+    options: { readonly arguments?: Readonly<Record<string, unknown>>; readonly channel?: string },
+  ): Promise<unknown>
+  reject(
+    runId: string,
+    stepId: string,
+    options: { readonly reason?: string; readonly channel?: string },
+  ): Promise<unknown>
+}
 
 const APPROVE = "approve"
 
@@ -105,7 +120,7 @@ export const approvalElicitation = (
  * show when asking again. A decision taken meanwhile elsewhere wins (`"ignored"`).
  */
 export const recordApprovalAnswer = async (
-  store: RunStore,
+  store: ApprovalRecorder,
   runId: string,
   step: StepRecord,
   schema: unknown,
@@ -180,7 +195,7 @@ const within = <T>(
 
 export interface AskCallerOptions {
   readonly caller: ExecutionContext
-  readonly store: RunStore
+  readonly store: ApprovalRecorder
   readonly runId: string
   readonly skill: string
   readonly step: StepRecord

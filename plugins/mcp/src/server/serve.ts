@@ -64,7 +64,7 @@ import { resultJson } from "../internal/resultJson.js"
 import { AUTHENTICATED_CALLER_KEY, callerIdOf } from "./callerIdentity.js"
 import type { McpCacheHints } from "./modern/cacheHints.js"
 import { isInputSignal } from "./modern/inputRequests.js"
-import type { TaskSource as McpTaskSource } from "./modern/tasks.js"
+import type { TaskSource as McpTaskSource } from "./modern/taskSource.js"
 
 /** A readable account of a zod error (`params.name: expected string, received number`). */
 const describeIssues = (error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }) =>

@@ -25,52 +25,16 @@ import { ModernProtocolError } from "./errors.js"
 import { INPUT_KEY_META_KEY, type InputRound } from "./inputRequests.js"
 import { ModernErrorCode } from "./protocol.js"
 import { type TaskClaims, type TaskHandleRefusal, TaskHandles } from "./taskHandles.js"
+import type { DetailedTask, TaskInputRequest, TaskSource, TaskStatus } from "./taskSource.js"
+
+export type { DetailedTask, TaskInputRequest, TaskSource, TaskStatus }
 
 /** The extension's identifier (capabilities' `extensions` key). */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 
 export { BEFORE_TASK_META_KEY }
 
-/** A task's status. */
-export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled"
-
 const TERMINAL: ReadonlySet<TaskStatus> = new Set(["completed", "failed", "cancelled"])
-
-/** A client request a task waits on (the MRTR `InputRequest` shape). */
-export interface TaskInputRequest {
-  readonly method: string
-  readonly params: Record<string, unknown>
-}
-
-/** A task's state as `tasks/get` answers it (SEP-2663 `DetailedTask`, without `resultType`). */
-export interface DetailedTask {
-  readonly taskId: string
-  readonly status: TaskStatus
-  readonly statusMessage?: string
-  readonly createdAt: string
-  readonly lastUpdatedAt: string
-  readonly ttlMs: number | null
-  readonly pollIntervalMs?: number
-  readonly inputRequests?: Readonly<Record<string, TaskInputRequest>>
-  readonly result?: Record<string, unknown>
-  readonly error?: { readonly code: number; readonly message: string; readonly data?: unknown }
-}
-
-/**
- * Where a task's state lives. Each method gets the verified claims of the handle the caller sent and
- * answers `"unknown"` for a task it does not hold (another source may), `"mismatch"` for one it holds for
- * another caller or tool.
- */
-export interface TaskSource {
-  get(claims: TaskClaims, handle: string): Promise<DetailedTask | "unknown" | "mismatch">
-  /** Delivers answers to the requests the task waits on (others are ignored). */
-  update(
-    claims: TaskClaims,
-    inputResponses: Readonly<Record<string, unknown>>,
-  ): Promise<"ok" | "unknown" | "mismatch">
-  /** Asks the task to stop (a terminal task is left as it is). */
-  cancel(claims: TaskClaims): Promise<"ok" | "unknown" | "mismatch">
-}
 
 interface Waiting {
   readonly request: TaskInputRequest
