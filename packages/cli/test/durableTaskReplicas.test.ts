@@ -10,47 +10,20 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
-import { defineSkill, gatewayStack } from "@toolplane/compose"
+import { gatewayStack } from "@toolplane/compose"
 import { type DurableRunner, durableSkillTool, openDurableRunner } from "@toolplane/durable"
 import { createRunner } from "@toolplane/exec"
-import { defineTool } from "@toolplane/foundation"
 import { definitionBackend } from "@toolplane/foundation/testing"
 import { type McpHttpServerHandle, serveHttp } from "@toolplane/plugin-mcp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { z } from "zod"
 import { durableTaskSource } from "../src/durableTaskSource.js"
-import { recordingTaskResults } from "./helpers/taskResults.js"
+import { releaseSkill } from "./helpers/releaseSkill.js"
+import { isTerminal, pollTask, recordingTaskResults, taskRequest } from "./helpers/taskResults.js"
 
 const TASKS = "io.modelcontextprotocol/tasks"
 const SECRET = "replicas-share-this-secret-0123456789"
 
-const deployed: unknown[] = []
-const build = defineTool({
-  id: "ci/build",
-  input: { type: "object", properties: { version: { type: "string" } }, required: ["version"] },
-  annotations: { readOnlyHint: true },
-  handler: async (args: Record<string, unknown>) => {
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    return { version: args.version }
-  },
-})
-const deploy = defineTool({
-  id: "ci/deploy",
-  input: { type: "object", properties: { version: { type: "string" } }, required: ["version"] },
-  annotations: { destructiveHint: true },
-  handler: async (args: Record<string, unknown>) => {
-    deployed.push(args.version)
-    return { deployed: args.version }
-  },
-})
-const release = defineSkill({
-  name: "release",
-  inputSchema: { type: "object", properties: { version: { type: "string" } }, required: ["version"] },
-  steps: [
-    { id: "build", tool: "ci/build", inputs: { version: { $ref: "$input#/version" } } },
-    { id: "deploy", tool: "ci/deploy", inputs: { version: { $ref: "build#/version" } } },
-  ],
-})
+const { build, deploy, release, deployed } = releaseSkill()
 
 const dir = mkdtempSync(join(tmpdir(), "toolplane-task-replicas-"))
 const replicas: { durable: DurableRunner; server: McpHttpServerHandle }[] = []
@@ -80,8 +53,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const AnyResult = z.looseObject({})
-
 /** An SDK v2 client of replica `i`, declaring elicitation and the tasks extension. */
 const connect = async (i: number) => {
   const created: Record<string, any>[] = []
@@ -103,7 +74,10 @@ const connect = async (i: number) => {
 type Session = Awaited<ReturnType<typeof connect>>
 
 const tasks = (session: Session, method: string, params: Record<string, unknown>) =>
-  session.client.request({ method, params } as never, AnyResult) as Promise<Record<string, any>>
+  taskRequest(session.client, method, params)
+const pollUntil = (session: Session, taskId: string, done: (status: string) => boolean) =>
+  pollTask(session.client, taskId, done)
+const terminal = isTerminal
 
 /** Starts the skill on `session`'s replica; its task handle (SDK 2.4.0 refuses `resultType: "task"`). */
 const startRelease = async (session: Session, version: string): Promise<string> => {
@@ -112,17 +86,6 @@ const startRelease = async (session: Session, version: string): Promise<string> 
   expect(session.created.length).toBe(before + 1)
   return session.created[before]!.taskId as string
 }
-
-const pollUntil = async (session: Session, taskId: string, done: (status: string) => boolean) => {
-  const deadline = Date.now() + 15_000
-  for (;;) {
-    const state = await tasks(session, "tasks/get", { taskId })
-    if (done(state.status) || Date.now() > deadline) return state
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
-const terminal = (status: string) => ["completed", "failed", "cancelled"].includes(status)
 
 describe("a durable skill's task on two replicas sharing a run store", () => {
   it("the other replica shows the waiting approval, takes the answer, and both report the outcome", async () => {

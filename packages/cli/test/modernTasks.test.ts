@@ -13,17 +13,17 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
-import { defineSkill, gatewayStack } from "@toolplane/compose"
+import { gatewayStack } from "@toolplane/compose"
 import { type DurableRunner, durableSkillTool, openDurableRunner } from "@toolplane/durable"
 import { createRunner } from "@toolplane/exec"
 import { defineTool } from "@toolplane/foundation"
 import { definitionBackend } from "@toolplane/foundation/testing"
 import { type McpHttpServerHandle, serveHttp } from "@toolplane/plugin-mcp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { z } from "zod"
 import { gatewayApprover } from "../src/elicitApproval.js"
 import { modernPost } from "./helpers/modernPost.js"
-import { recordingTaskResults } from "./helpers/taskResults.js"
+import { releaseSkill } from "./helpers/releaseSkill.js"
+import { isTerminal, pollTask, recordingTaskResults, taskRequest } from "./helpers/taskResults.js"
 
 const TASKS = "io.modelcontextprotocol/tasks"
 const taskSupport = { mcp: { execution: { taskSupport: "optional" } } }
@@ -61,33 +61,7 @@ const launch = defineTool({
   },
 })
 
-const deployed: unknown[] = []
-const build = defineTool({
-  id: "ci/build",
-  input: { type: "object", properties: { version: { type: "string" } }, required: ["version"] },
-  annotations: { readOnlyHint: true },
-  handler: async (args: Record<string, unknown>) => {
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    return { version: args.version }
-  },
-})
-const deploy = defineTool({
-  id: "ci/deploy",
-  input: { type: "object", properties: { version: { type: "string" } }, required: ["version"] },
-  annotations: { destructiveHint: true },
-  handler: async (args: Record<string, unknown>) => {
-    deployed.push(args.version)
-    return { deployed: args.version }
-  },
-})
-const release = defineSkill({
-  name: "release",
-  inputSchema: { type: "object", properties: { version: { type: "string" } }, required: ["version"] },
-  steps: [
-    { id: "build", tool: "ci/build", inputs: { version: { $ref: "$input#/version" } } },
-    { id: "deploy", tool: "ci/deploy", inputs: { version: { $ref: "build#/version" } } },
-  ],
-})
+const { build, deploy, release, deployed } = releaseSkill()
 
 const dir = mkdtempSync(join(tmpdir(), "toolplane-tasks-"))
 let durable: DurableRunner
@@ -127,8 +101,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const AnyResult = z.looseObject({})
-
 /** An SDK v2 client declaring the tasks extension; `created` holds the CreateTaskResults it received. */
 const connect = async () => {
   const created: Record<string, unknown>[] = []
@@ -159,19 +131,10 @@ const startTask = async (session: Awaited<ReturnType<typeof connect>>, name: str
   return session.created[before]!
 }
 
-const tasks = (client: V2, method: string, params: Record<string, unknown>) =>
-  client.request({ method, params } as never, AnyResult) as Promise<Record<string, any>>
-
-const pollUntil = async (client: V2, taskId: string, done: (status: string) => boolean) => {
-  const deadline = Date.now() + 15_000
-  for (;;) {
-    const state = await tasks(client, "tasks/get", { taskId })
-    if (done(state.status) || Date.now() > deadline) return state
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
-const terminal = (status: string) => ["completed", "failed", "cancelled"].includes(status)
+const tasks = taskRequest
+const pollUntil = (client: V2, taskId: string, done: (status: string) => boolean) =>
+  pollTask(client, taskId, done)
+const terminal = isTerminal
 
 describe("the tasks extension with the MCP SDK v2 client", () => {
   it("polls a task to completion: working, then completed with the call's result inlined", async () => {

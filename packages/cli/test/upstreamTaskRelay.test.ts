@@ -15,10 +15,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { z } from "zod"
 import { modernPost } from "./helpers/modernPost.js"
 import { type HttpGateway, REPO, startHttpGateway, stopAllGateways, TSX } from "./helpers/processes.js"
-import { recordingTaskResults } from "./helpers/taskResults.js"
+import { isTerminal, pollTask, recordingTaskResults, taskRequest } from "./helpers/taskResults.js"
 
 const TASKS = "io.modelcontextprotocol/tasks"
 const FIXTURE = join(REPO, "plugins", "mcp", "test", "fixtures", "taskServer.ts")
@@ -83,8 +82,6 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true })
 }, 30_000)
 
-const AnyResult = z.looseObject({})
-
 /** An SDK v2 client of `gateway` as `token`'s caller, declaring the tasks extension. */
 const connect = async (gateway: HttpGateway, token: string) => {
   const created: Record<string, any>[] = []
@@ -119,18 +116,10 @@ const startTask = async (session: Session, name: string, args: Record<string, un
 }
 
 const tasks = (session: Session, method: string, params: Record<string, unknown>) =>
-  session.client.request({ method, params } as never, AnyResult) as Promise<Record<string, any>>
-
-const pollUntil = async (session: Session, taskId: string, done: (status: string) => boolean) => {
-  const deadline = Date.now() + 15_000
-  for (;;) {
-    const state = await tasks(session, "tasks/get", { taskId })
-    if (done(state.status) || Date.now() > deadline) return state
-    await new Promise((resolve) => setTimeout(resolve, 30))
-  }
-}
-
-const terminal = (status: string) => ["completed", "failed", "cancelled"].includes(status)
+  taskRequest(session.client, method, params)
+const pollUntil = (session: Session, taskId: string, done: (status: string) => boolean) =>
+  pollTask(session.client, taskId, done, 30)
+const terminal = isTerminal
 
 interface Stats {
   counts: Record<string, number>
