@@ -4,9 +4,9 @@ import { join } from "node:path"
 import { makeContext } from "@toolplane/foundation"
 import { AUTHENTICATED_CALLER_KEY } from "@toolplane/plugin-mcp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type CliIO, run } from "../src/cli.js"
 import { parseConfig } from "../src/config/load.js"
 import { openGateway } from "../src/gateway.js"
+import { runCli } from "./helpers/runCli.js"
 
 /** The OAuth test servers of plugin-mcp (imported by path: they live outside this package's rootDir). */
 interface OAuthServers {
@@ -31,23 +31,8 @@ const env = {
   M2M_SECRET: "m2m-secret",
 }
 
-const cli = async (argv: string[], onStdout: (text: string) => void = () => {}) => {
-  let stdout = ""
-  let stderr = ""
-  const io: CliIO = {
-    stdout: (s) => {
-      stdout += s
-      onStdout(s)
-    },
-    stderr: (s) => {
-      stderr += s
-    },
-    env: { ...process.env, ...env },
-    cwd: process.cwd(),
-  }
-  const code = await run(argv, io)
-  return { code, stdout, stderr }
-}
+const cli = (argv: string[], onStdout?: (text: string) => void) =>
+  runCli(argv, { env: { ...process.env, ...env }, ...(onStdout ? { onStdout } : {}) })
 
 describe("toolplane auth login and OAuth backends in the configuration", () => {
   let servers: OAuthServers

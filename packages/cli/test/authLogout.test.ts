@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { EncryptedTokenStore, parseTokenKey, type StoredTokens } from "@toolplane/plugin-mcp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type CliIO, run } from "../src/cli.js"
+import { runCli } from "./helpers/runCli.js"
 
 /** The OAuth test servers of plugin-mcp (imported by path: they live outside this package's rootDir). */
 interface OAuthServers {
@@ -28,23 +28,8 @@ const { startOAuthServers, consentHeadlessly } = (await import(fixturePath)) as 
 const TOKEN_KEY = Buffer.alloc(32, 3).toString("base64")
 const env = { TOOLPLANE_CURSOR_SECRET: "test-secret-0123456789abcdef0123456789", TOKEN_KEY }
 
-const cli = async (argv: string[], onStdout: (text: string) => void = () => {}) => {
-  let stdout = ""
-  let stderr = ""
-  const io: CliIO = {
-    stdout: (s) => {
-      stdout += s
-      onStdout(s)
-    },
-    stderr: (s) => {
-      stderr += s
-    },
-    env: { ...process.env, ...env },
-    cwd: process.cwd(),
-  }
-  const code = await run(argv, io)
-  return { code, stdout, stderr }
-}
+const cli = (argv: string[], onStdout?: (text: string) => void) =>
+  runCli(argv, { env: { ...process.env, ...env }, ...(onStdout ? { onStdout } : {}) })
 
 /** A real refresh at the provider's token endpoint with a refresh token the store held. */
 const refresh = async (servers: OAuthServers, refreshToken: string) => {

@@ -2,27 +2,13 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { type CliIO, run } from "../src/cli.js"
+import { runCli } from "./helpers/runCli.js"
 
 const fixture = join(import.meta.dirname, "fixtures", "gateway.toml")
 const secret = { TOOLPLANE_CURSOR_SECRET: "test-secret-0123456789abcdef0123456789" }
 
-const cli = async (argv: string[], env: NodeJS.ProcessEnv = secret) => {
-  let stdout = ""
-  let stderr = ""
-  const io: CliIO = {
-    stdout: (s) => {
-      stdout += s
-    },
-    stderr: (s) => {
-      stderr += s
-    },
-    env: { ...process.env, ...env },
-    cwd: process.cwd(),
-  }
-  const code = await run(argv, io)
-  return { code, stdout, stderr }
-}
+const cli = (argv: string[], env: NodeJS.ProcessEnv = secret) =>
+  runCli(argv, { env: { ...process.env, ...env } })
 
 const tempConfig = (text: string): string => {
   const dir = mkdtempSync(join(tmpdir(), "toolplane-cli-"))
