@@ -106,7 +106,7 @@ export interface ServeHttpOptions extends McpServeOptions {
    *   `POST` whose `content-length` body arrived whole) and hands every other request and connection
    *   (GET streams, DELETE, chunked or slow bodies, `Expect`, anything unusual or malformed) to the
    *   `node:http` server, which serves them exactly as `"node"` does;
-   * - `"sdk"`: the MCP SDK's `StreamableHTTPServerTransport` (one process only; kept for comparison).
+   * - `"sdk"`: the MCP SDK's (v2) `WebStandardStreamableHTTPServerTransport` (one process only; kept for comparison).
    *
    * @since 0.1.0
    */
@@ -235,14 +235,6 @@ const readJsonBody = (req: IncomingMessage, res: ServerResponse): Promise<unknow
     })
   })
 
-/** The web-standard transport inside the SDK's Node one (what its `handleRequest` converts to). */
-interface WebTransport {
-  handleRequest(
-    req: unknown,
-    options?: { readonly parsedBody?: unknown; readonly authInfo?: AuthInfo },
-  ): Promise<Response>
-}
-
 const authInfoOf = (caller: McpCaller): AuthInfo => ({
   token: caller.token,
   clientId: caller.clientId,
@@ -252,11 +244,6 @@ const authInfoOf = (caller: McpCaller): AuthInfo => ({
 })
 
 const METADATA_PATH = "/.well-known/oauth-protected-resource"
-
-const webTransportOf = (transport: WebStandardStreamableHTTPServerTransport): WebTransport | undefined => {
-  const web = transport as unknown as WebTransport
-  return typeof web?.handleRequest === "function" ? web : undefined
-}
 
 /** The `Headers` methods the SDK's transport reads, over Node's header object (no copy). */
 class NodeHeaders {
@@ -651,17 +638,14 @@ export const serveHttp = async (
             if (res.writableFinished) return
             for (const call of calls) exposure.abortRequest(sessionId, call.id, "the client disconnected")
           })
-        // The SDK's web-standard transport directly, without the per-request Node ⇄ web conversion.
-        const web = webTransportOf(session.transport)
-        if (web)
-          await writeWebResponse(
-            await web.handleRequest(webRequestOf(req), {
-              parsedBody: body,
-              ...(authInfo ? { authInfo } : {}),
-            }),
-            res,
-          )
-        else await pipeWebResponse(await session.transport.handleRequest(fullWebRequestOf(req)), res)
+        // The body parsed here: the transport gets a minimal request, not a converted Node stream.
+        await writeWebResponse(
+          await session.transport.handleRequest(webRequestOf(req) as unknown as Request, {
+            parsedBody: body,
+            ...(authInfo ? { authInfo } : {}),
+          }),
+          res,
+        )
       } else
         await pipeWebResponse(
           await session.transport.handleRequest(fullWebRequestOf(req), authInfo ? { authInfo } : undefined),
