@@ -4,8 +4,6 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
-import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import {
   CallToolResultSchema,
   ErrorCode,
@@ -16,6 +14,7 @@ import {
   type Progress,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js"
+import { Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server"
 import { defineTool, toolErrorFromJson } from "@toolplane/foundation"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import {
@@ -392,7 +391,7 @@ describe("serveHttp session bookkeeping", () => {
   it("closes the server of a new session when handling its request throws (sdk transport)", async () => {
     const handle = await serveHttp(demoService(), { transport: "sdk" })
     const failing = vi
-      .spyOn(StreamableHTTPServerTransport.prototype, "handleRequest")
+      .spyOn(WebStandardStreamableHTTPServerTransport.prototype, "handleRequest")
       .mockRejectedValueOnce(new Error("boom"))
     const closed = vi.spyOn(Server.prototype, "close")
     try {

@@ -14,8 +14,8 @@ import {
   type ServerResponse,
 } from "node:http"
 import type { AddressInfo } from "node:net"
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import { Readable } from "node:stream"
+import { type Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server"
 import { ConfigError, type ToolService } from "@toolplane/foundation"
 import { authenticate, type McpCaller, type McpHttpAuth } from "./auth.js"
 import { sessionOwner } from "./callerIdentity.js"
@@ -106,7 +106,7 @@ export interface ServeHttpOptions extends McpServeOptions {
    *   `POST` whose `content-length` body arrived whole) and hands every other request and connection
    *   (GET streams, DELETE, chunked or slow bodies, `Expect`, anything unusual or malformed) to the
    *   `node:http` server, which serves them exactly as `"node"` does;
-   * - `"sdk"`: the MCP SDK's `StreamableHTTPServerTransport` (one process only; kept for comparison).
+   * - `"sdk"`: the MCP SDK's (v2) `WebStandardStreamableHTTPServerTransport` (one process only; kept for comparison).
    *
    * @since 0.1.0
    */
@@ -171,7 +171,7 @@ export interface McpHttpServerHandle extends McpServerHandle {
 }
 
 interface Session {
-  readonly transport: StreamableHTTPServerTransport
+  readonly transport: WebStandardStreamableHTTPServerTransport
   readonly server: Server
   lastSeen: number
   /** The authenticated client and scopes that opened it (`sessionOwner`); no other token can use it. */
@@ -235,14 +235,6 @@ const readJsonBody = (req: IncomingMessage, res: ServerResponse): Promise<unknow
     })
   })
 
-/** The web-standard transport inside the SDK's Node one (what its `handleRequest` converts to). */
-interface WebTransport {
-  handleRequest(
-    req: unknown,
-    options?: { readonly parsedBody?: unknown; readonly authInfo?: AuthInfo },
-  ): Promise<Response>
-}
-
 const authInfoOf = (caller: McpCaller): AuthInfo => ({
   token: caller.token,
   clientId: caller.clientId,
@@ -252,11 +244,6 @@ const authInfoOf = (caller: McpCaller): AuthInfo => ({
 })
 
 const METADATA_PATH = "/.well-known/oauth-protected-resource"
-
-const webTransportOf = (transport: StreamableHTTPServerTransport): WebTransport | undefined => {
-  const web = (transport as unknown as { _webStandardTransport?: WebTransport })._webStandardTransport
-  return typeof web?.handleRequest === "function" ? web : undefined
-}
 
 /** The `Headers` methods the SDK's transport reads, over Node's header object (no copy). */
 class NodeHeaders {
@@ -285,6 +272,45 @@ const webRequestOf = (req: IncomingMessage) => {
   let url = `http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`
   if (!URL.canParse(url)) url = `http://localhost${req.url ?? "/"}`
   return { method: req.method ?? "POST", url, headers: new NodeHeaders(req.headers), body: null }
+}
+
+/** A web `Request` for any request of the SDK transport: headers, and the body still to read from the stream. */
+const fullWebRequestOf = (req: IncomingMessage): Request => {
+  const { url } = webRequestOf(req)
+  const headers = new Headers()
+  for (const [key, value] of Object.entries(req.headers))
+    if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(", ") : value)
+  const method = req.method ?? "GET"
+  return method === "GET" || method === "HEAD" || method === "DELETE"
+    ? new Request(url, { method, headers })
+    : new Request(url, {
+        method,
+        headers,
+        body: Readable.toWeb(req) as ReadableStream,
+        duplex: "half",
+      } as RequestInit)
+}
+
+/** Writes a web `Response` to a Node response as it comes: headers at once (a GET stream waits long). */
+const pipeWebResponse = async (response: Response, res: ServerResponse): Promise<void> => {
+  const headers: Record<string, string> = {}
+  response.headers.forEach((value, key) => {
+    headers[key] = value
+  })
+  res.writeHead(response.status, headers)
+  res.flushHeaders()
+  if (!response.body) return void res.end()
+  const reader = response.body.getReader()
+  res.once("close", () => {
+    reader.cancel().catch(() => {})
+  })
+  try {
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      if (!res.write(chunk.value)) await new Promise((resolve) => res.once("drain", resolve))
+    res.end()
+  } catch (error) {
+    res.destroy(error as Error)
+  }
 }
 
 const EVENT_PREFIX = Buffer.from("event: message\ndata: ")
@@ -468,7 +494,7 @@ export const serveHttp = async (
 
   const newSession = (): Session => {
     const server = exposure.createServer()
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         sessions.set(id, session)
@@ -613,18 +639,19 @@ export const serveHttp = async (
             if (res.writableFinished) return
             for (const call of calls) exposure.abortRequest(sessionId, call.id, "the client disconnected")
           })
-        // The SDK's web-standard transport directly, without the per-request Node ⇄ web conversion.
-        const web = webTransportOf(session.transport)
-        if (web)
-          await writeWebResponse(
-            await web.handleRequest(webRequestOf(req), {
-              parsedBody: body,
-              ...(authInfo ? { authInfo } : {}),
-            }),
-            res,
-          )
-        else await session.transport.handleRequest(req, res, body)
-      } else await session.transport.handleRequest(req, res)
+        // The body parsed here: the transport gets a minimal request, not a converted Node stream.
+        await writeWebResponse(
+          await session.transport.handleRequest(webRequestOf(req) as unknown as Request, {
+            parsedBody: body,
+            ...(authInfo ? { authInfo } : {}),
+          }),
+          res,
+        )
+      } else
+        await pipeWebResponse(
+          await session.transport.handleRequest(fullWebRequestOf(req), authInfo ? { authInfo } : undefined),
+          res,
+        )
       return
     }
     if (req.method !== "POST")
@@ -639,7 +666,13 @@ export const serveHttp = async (
       session = newSession()
       if (authInfo) session.clientId = sessionOwner(authInfo)
       await session.server.connect(session.transport)
-      await session.transport.handleRequest(req, res, parsedBody)
+      await writeWebResponse(
+        await session.transport.handleRequest(webRequestOf(req) as unknown as Request, {
+          parsedBody,
+          ...(authInfo ? { authInfo } : {}),
+        }),
+        res,
+      )
     } finally {
       pendingSessions--
       const id = session?.transport.sessionId

@@ -22,14 +22,15 @@
  */
 
 import { randomBytes } from "node:crypto"
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
-  ErrorCode,
   type JSONRPCMessage,
-  McpError,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Server,
   SUPPORTED_PROTOCOL_VERSIONS,
-} from "@modelcontextprotocol/sdk/types.js"
-import type { Transport, TransportSendOptions } from "@modelcontextprotocol/server"
+  type Transport,
+  type TransportSendOptions,
+} from "@modelcontextprotocol/server"
 import { sessionOwner } from "./callerIdentity.js"
 import { type EdgeRequest, type EdgeResponse, type KnownHeaders, readBodyUpTo } from "./edgeExchange.js"
 import type { ReplicaBus } from "./replicaBus.js"
@@ -54,6 +55,9 @@ export interface AuthInfo {
 
 type RequestId = string | number
 type Message = Record<string, unknown> & { method?: string; id?: RequestId | null }
+
+/** JSON-RPC `Connection closed` (the SDK's code for a request whose connection or call went away). */
+const CONNECTION_CLOSED = -32000
 
 /** Most messages in one batch (the SDK's limit). */
 const MAX_BATCH = 100
@@ -330,10 +334,9 @@ class DirectExtra {
       await this.#server.notification(notification, { relatedRequestId: this.requestId })
   }
 
-  async sendRequest(request: never, schema: never, options?: object): Promise<unknown> {
-    if (this[CALL_CONTROLLER].cancelled)
-      throw new McpError(ErrorCode.ConnectionClosed, "Request was cancelled")
-    return this.#server.request(request, schema, { ...options, relatedRequestId: this.requestId })
+  async sendRequest(request: never): Promise<unknown> {
+    if (this[CALL_CONTROLLER].cancelled) throw new ProtocolError(CONNECTION_CLOSED, "Request was cancelled")
+    return this.#server.request(request, { relatedRequestId: this.requestId })
   }
 }
 
@@ -587,7 +590,7 @@ class NodeSession implements Transport {
             jsonrpc: "2.0",
             id,
             error: {
-              code: Number.isSafeInteger(error?.code) ? error.code : ErrorCode.InternalError,
+              code: Number.isSafeInteger(error?.code) ? error.code : ProtocolErrorCode.InternalError,
               message,
               ...(error?.data !== undefined ? { data: error.data } : {}),
             },

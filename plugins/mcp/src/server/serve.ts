@@ -8,33 +8,23 @@
  * @since 0.1.0
  */
 import { randomUUID } from "node:crypto"
-import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import {
-  CallToolRequestSchema,
-  CompleteRequestSchema,
-  CreateMessageResultSchema,
-  ElicitResultSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListRootsResultSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  type ServerNotification,
-  type ServerRequest,
-  SetLevelRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js"
-import type {
-  CallToolResult,
-  Implementation,
-  LoggingLevel,
-  ServerCapabilities,
+  type AuthInfo,
+  type BaseContext,
+  type CallToolResult,
+  type Implementation,
+  type JSONRPCRequest,
+  type LoggingLevel,
+  type MessageExtraInfo,
+  ProtocolError,
+  ProtocolErrorCode,
+  type RequestMethod,
+  type RequestTypeMap,
+  type Result,
+  Server,
+  type ServerCapabilities,
+  type ServerContext,
+  specTypeSchemas,
 } from "@modelcontextprotocol/server"
 import {
   type ClientRequests,
@@ -59,7 +49,7 @@ import {
 } from "../adapter.js"
 import { type ParamHeaderDeclaration, paramHeaderDeclarations } from "../client/paramHeaders.js"
 import type { UpstreamTaskRelay } from "../client/upstreamTasks.js"
-import { callFailureToMcp, toolErrorToMcpError, unprefixed, wireError } from "../errors.js"
+import { callFailureToMcp, toolErrorToMcpError } from "../errors.js"
 import { resultJson } from "../internal/resultJson.js"
 import { AUTHENTICATED_CALLER_KEY, callerIdOf } from "./callerIdentity.js"
 import type { McpCacheHints } from "./modern/cacheHints.js"
@@ -75,35 +65,109 @@ const describeIssues = (error: { issues: readonly { path: readonly PropertyKey[]
     )
     .join("; ")
 
-const isZodError = (error: unknown): error is { issues: { path: PropertyKey[]; message: string }[] } =>
-  typeof error === "object" && error !== null && Array.isArray((error as { issues?: unknown }).issues)
+/** The spec schema each method's params are checked with (only methods this server answers). */
+const REQUEST_SCHEMAS: Readonly<Record<string, keyof typeof specTypeSchemas>> = {
+  "tools/call": "CallToolRequest",
+  "tools/list": "ListToolsRequest",
+  "logging/setLevel": "SetLevelRequest",
+  "resources/list": "ListResourcesRequest",
+  "resources/templates/list": "ListResourceTemplatesRequest",
+  "resources/read": "ReadResourceRequest",
+  "resources/subscribe": "SubscribeRequest",
+  "resources/unsubscribe": "UnsubscribeRequest",
+  "prompts/list": "ListPromptsRequest",
+  "prompts/get": "GetPromptRequest",
+  "completion/complete": "CompleteRequest",
+}
 
 /**
- * The SDK server, with two corrections to what its handlers send: a request whose params do not match
- * the method's schema is `-32602 Invalid params` with a readable message (the SDK answers `-32603` with
- * a zod dump), and an error message is sent without the "MCP error CODE:" prefix (the client adds it).
+ * Whether `error` is a JSON-RPC error to send as is (the SDK's `ProtocolError`, or an error of another
+ * SDK generation with an integer `code`, such as the wire errors of `errors.ts`).
+ */
+export const isWireError = (error: unknown): error is Error & { code: number; data?: unknown } =>
+  error instanceof ProtocolError ||
+  (error instanceof Error &&
+    Number.isSafeInteger((error as { code?: unknown }).code) &&
+    (error.name === "McpError" || error.name === "ProtocolError"))
+
+/** A wire error without the "MCP error CODE:" prefix a client adds itself. */
+const unprefixedWire = (error: Error & { code: number; data?: unknown }): Error => {
+  const message = error.message.replace(/^(MCP error -?\d+: )+/, "")
+  return message === error.message ? error : new ProtocolError(error.code, message, error.data)
+}
+
+/**
+ * The request's params checked against its method's spec schema: `-32602 Invalid params` with a
+ * readable message when they do not match (the SDK would answer a dump of the schema error).
+ */
+const checkParams = (method: string, request: unknown): void => {
+  const name = REQUEST_SCHEMAS[method]
+  if (name === undefined) return
+  const outcome = specTypeSchemas[name]["~standard"].validate(request)
+  if (outcome instanceof Promise) return
+  if (outcome.issues !== undefined)
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Invalid params for ${method}: ${describeIssues(outcome as never)}`,
+    )
+}
+
+/**
+ * One of this plugin's request handlers (`request` is the JSON-RPC request, `extra` what the request
+ * brings), with its params checked first and wire errors sent without their prefix.
+ *
+ * @internal
+ */
+export type OwnHandler = (request: { method: string; params?: unknown }, extra: Extra) => Promise<unknown>
+
+/** Registers one of this plugin's handlers on a server (and in the exposure's own map). */
+type On = <M extends RequestMethod>(
+  method: M,
+  handler: (request: RequestTypeMap[M], extra: Extra) => Promise<unknown>,
+) => void
+
+const checked =
+  (method: string, handler: OwnHandler): OwnHandler =>
+  async (request, extra) => {
+    checkParams(method, request)
+    try {
+      return await handler(request, extra)
+    } catch (error) {
+      throw isWireError(error) ? unprefixedWire(error) : error
+    }
+  }
+
+/**
+ * The SDK server (`@modelcontextprotocol/server`), with two corrections to what its handlers send: a
+ * request whose params do not match the method's schema is `-32602 Invalid params` with a readable
+ * message, and an error message is sent without the "MCP error CODE:" prefix (the client adds it).
+ * It also hands a transport's `requestInfo` (headers of the HTTP request) to the handlers' context.
  */
 class GatewayServer extends Server {
-  override setRequestHandler: Server["setRequestHandler"] = (schema, handler) => {
-    super.setRequestHandler(schema, handler)
-    const method = (schema as unknown as { shape: { method: { value: string } } }).shape.method.value
-    // The SDK keeps handlers in a private map; the wrapper sees the parse failure and the handler's error.
-    const handlers = (
-      this as unknown as { _requestHandlers: Map<string, (r: unknown, e: unknown) => Promise<unknown>> }
-    )._requestHandlers
-    const inner = handlers.get(method)
-    if (!inner) return
-    handlers.set(method, async (request, extra) => {
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    const inner = super._wrapHandler(method, handler)
+    return async (request, ctx) => {
+      checkParams(method, request)
       try {
-        return await inner(request, extra)
+        return await inner(request, ctx)
       } catch (error) {
-        if (isZodError(error))
-          throw wireError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${describeIssues(error)}`)
-        throw error instanceof McpError ? unprefixed(error) : error
+        throw isWireError(error) ? unprefixedWire(error) : error
       }
-    })
+    }
+  }
+
+  protected override buildContext(ctx: BaseContext, transportInfo?: MessageExtraInfo): ServerContext {
+    const built = super.buildContext(ctx, transportInfo)
+    const requestInfo = (transportInfo as { requestInfo?: unknown } | undefined)?.requestInfo
+    return requestInfo === undefined ? built : Object.assign(built, { [REQUEST_INFO]: requestInfo })
   }
 }
+
+/** Where the context of a request carries its transport's `requestInfo`. */
+const REQUEST_INFO: unique symbol = Symbol("toolplane.requestInfo")
 
 /**
  * Information about the MCP request a call came from, for mapping it to a context.
@@ -242,19 +306,13 @@ const clientRequests = (server: Server, extra: Extra): ClientRequests => {
   if (capabilities !== undefined) client.capabilities = capabilities as Readonly<Record<string, unknown>>
   if (capabilities?.roots)
     client.listRoots = async (params?: Readonly<Record<string, unknown>>) =>
-      extra.sendRequest(
-        { method: "roots/list", ...(params !== undefined ? { params: params as never } : {}) },
-        ListRootsResultSchema,
-      )
+      extra.sendRequest({ method: "roots/list", ...(params !== undefined ? { params } : {}) }) as never
   if (capabilities?.sampling)
     client.createMessage = async (params: Readonly<Record<string, unknown>>) =>
-      extra.sendRequest(
-        { method: "sampling/createMessage", params: params as never },
-        CreateMessageResultSchema,
-      )
+      extra.sendRequest({ method: "sampling/createMessage", params }) as never
   if (capabilities?.elicitation)
     client.elicitInput = async (params: Readonly<Record<string, unknown>>) =>
-      extra.sendRequest({ method: "elicitation/create", params: params as never }, ElicitResultSchema)
+      extra.sendRequest({ method: "elicitation/create", params }) as never
   return client
 }
 
@@ -269,7 +327,44 @@ const LEVELS: readonly LoggingLevel[] = [
   "emergency",
 ]
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
+/**
+ * What a request brings to its handler, whichever transport carried it: its id, session, auth, signal,
+ * the HTTP request's headers, and notifications and requests to the client related to it. The SDK
+ * server's handler context is mapped to it ({@link extraOf}); the transports that dispatch without the
+ * SDK's protocol layer build it themselves.
+ *
+ * @internal
+ */
+export interface RequestExtra {
+  readonly requestId: string | number
+  readonly sessionId?: string | undefined
+  readonly authInfo?: AuthInfo | undefined
+  readonly signal: AbortSignal
+  readonly requestInfo?: { readonly headers?: unknown } | undefined
+  readonly _meta?: unknown
+  sendNotification(notification: { method: string; params?: Record<string, unknown> }): Promise<void>
+  sendRequest(request: { method: string; params?: Readonly<Record<string, unknown>> }): Promise<unknown>
+}
+
+type Extra = RequestExtra
+
+/** The {@link RequestExtra} of a request the SDK server dispatched. */
+const extraOf = (ctx: ServerContext): Extra => {
+  const req = ctx.mcpReq
+  const requestInfo = (ctx as { [REQUEST_INFO]?: Extra["requestInfo"] })[REQUEST_INFO]
+  const httpReq = ctx.http?.req
+  return {
+    requestId: req.id,
+    sessionId: ctx.sessionId,
+    authInfo: ctx.http?.authInfo,
+    signal: req.signal,
+    requestInfo:
+      requestInfo ?? (httpReq ? { headers: Object.fromEntries(httpReq.headers.entries()) } : undefined),
+    _meta: req._meta,
+    sendNotification: (notification) => req.notify(notification as never),
+    sendRequest: (request) => req.send(request as never),
+  }
+}
 
 /**
  * A hot-path handler: params (already checked) and the request's extra, to its result.
@@ -419,6 +514,18 @@ export class McpExposure {
    */
   direct(server: Server): DirectHandlers | undefined {
     return this.#direct.get(server)
+  }
+
+  /** Each server's own request handlers by method, params checked (see {@link McpExposure.handlers}). */
+  readonly #handlers = new WeakMap<Server, ReadonlyMap<string, OwnHandler>>()
+
+  /**
+   * The request handlers of a server this exposure created, by method, for a caller that dispatches
+   * without the SDK's protocol layer: each takes the JSON-RPC request and a {@link RequestExtra}, checks
+   * the params against the method's schema and answers the result (or throws a wire error).
+   */
+  handlers(server: Server): ReadonlyMap<string, OwnHandler> | undefined {
+    return this.#handlers.get(server)
   }
 
   /** What each server advertised (a list change is sent only for kinds it advertised). */
@@ -621,6 +728,7 @@ export class McpExposure {
   /** Answers resources, templates, prompts and completions from the catalog (the kinds it offers). */
   #catalogHandlers(
     server: Server,
+    on: On,
     catalog: ResourceCatalog,
     offered: ReturnType<ResourceCatalog["capabilities"]>,
     subscriber: string,
@@ -630,10 +738,10 @@ export class McpExposure {
       try {
         return await run()
       } catch (error) {
-        if (error instanceof McpError || isInputSignal(error)) throw error
+        if (isWireError(error) || isInputSignal(error)) throw error
         if (isToolError(error)) throw toolErrorToMcpError(error, exposeStacks)
         this.options.onError?.(error)
-        throw new McpError(ErrorCode.InternalError, "Internal error")
+        throw new ProtocolError(ProtocolErrorCode.InternalError, "Internal error")
       }
     }
     const ctx = (extra: Extra) => this.#context(extra, {})
@@ -646,7 +754,7 @@ export class McpExposure {
     const cursorOf = (params: { cursor?: string } | undefined) =>
       params?.cursor !== undefined ? { cursor: params.cursor } : {}
     if (offered.resources) {
-      server.setRequestHandler(ListResourcesRequestSchema, (request, extra) =>
+      on("resources/list", (request, extra) =>
         guard(async () => {
           const page = await catalog.listResources({ ...cursorOf(request.params), context: ctx(extra) })
           return {
@@ -655,7 +763,7 @@ export class McpExposure {
           }
         }),
       )
-      server.setRequestHandler(ListResourceTemplatesRequestSchema, (request, extra) =>
+      on("resources/templates/list", (request, extra) =>
         guard(async () => {
           const page = await catalog.listResourceTemplates({
             ...cursorOf(request.params),
@@ -667,17 +775,17 @@ export class McpExposure {
           }
         }),
       )
-      server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+      on("resources/read", (request, extra) =>
         guard(async () => (await catalog.readResource(request.params.uri, asking(extra))) as never),
       )
       if (offered.resources.subscribe) {
-        server.setRequestHandler(SubscribeRequestSchema, (request, extra) =>
+        on("resources/subscribe", (request, extra) =>
           guard(async () => {
             await catalog.subscribe(request.params.uri, subscriber, ctx(extra))
             return {}
           }),
         )
-        server.setRequestHandler(UnsubscribeRequestSchema, (request) =>
+        on("resources/unsubscribe", (request) =>
           guard(async () => {
             await catalog.unsubscribe(request.params.uri, subscriber)
             return {}
@@ -686,7 +794,7 @@ export class McpExposure {
       }
     }
     if (offered.prompts) {
-      server.setRequestHandler(ListPromptsRequestSchema, (request, extra) =>
+      on("prompts/list", (request, extra) =>
         guard(async () => {
           const page = await catalog.listPrompts({ ...cursorOf(request.params), context: ctx(extra) })
           return {
@@ -695,7 +803,7 @@ export class McpExposure {
           }
         }),
       )
-      server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
+      on("prompts/get", (request, extra) =>
         guard(
           async () =>
             (await catalog.getPrompt(
@@ -707,7 +815,7 @@ export class McpExposure {
       )
     }
     if (offered.completions) {
-      server.setRequestHandler(CompleteRequestSchema, (request, extra) =>
+      on("completion/complete", (request, extra) =>
         guard(async () => ({
           completion: (await catalog.complete(request.params as never, ctx(extra))) as never,
         })),
@@ -736,8 +844,14 @@ export class McpExposure {
       capabilities,
       ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
     })
+    const own = new Map<string, OwnHandler>()
+    const on: On = (method, handler) => {
+      own.set(method, checked(method, handler as OwnHandler))
+      server.setRequestHandler(method, ((request: RequestTypeMap[typeof method], ctx: ServerContext) =>
+        handler(request as never, extraOf(ctx))) as never)
+    }
     let minLevel = 0
-    server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    on("logging/setLevel", async (request) => {
       minLevel = Math.max(0, LEVELS.indexOf(request.params.level))
       return {}
     })
@@ -755,10 +869,10 @@ export class McpExposure {
       } catch (error) {
         if (isToolError(error)) throw toolErrorToMcpError(error, exposeStacks)
         options.onError?.(error)
-        throw new McpError(ErrorCode.InternalError, "Internal error")
+        throw new ProtocolError(ProtocolErrorCode.InternalError, "Internal error")
       }
     }
-    server.setRequestHandler(ListToolsRequestSchema, (request, extra) => listTools(request.params, extra))
+    on("tools/list", (request, extra) => listTools(request.params, extra))
     // One call, its answer made by `ok` from the exact result the service returned (the relay fast path
     // needs that object, not a copy) or by `failed` from the MCP form of a tool failure.
     const runCall = async <T>(
@@ -850,7 +964,7 @@ export class McpExposure {
         let error = caught
         if (isToolError(error) && error._tag === "ToolNotFound")
           error = await this.#notFoundFor(params.name, extra)
-        if (!isToolError(error) && !(error instanceof McpError)) options.onError?.(error)
+        if (!isToolError(error) && !isWireError(error)) options.onError?.(error)
         return failed(callFailureToMcp(error, exposeStacks))
       } finally {
         if (own !== undefined) this.#calls.delete(own)
@@ -860,7 +974,7 @@ export class McpExposure {
     type CallParams = Parameters<typeof runCall>[0]
     const callTool = (params: CallParams, extra: Extra): Promise<CallToolResult> =>
       runCall(params, extra, toMcpResult, sameResult)
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(request.params, extra))
+    on("tools/call", (request, extra) => callTool(request.params, extra))
     this.#direct.set(server, {
       "tools/call": callTool as DirectHandler,
       "tools/list": listTools as DirectHandler,
@@ -868,7 +982,9 @@ export class McpExposure {
     })
     this.#capabilities.set(server, capabilities)
     const subscriber = randomUUID()
-    if (catalog) this.#catalogHandlers(server, catalog, offered, subscriber, exposeStacks)
+    if (catalog) this.#catalogHandlers(server, on, catalog, offered, subscriber, exposeStacks)
+    own.set("ping", async () => ({}))
+    this.#handlers.set(server, own)
     this.#servers.add(server)
     this.#subscribers.set(subscriber, server)
     const previous = server.onclose

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import type { Readable, Writable } from "node:stream"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio"
 import type { ToolService } from "@toolplane/foundation"
 import { ModernServing } from "./modern/serving.js"
 import { serveModernOn } from "./modern/stdioEntry.js"

@@ -9,12 +9,16 @@
  *
  * @internal
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { type LoggingLevel, McpError } from "@modelcontextprotocol/sdk/types.js"
-import type { Transport } from "@modelcontextprotocol/server"
+import type { LoggingLevel, Server, Transport } from "@modelcontextprotocol/server"
 import { callerIdOf } from "../callerIdentity.js"
 import type { ReplicaBus } from "../replicaBus.js"
-import { CallController, isDirectParams, type McpExposure, type ModernRequest } from "../serve.js"
+import {
+  CallController,
+  isDirectParams,
+  isWireError,
+  type McpExposure,
+  type ModernRequest,
+} from "../serve.js"
 import { cacheHintFor, type McpCacheHints } from "./cacheHints.js"
 import { errorMessage, httpStatusOf, ModernProtocolError } from "./errors.js"
 import { type HeldCallOptions, HeldCalls, HeldSink } from "./heldCalls.js"
@@ -231,7 +235,7 @@ export class ModernServing {
     const server = this.#exposure.createServer()
     void server.connect(new NoTransport((message) => this.#broadcast(message)))
     this.#server = server
-    this.#handlers = (server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers
+    this.#handlers = this.#exposure.handlers(server) as Map<string, Handler>
     return this.#handlers
   }
 
@@ -476,7 +480,7 @@ export class ModernServing {
         data: error.data,
         status: error.httpStatus === 200 ? httpStatusOf(error.code) : error.httpStatus,
       }
-    if (error instanceof McpError) {
+    if (isWireError(error)) {
       let code = error.code
       let data = error.data
       // 2026-07-28: an unknown resource is Invalid Params naming the URI (-32002 was the 2025 code).
