@@ -33,7 +33,15 @@ beforeAll(async () => {
     const runner = createRunner({ backends: [definitionBackend([build, deploy], { name: "local" })] })
     const durable = await openDurableRunner({
       storage: join(dir, "runs.db"),
-      service: runner,
+      // a slow first listing (a loaded machine, a remote backend) delays the run's creation past the
+      // moment the call becomes a task: the run must be bound to the task before that all the same
+      service: {
+        listTools: async (request) => {
+          await new Promise((resolve) => setTimeout(resolve, 400))
+          return runner.listTools(request)
+        },
+        callTool: (request) => runner.callTool(request),
+      },
       elicitationTimeoutMs: 30_000,
       pollMs: 50,
     })

@@ -145,12 +145,25 @@ export const durableSkillTool = (
     ...(options.tags ? { tags: options.tags } : {}),
     // a run may wait for approvals: served as a task (MCP tasks extension) to a client that takes one
     metadata: { skill: skill.name, durable: true, mcp: { execution: { taskSupport: "optional" } } },
-    handler: async (args, ctx): Promise<ToolResult> =>
-      durableSkillResult(
-        skill,
-        await runner.start(skill, args as Record<string, unknown>, {
+    handler: async (args, ctx): Promise<ToolResult> => {
+      // Promised before anything is awaited, so the call does not become a task before its run is
+      // stored (a slow store or tool listing): the task then names the run.
+      let stored!: (reference: string) => void
+      let unbound!: () => void
+      const reference = new Promise<string>((resolve, reject) => {
+        stored = resolve
+        unbound = reject
+      })
+      reference.catch(() => {}) // when no server takes the binding, its rejection is nobody's error
+      bindTaskState(ctx, reference)
+      try {
+        const run = await runner.start(skill, args as Record<string, unknown>, {
           caller: ctx,
-          onStarted: (runId) => bindTaskState(ctx, runTaskReference(runId)),
-        }),
-      ),
+          onStarted: (runId) => stored(runTaskReference(runId)),
+        })
+        return durableSkillResult(skill, run)
+      } finally {
+        unbound() // no run was stored (planning failed): nothing to bind
+      }
+    },
   })

@@ -35,9 +35,11 @@ export interface TaskStateBinding {
   /**
    * Names where the call's state lives (a reference a task source of the server understands, at most
    * 512 characters). It takes effect when the call becomes a task afterwards; a call already made a task
-   * keeps being answered by the process running it.
+   * keeps being answered by the process running it. A promise of the reference is for state that does
+   * not exist yet (a run being created): until it settles the call does not become a task on its own
+   * (it may still finish first and be answered directly); a rejected promise binds nothing.
    */
-  bind(reference: string): void
+  bind(reference: string | PromiseLike<string>): void
 }
 
 /**
@@ -59,7 +61,7 @@ export interface TaskStateBinding {
  * ```
  * @since 0.2.0
  */
-export const bindTaskState = (ctx: ExecutionContext, reference: string): boolean => {
+export const bindTaskState = (ctx: ExecutionContext, reference: string | PromiseLike<string>): boolean => {
   const offered = ctx.metadata[TASK_STATE_KEY] as Partial<TaskStateBinding> | undefined
   if (typeof offered?.bind !== "function") return false
   offered.bind(reference)

@@ -391,11 +391,27 @@ export class TaskCall {
   #becomeTask: (() => void) | undefined
   /** Where the call's state lives, when its tool bound it before the call became a task. */
   #stateReference: string | undefined
+  /** A reference the tool promised: the timer does not make the task before it settles. */
+  #pendingReference: Promise<void> | undefined
+  /** The timer fired while a reference was pending: make the task once it settles. */
+  #taskWanted = false
   /** Offered to the tool in its context metadata ({@link TASK_STATE_KEY}). */
   readonly binding: TaskStateBinding = {
     bind: (reference) => {
-      if (this.#task === undefined && typeof reference === "string" && reference.length <= 512)
-        this.#stateReference = reference
+      if (this.#task !== undefined) return
+      const take = (text: unknown) => {
+        if (this.#task === undefined && typeof text === "string" && text.length <= 512)
+          this.#stateReference = text
+      }
+      if (typeof reference === "string") return take(reference)
+      const pending: Promise<void> = Promise.resolve(reference)
+        .then(take, () => {})
+        .finally(() => {
+          if (this.#pendingReference !== pending) return
+          this.#pendingReference = undefined
+          if (this.#taskWanted) this.#becomeTaskNow()
+        })
+      this.#pendingReference = pending
     },
   }
 
@@ -426,8 +442,14 @@ export class TaskCall {
           if (this.round.needsInput) this.#mrtr = true
           return asked
         }
-        if (!this.#becomeTaskNow()) return Promise.reject(new Error("the call cannot become a task"))
-        return this.host.local.ask(this.#task!, method, params) as Promise<Readonly<Record<string, unknown>>>
+        const ask = () => {
+          if (!this.#becomeTaskNow(true)) return Promise.reject(new Error("the call cannot become a task"))
+          return this.host.local.ask(this.#task!, method, params) as Promise<
+            Readonly<Record<string, unknown>>
+          >
+        }
+        // a promised reference is awaited, so the task made for this request carries it
+        return this.#pendingReference === undefined ? ask() : this.#pendingReference.then(ask)
       }
     this.client = {
       elicitInput: via("elicitation", "elicitation/create", round.client.elicitInput),
@@ -435,10 +457,17 @@ export class TaskCall {
     }
   }
 
-  /** Makes the task now (the call is going on); `false` when it cannot be one. */
-  #becomeTaskNow(): boolean {
+  /**
+   * Makes the task now (the call is going on); `false` when it cannot be one. Unless `now`, a reference
+   * the tool promised is waited for first (the task is made when it settles).
+   */
+  #becomeTaskNow(now = false): boolean {
     if (this.#task !== undefined) return true
     if (this.#mrtr || this.mayBecomeTask?.() === false) return false
+    if (!now && this.#pendingReference !== undefined) {
+      this.#taskWanted = true
+      return false
+    }
     const made = this.host.create(this.caller, this.tool, this.controller, this.#stateReference)
     this.#task = made.task
     this.#handle = made.handle
@@ -476,7 +505,7 @@ export class TaskCall {
           if ("error" in first) throw first.error
           return { done: first.value }
         }
-        if (!this.#becomeTaskNow()) return { done: first.value }
+        if (!this.#becomeTaskNow(true)) return { done: first.value }
       }
       const task = this.#task!
       void finished.then((settled) => {
@@ -495,6 +524,8 @@ export class TaskCall {
       return { task: { resultType: "task", ...seed } }
     } finally {
       clearTimeout(timer)
+      // a reference settling after the call was answered makes no task
+      this.#taskWanted = false
       requestSignal.removeEventListener("abort", onRequestGone)
     }
   }
