@@ -149,10 +149,11 @@ class GatewayServer extends Server {
   ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
     const inner = super._wrapHandler(method, handler)
     return async (request, ctx) => {
-      checkParams(method, request)
       try {
         return await inner(request, ctx)
       } catch (error) {
+        // The SDK validated the params first: only a failure is checked again, for the readable message.
+        checkParams(method, request)
         throw isWireError(error) ? unprefixedWire(error) : error
       }
     }
