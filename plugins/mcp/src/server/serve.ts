@@ -148,12 +148,16 @@ class GatewayServer extends Server {
     method: string,
     handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
   ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
-    const inner = super._wrapHandler(method, handler)
+    // `tools/call` as the sessions' direct dispatch answers it: the SDK validated the params already (in
+    // the handler it stores); its second validation of them, its validation of the result and its
+    // 2026-07-28 input-required seam are left out (2026-07-28 requests never reach this server).
+    const inner = method === "tools/call" ? handler : super._wrapHandler(method, handler)
     return async (request, ctx) => {
-      checkParams(method, request)
       try {
         return await inner(request, ctx)
       } catch (error) {
+        // The SDK validated the params first: only a failure is checked again, for the readable message.
+        checkParams(method, request)
         throw isWireError(error) ? unprefixedWire(error) : error
       }
     }

@@ -10,6 +10,7 @@ import type { ToolService } from "@toolplane/foundation"
 import { ModernServing } from "./modern/serving.js"
 import { serveModernOn } from "./modern/stdioEntry.js"
 import { McpExposure, type McpServeOptions, type McpServerHandle } from "./serve.js"
+import { serveDirectOn } from "./stdioDirect.js"
 
 /**
  * Options of {@link serveStdio}.
@@ -83,6 +84,7 @@ export const serveStdio = async (
     void close()
   })(server.onclose)
   await server.connect(transport)
+  serveDirectOn(transport, server, exposure, options.onError)
   serveModernOn(transport, modern, options.onError)
   return {
     notifyToolsChanged: () => exposure.notifyToolsChanged(),
