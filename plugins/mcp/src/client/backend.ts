@@ -12,16 +12,16 @@ import {
   CallToolResultSchema,
   CreateMessageRequestSchema,
   ElicitRequestSchema,
-  ErrorCode,
   LoggingMessageNotificationSchema,
-  McpError,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js"
-import type {
-  CallToolResult,
-  Implementation,
-  LoggingLevel,
-  Progress as McpProgress,
+import {
+  type CallToolResult,
+  type Implementation,
+  type LoggingLevel,
+  type Progress as McpProgress,
+  ProtocolError,
+  ProtocolErrorCode,
 } from "@modelcontextprotocol/server"
 import {
   type Backend,
@@ -50,7 +50,7 @@ import {
   withResources,
 } from "@toolplane/foundation"
 import { CURSOR_META_KEY } from "../adapter.js"
-import { isUnreachable, mcpFailureToToolError, toolErrorFromResult } from "../errors.js"
+import { isJsonRpcError, isUnreachable, mcpFailureToToolError, toolErrorFromResult } from "../errors.js"
 import { HOLD_CALL } from "../internal/callMarks.js"
 import { relayResult } from "../internal/resultJson.js"
 import { type Expiring, type TimeoutList, TimeoutQueue } from "../internal/timeoutQueue.js"
@@ -391,15 +391,15 @@ const forwardToCaller = async (
   const exact = origin === undefined ? undefined : [...inFlight].find((c) => c.token === origin)
   const calls = exact ? [exact] : callersOf(inFlight)
   if (calls === undefined)
-    throw new McpError(
-      ErrorCode.InvalidRequest,
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
       inFlight.size === 0
         ? `${method}: no tool call of ${backend} is in flight to forward it to`
         : `${method}: tool calls of several callers are in flight; cannot tell whose this is`,
     )
   const target = calls.find((c) => c.ctx.client[kind] !== undefined)
   if (target === undefined)
-    throw new McpError(ErrorCode.MethodNotFound, `${method}: the caller does not support it`)
+    throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `${method}: the caller does not support it`)
   for (const c of calls) c.suspend()
   try {
     // The upstream call is running: a stateless caller's answer must resume it, not run it again.
@@ -767,7 +767,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
         if (flight.timedOut !== undefined) throw flight.timedOut
         await relayMissingCapabilities(ctx, error)
         const typed = mcpFailureToToolError(error, { backend: name, toolId, timeoutMs })
-        if (typed._tag === "BackendUnavailable" && !(error instanceof McpError)) connection.suspect(error)
+        if (typed._tag === "BackendUnavailable" && !isJsonRpcError(error)) connection.suspect(error)
         if (typed._tag === "ToolNotFound") refresh().catch(() => {})
         // The server names the tool and its suggestions in its own MCP names; callers of this backend use ids.
         throw typed._tag === "ToolNotFound" ? toolNotFound(toolId) : typed

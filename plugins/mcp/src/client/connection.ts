@@ -8,8 +8,16 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js"
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
-import type { ClientCapabilities, Implementation, Progress, Transport } from "@modelcontextprotocol/server"
+import {
+  type ClientCapabilities,
+  type Implementation,
+  type Progress,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  type Transport,
+} from "@modelcontextprotocol/server"
 import { BackendUnavailable, causeOf } from "@toolplane/foundation"
 import { isUnreachable } from "../errors.js"
 import {
@@ -262,7 +270,7 @@ export interface SentRequest {
   viaClient: AbortController | undefined
   /** Its raw result (unvalidated). */
   resolveRequest(result: unknown): void
-  /** An `McpError` (JSON-RPC error, closed connection), the transport's failure, or the cancel reason. */
+  /** A `ProtocolError` (JSON-RPC error), an `SdkError` (closed connection), the transport's failure, or the cancel reason. */
   rejectRequest(error: unknown): void
   /** A progress notification for its token, as it arrives. */
   progress(params: Progress): void
@@ -808,8 +816,8 @@ export class McpConnection {
               data?: unknown
             }
             pending.rejectRequest(
-              McpError.fromError(
-                typeof e.code === "number" ? e.code : ErrorCode.InternalError,
+              ProtocolError.fromError(
+                typeof e.code === "number" ? e.code : ProtocolErrorCode.InternalError,
                 typeof e.message === "string" ? e.message : "invalid error response",
                 e.data,
               ),
@@ -841,7 +849,7 @@ export class McpConnection {
     client.onclose = () => {
       if (this.#direct === direct) this.#direct = undefined
       if (direct.pending.size > 0) {
-        const closed = McpError.fromError(ErrorCode.ConnectionClosed, "Connection closed")
+        const closed = new SdkError(SdkErrorCode.ConnectionClosed, "Connection closed")
         const pending = [...direct.pending.values()]
         direct.pending.clear()
         for (const p of pending) p.rejectRequest(closed)

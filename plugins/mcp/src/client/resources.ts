@@ -8,14 +8,13 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import {
-  ErrorCode,
   GetPromptResultSchema,
-  McpError,
   PromptListChangedNotificationSchema,
   ReadResourceResultSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js"
+import { ProtocolErrorCode } from "@modelcontextprotocol/server"
 import {
   BackendUnavailable,
   type CatalogKind,
@@ -29,7 +28,7 @@ import {
   type ToolError,
 } from "@toolplane/foundation"
 import { z } from "zod"
-import { mcpFailureToToolError, unprefixed } from "../errors.js"
+import { isJsonRpcError, mcpFailureToToolError, unprefixed } from "../errors.js"
 import { answerCallerInputs, callerCapabilities, MAX_INPUT_ROUNDS } from "./callerInputs.js"
 import { CALL_CAPABILITIES } from "./era.js"
 
@@ -153,14 +152,14 @@ export const mcpResourceSide = (options: {
   }
 
   /** A typed error for a failed request; another server error passes through (code and message once). */
-  const typed = (error: unknown, notFound: () => ToolError): ToolError | McpError => {
+  const typed = (error: unknown, notFound: () => ToolError): ToolError | Error => {
     if (
-      error instanceof McpError &&
+      isJsonRpcError(error) &&
       (error.code === -32002 ||
-        (error.code === ErrorCode.InvalidParams && /not found|unknown/i.test(error.message)))
+        (error.code === ProtocolErrorCode.InvalidParams && /not found|unknown/i.test(error.message)))
     )
       return notFound()
-    if (error instanceof McpError) return unprefixed(error)
+    if (isJsonRpcError(error)) return unprefixed(error)
     const mapped = mcpFailureToToolError(error, { backend, toolId: `${backend}/(resources)` })
     return mapped._tag === "ExecutionFailed"
       ? new BackendUnavailable({ backend, reason: causeOf(error).message })
