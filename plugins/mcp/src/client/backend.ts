@@ -7,14 +7,7 @@
  *
  * @since 0.1.0
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import {
-  CallToolResultSchema,
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  LoggingMessageNotificationSchema,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js"
+import type { Client } from "@modelcontextprotocol/client"
 import {
   type CallToolResult,
   type Implementation,
@@ -22,6 +15,7 @@ import {
   type Progress as McpProgress,
   ProtocolError,
   ProtocolErrorCode,
+  specTypeSchemas,
 } from "@modelcontextprotocol/server"
 import {
   type Backend,
@@ -84,6 +78,11 @@ import {
   makeUpstreamTaskRelay,
   withUpstreamTasks,
 } from "./upstreamTasks.js"
+
+/** SDK v2's `CallToolResult` schema (a zod schema, typed as a Standard Schema), for results the shape check does not take as they are. */
+const CallToolResultSchema = specTypeSchemas.CallToolResult as unknown as {
+  parse(raw: unknown): CallToolResult
+}
 
 /**
  * Which MCP server a backend talks to. `name` is the backend's name and its tools' namespace.
@@ -608,12 +607,12 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     ...(forward ? { capabilities: { sampling: {}, elicitation: {} } } : {}),
     setup: (client) => {
       resourceSide.setup(client)
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      client.setNotificationHandler("notifications/tools/list_changed", () => {
         refresh().catch(() => {})
       })
       if (options.onLog || forward) {
         const onLog = options.onLog
-        client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+        client.setNotificationHandler("notifications/message", (notification) => {
           const { origin, params } = takeOrigin(notification.params)
           const { level, logger, data } = params as typeof notification.params
           onLog?.({ backend: name, level, data, ...(logger !== undefined ? { logger } : {}) })
@@ -629,11 +628,21 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
         })
       }
       if (forward) {
-        client.setRequestHandler(CreateMessageRequestSchema, (request) =>
-          forwardToCaller(inFlight, name, "createMessage", "sampling/createMessage", request.params),
+        client.setRequestHandler(
+          "sampling/createMessage",
+          (request) =>
+            forwardToCaller(
+              inFlight,
+              name,
+              "createMessage",
+              "sampling/createMessage",
+              request.params,
+            ) as never,
         )
-        client.setRequestHandler(ElicitRequestSchema, (request) =>
-          forwardToCaller(inFlight, name, "elicitInput", "elicitation/create", request.params),
+        client.setRequestHandler(
+          "elicitation/create",
+          (request) =>
+            forwardToCaller(inFlight, name, "elicitInput", "elicitation/create", request.params) as never,
         )
       }
     },

@@ -6,15 +6,13 @@
  *
  * @since 0.1.0
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Client } from "@modelcontextprotocol/client"
 import {
-  GetPromptResultSchema,
-  PromptListChangedNotificationSchema,
-  ReadResourceResultSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js"
-import { ProtocolErrorCode } from "@modelcontextprotocol/server"
+  type GetPromptResult,
+  ProtocolErrorCode,
+  type ReadResourceResult,
+  specTypeSchemas,
+} from "@modelcontextprotocol/server"
 import {
   BackendUnavailable,
   type CatalogKind,
@@ -34,6 +32,13 @@ import { CALL_CAPABILITIES } from "./era.js"
 
 /** Any result (checked once complete: an `input_required` one has no `messages` or `contents`). */
 const AnyResult = z.looseObject({})
+/** SDK v2's result schemas (zod schemas, typed as Standard Schemas). */
+const ReadResourceResultSchema = specTypeSchemas.ReadResourceResult as unknown as {
+  parse(raw: unknown): ReadResourceResult
+}
+const GetPromptResultSchema = specTypeSchemas.GetPromptResult as unknown as {
+  parse(raw: unknown): GetPromptResult
+}
 
 const isInputRequired = (
   raw: unknown,
@@ -175,6 +180,8 @@ export const mcpResourceSide = (options: {
   }
 
   const requestOptions = (signal: AbortSignal) => ({ signal, timeout: options.timeoutMs })
+  /** For a request that may be answered with `input_required`: the answer as it is (handled here). */
+  const askingOptions = (signal: AbortSignal) => ({ ...requestOptions(signal), allowInputRequired: true })
 
   /**
    * A `prompts/get` or `resources/read` a modern server may answer with `input_required`: answered
@@ -196,7 +203,7 @@ export const mcpResourceSide = (options: {
       let raw: unknown = await client.request(
         { method, params: relay ? { ...params, _meta: meta() } : params },
         AnyResult,
-        requestOptions(signal),
+        askingOptions(signal),
       )
       for (let round = 1; relay && isInputRequired(raw); round++) {
         const what = `${backend}/(${method === "prompts/get" ? "prompts" : "resources"})`
@@ -221,7 +228,7 @@ export const mcpResourceSide = (options: {
             },
           },
           AnyResult,
-          requestOptions(signal),
+          askingOptions(signal),
         )
       }
       return schema.parse(raw)
@@ -244,8 +251,9 @@ export const mcpResourceSide = (options: {
         request(
           (client, signal) =>
             allPages(maxPages, async (cursor) => {
-              const page = await client.listResources(
-                cursor !== undefined ? { cursor } : {},
+              // One page per request (the client's own listResources follows every page and caches).
+              const page = await client.request(
+                { method: "resources/list", params: cursor !== undefined ? { cursor } : {} },
                 requestOptions(signal),
               )
               return { items: page.resources, nextCursor: page.nextCursor, ttlMs: page.ttlMs }
@@ -258,8 +266,8 @@ export const mcpResourceSide = (options: {
         request(
           (client, signal) =>
             allPages(maxPages, async (cursor) => {
-              const page = await client.listResourceTemplates(
-                cursor !== undefined ? { cursor } : {},
+              const page = await client.request(
+                { method: "resources/templates/list", params: cursor !== undefined ? { cursor } : {} },
                 requestOptions(signal),
               )
               return { items: page.resourceTemplates, nextCursor: page.nextCursor, ttlMs: page.ttlMs }
@@ -302,8 +310,8 @@ export const mcpResourceSide = (options: {
         request(
           (client, signal) =>
             allPages(maxPages, async (cursor) => {
-              const page = await client.listPrompts(
-                cursor !== undefined ? { cursor } : {},
+              const page = await client.request(
+                { method: "prompts/list", params: cursor !== undefined ? { cursor } : {} },
                 requestOptions(signal),
               )
               return { items: page.prompts, nextCursor: page.nextCursor, ttlMs: page.ttlMs }
@@ -338,16 +346,16 @@ export const mcpResourceSide = (options: {
     provider,
     setup: (client) => {
       latest = client
-      client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      client.setNotificationHandler("notifications/resources/list_changed", () => {
         listings.delete("resources")
         listings.delete("templates")
         fireList("resources")
       })
-      client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
+      client.setNotificationHandler("notifications/prompts/list_changed", () => {
         listings.delete("prompts")
         fireList("prompts")
       })
-      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      client.setNotificationHandler("notifications/resources/updated", (notification) => {
         const uri = notification.params.uri
         if (!subscribed.has(uri)) return
         for (const listener of [...updateListeners]) {
