@@ -8,8 +8,14 @@
  *
  * @since 0.1.0
  */
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
-import type { CallToolResult } from "@modelcontextprotocol/server"
+import {
+  type CallToolResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+} from "@modelcontextprotocol/server"
 import {
   BackendUnavailable,
   causeOf,
@@ -33,17 +39,39 @@ import { ERROR_META_KEY } from "./adapter.js"
 export type McpErrorKind = "protocol" | "result"
 
 const PROTOCOL: Partial<Record<ToolError["_tag"], number>> = {
-  ToolNotFound: ErrorCode.InvalidParams,
-  InvalidCursor: ErrorCode.InvalidParams,
-  ExpiredCursor: ErrorCode.InvalidParams,
-  InvalidTool: ErrorCode.InternalError,
-  ToolConflict: ErrorCode.InternalError,
-  ConfigError: ErrorCode.InternalError,
-  ConversionFailed: ErrorCode.InternalError,
+  ToolNotFound: ProtocolErrorCode.InvalidParams,
+  InvalidCursor: ProtocolErrorCode.InvalidParams,
+  ExpiredCursor: ProtocolErrorCode.InvalidParams,
+  InvalidTool: ProtocolErrorCode.InternalError,
+  ToolConflict: ProtocolErrorCode.InternalError,
+  ConfigError: ProtocolErrorCode.InternalError,
+  ConversionFailed: ProtocolErrorCode.InternalError,
   // MCP 2025-11-25 (server/resources, server/prompts): unknown resource -32002, unknown prompt -32602.
   ResourceNotFound: -32002,
-  PromptNotFound: ErrorCode.InvalidParams,
+  PromptNotFound: ProtocolErrorCode.InvalidParams,
 }
+
+/**
+ * The JSON-RPC error codes MCP SDK v1 gave a closed connection and a request timeout. SDK v2 reports
+ * both as an `SdkError` (string codes) instead; a peer or a v1 component may still send these.
+ */
+const LEGACY_CONNECTION_CLOSED = -32000
+const LEGACY_REQUEST_TIMEOUT = -32001
+
+/**
+ * A JSON-RPC error: MCP SDK v2's `ProtocolError` (brand-matched across the client and server packages),
+ * or MCP SDK v1's `McpError` (recognised by its name and numeric code, without importing v1), which the
+ * 2025 serving side still throws.
+ *
+ * @since 0.2.0
+ */
+export const isJsonRpcError = (
+  error: unknown,
+): error is Error & { readonly code: number; readonly data?: unknown } =>
+  error instanceof ProtocolError ||
+  (error instanceof Error &&
+    error.name === "McpError" &&
+    typeof (error as { code?: unknown }).code === "number")
 
 /**
  * Whether a typed error becomes a JSON-RPC error (`"protocol"`) or an `isError` result (`"result"`).
@@ -72,23 +100,19 @@ export const wireErrorJson = (error: ToolError, exposeStacks = false): ToolError
  *
  * @since 0.1.0
  */
-export const toolErrorToMcpError = (error: ToolError, exposeStacks = false): McpError =>
-  new WireError(PROTOCOL[error._tag] ?? ErrorCode.InternalError, error.message, {
+export const toolErrorToMcpError = (error: ToolError, exposeStacks = false): ProtocolError =>
+  new ProtocolError(PROTOCOL[error._tag] ?? ProtocolErrorCode.InternalError, error.message, {
     [ERROR_META_KEY]: wireErrorJson(error, exposeStacks),
   })
 
-/**
- * An `McpError` whose message goes on the wire as is: the SDK's constructor prefixes
- * "MCP error CODE:", and the receiving client prefixes it again.
- */
 /**
  * A JSON-RPC error whose message goes on the wire exactly as given (no "MCP error CODE:" prefix, which
  * the receiving client adds itself).
  *
  * @since 0.1.0
  */
-export const wireError = (code: number, message: string, data?: unknown): McpError =>
-  new WireError(code, message, data)
+export const wireError = (code: number, message: string, data?: unknown): ProtocolError =>
+  new ProtocolError(code, message, data)
 
 /**
  * An error about to be sent as a JSON-RPC error, with the SDK's "MCP error CODE: " prefix removed
@@ -96,16 +120,19 @@ export const wireError = (code: number, message: string, data?: unknown): McpErr
  *
  * @since 0.1.0
  */
-export const unprefixed = (error: McpError): McpError => {
+export const unprefixed = <E extends Error & { readonly code: number; readonly data?: unknown }>(
+  error: E,
+): E => {
   const message = error.message.replace(/^(MCP error -?\d+: )+/, "")
-  return message === error.message ? error : new WireError(error.code, message, error.data)
-}
-
-class WireError extends McpError {
-  constructor(code: number, message: string, data: unknown) {
-    super(code, message, data)
-    this.message = message
-  }
+  if (message === error.message) return error
+  if (error instanceof ProtocolError) return new ProtocolError(error.code, message, error.data) as E
+  // Another JSON-RPC error class (MCP SDK v1's `McpError`): a copy of the same class, so the code that
+  // recognises it by class still does.
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(error) as object) as E, error)
+  Object.defineProperty(copy, "message", { value: message, writable: true, configurable: true })
+  if (error.stack !== undefined)
+    Object.defineProperty(copy, "stack", { value: error.stack, writable: true, configurable: true })
+  return copy
 }
 
 /**
@@ -126,8 +153,8 @@ export const toolErrorToResult = (error: ToolError, exposeStacks = false): CallT
  * @since 0.1.0
  */
 export const callFailureToMcp = (error: unknown, exposeStacks = false): CallToolResult => {
-  if (error instanceof McpError) throw error
-  if (!isToolError(error)) throw new McpError(ErrorCode.InternalError, "Internal error")
+  if (isJsonRpcError(error)) throw error
+  if (!isToolError(error)) throw new ProtocolError(ProtocolErrorCode.InternalError, "Internal error")
   if (mcpErrorKind(error) === "protocol") throw toolErrorToMcpError(error, exposeStacks)
   return toolErrorToResult(error, exposeStacks)
 }
@@ -163,7 +190,10 @@ const isConnectionError = (error: unknown): boolean => {
  * @since 0.1.0
  */
 export const isUnreachable = (error: unknown): boolean => {
-  if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed
+  if (isJsonRpcError(error)) return error.code === LEGACY_CONNECTION_CLOSED
+  if (error instanceof SdkHttpError) return error.status === 404
+  if (error instanceof SdkError)
+    return error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected
   const code = (error as { code?: unknown } | undefined)?.code
   // StreamableHTTPError carries the HTTP status: 404 means the session is gone.
   if (error instanceof Error && error.name === "StreamableHTTPError" && (code === 404 || code === undefined))
@@ -184,18 +214,33 @@ export const mcpFailureToToolError = (
   info: { readonly backend: string; readonly toolId: string; readonly timeoutMs?: number },
 ): ToolError => {
   if (isToolError(error)) return error
-  if (error instanceof McpError) {
+  if (error instanceof SdkError && !(error instanceof SdkHttpError)) {
+    const message = error.message
+    switch (error.code) {
+      case SdkErrorCode.ConnectionClosed:
+      case SdkErrorCode.NotConnected:
+        return new BackendUnavailable({ backend: info.backend, toolId: info.toolId, reason: message })
+      case SdkErrorCode.RequestTimeout:
+        return new Timeout({ toolId: info.toolId, timeoutMs: info.timeoutMs ?? 0 })
+      default:
+        return new ExecutionFailed({
+          toolId: info.toolId,
+          cause: { name: "SdkError", message: `${message} (${error.code})` },
+        })
+    }
+  }
+  if (isJsonRpcError(error)) {
     const data = error.data as Record<string, unknown> | undefined
     const carried =
       typeof data === "object" && data !== null ? toolErrorFromJson(data[ERROR_META_KEY]) : undefined
     if (carried) return carried
     const message = error.message.replace(/^MCP error -?\d+: /, "")
     switch (error.code) {
-      case ErrorCode.ConnectionClosed:
+      case LEGACY_CONNECTION_CLOSED:
         return new BackendUnavailable({ backend: info.backend, toolId: info.toolId, reason: message })
-      case ErrorCode.RequestTimeout:
+      case LEGACY_REQUEST_TIMEOUT:
         return new Timeout({ toolId: info.toolId, timeoutMs: info.timeoutMs ?? 0 })
-      case ErrorCode.InvalidParams:
+      case ProtocolErrorCode.InvalidParams:
         if (/unknown tool|not found|no such tool/i.test(message))
           return new ToolNotFound({ toolId: info.toolId, suggestions: [] })
         return new InvalidArguments({

@@ -1,4 +1,5 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from "@modelcontextprotocol/server"
 import {
   BackendUnavailable,
   ExecutionFailed,
@@ -164,8 +165,8 @@ describe("error mapping", () => {
       } catch (error) {
         return error
       }
-    })() as McpError
-    expect(thrown).toBeInstanceOf(McpError)
+    })() as ProtocolError
+    expect(thrown).toBeInstanceOf(ProtocolError)
     expect(thrown.code).toBe(ErrorCode.InvalidParams)
     expect(mcpFailureToToolError(thrown, { backend: "x", toolId: "a/b" })).toMatchObject({
       _tag: "ToolNotFound",
@@ -178,7 +179,15 @@ describe("error mapping", () => {
     expect(result.isError).toBe(true)
     expect(toolErrorFromResult(result)).toBeInstanceOf(InvalidArguments)
 
-    expect(() => callFailureToMcp(new Error("secret detail"))).toThrow(/^MCP error -32603: Internal error$/)
+    // The message goes on the wire as is (the receiving client adds its own "MCP error -32603: ").
+    const internal = (() => {
+      try {
+        callFailureToMcp(new Error("secret detail"))
+      } catch (error) {
+        return error
+      }
+    })()
+    expect(internal).toMatchObject({ code: -32603, message: "Internal error" })
   })
 
   it("maps SDK failures to typed errors", () => {
@@ -200,6 +209,26 @@ describe("error mapping", () => {
     )
     expect(mcpFailureToToolError(new TypeError("fetch failed"), info)).toBeInstanceOf(BackendUnavailable)
     expect(mcpFailureToToolError(new Error("weird"), info)).toBeInstanceOf(ExecutionFailed)
+    // MCP SDK v2 (the client the backend runs on): closed connections and timeouts are SdkErrors.
+    expect(
+      mcpFailureToToolError(new SdkError(SdkErrorCode.ConnectionClosed, "Connection closed"), info),
+    ).toMatchObject({ _tag: "BackendUnavailable", reason: "Connection closed" })
+    expect(
+      mcpFailureToToolError(new SdkError(SdkErrorCode.RequestTimeout, "Request timed out"), info),
+    ).toMatchObject({ _tag: "Timeout", timeoutMs: 100 })
+    expect(
+      mcpFailureToToolError(
+        new SdkHttpError(SdkErrorCode.ClientHttpNotImplemented, "gone", { status: 404 }),
+        info,
+      ),
+    ).toBeInstanceOf(BackendUnavailable)
+    expect(mcpFailureToToolError(new ProtocolError(-32602, "Unknown tool: t"), info)).toBeInstanceOf(
+      ToolNotFound,
+    )
+    expect(mcpFailureToToolError(new ProtocolError(-32602, "bad"), info)).toMatchObject({
+      _tag: "InvalidArguments",
+      issues: [{ message: "bad" }],
+    })
     const carried = new McpError(ErrorCode.InternalError, "x", {
       [ERROR_META_KEY]: { _tag: "RateLimited", code: "RATE_LIMITED", message: "", key: "k", retryAfterMs: 5 },
     })

@@ -55,7 +55,8 @@ beforeAll(async () => {
               serverInfo: { name: "param-headers", version: "1.0.0" },
             }
           : m.method === "tools/list"
-            ? { tools: TOOLS }
+            ? // 2026-07-28 requires the cache fields on a listing (SDK v2's client checks them)
+              { tools: TOOLS, ttlMs: 0, cacheScope: "private" }
             : m.method === "tools/call"
               ? (calls.push(req.headers), { content: [{ type: "text", text: "ok" }] })
               : {}

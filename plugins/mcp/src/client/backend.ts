@@ -7,21 +7,15 @@
  *
  * @since 0.1.0
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Client } from "@modelcontextprotocol/client"
 import {
-  CallToolResultSchema,
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  LoggingMessageNotificationSchema,
-  McpError,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js"
-import type {
-  CallToolResult,
-  Implementation,
-  LoggingLevel,
-  Progress as McpProgress,
+  type CallToolResult,
+  type Implementation,
+  type LoggingLevel,
+  type Progress as McpProgress,
+  ProtocolError,
+  ProtocolErrorCode,
+  specTypeSchemas,
 } from "@modelcontextprotocol/server"
 import {
   type Backend,
@@ -50,7 +44,7 @@ import {
   withResources,
 } from "@toolplane/foundation"
 import { CURSOR_META_KEY } from "../adapter.js"
-import { isUnreachable, mcpFailureToToolError, toolErrorFromResult } from "../errors.js"
+import { isJsonRpcError, isUnreachable, mcpFailureToToolError, toolErrorFromResult } from "../errors.js"
 import { HOLD_CALL } from "../internal/callMarks.js"
 import { relayResult } from "../internal/resultJson.js"
 import { type Expiring, type TimeoutList, TimeoutQueue } from "../internal/timeoutQueue.js"
@@ -84,6 +78,11 @@ import {
   makeUpstreamTaskRelay,
   withUpstreamTasks,
 } from "./upstreamTasks.js"
+
+/** SDK v2's `CallToolResult` schema (a zod schema, typed as a Standard Schema), for results the shape check does not take as they are. */
+const CallToolResultSchema = specTypeSchemas.CallToolResult as unknown as {
+  parse(raw: unknown): CallToolResult
+}
 
 /**
  * Which MCP server a backend talks to. `name` is the backend's name and its tools' namespace.
@@ -391,15 +390,15 @@ const forwardToCaller = async (
   const exact = origin === undefined ? undefined : [...inFlight].find((c) => c.token === origin)
   const calls = exact ? [exact] : callersOf(inFlight)
   if (calls === undefined)
-    throw new McpError(
-      ErrorCode.InvalidRequest,
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
       inFlight.size === 0
         ? `${method}: no tool call of ${backend} is in flight to forward it to`
         : `${method}: tool calls of several callers are in flight; cannot tell whose this is`,
     )
   const target = calls.find((c) => c.ctx.client[kind] !== undefined)
   if (target === undefined)
-    throw new McpError(ErrorCode.MethodNotFound, `${method}: the caller does not support it`)
+    throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `${method}: the caller does not support it`)
   for (const c of calls) c.suspend()
   try {
     // The upstream call is running: a stateless caller's answer must resume it, not run it again.
@@ -608,12 +607,12 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
     ...(forward ? { capabilities: { sampling: {}, elicitation: {} } } : {}),
     setup: (client) => {
       resourceSide.setup(client)
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      client.setNotificationHandler("notifications/tools/list_changed", () => {
         refresh().catch(() => {})
       })
       if (options.onLog || forward) {
         const onLog = options.onLog
-        client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+        client.setNotificationHandler("notifications/message", (notification) => {
           const { origin, params } = takeOrigin(notification.params)
           const { level, logger, data } = params as typeof notification.params
           onLog?.({ backend: name, level, data, ...(logger !== undefined ? { logger } : {}) })
@@ -629,11 +628,21 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
         })
       }
       if (forward) {
-        client.setRequestHandler(CreateMessageRequestSchema, (request) =>
-          forwardToCaller(inFlight, name, "createMessage", "sampling/createMessage", request.params),
+        client.setRequestHandler(
+          "sampling/createMessage",
+          (request) =>
+            forwardToCaller(
+              inFlight,
+              name,
+              "createMessage",
+              "sampling/createMessage",
+              request.params,
+            ) as never,
         )
-        client.setRequestHandler(ElicitRequestSchema, (request) =>
-          forwardToCaller(inFlight, name, "elicitInput", "elicitation/create", request.params),
+        client.setRequestHandler(
+          "elicitation/create",
+          (request) =>
+            forwardToCaller(inFlight, name, "elicitInput", "elicitation/create", request.params) as never,
         )
       }
     },
@@ -767,7 +776,7 @@ export const mcpBackend = (config: McpBackendConfig, options: McpBackendOptions 
         if (flight.timedOut !== undefined) throw flight.timedOut
         await relayMissingCapabilities(ctx, error)
         const typed = mcpFailureToToolError(error, { backend: name, toolId, timeoutMs })
-        if (typed._tag === "BackendUnavailable" && !(error instanceof McpError)) connection.suspect(error)
+        if (typed._tag === "BackendUnavailable" && !isJsonRpcError(error)) connection.suspect(error)
         if (typed._tag === "ToolNotFound") refresh().catch(() => {})
         // The server names the tool and its suggestions in its own MCP names; callers of this backend use ids.
         throw typed._tag === "ToolNotFound" ? toolNotFound(toolId) : typed

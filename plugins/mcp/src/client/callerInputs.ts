@@ -10,8 +10,8 @@
  * @internal
  */
 
-import { McpError } from "@modelcontextprotocol/sdk/types.js"
 import { type ExecutionContext, ExecutionFailed } from "@toolplane/foundation"
+import { isJsonRpcError } from "../errors.js"
 import { BEFORE_TASK_META_KEY, INPUT_KEY_META_KEY } from "../internal/callMarks.js"
 import { withElicitationDefaults } from "./elicitationDefaults.js"
 
@@ -113,7 +113,7 @@ export const answerCallerInputs = async (
  * @internal
  */
 export const relayMissingCapabilities = async (ctx: ExecutionContext, error: unknown): Promise<void> => {
-  if (!(error instanceof McpError) || error.code !== MISSING_REQUIRED_CLIENT_CAPABILITY) return
+  if (!isJsonRpcError(error) || error.code !== MISSING_REQUIRED_CLIENT_CAPABILITY) return
   const required = (error.data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities
   const declared = ctx.client.capabilities
   if (typeof required !== "object" || required === null || declared === undefined) return

@@ -4,12 +4,19 @@
  *
  * @since 0.1.0
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js"
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
-import type { ClientCapabilities, Implementation, Progress, Transport } from "@modelcontextprotocol/server"
+import { Client, type DiscoverResult, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
+import {
+  type ClientCapabilities,
+  type Implementation,
+  type Progress,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  SERVER_INFO_META_KEY,
+  type Transport,
+} from "@modelcontextprotocol/server"
 import { BackendUnavailable, causeOf } from "@toolplane/foundation"
 import { isUnreachable } from "../errors.js"
 import {
@@ -96,6 +103,16 @@ export interface McpUpstreamAuth {
   /** A 401 arrived with this `WWW-Authenticate`: resolve to retry once, reject to fail the request. */
   onUnauthorized(challenge: string | undefined): Promise<void>
 }
+
+/** What our probe's `server/discover` said, as the SDK client's `DiscoverResult`. */
+const discoverResult = (discovered: Discovered): DiscoverResult => ({
+  supportedVersions: [...discovered.supportedVersions],
+  capabilities: discovered.capabilities,
+  ...(discovered.instructions !== undefined ? { instructions: discovered.instructions } : {}),
+  ...(discovered.serverInfo !== undefined
+    ? { _meta: { [SERVER_INFO_META_KEY]: discovered.serverInfo } }
+    : {}),
+})
 
 /** Clears the session id a transport recorded (ours has a public field, the SDK's a private one). */
 const forgetSession = (transport: Transport): void => {
@@ -229,8 +246,14 @@ const DEFAULT_STDIO_TRANSPORT = process.platform === "win32" ? "sdk" : "node"
 /** The longest delay `setTimeout` accepts: the SDK's own request timeout is disabled with it. */
 const MAX_TIMER_MS = 2_147_483_647
 
-/** A result "schema" for `client.request` that takes the result as it is (callers check it). */
-const RAW_RESULT = { safeParse: (value: unknown) => ({ success: true, data: value }) } as never
+/**
+ * A result schema (Standard Schema) for `client.request` that takes the result as it is (callers check it).
+ *
+ * @internal
+ */
+export const RAW_RESULT = {
+  "~standard": { version: 1, vendor: "toolplane", validate: (value: unknown) => ({ value }) },
+} as never
 
 /**
  * `_meta` key under which a Streamable HTTP connection marks server requests and notifications that
@@ -262,7 +285,7 @@ export interface SentRequest {
   viaClient: AbortController | undefined
   /** Its raw result (unvalidated). */
   resolveRequest(result: unknown): void
-  /** An `McpError` (JSON-RPC error, closed connection), the transport's failure, or the cancel reason. */
+  /** A `ProtocolError` (JSON-RPC error), an `SdkError` (closed connection), the transport's failure, or the cancel reason. */
   rejectRequest(error: unknown): void
   /** A progress notification for its token, as it arrives. */
   progress(params: Progress): void
@@ -455,8 +478,8 @@ export class McpConnection {
   }
 
   /**
-   * Sends a request of `client`; `request` is settled with its raw `result` (unvalidated), an `McpError`
-   * for a JSON-RPC error, or a closed-connection `McpError` when the connection closes. Puts a fresh
+   * Sends a request of `client`; `request` is settled with its raw `result` (unvalidated), a
+   * `ProtocolError` for a JSON-RPC error, or a closed-connection `SdkError` when the connection closes. Puts a fresh
    * `progressToken` in `params._meta` (an object `params` owns) and routes the progress notifications for
    * it to `request.progress`, synchronously as messages arrive (the SDK's own progress callbacks run a
    * microtask late and lose the last notification when it arrives together with the response). The
@@ -750,17 +773,12 @@ export class McpConnection {
           this.#tasks ? modernEnvelope(this.#hooks.clientInfo, withTasksCapability(capabilities)) : envelope,
           true,
         )
-        // The modern era has no handshake: the client is connected without `initialize`, and what
-        // `server/discover` said stands in for its result.
-        await Protocol.prototype.connect.call(client, connected)
-        const fields = client as unknown as {
-          _serverCapabilities?: unknown
-          _serverVersion?: unknown
-          _instructions?: unknown
-        }
-        fields._serverCapabilities = discovered.capabilities
-        fields._serverVersion = discovered.serverInfo
-        fields._instructions = discovered.instructions
+        // The modern era has no handshake: the client adopts what our probe's `server/discover` said (no
+        // second probe). The HTTP transports derive the 2026 headers from each request's envelope, and
+        // only when no version was set on them (a set one means a 2025 session): the client's call is
+        // not passed on.
+        connected.setProtocolVersion = () => {}
+        await client.connect(connected, { prior: { kind: "modern", discover: discoverResult(discovered) } })
         this.#discovered = discovered
       } else {
         // The version `initialize` negotiated (the SDK tells the transport; stdio ones have no slot for it).
@@ -770,7 +788,7 @@ export class McpConnection {
           this.#legacyVersion = version
           setVersion?.call(legacy, version)
         }
-        await client.connect(transport, { timeout: this.#hooks.connectTimeoutMs })
+        await client.connect(transport, { prior: { kind: "legacy" }, timeout: this.#hooks.connectTimeoutMs })
       }
       if (this.#isClosed()) throw this.#unavailable("backend was closed while connecting")
       await this.#hooks.onConnected(client)
@@ -808,8 +826,8 @@ export class McpConnection {
               data?: unknown
             }
             pending.rejectRequest(
-              McpError.fromError(
-                typeof e.code === "number" ? e.code : ErrorCode.InternalError,
+              ProtocolError.fromError(
+                typeof e.code === "number" ? e.code : ProtocolErrorCode.InternalError,
                 typeof e.message === "string" ? e.message : "invalid error response",
                 e.data,
               ),
@@ -841,7 +859,7 @@ export class McpConnection {
     client.onclose = () => {
       if (this.#direct === direct) this.#direct = undefined
       if (direct.pending.size > 0) {
-        const closed = McpError.fromError(ErrorCode.ConnectionClosed, "Connection closed")
+        const closed = new SdkError(SdkErrorCode.ConnectionClosed, "Connection closed")
         const pending = [...direct.pending.values()]
         direct.pending.clear()
         for (const p of pending) p.rejectRequest(closed)

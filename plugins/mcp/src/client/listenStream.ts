@@ -6,7 +6,8 @@
  *
  * @since 0.1.0
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Client } from "@modelcontextprotocol/client"
+import { RAW_RESULT } from "./connection.js"
 
 /**
  * What a listen stream asks for (the revision's `SubscriptionFilter`).
@@ -22,7 +23,6 @@ export interface ListenFilter {
 }
 
 /** Takes a result as it is (the stream's end carries nothing the backend uses). */
-const RAW_RESULT = { safeParse: (value: unknown) => ({ success: true, data: value }) } as never
 const MAX_TIMER_MS = 2_147_483_647
 const METHOD_NOT_FOUND = -32601
 /** A stream that lived this long was healthy: the backoff starts over. */

@@ -4,9 +4,15 @@
  *
  * @since 0.1.0
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js"
-import type { CallToolResult, Progress as McpProgress } from "@modelcontextprotocol/server"
+import type { Client } from "@modelcontextprotocol/client"
+import {
+  type CallToolResult,
+  type ListToolsResult,
+  type Progress as McpProgress,
+  SdkError,
+  SdkErrorCode,
+  specTypeSchemas,
+} from "@modelcontextprotocol/server"
 import {
   type BackendResult,
   byId,
@@ -39,6 +45,8 @@ const withoutNullFields = (result: unknown): unknown => {
   }
 }
 
+/** SDK v2's `tools/list` result schema (a zod schema, typed as a Standard Schema). */
+const ListToolsResultSchema = specTypeSchemas.ListToolsResult as unknown as z.ZodType<ListToolsResult>
 /** The SDK's `tools/list` result schema, after the null fields are dropped. */
 const LenientListToolsResultSchema = z.preprocess(withoutNullFields, ListToolsResultSchema)
 
@@ -50,9 +58,10 @@ const LenientListToolsResultSchema = z.preprocess(withoutNullFields, ListToolsRe
 const listPage = async (client: Client, cursor: string | undefined, timeout: number) => {
   const params = cursor === undefined ? {} : { cursor }
   try {
-    return await client.listTools(params, { timeout })
+    // One page per request (the client's own listTools follows every page and caches).
+    return await client.request({ method: "tools/list", params }, ListToolsResultSchema, { timeout })
   } catch (error) {
-    if (!Array.isArray((error as { issues?: unknown })?.issues)) throw error
+    if (!(error instanceof SdkError) || error.code !== SdkErrorCode.InvalidResult) throw error
     return await client.request({ method: "tools/list", params }, LenientListToolsResultSchema, { timeout })
   }
 }

@@ -12,7 +12,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { PassThrough, type Stream } from "node:stream"
-import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio"
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server"
 import { keepMessageText } from "../internal/resultJson.js"
 
@@ -57,7 +57,7 @@ const isMessage = (value: unknown): value is JSONRPCMessage =>
  *
  * @example
  * ```ts
- * import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+ * import { Client } from "@modelcontextprotocol/client"
  * import { NodeStdioTransport } from "@toolplane/plugin-mcp"
  *
  * const client = new Client({ name: "me", version: "1.0.0" })

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type { Transport } from "@modelcontextprotocol/server"
+import { SdkHttpError, type Transport } from "@modelcontextprotocol/server"
 import { type Discovered, MODERN_PROTOCOL_VERSION, parseDiscovered } from "./era.js"
 
 /**
@@ -21,8 +21,9 @@ export type ProbeVerdict =
 /** The probe's JSON-RPC id: a string, so it never meets the client's numeric ids. */
 const PROBE_ID = "toolplane-discover"
 
-/** An HTTP status carried by a transport's error (ours and the SDK's both put it in `code`). */
+/** An HTTP status carried by a transport's error (ours in `code`, SDK v2's `SdkHttpError` in `status`). */
 const httpStatus = (error: unknown): number | undefined => {
+  if (error instanceof SdkHttpError) return error.status
   const code = (error as { code?: unknown })?.code
   // Ours is named StreamableHTTPError; the SDK's keeps the name Error and says so in its message.
   const named =

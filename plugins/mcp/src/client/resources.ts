@@ -6,16 +6,13 @@
  *
  * @since 0.1.0
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Client } from "@modelcontextprotocol/client"
 import {
-  ErrorCode,
-  GetPromptResultSchema,
-  McpError,
-  PromptListChangedNotificationSchema,
-  ReadResourceResultSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js"
+  type GetPromptResult,
+  ProtocolErrorCode,
+  type ReadResourceResult,
+  specTypeSchemas,
+} from "@modelcontextprotocol/server"
 import {
   BackendUnavailable,
   type CatalogKind,
@@ -29,12 +26,19 @@ import {
   type ToolError,
 } from "@toolplane/foundation"
 import { z } from "zod"
-import { mcpFailureToToolError, unprefixed } from "../errors.js"
+import { isJsonRpcError, mcpFailureToToolError, unprefixed } from "../errors.js"
 import { answerCallerInputs, callerCapabilities, MAX_INPUT_ROUNDS } from "./callerInputs.js"
 import { CALL_CAPABILITIES } from "./era.js"
 
 /** Any result (checked once complete: an `input_required` one has no `messages` or `contents`). */
 const AnyResult = z.looseObject({})
+/** SDK v2's result schemas (zod schemas, typed as Standard Schemas). */
+const ReadResourceResultSchema = specTypeSchemas.ReadResourceResult as unknown as {
+  parse(raw: unknown): ReadResourceResult
+}
+const GetPromptResultSchema = specTypeSchemas.GetPromptResult as unknown as {
+  parse(raw: unknown): GetPromptResult
+}
 
 const isInputRequired = (
   raw: unknown,
@@ -153,14 +157,14 @@ export const mcpResourceSide = (options: {
   }
 
   /** A typed error for a failed request; another server error passes through (code and message once). */
-  const typed = (error: unknown, notFound: () => ToolError): ToolError | McpError => {
+  const typed = (error: unknown, notFound: () => ToolError): ToolError | Error => {
     if (
-      error instanceof McpError &&
+      isJsonRpcError(error) &&
       (error.code === -32002 ||
-        (error.code === ErrorCode.InvalidParams && /not found|unknown/i.test(error.message)))
+        (error.code === ProtocolErrorCode.InvalidParams && /not found|unknown/i.test(error.message)))
     )
       return notFound()
-    if (error instanceof McpError) return unprefixed(error)
+    if (isJsonRpcError(error)) return unprefixed(error)
     const mapped = mcpFailureToToolError(error, { backend, toolId: `${backend}/(resources)` })
     return mapped._tag === "ExecutionFailed"
       ? new BackendUnavailable({ backend, reason: causeOf(error).message })
@@ -176,6 +180,8 @@ export const mcpResourceSide = (options: {
   }
 
   const requestOptions = (signal: AbortSignal) => ({ signal, timeout: options.timeoutMs })
+  /** For a request that may be answered with `input_required`: the answer as it is (handled here). */
+  const askingOptions = (signal: AbortSignal) => ({ ...requestOptions(signal), allowInputRequired: true })
 
   /**
    * A `prompts/get` or `resources/read` a modern server may answer with `input_required`: answered
@@ -197,7 +203,7 @@ export const mcpResourceSide = (options: {
       let raw: unknown = await client.request(
         { method, params: relay ? { ...params, _meta: meta() } : params },
         AnyResult,
-        requestOptions(signal),
+        askingOptions(signal),
       )
       for (let round = 1; relay && isInputRequired(raw); round++) {
         const what = `${backend}/(${method === "prompts/get" ? "prompts" : "resources"})`
@@ -222,7 +228,7 @@ export const mcpResourceSide = (options: {
             },
           },
           AnyResult,
-          requestOptions(signal),
+          askingOptions(signal),
         )
       }
       return schema.parse(raw)
@@ -245,8 +251,9 @@ export const mcpResourceSide = (options: {
         request(
           (client, signal) =>
             allPages(maxPages, async (cursor) => {
-              const page = await client.listResources(
-                cursor !== undefined ? { cursor } : {},
+              // One page per request (the client's own listResources follows every page and caches).
+              const page = await client.request(
+                { method: "resources/list", params: cursor !== undefined ? { cursor } : {} },
                 requestOptions(signal),
               )
               return { items: page.resources, nextCursor: page.nextCursor, ttlMs: page.ttlMs }
@@ -259,8 +266,8 @@ export const mcpResourceSide = (options: {
         request(
           (client, signal) =>
             allPages(maxPages, async (cursor) => {
-              const page = await client.listResourceTemplates(
-                cursor !== undefined ? { cursor } : {},
+              const page = await client.request(
+                { method: "resources/templates/list", params: cursor !== undefined ? { cursor } : {} },
                 requestOptions(signal),
               )
               return { items: page.resourceTemplates, nextCursor: page.nextCursor, ttlMs: page.ttlMs }
@@ -303,8 +310,8 @@ export const mcpResourceSide = (options: {
         request(
           (client, signal) =>
             allPages(maxPages, async (cursor) => {
-              const page = await client.listPrompts(
-                cursor !== undefined ? { cursor } : {},
+              const page = await client.request(
+                { method: "prompts/list", params: cursor !== undefined ? { cursor } : {} },
                 requestOptions(signal),
               )
               return { items: page.prompts, nextCursor: page.nextCursor, ttlMs: page.ttlMs }
@@ -339,16 +346,16 @@ export const mcpResourceSide = (options: {
     provider,
     setup: (client) => {
       latest = client
-      client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      client.setNotificationHandler("notifications/resources/list_changed", () => {
         listings.delete("resources")
         listings.delete("templates")
         fireList("resources")
       })
-      client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
+      client.setNotificationHandler("notifications/prompts/list_changed", () => {
         listings.delete("prompts")
         fireList("prompts")
       })
-      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      client.setNotificationHandler("notifications/resources/updated", (notification) => {
         const uri = notification.params.uri
         if (!subscribed.has(uri)) return
         for (const listener of [...updateListeners]) {

@@ -9,7 +9,7 @@
  *
  * @since 0.2.0
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Client } from "@modelcontextprotocol/client"
 import type { Progress as McpProgress } from "@modelcontextprotocol/server"
 import {
   BackendUnavailable,
