@@ -21,30 +21,20 @@ interface OAuthServers {
 interface OAuthFixture {
   startOAuthServers(options?: { accessTokenTtlSeconds?: number; revocation?: boolean }): Promise<OAuthServers>
   consentHeadlessly(authorizationUrl: URL, redirectPrefix: string, account?: string): Promise<URL>
+  refreshAtIssuer(servers: OAuthServers, refreshToken: string): Promise<{ status: number; error?: string }>
 }
 const fixturePath = join(import.meta.dirname, "../../../plugins/mcp/test/fixtures/oauthServers.ts")
-const { startOAuthServers, consentHeadlessly } = (await import(fixturePath)) as OAuthFixture
+const {
+  startOAuthServers,
+  consentHeadlessly,
+  refreshAtIssuer: refresh,
+} = (await import(fixturePath)) as OAuthFixture
 
 const TOKEN_KEY = Buffer.alloc(32, 3).toString("base64")
 const env = { TOOLPLANE_CURSOR_SECRET: "test-secret-0123456789abcdef0123456789", TOKEN_KEY }
 
 const cli = (argv: string[], onStdout?: (text: string) => void) =>
   runCli(argv, { env: { ...process.env, ...env }, ...(onStdout ? { onStdout } : {}) })
-
-/** A real refresh at the provider's token endpoint with a refresh token the store held. */
-const refresh = async (servers: OAuthServers, refreshToken: string) => {
-  const res = await fetch(`${servers.issuer}/token`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      grant_type: "refresh_token",
-      refresh_token: refreshToken,
-      client_id: "gateway",
-      resource: servers.upstream.url,
-    }),
-  })
-  return { status: res.status, ...((await res.json()) as { error?: string }) }
-}
 
 describe("toolplane auth logout", () => {
   let servers: OAuthServers

@@ -16,7 +16,7 @@ import {
   parseTokenKey,
   type StoredTokens,
 } from "../src/index.js"
-import { consentHeadlessly, startOAuthServers } from "./fixtures/oauthServers.js"
+import { consentHeadlessly, refreshAtIssuer, startOAuthServers } from "./fixtures/oauthServers.js"
 
 type Servers = Awaited<ReturnType<typeof startOAuthServers>>
 
@@ -37,21 +37,7 @@ const login = (servers: Servers, store: EncryptedTokenStore, caller?: string, ac
     },
   })
 
-/** A real refresh at the token endpoint: the provider's answer status and error code. */
-const refresh = async (servers: Servers, refreshToken: string) => {
-  const res = await fetch(`${servers.issuer}/token`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      grant_type: "refresh_token",
-      refresh_token: refreshToken,
-      client_id: "gateway",
-      resource: servers.upstream.url,
-    }),
-  })
-  const body = (await res.json()) as { error?: string; refresh_token?: string; access_token?: string }
-  return { status: res.status, ...body }
-}
+const refresh = refreshAtIssuer
 
 const introspect = async (servers: Servers, token: string): Promise<boolean> => {
   const res = await fetch(`${servers.issuer}/token/introspection`, {
