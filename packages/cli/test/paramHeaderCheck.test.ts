@@ -156,3 +156,61 @@ describe("Mcp-Param-* headers against the body", () => {
     expect(runs).toBe(before)
   })
 })
+
+describe("the catalogue behind the header check and the name map", () => {
+  it("is listed once after a tool change, for both", async () => {
+    const deploy = defineTool({
+      id: "ops/deploy",
+      input: z.object({ region: z.string().meta({ "x-mcp-header": "Region" }) }),
+      handler: async ({ region }) => `deployed to ${region}`,
+    })
+    const runner = createRunner({ backends: [localBackend([deploy], { name: "ops", approval: "never" })] })
+    await runner.ready()
+    // listings of the whole catalogue (no caller context), as the exposure makes them
+    let catalogueListings = 0
+    const server = await serveHttp(
+      {
+        listTools: (request) => {
+          if (request?.context === undefined && request?.cursor === undefined) catalogueListings++
+          return runner.listTools(request)
+        },
+        callTool: (request) => runner.callTool(request),
+      },
+      { naming: "name" },
+    )
+    const callDeploy = () =>
+      fetch(server.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call",
+          "mcp-name": "deploy",
+          "mcp-param-region": "eu-west-1",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: {
+            name: "deploy",
+            arguments: { region: "eu-west-1" },
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientCapabilities": {},
+            },
+          },
+        }),
+      }).then((r) => r.json() as Promise<{ result?: { content?: { text?: string }[] } }>)
+    try {
+      expect((await callDeploy()).result?.content?.[0]?.text).toBe("deployed to eu-west-1")
+      server.notifyToolsChanged()
+      catalogueListings = 0
+      expect((await callDeploy()).result?.content?.[0]?.text).toBe("deployed to eu-west-1")
+      expect(catalogueListings).toBe(1)
+    } finally {
+      await server.close()
+    }
+  })
+})

@@ -35,6 +35,7 @@ import {
   makeContext,
   type ResourceCatalog,
   suggestToolIds,
+  type Tool,
   ToolNotFound,
   type ToolResult,
   type ToolService,
@@ -504,6 +505,8 @@ export class McpExposure {
   readonly options: McpServeOptions
   readonly #servers = new Set<Server>()
   #names: Promise<Map<string, string>> | undefined
+  /** The whole catalogue as last listed (shared by the name map and the header declarations). */
+  #catalogue: Promise<readonly Tool[]> | undefined
   #unwatch: (() => void) | undefined
 
   /** Servers by the subscriber id they use for resource subscriptions. */
@@ -565,6 +568,7 @@ export class McpExposure {
   }
 
   notifyToolsChanged(): void {
+    this.#catalogue = undefined
     this.#names = undefined
     this.#paramHeaders = undefined
     this.#paramHeadersLoading = undefined
@@ -669,7 +673,7 @@ export class McpExposure {
     const known = this.#paramHeaders
     if (known !== undefined) return known.get(mcpName) ?? []
     const naming = this.options.naming ?? "dotted"
-    const loading = (this.#paramHeadersLoading ??= listAllTools(this.service).then((tools) => {
+    const loading = (this.#paramHeadersLoading ??= this.#listCatalogue().then((tools) => {
       const map = new Map<string, readonly ParamHeaderDeclaration[]>()
       for (const tool of tools) {
         const declarations = paramHeaderDeclarations(tool.inputSchema)
@@ -687,19 +691,31 @@ export class McpExposure {
     )
   }
 
+  /** The catalogue, listed once until the next tool change (a failed listing is not kept). */
+  #listCatalogue(): Promise<readonly Tool[]> {
+    if (this.#catalogue !== undefined) return this.#catalogue
+    const listing = listAllTools(this.service)
+    this.#catalogue = listing
+    listing.catch(() => {
+      if (this.#catalogue === listing) this.#catalogue = undefined
+    })
+    return listing
+  }
+
   async #resolveId(mcpName: string): Promise<string> {
     const naming = this.options.naming ?? "dotted"
     const direct = canonicalIdOf(mcpName, naming)
     if (direct !== undefined) return direct
     if (naming === "dotted" || naming === "id") throw new ToolNotFound({ toolId: mcpName, suggestions: [] })
     for (let round = 0; round < 2; round++) {
-      this.#names ??= listAllTools(this.service).then(
-        (tools) => new Map(tools.map((t) => [mcpToolName(t, naming), t.id])),
-      )
+      const listing = this.#listCatalogue()
+      this.#names ??= listing.then((tools) => new Map(tools.map((t) => [mcpToolName(t, naming), t.id])))
       const names = this.#names
       const id = (await names.catch(() => new Map<string, string>())).get(mcpName)
       if (id !== undefined) return id
+      // not in that listing: list again (a tool may have come without a change notification)
       if (this.#names === names) this.#names = undefined
+      if (this.#catalogue === listing) this.#catalogue = undefined
     }
     throw new ToolNotFound({ toolId: mcpName, suggestions: [] })
   }
