@@ -12,6 +12,46 @@ import { type McpHttpServerHandle, serveHttp } from "@toolplane/plugin-mcp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { z } from "zod"
 
+/** A 2026-07-28 `tools/call` of `name` over plain HTTP, with the standard headers plus `headers`. */
+const callTool = async (
+  url: string,
+  name: string,
+  id: number,
+  args: Record<string, unknown>,
+  headers: Record<string, string>,
+) => {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": name,
+      ...headers,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: {
+        name,
+        arguments: args,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    }),
+  })
+  const body = (await response.json()) as {
+    id: number
+    result?: { content?: { text?: string }[] }
+    error?: { code: number; message: string; data?: { mismatch?: { header?: string } } }
+  }
+  return { status: response.status, body }
+}
+
 describe("Mcp-Param-* headers against the body", () => {
   let runs = 0
   let server: McpHttpServerHandle
@@ -40,38 +80,8 @@ describe("Mcp-Param-* headers against the body", () => {
   })
 
   let id = 0
-  const call = async (args: Record<string, unknown>, headers: Record<string, string>) => {
-    const response = await fetch(server.url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": "ops.deploy",
-        ...headers,
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: ++id,
-        method: "tools/call",
-        params: {
-          name: "ops.deploy",
-          arguments: args,
-          _meta: {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-          },
-        },
-      }),
-    })
-    const body = (await response.json()) as {
-      id: number
-      result?: { content?: { text?: string }[] }
-      error?: { code: number; message: string; data?: { mismatch?: { header?: string } } }
-    }
-    return { status: response.status, body }
-  }
+  const call = (args: Record<string, unknown>, headers: Record<string, string>) =>
+    callTool(server.url, "ops.deploy", ++id, args, headers)
 
   it("serves the annotation and a real SDK v2 client's call, headers and all", async () => {
     const client = new Client(
@@ -178,31 +188,9 @@ describe("the catalogue behind the header check and the name map", () => {
       },
       { naming: "name" },
     )
-    const callDeploy = () =>
-      fetch(server.url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "tools/call",
-          "mcp-name": "deploy",
-          "mcp-param-region": "eu-west-1",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "tools/call",
-          params: {
-            name: "deploy",
-            arguments: { region: "eu-west-1" },
-            _meta: {
-              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-              "io.modelcontextprotocol/clientCapabilities": {},
-            },
-          },
-        }),
-      }).then((r) => r.json() as Promise<{ result?: { content?: { text?: string }[] } }>)
+    const callDeploy = async () =>
+      (await callTool(server.url, "deploy", 1, { region: "eu-west-1" }, { "mcp-param-region": "eu-west-1" }))
+        .body
     try {
       expect((await callDeploy()).result?.content?.[0]?.text).toBe("deployed to eu-west-1")
       server.notifyToolsChanged()

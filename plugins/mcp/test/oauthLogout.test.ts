@@ -9,33 +9,17 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
-  authorizationCodeLogin,
   EncryptedTokenStore,
   OAuthRevocationFailed,
   oauthLogout,
   parseTokenKey,
   type StoredTokens,
 } from "../src/index.js"
-import { consentHeadlessly, refreshAtIssuer, startOAuthServers } from "./fixtures/oauthServers.js"
+import { loginHeadlessly, refreshAtIssuer, startOAuthServers } from "./fixtures/oauthServers.js"
 
 type Servers = Awaited<ReturnType<typeof startOAuthServers>>
 
-const login = (servers: Servers, store: EncryptedTokenStore, caller?: string, account = "alice") =>
-  authorizationCodeLogin({
-    backend: "crm",
-    ...(caller !== undefined ? { caller } : {}),
-    resource: servers.upstream.url,
-    store,
-    clientId: "gateway",
-    scopes: ["tools"],
-    port: servers.redirectPort,
-    timeoutMs: 10_000,
-    onAuthorizationUrl: (url) => {
-      void consentHeadlessly(url, `http://127.0.0.1:${servers.redirectPort}/callback`, account).then(
-        (callback) => fetch(callback),
-      )
-    },
-  })
+const login = loginHeadlessly
 
 const refresh = refreshAtIssuer
 

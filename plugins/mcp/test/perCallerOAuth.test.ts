@@ -16,7 +16,6 @@ import { isToolError, makeContext, toolErrorFromJson } from "@toolplane/foundati
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   AUTHENTICATED_CALLER_KEY,
-  authorizationCodeLogin,
   EncryptedTokenStore,
   parseTokenKey,
   perCallerMcpBackend,
@@ -27,8 +26,8 @@ import {
 } from "../src/index.js"
 import {
   close,
-  consentHeadlessly,
   listen,
+  loginHeadlessly,
   protectedUpstream,
   startOAuthServers,
 } from "./fixtures/oauthServers.js"
@@ -42,22 +41,7 @@ describe("per-caller upstream tokens (oidc-provider)", { timeout: 20_000 }, () =
   let store: EncryptedTokenStore
   const consented = new Map<string, StoredTokens>()
 
-  const login = (caller: string, account: string) =>
-    authorizationCodeLogin({
-      backend: "crm",
-      caller,
-      resource: servers.upstream.url,
-      store,
-      clientId: "gateway",
-      scopes: ["tools"],
-      port: servers.redirectPort,
-      timeoutMs: 10_000,
-      onAuthorizationUrl: (url) => {
-        void consentHeadlessly(url, `http://127.0.0.1:${servers.redirectPort}/callback`, account).then(
-          (callback) => fetch(callback),
-        )
-      },
-    })
+  const login = (caller: string, account: string) => loginHeadlessly(servers, store, caller, account)
 
   beforeAll(async () => {
     servers = await startOAuthServers()
