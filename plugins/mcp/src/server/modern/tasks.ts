@@ -13,8 +13,8 @@
  * it); another source (an upstream server's task relayed by a gateway, a store shared by replicas) plugs
  * in through {@link TaskHost.addSource}. A call whose tool binds its state before it becomes a task
  * (foundation's `bindTaskState`, e.g. a durable skill naming its run) gets a handle carrying that
- * reference, signed: the replica running it answers from memory, any other from the source that
- * understands the reference.
+ * reference, signed: every replica, the one running it included, answers from the source that
+ * understands the reference (memory is the fallback), so they all tell the same.
  *
  * @internal
  */
