@@ -221,6 +221,11 @@ type StepOutcome =
 
 /** Thrown out of a step whose workflow suspended (a pending approval): stops `executePlan`. */
 class Suspended extends Error {}
+/**
+ * Thrown into the plan when the engine gives the run up (its runner closes, or its shard moves to another
+ * runner): an activity the engine no longer runs is not a failed step.
+ */
+class HandedOver extends Error {}
 
 /** A run waits for the engine: suspended, with a decision the engine has not applied yet. */
 const awaitsEngine = (info: RunInfo): boolean =>
@@ -399,6 +404,7 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
       const known = yield* Effect.promise(() => tools())
       const plan = (yield* Effect.promise(() => planner())).plan(skill)
       let index = 0
+      let handedOver = false
       /** Runs an effect of this workflow (an activity, an await) from the plan executor's promises. */
       const inWorkflow = <A, E>(
         effect: Effect.Effect<A, E, WorkflowEngine.WorkflowInstance | WorkflowEngine.WorkflowEngine>,
@@ -470,6 +476,7 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
       const journaled: ToolService = {
         listTools: (request) => service.listTools(request),
         callTool: async (request): Promise<ToolResult> => {
+          if (handedOver) throw new HandedOver()
           const step = plan.steps[index++]
           if (step === undefined || step.tool !== request.name)
             throw new ExecutionFailed({
@@ -502,6 +509,10 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
             await stopIfCancelled()
           }
           const exit = await inWorkflow(stepActivity(runId, position, tool, request, args), controller.signal)
+          if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) {
+            handedOver = true
+            throw new HandedOver()
+          }
           if (Exit.isFailure(exit))
             throw new ExecutionFailed({
               toolId: step.tool,
@@ -520,6 +531,9 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
         }),
       )
       if (instance.suspended) return yield* Workflow.suspend(instance)
+      // The run stays as it is, in the engine and in the runs table, until the engine ends this execution;
+      // the next owner replays it from its last stored step.
+      if (handedOver) return yield* Effect.never
       if (outcome.ok) yield* setRun(runId, "completed")
       else {
         const failure = outcome.error!

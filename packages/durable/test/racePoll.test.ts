@@ -35,10 +35,15 @@ describe("runners racing on PostgreSQL", () => {
       const polled = [...first.polled, ...second.polled]
       // Each run taken by one poller only, all of them taken, all completed.
       expect(polled.map((p: any) => p.runId).sort()).toEqual(started.map((r: any) => r.runId).sort())
-      expect(polled.every((p: any) => p.status === "completed")).toBe(true)
+      const stored = await store.list()
+      // On failure the message carries every run as the store has it (status, error, steps).
+      expect(
+        polled.map((p: any) => p.status),
+        JSON.stringify(stored.map((r) => ({ status: r.status, error: r.error, steps: r.steps }))),
+      ).toEqual(polled.map(() => "completed"))
       const log = calls(counter)
       for (const step of ["s1", "s2", "s3", "s4", "s5"]) expect(log.filter((c) => c === step)).toHaveLength(6)
-      for (const r of await store.list()) {
+      for (const r of stored) {
         expect(r.status).toBe("completed")
         expect(r.steps.map((s) => s.executions)).toEqual([1, 1, 1, 1, 1])
       }
