@@ -115,28 +115,32 @@ describe.each([
     await second.close()
   })
 
-  it_("lets a step in progress finish while its runner closes: the successor runs only the rest", async () => {
-    const file = await storage()
-    let wake!: () => void
-    const until = new Promise<void>((resolve) => {
-      wake = resolve
-    })
-    // t/write answers 2.5 s after close begins: after the two seconds close waits for whole runs, within
-    // the half lease (1.5 s) it then gives a step in progress.
-    const { calls, second, recovered } = await takeOver(file, skill, {
-      hang: "t/write",
-      callsBefore: 2,
-      input: { start: 1 },
-      until,
-      whileStalled: async () => {
-        setTimeout(wake, 2500)
-      },
-    })
-    expect(recovered.status).toBe("completed")
-    expect(recovered.steps.map((s) => s.executions)).toEqual([1, 1, 1])
-    expect(calls).toEqual(["t/read"])
-    await second.close()
-  }, 60_000)
+  it_(
+    "lets a step in progress finish while its runner closes: the successor runs only the rest",
+    async () => {
+      const file = await storage()
+      let wake!: () => void
+      const until = new Promise<void>((resolve) => {
+        wake = resolve
+      })
+      // t/write answers 2.5 s after close begins: after the two seconds close waits for whole runs, within
+      // the half lease (1.5 s) it then gives a step in progress.
+      const { calls, second, recovered } = await takeOver(file, skill, {
+        hang: "t/write",
+        callsBefore: 2,
+        input: { start: 1 },
+        until,
+        whileStalled: async () => {
+          setTimeout(wake, 2500)
+        },
+      })
+      expect(recovered.status).toBe("completed")
+      expect(recovered.steps.map((s) => s.executions)).toEqual([1, 1, 1])
+      expect(calls).toEqual(["t/read"])
+      await second.close()
+    },
+    60_000,
+  )
 
   it_("fences a runner that lost its shard: its late result is not journaled", async () => {
     const file = await storage()
