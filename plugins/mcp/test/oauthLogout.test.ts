@@ -90,6 +90,33 @@ describe("OAuth logout with RFC 7009 revocation (oidc-provider)", () => {
     expectNoToken(JSON.stringify(result), tokens)
   })
 
+  it("revokes the tokens a gateway stored during the logout before deleting them", async () => {
+    await login(servers, store)
+    let rotated: StoredTokens | undefined
+    // A store whose first read is followed at once by a gateway's refresh (a real one, at the issuer).
+    const racing = new (class extends EncryptedTokenStore {
+      override async get(issuer: string, backend: string, caller?: string) {
+        const held = await super.get(issuer, backend, caller)
+        if (rotated === undefined && held !== undefined) {
+          const answer = await refresh(servers, held.refreshToken!)
+          rotated = { ...held, accessToken: answer.access_token!, refreshToken: answer.refresh_token! }
+          await this.set(rotated)
+        }
+        return held
+      }
+    })(store.path, parseTokenKey(Buffer.alloc(32, 5).toString("base64"), "key"))
+    const result = await oauthLogout({ backend: "crm", store: racing })
+    expect(result.credentials).toMatchObject([{ status: "revoked", issuer: servers.issuer }])
+    expect(rotated?.refreshToken).toBeDefined()
+    await expect(store.get(servers.issuer, "crm")).resolves.toBeUndefined()
+    // The refresh token the gateway stored meanwhile was revoked too, not just dropped.
+    expect(await refresh(servers, rotated!.refreshToken!)).toMatchObject({
+      status: 400,
+      error: "invalid_grant",
+    })
+    expect(await introspect(servers, rotated!.accessToken)).toBe(false)
+  })
+
   it("finds nothing to sign out when nothing is stored", async () => {
     await expect(oauthLogout({ backend: "crm", store })).resolves.toEqual({ backend: "crm", credentials: [] })
     await expect(oauthLogout({ backend: "other", caller: "x", store })).resolves.toEqual({

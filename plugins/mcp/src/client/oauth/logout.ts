@@ -11,7 +11,7 @@ import * as oauth from "oauth4webapi"
 import { clientAuthFor } from "./clientAuth.js"
 import { discoverAuthorizationServer, requestOptions } from "./discovery.js"
 import { OAuthRevocationFailed, type OAuthUpstreamError, type RevocableToken } from "./errors.js"
-import type { EncryptedTokenStore, StoredTokens } from "./tokenStore.js"
+import type { EncryptedTokenStore } from "./tokenStore.js"
 import { describeOAuthError } from "./upstreamAuth.js"
 
 /**
@@ -65,9 +65,6 @@ export interface OAuthLogoutResult {
 
 /** Revocations repeated while a running gateway keeps rotating the stored credential underneath. */
 const MAX_ROUNDS = 3
-
-const sameTokens = (a: StoredTokens | undefined, b: StoredTokens): boolean =>
-  a !== undefined && a.accessToken === b.accessToken && a.refreshToken === b.refreshToken
 
 /**
  * Why a revocation request failed: the status and OAuth error, or the network failure. A server's
@@ -178,12 +175,11 @@ export const oauthLogout = async (options: OAuthLogoutOptions): Promise<OAuthLog
           )
         }
       }
-      // A running gateway may have refreshed (rotated) the credential meanwhile: revoke what it stored.
-      const after = await store.get(issuer, backend, caller)
-      if (after === undefined || sameTokens(after, current)) break
-      current = after
+      // A running gateway may have refreshed (rotated) the credential meanwhile: then what it stored is
+      // kept, and revoked in the next round.
+      current = await store.deleteIfUnchanged(current)
     }
-    await store.delete(issuer, backend, caller)
+    if (current !== undefined) await store.delete(issuer, backend, caller)
     credentials.push({ status: "revoked", issuer, endpoint, revoked: [...revoked] })
   }
   return { backend, ...(caller !== undefined ? { caller } : {}), credentials }

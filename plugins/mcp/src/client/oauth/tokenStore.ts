@@ -3,10 +3,16 @@
  * operator supplies (never stored beside it), written atomically with mode 0600. Entries are keyed by
  * issuer and backend, so a token is only ever found for the issuer and backend it was issued for.
  *
+ * Several processes may share the file (a gateway per stdio client, `toolplane auth login` and `logout`
+ * beside a running gateway): every change is a read-modify-write under a lock file beside it, and a
+ * refresh holds a lock of its own entry, so no process loses another's change or spends a refresh token
+ * another process already rotated.
+ *
  * @since 0.1.0
  */
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto"
 import { chmod, readFile, rename, writeFile } from "node:fs/promises"
+import lockfile from "proper-lockfile"
 import { OAuthUpstreamError } from "./errors.js"
 
 /**
@@ -51,6 +57,17 @@ export const parseTokenKey = (text: string, where: string): Buffer => {
     )
   return key
 }
+
+const sameTokens = (a: StoredTokens, b: StoredTokens): boolean =>
+  a.accessToken === b.accessToken && a.refreshToken === b.refreshToken
+
+/**
+ * How long a lock is kept by a holder that stopped renewing it (a killed process) before others take it,
+ * and how long a process waits for one: longer than the slowest refresh a holder may be waiting for.
+ */
+const LOCK_STALE_MS = 10_000
+const LOCK_WAIT_MS = 45_000
+const LOCK_RETRY_MS = 25
 
 // A caller's entry is keyed by a JSON array: caller ids are arbitrary text, so no separator could be trusted.
 const entryKey = (issuer: string, backend: string, caller?: string): string =>
@@ -115,12 +132,55 @@ export class EncryptedTokenStore {
     await rename(temporary, this.path)
   }
 
-  #update(change: (entries: Record<string, StoredTokens>) => void): Promise<void> {
-    const next = this.#queue.then(async () => {
-      const entries = await this.#read()
-      change(entries)
-      await this.#write(entries)
-    })
+  /**
+   * Runs `work` holding the lock of `name` (the lock file `<name>.lock`, shared with other processes),
+   * waiting for it if held. Each lock has its own name: the library keeps one lock per name per process.
+   */
+  async #locked<T>(name: string, work: () => Promise<T>): Promise<T> {
+    const lockPath = `${name}.lock`
+    const deadline = Date.now() + LOCK_WAIT_MS
+    let release: () => Promise<void>
+    for (;;) {
+      try {
+        release = await lockfile.lock(name, {
+          realpath: false,
+          stale: LOCK_STALE_MS,
+          // A lock taken over as stale while this process still works: its write is still atomic, and
+          // the default (throwing from a timer) would end the whole process.
+          onCompromised: () => {},
+        })
+        break
+      } catch (error) {
+        // Only a held lock is waited for (the library's own retries would retry any failure).
+        const held = (error as { code?: string }).code === "ELOCKED"
+        if (held && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS))
+          continue
+        }
+        throw new OAuthUpstreamError(
+          held
+            ? `token store ${this.path}: the lock ${lockPath} stayed held by another process for ${LOCK_WAIT_MS / 1000} s`
+            : `token store ${this.path}: cannot make the lock ${lockPath} (${(error as Error).message})`,
+        )
+      }
+    }
+    try {
+      return await work()
+    } finally {
+      await release().catch(() => {})
+    }
+  }
+
+  /** Changes the file under its lock; `change` returns what the caller gets. */
+  #update<T>(change: (entries: Record<string, StoredTokens>) => T): Promise<T> {
+    const next = this.#queue.then(() =>
+      this.#locked(this.path, async () => {
+        const entries = await this.#read()
+        const result = change(entries)
+        await this.#write(entries)
+        return result
+      }),
+    )
     this.#queue = next.catch(() => {})
     return next
   }
@@ -145,6 +205,70 @@ export class EncryptedTokenStore {
   delete(issuer: string, backend: string, caller?: string): Promise<void> {
     return this.#update((entries) => {
       delete entries[entryKey(issuer, backend, caller)]
+    })
+  }
+
+  /**
+   * Forgets `tokens` unless the store now holds others in their place (a process refreshed them): those
+   * are returned and kept. Undefined once nothing is stored for that entry.
+   *
+   * @example
+   * ```ts
+   * const store = new EncryptedTokenStore("toolplane.tokens", parseTokenKey(process.env.TOKEN_KEY!, "TOKEN_KEY"))
+   * const revoke = async (tokens: StoredTokens): Promise<void> => {
+   *   // your revocation request for tokens.refreshToken and tokens.accessToken
+   * }
+   * let held = await store.get("https://auth.example.com", "crm")
+   * while (held !== undefined) {
+   *   await revoke(held)
+   *   held = await store.deleteIfUnchanged(held) // newer tokens a gateway stored meanwhile, if any
+   * }
+   * ```
+   * @since 0.2.0
+   */
+  deleteIfUnchanged(tokens: StoredTokens): Promise<StoredTokens | undefined> {
+    const key = entryKey(tokens.issuer, tokens.backend, tokens.caller)
+    return this.#update((entries) => {
+      const stored = entries[key]
+      if (stored === undefined || !sameTokens(stored, tokens)) return stored
+      delete entries[key]
+      return undefined
+    })
+  }
+
+  /**
+   * Refreshes `current` with `refresh` and stores the result, holding a lock of that entry meanwhile, so
+   * that processes sharing the file never spend one refresh token twice (an issuer that rotates refresh
+   * tokens may revoke the whole grant when one is reused). When another process replaced `current` first,
+   * its tokens are returned and `refresh` is not called; undefined when the entry was deleted.
+   *
+   * @example
+   * ```ts
+   * const store = new EncryptedTokenStore("toolplane.tokens", parseTokenKey(process.env.TOKEN_KEY!, "TOKEN_KEY"))
+   * const held = await store.get("https://auth.example.com", "crm")
+   * if (held !== undefined) {
+   *   const fresh = await store.refresh(held, async (tokens) => ({
+   *     ...tokens,
+   *     accessToken: "…", // from your refresh_token grant with tokens.refreshToken
+   *   }))
+   *   console.log(fresh === undefined ? "logged out meanwhile" : "fresh tokens stored")
+   * }
+   * ```
+   * @since 0.2.0
+   */
+  refresh(
+    current: StoredTokens,
+    refresh: (current: StoredTokens) => Promise<StoredTokens>,
+  ): Promise<StoredTokens | undefined> {
+    const key = entryKey(current.issuer, current.backend, current.caller)
+    const entry = `${this.path}.${createHash("sha256").update(key).digest("hex").slice(0, 16)}`
+    return this.#locked(entry, async () => {
+      await this.#queue
+      const stored = (await this.#read())[key]
+      if (stored === undefined || !sameTokens(stored, current)) return stored
+      const next = await refresh(stored)
+      await this.set(next)
+      return next
     })
   }
 

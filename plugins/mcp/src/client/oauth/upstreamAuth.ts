@@ -196,36 +196,45 @@ export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAut
         `the OAuth token of backend ${config.backend} expired`,
         caller,
       )
-    const client: oauth.Client = { client_id: current.clientId }
-    try {
-      const response = await oauth.refreshTokenGrantRequest(
-        as,
-        client,
-        clientAuthFor(as, config.clientSecret),
-        current.refreshToken,
-        tokenOptions(as, resource),
-      )
-      const result = await oauth.processRefreshTokenResponse(as, client, response)
-      const next = toStored(
-        result,
-        {
-          issuer: as.issuer,
-          backend: config.backend,
-          ...(caller !== undefined ? { caller } : {}),
-          resource,
-          clientId: current.clientId,
-        },
-        current.refreshToken,
-      )
-      await config.store!.set(next)
-      return next
-    } catch (error) {
+    const refreshAtIssuer = async (held: StoredTokens): Promise<StoredTokens> => {
+      const client: oauth.Client = { client_id: held.clientId }
+      try {
+        const response = await oauth.refreshTokenGrantRequest(
+          as,
+          client,
+          clientAuthFor(as, config.clientSecret),
+          held.refreshToken!,
+          tokenOptions(as, resource),
+        )
+        const result = await oauth.processRefreshTokenResponse(as, client, response)
+        return toStored(
+          result,
+          {
+            issuer: as.issuer,
+            backend: config.backend,
+            ...(caller !== undefined ? { caller } : {}),
+            resource,
+            clientId: held.clientId,
+          },
+          held.refreshToken,
+        )
+      } catch (error) {
+        throw new OAuthLoginRequired(
+          config.backend,
+          `the OAuth token of backend ${config.backend} could not be refreshed at ${as.issuer} (${describeOAuthError(error)})`,
+          caller,
+        )
+      }
+    }
+    // Another process sharing the store may have refreshed it first: then its tokens are the ones to use.
+    const next = await config.store!.refresh(current, refreshAtIssuer)
+    if (next === undefined)
       throw new OAuthLoginRequired(
         config.backend,
-        `the OAuth token of backend ${config.backend} could not be refreshed at ${as.issuer} (${describeOAuthError(error)})`,
+        `backend ${config.backend} has no OAuth token from ${as.issuer}${caller !== undefined ? " for this caller" : ""}`,
         caller,
       )
-    }
+    return next
   }
 
   const expiring = (t: StoredTokens): boolean => t.expiresAt !== undefined && t.expiresAt - skew <= Date.now()
