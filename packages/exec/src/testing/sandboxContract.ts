@@ -471,7 +471,9 @@ export const sandboxContract = (
     })
 
     it("contains deep recursion and deep JSON", async () => {
-      const long = { limits: { wallTimeMs: 10_000 } }
+      // About a second each on an idle 2-core machine; the wall limit leaves room for a loaded one, and a
+      // sandbox that hangs still fails (a timeout is not among the outcomes allowed).
+      const long = { limits: { wallTimeMs: 30_000 } }
       await contained("const f = (n) => f(n + 1) + 1; return f(0)", ["SandboxError"], long)
       await contained(
         "return JSON.parse('['.repeat(1e6) + ']'.repeat(1e6))",
@@ -491,7 +493,7 @@ export const sandboxContract = (
       expect(typeof r.result).toBe("string")
       const caught = await run("const f = (n) => f(n + 1); try { f(0) } catch (e) { return 'caught' }")
       expect(caught.result).toBe("caught")
-    })
+    }, 120_000)
 
     it("fails huge outputs with SandboxLimit", async () => {
       const o = await contained("return 'x'.repeat(2 ** 20)", ["SandboxLimit"], {
