@@ -178,14 +178,15 @@ export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAut
 
   const stored = async (forceRefresh: boolean): Promise<StoredTokens> => {
     const { authorizationServer: as } = await discover()
-    const current = await config.store!.get(as.issuer, config.backend, caller)
-    // A token stored for another resource (the backend's URL changed) is never sent here.
-    if (current === undefined || current.resource !== resource)
-      throw new OAuthLoginRequired(
+    const noToken = () =>
+      new OAuthLoginRequired(
         config.backend,
         `backend ${config.backend} has no OAuth token from ${as.issuer}${caller !== undefined ? " for this caller" : ""}`,
         caller,
       )
+    const current = await config.store!.get(as.issuer, config.backend, caller)
+    // A token stored for another resource (the backend's URL changed) is never sent here.
+    if (current === undefined || current.resource !== resource) throw noToken()
     if (!forceRefresh && !expiring(current)) return current
     // Refreshed early when it can be; without a refresh token it serves until it really expires (a
     // lifetime shorter than the skew would otherwise be unusable from the start).
@@ -226,14 +227,10 @@ export const oauthUpstreamAuth = (config: OAuthUpstreamConfig): OAuthUpstreamAut
         )
       }
     }
-    // Another process sharing the store may have refreshed it first: then its tokens are the ones to use.
+    // Another process sharing the store may have refreshed it first: then its tokens are the ones to use
+    // (for this resource only, as above).
     const next = await config.store!.refresh(current, refreshAtIssuer)
-    if (next === undefined)
-      throw new OAuthLoginRequired(
-        config.backend,
-        `backend ${config.backend} has no OAuth token from ${as.issuer}${caller !== undefined ? " for this caller" : ""}`,
-        caller,
-      )
+    if (next === undefined || next.resource !== resource) throw noToken()
     return next
   }
 
