@@ -241,7 +241,7 @@ export class ModernServing {
 
   get #capabilities(): Record<string, unknown> {
     this.#ready()
-    const caps = (this.#server as unknown as { _capabilities?: Record<string, unknown> })._capabilities ?? {}
+    const caps: Record<string, unknown> = this.#server?.getCapabilities() ?? {}
     // 2026-07-28 has no logging/setLevel (the level travels in each request's _meta); list changes and
     // resource updates come on subscriptions/listen streams.
     const { logging: _logging, ...out } = caps
@@ -373,9 +373,7 @@ export class ModernServing {
 
   /** Whether the exposure's server offers resource subscriptions. */
   #subscribable(): boolean {
-    const caps = (this.#server as unknown as { _capabilities?: { resources?: { subscribe?: boolean } } })
-      ._capabilities
-    return caps?.resources?.subscribe === true
+    return this.#server?.getCapabilities().resources?.subscribe === true
   }
 
   /** One listen stream less for `uri`; the last one unsubscribes the catalog. */
