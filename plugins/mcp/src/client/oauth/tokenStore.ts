@@ -12,7 +12,6 @@
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto"
 import { chmod, readFile, rename, writeFile } from "node:fs/promises"
-import lockfile from "proper-lockfile"
 import { OAuthUpstreamError } from "./errors.js"
 
 /**
@@ -68,6 +67,16 @@ const sameTokens = (a: StoredTokens, b: StoredTokens): boolean =>
 const LOCK_STALE_MS = 10_000
 const LOCK_WAIT_MS = 45_000
 const LOCK_RETRY_MS = 25
+
+/**
+ * The lock library, loaded on the first change: it installs process-wide exit and signal hooks (to remove
+ * its locks) and patches `fs.close`, which a process that never writes tokens should not get.
+ */
+let lockLibrary: Promise<typeof import("proper-lockfile")> | undefined
+const locks = () => {
+  lockLibrary ??= import("proper-lockfile").then((m) => m.default)
+  return lockLibrary
+}
 
 // A caller's entry is keyed by a JSON array: caller ids are arbitrary text, so no separator could be trusted.
 const entryKey = (issuer: string, backend: string, caller?: string): string =>
@@ -142,7 +151,7 @@ export class EncryptedTokenStore {
     let release: () => Promise<void>
     for (;;) {
       try {
-        release = await lockfile.lock(name, {
+        release = await (await locks()).lock(name, {
           realpath: false,
           stale: LOCK_STALE_MS,
           // A lock taken over as stale while this process still works: its write is still atomic, and
