@@ -107,7 +107,7 @@ describe("documentation site in Chromium", () => {
     const api = await open("/api/@toolplane/foundation")
     await expect(api.locator("main").textContent()).resolves.toContain("defineTool")
     await api.close()
-  })
+  }, 60_000)
 
   it("finds a documented export through the local search", async () => {
     const page = await open("/guide/architecture")

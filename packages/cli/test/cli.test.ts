@@ -196,7 +196,7 @@ describe("toolplane CLI against a real gateway (local module + server-everything
     const invalid = await cli(["call", "math/divide", "--args", '{"a":"x"}', "-c", fixture])
     expect(invalid.code).toBe(2)
     expect(invalid.stderr).toMatch(/InvalidArguments.*\/a/)
-  })
+  }, 60_000)
 
   it("searches", async () => {
     const { code, stdout } = await cli(["search", "divide a by b", "--json", "-c", fixture])

@@ -133,7 +133,7 @@ describe('pin = "warn": the gateway opened in-process', () => {
     } finally {
       await gateway.close()
     }
-  }, 20_000)
+  }, 60_000)
 })
 
 describe('pin = "hold": toolplane serve over stdio', () => {
@@ -232,7 +232,7 @@ describe("a corrupt or hand-edited lock file", () => {
     const truncated = await cli(["serve", "--config", config])
     expect(truncated.code).toBe(2)
     expect(truncated.stderr).toMatch(new RegExp(`configuration error: ${lock}(:line \\d+)?: not valid JSON`))
-  }, 20_000)
+  }, 60_000)
 
   it.each([
     ['{"version":2,"backends":{}}', "line 1: version: must be 1"],

@@ -32,7 +32,7 @@ describe("hot reload", () => {
     await gateway?.stop()
     await stopAllGateways()
     if (dir) rmSync(dir, { recursive: true, force: true })
-  }, 20_000)
+  }, 60_000)
 
   it("applies a new configuration under load without losing a call, and rejects an invalid one", async () => {
     dir = mkdtempSync(join(tmpdir(), "toolplane-reload-"))

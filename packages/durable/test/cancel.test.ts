@@ -72,7 +72,7 @@ describe.each([
         await store.close()
       }
     },
-    20_000,
+    60_000,
   )
 
   // The command is the same on both stores (the store is tested above): one subprocess pair is enough.
@@ -102,6 +102,6 @@ describe.each([
       expect((await store.show(waiting.runId)).status).toBe("cancelled")
       await store.close()
     },
-    20_000,
+    60_000,
   )
 })
