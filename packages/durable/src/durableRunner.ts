@@ -43,7 +43,7 @@ import * as Activity from "effect/workflow/Activity"
 import * as DurableDeferred from "effect/workflow/DurableDeferred"
 import * as Workflow from "effect/workflow/Workflow"
 import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
-import { RunNotFound } from "./errors.js"
+import { RunNotFound, RunnerClosed } from "./errors.js"
 import { askCaller } from "./internal/elicitation.js"
 import {
   approvalDeferred,
@@ -203,7 +203,9 @@ export interface DurableRunner {
   show(runId: string): Promise<RunInfo>
   /**
    * Waits (up to two seconds) for the runs this runner is executing to settle, then shuts the engine
-   * down (releasing its shards, so another runner takes them over at once) and closes the store.
+   * down (a step in progress gets up to half the lease to finish; the shards are then released, so
+   * another runner takes the unfinished runs over from their next step) and closes the store. Calls
+   * still waiting for a run reject with {@link RunnerClosed}.
    */
   close(): Promise<void>
 }
@@ -317,6 +319,8 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
   const takenOver = new Set<string>()
   /** Wakes the waiters of a run when this process writes its status. */
   const listeners = new Map<string, Set<() => void>>()
+  /** Set when `close` stops the engine: a call still waiting for a run then gets `RunnerClosed`. */
+  let stopping = false
   const notify = (runId: string) => {
     for (const wake of listeners.get(runId) ?? []) wake()
   }
@@ -579,13 +583,25 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
    * executes). Otherwise a run another runner is executing is returned as it is (`running`).
    * `afterSeq`: only a state written after that one counts.
    */
-  const settle = async (
+  const settle = (
     runId: string,
     full: boolean,
     afterSeq = -1,
     deadline = Number.POSITIVE_INFINITY,
+  ): Promise<RunInfo> =>
+    // Once the engine stops, the storage a waiting call reads is closed under it: say what happened.
+    waitForRun(runId, full, afterSeq, deadline).catch((error: unknown) => {
+      throw stopping ? new RunnerClosed({ runId, storage: tables.location }) : error
+    })
+
+  const waitForRun = async (
+    runId: string,
+    full: boolean,
+    afterSeq: number,
+    deadline: number,
   ): Promise<RunInfo> => {
     for (;;) {
+      if (stopping) throw new RunnerClosed({ runId, storage: tables.location })
       let wake!: () => void
       const woken = new Promise<void>((resolve) => {
         wake = resolve
@@ -777,6 +793,8 @@ const makeDurableRunner = async (opened: Opened, options: DurableRunnerOptions):
       closed = true
       const deadline = Date.now() + 2000
       while (active.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      stopping = true
+      for (const runId of [...listeners.keys()]) notify(runId)
       await runtime.dispose()
       await opened.close()
     },

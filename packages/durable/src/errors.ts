@@ -71,3 +71,20 @@ export class RunNotCancellable extends TaggedToolError("RunNotCancellable")<{
     return `Run "${this.runId}" cannot be cancelled: it is already ${this.state}`
   }
 }
+
+/**
+ * The runner was closed while a call waited for a run to settle. The run is not lost: it stays in the
+ * store, and a runner sharing the store continues it from its next step (`show` or `resume` it there).
+ *
+ * @since 0.2.0
+ */
+export class RunnerClosed extends TaggedToolError("RunnerClosed")<{
+  readonly runId: string
+  /** The SQLite file, or the database URL without its password. */
+  readonly storage: string
+}> {
+  readonly code = "RUNNER_CLOSED"
+  override get message(): string {
+    return `The runner closed while run "${this.runId}" was in progress; it continues on a runner sharing ${this.storage}`
+  }
+}

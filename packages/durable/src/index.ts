@@ -22,7 +22,13 @@ export {
   runIdOfTaskReference,
   runTaskReference,
 } from "./durableSkillTool.js"
-export { ApprovalNotPending, RunNotCancellable, RunNotFound, StorageUnavailable } from "./errors.js"
+export {
+  ApprovalNotPending,
+  RunNotCancellable,
+  RunNotFound,
+  RunnerClosed,
+  StorageUnavailable,
+} from "./errors.js"
 export type { RunInfo, RunStatus, StepInfo, StepStatus } from "./run.js"
 export { type ApproveOptions, openRunStore, type PendingApprovals, type RunStore } from "./runStore.js"
 export { isPostgresStorage } from "./storage.js"

@@ -7,7 +7,7 @@
  */
 import { defineSkill, type Skill } from "@toolplane/compose"
 import { describe, expect, it } from "vitest"
-import { openDurableRunner, openRunStore } from "../src/index.js"
+import { openDurableRunner, openRunStore, RunnerClosed } from "../src/index.js"
 import { freshDatabase, pgSkip, usePostgres } from "./helpers/postgres.js"
 import { recoverOne, runFile, skill, world } from "./helpers/world.js"
 
@@ -39,7 +39,11 @@ const takeOver = async (
     leaseMs: 3000,
     ...(options.runnerIds ? { runnerId: options.runnerIds[0] } : {}),
   })
-  void first.start(skillToRun, options.input).catch(() => {})
+  // What the caller of start gets when its runner closes under it.
+  const started = first.start(skillToRun, options.input).then(
+    (info) => ({ info }),
+    (error: unknown) => ({ error }),
+  )
   while (stalled.calls.length < options.callsBefore) await new Promise((r) => setTimeout(r, 5))
   await options.whileStalled?.()
   await first.close()
@@ -50,7 +54,7 @@ const takeOver = async (
     approval: () => false,
     ...(options.runnerIds ? { runnerId: options.runnerIds[1] } : {}),
   })
-  return { calls, second, recovered: await recoverOne(second) }
+  return { calls, second, recovered: await recoverOne(second), started: await started }
 }
 
 describe.each([
@@ -125,7 +129,7 @@ describe.each([
       })
       // t/write answers 2.5 s after close begins: after the two seconds close waits for whole runs, within
       // the half lease (1.5 s) it then gives a step in progress.
-      const { calls, second, recovered } = await takeOver(file, skill, {
+      const { calls, second, recovered, started } = await takeOver(file, skill, {
         hang: "t/write",
         callsBefore: 2,
         input: { start: 1 },
@@ -134,6 +138,9 @@ describe.each([
           setTimeout(wake, 2500)
         },
       })
+      // The first runner's caller is told the run went on elsewhere, with a typed error naming it.
+      expect((started as { error: unknown }).error).toBeInstanceOf(RunnerClosed)
+      expect((started as { error: RunnerClosed }).error).toMatchObject({ runId: recovered.runId })
       expect(recovered.status).toBe("completed")
       expect(recovered.steps.map((s) => s.executions)).toEqual([1, 1, 1])
       expect(calls).toEqual(["t/read"])
