@@ -115,6 +115,14 @@ export const wireError = (code: number, message: string, data?: unknown): Protoc
   new ProtocolError(code, message, data)
 
 /**
+ * `message` without the "MCP error CODE: " prefix an SDK adds when it raises a JSON-RPC error (however
+ * many times it was added on the way); a receiving client adds it once itself.
+ *
+ * @internal
+ */
+export const withoutMcpErrorPrefix = (message: string): string => message.replace(/^(MCP error -?\d+: )+/, "")
+
+/**
  * An error about to be sent as a JSON-RPC error, with the SDK's "MCP error CODE: " prefix removed
  * (however many times it was added on the way), so the client shows it once.
  *
@@ -123,7 +131,7 @@ export const wireError = (code: number, message: string, data?: unknown): Protoc
 export const unprefixed = <E extends Error & { readonly code: number; readonly data?: unknown }>(
   error: E,
 ): E => {
-  const message = error.message.replace(/^(MCP error -?\d+: )+/, "")
+  const message = withoutMcpErrorPrefix(error.message)
   if (message === error.message) return error
   if (error instanceof ProtocolError) return new ProtocolError(error.code, message, error.data) as E
   // Another JSON-RPC error class (MCP SDK v1's `McpError`): a copy of the same class, so the code that

@@ -25,7 +25,6 @@ import { randomBytes } from "node:crypto"
 import {
   type JSONRPCMessage,
   ProtocolError,
-  ProtocolErrorCode,
   type Server,
   SUPPORTED_PROTOCOL_VERSIONS,
   type Transport,
@@ -34,7 +33,13 @@ import {
 import { sessionOwner } from "./callerIdentity.js"
 import { type EdgeRequest, type EdgeResponse, type KnownHeaders, readBodyUpTo } from "./edgeExchange.js"
 import type { ReplicaBus } from "./replicaBus.js"
-import { CALL_CONTROLLER, CallController, isDirectParams, type McpExposure } from "./serve.js"
+import {
+  CALL_CONTROLLER,
+  CallController,
+  directErrorMember,
+  isDirectParams,
+  type McpExposure,
+} from "./serve.js"
 import {
   compactClientInfo,
   type SessionClaims,
@@ -582,19 +587,7 @@ class NodeSession implements Transport {
         (error: { code?: unknown; message?: unknown; data?: unknown }) => {
           if (this.#direct.get(id) === controller) this.#direct.delete(id)
           if (controller.cancelled) return
-          const message =
-            typeof error?.message === "string"
-              ? error.message.replace(/^(MCP error -?\d+: )+/, "")
-              : "Internal error"
-          return this.send({
-            jsonrpc: "2.0",
-            id,
-            error: {
-              code: Number.isSafeInteger(error?.code) ? error.code : ProtocolErrorCode.InternalError,
-              message,
-              ...(error?.data !== undefined ? { data: error.data } : {}),
-            },
-          } as JSONRPCMessage)
+          return this.send({ jsonrpc: "2.0", id, error: directErrorMember(error) } as JSONRPCMessage)
         },
       )
       .catch((error) => this.onerror?.(error as Error))

@@ -50,7 +50,7 @@ import {
 } from "../adapter.js"
 import { type ParamHeaderDeclaration, paramHeaderDeclarations } from "../client/paramHeaders.js"
 import type { UpstreamTaskRelay } from "../client/upstreamTasks.js"
-import { callFailureToMcp, toolErrorToMcpError } from "../errors.js"
+import { callFailureToMcp, toolErrorToMcpError, unprefixed, withoutMcpErrorPrefix } from "../errors.js"
 import { resultJson } from "../internal/resultJson.js"
 import { AUTHENTICATED_CALLER_KEY, callerIdOf } from "./callerIdentity.js"
 import type { McpCacheHints } from "./modern/cacheHints.js"
@@ -91,12 +91,6 @@ export const isWireError = (error: unknown): error is Error & { code: number; da
     Number.isSafeInteger((error as { code?: unknown }).code) &&
     (error.name === "McpError" || error.name === "ProtocolError"))
 
-/** A wire error without the "MCP error CODE:" prefix a client adds itself. */
-const unprefixedWire = (error: Error & { code: number; data?: unknown }): Error => {
-  const message = error.message.replace(/^(MCP error -?\d+: )+/, "")
-  return message === error.message ? error : new ProtocolError(error.code, message, error.data)
-}
-
 /**
  * The request's params checked against its method's spec schema: `-32602 Invalid params` with a
  * readable message when they do not match (the SDK would answer a dump of the schema error).
@@ -134,7 +128,7 @@ const checked =
     try {
       return await handler(request, extra)
     } catch (error) {
-      throw isWireError(error) ? unprefixedWire(error) : error
+      throw isWireError(error) ? unprefixed(error) : error
     }
   }
 
@@ -159,7 +153,7 @@ class GatewayServer extends Server {
       } catch (error) {
         // The SDK validated the params first: only a failure is checked again, for the readable message.
         checkParams(method, request)
-        throw isWireError(error) ? unprefixedWire(error) : error
+        throw isWireError(error) ? unprefixed(error) : error
       }
     }
   }
@@ -393,6 +387,18 @@ export interface DirectHandlers {
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * The JSON-RPC `error` member answering a request whose direct handler threw: the error's integer code
+ * (else `-32603`), its message without the "MCP error CODE:" prefix a client adds itself, its data.
+ *
+ * @internal
+ */
+export const directErrorMember = (error: { code?: unknown; message?: unknown; data?: unknown }) => ({
+  code: Number.isSafeInteger(error?.code) ? (error.code as number) : ProtocolErrorCode.InternalError,
+  message: typeof error?.message === "string" ? withoutMcpErrorPrefix(error.message) : "Internal error",
+  ...(error?.data !== undefined ? { data: error.data } : {}),
+})
 
 /**
  * Whether a request's params have the shape its direct handler reads (anything else goes through the

@@ -12,6 +12,7 @@ import type { AuthInfo, JSONRPCMessage, Server, Transport } from "@modelcontextp
 import {
   CALL_CONTROLLER,
   CallController,
+  directErrorMember,
   isDirectParams,
   type McpExposure,
   type RequestExtra,
@@ -104,20 +105,7 @@ export const serveDirectOn = (
       },
       (error: { code?: unknown; message?: unknown; data?: unknown }) => {
         if (inFlight.get(id) === controller) inFlight.delete(id)
-        if (controller.cancelled) return
-        const text =
-          typeof error?.message === "string"
-            ? error.message.replace(/^(MCP error -?\d+: )+/, "")
-            : "Internal error"
-        void send({
-          jsonrpc: "2.0",
-          id,
-          error: {
-            code: Number.isSafeInteger(error?.code) ? error.code : -32603,
-            message: text,
-            ...(error?.data !== undefined ? { data: error.data } : {}),
-          },
-        })
+        if (!controller.cancelled) void send({ jsonrpc: "2.0", id, error: directErrorMember(error) })
       },
     )
   }
