@@ -11,46 +11,21 @@ import { localBackend } from "@toolplane/plugin-local"
 import { type McpHttpServerHandle, serveHttp } from "@toolplane/plugin-mcp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { z } from "zod"
+import { modernPost } from "./helpers/modernPost.js"
 
 /** A 2026-07-28 `tools/call` of `name` over plain HTTP, with the standard headers plus `headers`. */
-const callTool = async (
+const callTool = (
   url: string,
   name: string,
   id: number,
   args: Record<string, unknown>,
   headers: Record<string, string>,
-) => {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/call",
-      "mcp-name": name,
-      ...headers,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id,
-      method: "tools/call",
-      params: {
-        name,
-        arguments: args,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {},
-        },
-      },
-    }),
-  })
-  const body = (await response.json()) as {
+) =>
+  modernPost<{
     id: number
     result?: { content?: { text?: string }[] }
     error?: { code: number; message: string; data?: { mismatch?: { header?: string } } }
-  }
-  return { status: response.status, body }
-}
+  }>(url, "tools/call", { name, arguments: args }, { id, headers, capabilities: {} })
 
 describe("Mcp-Param-* headers against the body", () => {
   let runs = 0

@@ -13,12 +13,20 @@ export interface ModernAnswer {
 
 let nextId = 1
 
-export const modernPost = async (
+export const modernPost = async <Body = ModernAnswer["body"]>(
   url: string,
   method: string,
   params: Record<string, unknown> = {},
-  options: { capabilities?: Record<string, unknown>; token?: string; meta?: Record<string, unknown> } = {},
-): Promise<ModernAnswer> => {
+  options: {
+    capabilities?: Record<string, unknown>
+    token?: string
+    meta?: Record<string, unknown>
+    /** The request id (default: the next of a counter). */
+    id?: number
+    /** More headers, added last (e.g. `Mcp-Param-*`). */
+    headers?: Record<string, string>
+  } = {},
+): Promise<{ readonly status: number; readonly body: Body }> => {
   const name =
     typeof params.name === "string"
       ? params.name
@@ -36,10 +44,11 @@ export const modernPost = async (
       "mcp-method": method,
       ...(name !== undefined ? { "mcp-name": name } : {}),
       ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      ...options.headers,
     },
     body: JSON.stringify({
       jsonrpc: "2.0",
-      id: nextId++,
+      id: options.id ?? nextId++,
       method,
       params: {
         ...params,
@@ -60,5 +69,5 @@ export const modernPost = async (
         .at(-1)!
         .slice(6)
     : text
-  return { status: response.status, body: JSON.parse(json) as ModernAnswer["body"] }
+  return { status: response.status, body: JSON.parse(json) as Body }
 }
