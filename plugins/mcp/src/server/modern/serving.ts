@@ -35,14 +35,8 @@ import {
 } from "./protocol.js"
 import { type RequestStateClaims, RequestStates } from "./requestState.js"
 import { StatelessExtra } from "./statelessExtra.js"
-import {
-  declaresTasks,
-  TASK_METHODS,
-  TaskHost,
-  type TaskHostOptions,
-  type TaskSource,
-  withTasksExtension,
-} from "./tasks.js"
+import type { TaskSource } from "./taskSource.js"
+import { declaresTasks, TASK_METHODS, TaskHost, type TaskHostOptions, withTasksExtension } from "./tasks.js"
 import { remoteParent, withRemoteParent } from "./traceContext.js"
 import { UpstreamHandoff, type UpstreamTaskRelays, UpstreamTaskSource } from "./upstreamTaskSource.js"
 

@@ -27,8 +27,6 @@ import { ModernErrorCode } from "./protocol.js"
 import { type TaskClaims, type TaskHandleRefusal, TaskHandles } from "./taskHandles.js"
 import type { DetailedTask, TaskInputRequest, TaskSource, TaskStatus } from "./taskSource.js"
 
-export type { DetailedTask, TaskInputRequest, TaskSource, TaskStatus }
-
 /** The extension's identifier (capabilities' `extensions` key). */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 

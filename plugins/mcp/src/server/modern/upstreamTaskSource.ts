@@ -22,7 +22,8 @@ import {
 import { ModernProtocolError } from "./errors.js"
 import { ModernErrorCode } from "./protocol.js"
 import type { TaskClaims } from "./taskHandles.js"
-import type { DetailedTask, TaskHost, TaskInputRequest, TaskSource } from "./tasks.js"
+import type { DetailedTask, TaskInputRequest, TaskSource } from "./taskSource.js"
+import type { TaskHost } from "./tasks.js"
 
 /**
  * The relay of a backend by name (`undefined`: no such backend here, or not an MCP backend).
